@@ -1,0 +1,210 @@
+"""The `iclr-kg` command: thin wrappers over the pipeline, store and query modules.
+
+Errors the user can fix print one line (or a readable report) and exit non-zero; `--debug`
+shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from itertools import chain
+from pathlib import Path
+from typing import IO, Any
+
+import click
+from pyoxigraph import NamedNode, QueryBoolean, QuerySolutions, serialize
+
+from . import config
+from .config import Settings
+from .errors import IclrKgError, QueryError
+from .formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
+from .saved import get_saved
+from .store import open_read_only, query_graphs, run_query
+
+GRAPH_CHOICES = "all|asserted|inferred|ontology|wikidata|entities|GRAPH_IRI"
+
+
+def store_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`--store DIR` (or ICLR_KG_STORE) on every command."""
+    return click.option(
+        "--store", type=click.Path(path_type=Path), default=None,
+        help="Store directory [env ICLR_KG_STORE; default ./var/store].",
+    )(command)
+
+
+def fails_cleanly(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn IclrKgError into a one-line message and its exit code, unless --debug."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except IclrKgError as exc:
+            if click.get_current_context().find_root().params.get("debug"):
+                raise
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
+@click.version_option(package_name="iclr-kg")
+def main(debug: bool) -> None:
+    """iclr-kg: a knowledge graph of ICLR papers, authors, organizations and awards."""
+
+
+@main.command()
+@store_option
+@click.option("--reasoner", type=click.Choice(["owlrl"]), default=None, help="Reasoner [env ICLR_KG_REASONER].")
+@fails_cleanly
+def build(store: Path | None, reasoner: str | None) -> None:
+    """Build data/ + ontology/ into a validated, reasoned Oxigraph store.
+
+    The new store replaces the old one only if every stage succeeds.
+    """
+    from .pipeline import build as run_build
+
+    settings = Settings.from_env(store=store, reasoner=reasoner)
+    report = run_build(settings)
+    click.echo(f"{report.summary()}\nstore: {settings.store} -> {report.generation}")
+
+
+@main.command()
+@store_option
+@fails_cleanly
+def validate(store: Path | None) -> None:
+    """Check data/ against the SHACL shapes and print a readable report (exit 1 on violations)."""
+    from .pipeline import compile_graph
+
+    compiled = compile_graph(Settings.from_env(store=store))
+    click.echo(compiled.validation.report)
+    if not compiled.validation.conforms:
+        click.echo(f"{len(compiled.validation.violations)} violation(s)", err=True)
+        sys.exit(1)
+
+
+def _output(path: Path | None) -> IO[bytes]:
+    return open(path, "wb") if path else sys.stdout.buffer
+
+
+@main.command()
+@click.argument("query_or_file", required=False)
+@store_option
+@click.option("--saved", "saved_name", metavar="NAME", help="Run the saved query queries/NAME.rq.")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="A saved query parameter.")
+@click.option("-f", "--format", "fmt", default=None,
+              help="json|xml|csv|tsv for SELECT/ASK; turtle|ntriples|nquads|trig|jsonld|rdfxml for CONSTRUCT/DESCRIBE.")
+@click.option("--no-inferred", is_flag=True, help="Leave the inferred graph out of the default graph.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write to FILE instead of stdout.")
+@fails_cleanly
+def query(query_or_file: str | None, store: Path | None, saved_name: str | None, params: tuple[str, ...],
+          fmt: str | None, no_inferred: bool, output: Path | None) -> None:
+    """Run a SPARQL query (inline text, a file, or --saved NAME) against the store.
+
+    The default graph is the union of every graph, inferred included, as on the endpoint.
+    """
+    settings = Settings.from_env(store=store)
+    substitutions = None
+    if saved_name:
+        saved = get_saved(settings.queries_dir, saved_name)
+        values = dict(p.split("=", 1) for p in params if "=" in p)
+        if len(values) != len(params):
+            raise QueryError("--param takes NAME=VALUE")
+        text, substitutions = saved.text, saved.substitutions(values)
+    elif query_or_file:
+        candidate = Path(query_or_file)
+        text = candidate.read_text(encoding="utf-8") if len(query_or_file) < 4096 and candidate.is_file() else query_or_file
+    else:
+        raise QueryError("give a query, a query file, or --saved NAME")
+    db = open_read_only(settings.store)
+    result = run_query(db, text, include_inferred=not no_inferred, substitutions=substitutions)
+    if isinstance(result, (QueryBoolean, QuerySolutions)):
+        chosen = RESULT_FORMATS.get(fmt or "csv")
+        if chosen is None:
+            raise QueryError(f"format {fmt!r} is not a result format: {', '.join(RESULT_FORMATS)}")
+        with _output(output) as out:
+            result.serialize(out, chosen.results)
+    else:
+        chosen = RDF_FORMATS.get(fmt or "turtle")
+        if chosen is None:
+            raise QueryError(f"format {fmt!r} is not an RDF format: {', '.join(RDF_FORMATS)}")
+        if chosen.supports_graphs:
+            with _output(output) as out:
+                serialize(result, out, chosen.rdf)
+        else:
+            with _output(output) as out:
+                serialize(result, out, chosen.rdf, prefixes=config.EXPORT_PREFIXES)
+
+
+def _graphs_for(choice: str, db: Any) -> list[NamedNode]:
+    named = {
+        "inferred": config.GRAPH_INFERRED, "ontology": config.GRAPH_ONTOLOGY,
+        "wikidata": config.GRAPH_WIKIDATA, "entities": config.GRAPH_ENTITIES,
+    }
+    everything = query_graphs(db)
+    if choice == "all":
+        return everything
+    if choice == "asserted":
+        return [g for g in everything if g.value not in (config.GRAPH_INFERRED, config.GRAPH_ONTOLOGY)]
+    iri = named.get(choice, choice)
+    if not any(g.value == iri for g in everything):
+        known = ", ".join(sorted(g.value for g in everything))
+        raise QueryError(f"no graph {choice!r}; choose {GRAPH_CHOICES}; graphs in the store: {known}")
+    return [NamedNode(iri)]
+
+
+@main.command()
+@store_option
+@click.option("--graph", "graph_choice", default="all", show_default=True, metavar=GRAPH_CHOICES,
+              help="Which graph(s) to export.")
+@click.option("-f", "--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="turtle", show_default=True)
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write to FILE instead of stdout.")
+@fails_cleanly
+def export(store: Path | None, graph_choice: str, fmt: str, output: Path | None) -> None:
+    """Export the graph, streamed. Turtle and N-Triples merge the chosen graphs into one."""
+    settings = Settings.from_env(store=store)
+    db = open_read_only(settings.store)
+    graphs = _graphs_for(graph_choice, db)
+    chosen = RDF_FORMATS[fmt]
+    with _output(output) as out:
+        if chosen.supports_graphs:
+            quads = chain.from_iterable(db.quads_for_pattern(None, None, None, g) for g in graphs)
+            serialize(quads, out, chosen.rdf, prefixes=config.EXPORT_PREFIXES)
+        else:
+            # CONSTRUCT over the chosen graphs merges them as a set: a triple stated in two
+            # graphs is written once.
+            merged = db.query("CONSTRUCT WHERE { ?s ?p ?o }", default_graph=graphs)
+            serialize(merged, out, chosen.rdf, prefixes=config.EXPORT_PREFIXES)
+
+
+STATS_GRAPHS = """
+SELECT ?graph (COUNT(*) AS ?triples) WHERE { GRAPH ?graph { ?s ?p ?o } }
+GROUP BY ?graph ORDER BY ?graph
+"""
+STATS_CLASSES = """
+SELECT ?class (COUNT(DISTINCT ?entity) AS ?entities)
+WHERE { ?entity a ?class . FILTER (STRSTARTS(STR(?class), STR(iclr:))) }
+GROUP BY ?class ORDER BY DESC(?entities) ?class
+"""
+
+
+@main.command()
+@store_option
+@fails_cleanly
+def stats(store: Path | None) -> None:
+    """Triples per graph and entities per class of the ontology."""
+    db = open_read_only(Settings.from_env(store=store).store)
+    click.echo("triples per graph:")
+    for row in run_query(db, STATS_GRAPHS):  # type: ignore[union-attr]
+        click.echo(f"  {int(row['triples'].value):>8}  {row['graph'].value}")
+    click.echo("entities per class (inferred included):")
+    for row in run_query(db, STATS_CLASSES):  # type: ignore[union-attr]
+        click.echo(f"  {int(row['entities'].value):>8}  iclr:{row['class'].value.split('#', 1)[1]}")
+
+
+if __name__ == "__main__":
+    main()

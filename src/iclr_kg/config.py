@@ -1,0 +1,103 @@
+"""Settings in one place: defaults that work offline, ICLR_KG_* environment variables, flags.
+
+Nothing here touches the disk at import time; paths are computed when asked for.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+ENV_PREFIX = "ICLR_KG_"
+BASE = "https://w3id.org/iclr-kg/"
+ONTOLOGY_NS = BASE + "ontology#"
+RESOURCE_BASE = BASE + "resource/"
+GRAPH_BASE = BASE + "graph/"
+
+GRAPH_ONTOLOGY = GRAPH_BASE + "ontology"
+GRAPH_INFERRED = GRAPH_BASE + "inferred"
+GRAPH_ENTITIES = GRAPH_BASE + "entities"
+GRAPH_WIKIDATA = GRAPH_BASE + "wikidata"
+GRAPH_SOURCE_BASE = GRAPH_BASE + "source/"
+
+PREFIXES: dict[str, str] = {
+    "iclr": ONTOLOGY_NS,
+    "res": RESOURCE_BASE,
+    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
+    "rdfs": "http://www.w3.org/2000/01/rdf-schema#",
+    "owl": "http://www.w3.org/2002/07/owl#",
+    "xsd": "http://www.w3.org/2001/XMLSchema#",
+    "skos": "http://www.w3.org/2004/02/skos/core#",
+    "schema": "http://schema.org/",
+    "foaf": "http://xmlns.com/foaf/0.1/",
+    "dcterms": "http://purl.org/dc/terms/",
+    "prov": "http://www.w3.org/ns/prov#",
+    "wd": "http://www.wikidata.org/entity/",
+    "wdt": "http://www.wikidata.org/prop/direct/",
+}
+ENTITY_KINDS = (
+    "paper", "person", "organization", "conference", "edition", "award", "conferral",
+    "authorship", "review", "role", "source", "link",
+)
+# Exports and query results use one prefix per kind of entity (paper:PxTIG12RRHS), which reads
+# better than res:paper\/PxTIG12RRHS; queries may use either.
+EXPORT_PREFIXES: dict[str, str] = {
+    **{k: v for k, v in PREFIXES.items() if k != "res"},
+    **{kind: f"{RESOURCE_BASE}{kind}/" for kind in ENTITY_KINDS},
+}
+QUERY_PREFIXES: dict[str, str] = {**PREFIXES, **EXPORT_PREFIXES}
+
+
+def resource_dir(name: str) -> Path:
+    """Where `ontology`, `data` or `queries` lives: the checkout's top level, or inside a wheel."""
+    package = Path(__file__).resolve().parent
+    bundled = package / "_resources" / name
+    if bundled.is_dir():
+        return bundled
+    return package.parent.parent / name
+
+
+def default_store() -> Path:
+    """`./var/store` under the current directory: writable on a fresh machine, easy to find."""
+    return Path("var") / "store"
+
+
+def _env(name: str) -> str | None:
+    value = os.environ.get(ENV_PREFIX + name)
+    return value if value not in (None, "") else None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting of the product. Flags override environment variables, which override defaults."""
+
+    store: Path = field(default_factory=default_store)
+    data_dir: Path = field(default_factory=lambda: resource_dir("data"))
+    ontology_dir: Path = field(default_factory=lambda: resource_dir("ontology"))
+    queries_dir: Path = field(default_factory=lambda: resource_dir("queries"))
+    reasoner: str = "owlrl"
+    query_timeout: float = 30.0
+    update_token: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8000
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> "Settings":
+        """Defaults, then ICLR_KG_* variables, then the non-None `overrides` (the flags)."""
+        settings = cls()
+        env: dict[str, object] = {}
+        for name, convert in (
+            ("store", Path), ("data_dir", Path), ("ontology_dir", Path), ("queries_dir", Path),
+            ("reasoner", str), ("query_timeout", float), ("update_token", str),
+            ("host", str), ("port", int),
+        ):
+            raw = _env(name.upper())
+            if raw is not None:
+                env[name] = convert(raw)
+        token_file = _env("UPDATE_TOKEN_FILE")
+        if token_file and "update_token" not in env:
+            env["update_token"] = Path(token_file).read_text(encoding="utf-8").strip()
+        settings = replace(settings, **env)  # type: ignore[arg-type]
+        flags = {k: v for k, v in overrides.items() if v is not None}
+        return replace(settings, **flags)  # type: ignore[arg-type]

@@ -1,0 +1,76 @@
+"""Stage 5: OWL 2 RL reasoning; what it adds goes to the inferred graph, and only that.
+
+owlrl's `DeductiveClosure(OWLRL_Semantics)` is the reference semantics. Its closure also holds
+much that no user wants (every IRI typed owl:Thing, axioms about rdf:/owl: terms, literals as
+subjects); `keep_inferred` is the one documented rule that drops those, for every reasoner.
+"""
+
+from __future__ import annotations
+
+import rdflib
+from owlrl import DeductiveClosure, OWLRL_Semantics
+from rdflib import OWL, RDF, RDFS, XSD, BNode, Literal, URIRef
+
+from .errors import InconsistentGraph
+
+BUILTIN_NAMESPACES = (str(RDF), str(RDFS), str(OWL), str(XSD))
+TRIVIAL_TYPES = {OWL.Thing, RDFS.Resource}
+REFLEXIVE_NOISE = {OWL.sameAs, OWL.equivalentClass, OWL.equivalentProperty, RDFS.subClassOf, RDFS.subPropertyOf}
+OWLRL_ERROR = URIRef("http://www.daml.org/2002/03/agents/agent-ont#ErrorMessage")
+OWLRL_ERROR_TEXT = URIRef("http://www.daml.org/2002/03/agents/agent-ont#error")
+REASONERS = ("owlrl",)
+
+
+def keep_inferred(s: object, p: object, o: object) -> bool:
+    """The filter rule: keep a derived triple unless it is trivial or about built-in vocabulary.
+
+    Dropped: subjects that are literals or blank nodes (blank nodes are the ontology's own
+    restriction and list nodes); subjects in the rdf:, rdfs:, owl: or xsd: namespaces; `x a
+    owl:Thing` and `x a rdfs:Resource`; reflexive sameAs / equivalentClass / equivalentProperty
+    / subClassOf / subPropertyOf; `x rdfs:subClassOf owl:Thing`; and objects that are blank nodes.
+    """
+    if isinstance(s, (Literal, BNode)) or isinstance(o, BNode):
+        return False
+    if str(s).startswith(BUILTIN_NAMESPACES):
+        return False
+    if p == RDF.type and o in TRIVIAL_TYPES:
+        return False
+    if p in REFLEXIVE_NOISE and s == o:
+        return False
+    if p == RDFS.subClassOf and o in TRIVIAL_TYPES:
+        return False
+    return True
+
+
+def _owlrl_closure(asserted: rdflib.Graph, ontology: rdflib.Graph) -> rdflib.Graph:
+    closure = rdflib.Graph()
+    for triple in asserted:
+        closure.add(triple)
+    for triple in ontology:
+        closure.add(triple)
+    DeductiveClosure(OWLRL_Semantics, axiomatic_triples=False, datatype_axioms=False).expand(closure)
+    return closure
+
+
+def _check_consistency(closure: rdflib.Graph) -> None:
+    """owlrl records contradictions as error nodes; turn them into one readable error."""
+    messages = sorted(str(closure.value(node, OWLRL_ERROR_TEXT)) for node in closure.subjects(RDF.type, OWLRL_ERROR))
+    nothing = sorted(str(s) for s in closure.subjects(RDF.type, OWL.Nothing))
+    if messages or nothing:
+        lines = [f"- {m}" for m in messages] + [f"- {s} is an instance of owl:Nothing" for s in nothing]
+        raise InconsistentGraph("OWL RL reasoning found the graph inconsistent:\n" + "\n".join(lines))
+
+
+def infer(asserted: rdflib.Graph, ontology: rdflib.Graph, reasoner: str = "owlrl") -> rdflib.Graph:
+    """The inferred graph: triples the reasoner derives that are neither asserted nor filtered."""
+    if reasoner not in REASONERS:
+        raise ValueError(f"unknown reasoner {reasoner!r}; choose one of {', '.join(REASONERS)}")
+    closure = _owlrl_closure(asserted, ontology)
+    _check_consistency(closure)
+    inferred = rdflib.Graph()
+    for s, p, o in closure:
+        if (s, p, o) in asserted or (s, p, o) in ontology:
+            continue
+        if keep_inferred(s, p, o):
+            inferred.add((s, p, o))
+    return inferred

@@ -1,0 +1,96 @@
+"""Stage 2: resolve every name a source writes to exactly one registry entity.
+
+Articles write the same organization many ways (谷歌, Google; 斯坦福, 斯坦福大學). The registries
+list each entity once with its labels and aliases; this module indexes them and answers "which
+entity is this name?". An unknown name, or a name two entities claim, is a curation error with
+its file and line: silently creating or merging entities is how knowledge graphs rot.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import DataError
+from .sources import Curated, Dataset
+
+KINDS = ("organization", "person", "conference", "edition", "award")
+
+
+def normalize(name: str) -> str:
+    """Fold width (ＡＩ→AI, ：→:), case and spacing, so trivial variants match."""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return " ".join(folded.split())
+
+
+@dataclass
+class Registry:
+    """Name → entity key indexes, one per kind of entity."""
+
+    names: dict[str, dict[str, set[str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(set)))
+    keys: dict[str, dict[str, Curated]] = field(default_factory=lambda: defaultdict(dict))
+
+    def add(self, kind: str, entity: Curated, key: str, names: list[str], path: Path) -> None:
+        if key in self.keys[kind]:
+            raise DataError(path, entity.line("key"), "key", f"duplicate {kind} key {key!r}")
+        self.keys[kind][key] = entity
+        for name in [key, *names]:
+            self.names[kind][normalize(name)].add(key)
+
+    def resolve(self, kind: str, name: str, path: Path, line: int | None, field_name: str) -> str:
+        """The key of the one `kind` entity called `name`, or a DataError saying why not."""
+        candidates = self.names[kind].get(normalize(name), set())
+        if not candidates:
+            raise DataError(path, line, field_name, f"unknown {kind} {name!r}: add it (or an alias) to the {kind} registry")
+        if len(candidates) > 1:
+            listed = ", ".join(sorted(candidates))
+            raise DataError(path, line, field_name, f"ambiguous {kind} {name!r}: matches {listed}")
+        return next(iter(candidates))
+
+    def entity(self, kind: str, key: str) -> Curated:
+        return self.keys[kind][key]
+
+
+def build_registry(dataset: Dataset) -> Registry:
+    """Index every registry entity under its key, name, labels and aliases; check parents."""
+    registry = Registry()
+    files = dataset.files
+    for org in dataset.organizations:
+        registry.add("organization", org, org.key, [org.name, *org.labels.values(), *org.aliases], files["organizations"])
+    for person in dataset.people:
+        registry.add("person", person, person.key, [person.name, *person.native_name.values(), *person.aliases], files["people"])
+    for conf in dataset.conferences:
+        registry.add("conference", conf, conf.key, [conf.name, *conf.labels.values(), *conf.aliases], files["events"])
+    for edition in dataset.editions:
+        registry.add("edition", edition, edition.key, [edition.name, *edition.aliases], files["events"])
+    for award in dataset.awards:
+        registry.add("award", award, award.key, [award.name, *award.labels.values(), *award.aliases], files["events"])
+
+    # Every cross-reference inside the registries must point at a known key.
+    for org in dataset.organizations:
+        if org.parent is not None:
+            registry.resolve("organization", org.parent, files["organizations"], org.line("parent"), "parent")
+    for edition in dataset.editions:
+        registry.resolve("conference", edition.conference, files["events"], edition.line("conference"), "conference")
+    for award in dataset.awards:
+        if award.edition is not None:
+            registry.resolve("edition", award.edition, files["events"], award.line("edition"), "edition")
+    _check_parent_cycles(dataset)
+    for link in dataset.links:
+        kind, key = link.entity.split("/", 1)
+        if kind not in KINDS or key not in registry.keys[kind]:
+            raise DataError(files["wikidata"], link.line("entity"), "entity", f"unknown entity {link.entity!r}")
+    return registry
+
+
+def _check_parent_cycles(dataset: Dataset) -> None:
+    parents = {o.key: o.parent for o in dataset.organizations}
+    for org in dataset.organizations:
+        seen, current = {org.key}, org.parent
+        while current is not None:
+            if current in seen:
+                raise DataError(dataset.files["organizations"], org.line("parent"), "parent", f"cycle through {current!r}")
+            seen.add(current)
+            current = parents.get(current)

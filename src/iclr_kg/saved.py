@@ -1,0 +1,107 @@
+"""Saved queries: `queries/<name>.rq` files with a comment header, one type for CLI and web.
+
+Header lines at the top of the file (before the first non-comment line):
+
+    # title: Outstanding papers per organization
+    # description: Counts award papers per organization, sub-organizations included.
+    # param: org iri https://w3id.org/iclr-kg/resource/organization/google
+
+A `param` names a query variable (without ?), its kind (iri, string, integer) and a default.
+Values are bound with pyoxigraph substitutions, never pasted into the query text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pyoxigraph import Literal, NamedNode, Variable
+
+from .errors import IclrKgError, QueryError
+
+NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+HEADER = re.compile(r"^#\s*(title|description|param):\s*(.*)$")
+XSD_INTEGER = NamedNode("http://www.w3.org/2001/XMLSchema#integer")
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str
+    default: str | None
+
+    def term(self, value: str) -> NamedNode | Literal:
+        """The RDF term for a value given by a user; a bad value is a QueryError."""
+        try:
+            if self.kind == "iri":
+                if not re.match(r"^[a-z][a-z0-9+.-]*:[^\s<>\"{}|\\^`]*$", value, re.I):
+                    raise ValueError("not an absolute IRI")
+                return NamedNode(value)
+            if self.kind == "integer":
+                return Literal(str(int(value)), datatype=XSD_INTEGER)
+            return Literal(value)
+        except ValueError as exc:
+            raise QueryError(f"parameter {self.name}: {value!r} is not a valid {self.kind} ({exc})") from None
+
+
+@dataclass(frozen=True)
+class SavedQuery:
+    name: str
+    title: str
+    description: str
+    text: str
+    params: tuple[Param, ...] = field(default_factory=tuple)
+
+    def substitutions(self, values: dict[str, str] | None = None) -> dict[Variable, NamedNode | Literal]:
+        """Bindings for the query's parameters: given values, else defaults; unknown names fail."""
+        values = dict(values or {})
+        known = {p.name for p in self.params}
+        unknown = set(values) - known
+        if unknown:
+            raise QueryError(f"unknown parameter(s) for {self.name}: {', '.join(sorted(unknown))}")
+        bound: dict[Variable, NamedNode | Literal] = {}
+        for param in self.params:
+            value = values.get(param.name, param.default)
+            if value is not None:
+                bound[Variable(param.name)] = param.term(value)
+        return bound
+
+
+def parse_saved(path: Path) -> SavedQuery:
+    text = path.read_text(encoding="utf-8")
+    fields: dict[str, str] = {}
+    params: list[Param] = []
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        match = HEADER.match(line)
+        if not match:
+            continue
+        key, value = match.group(1), match.group(2).strip()
+        if key == "param":
+            parts = value.split(None, 2)
+            if len(parts) < 2 or parts[1] not in ("iri", "string", "integer"):
+                raise IclrKgError(f"{path}: bad param header {value!r} (want: NAME iri|string|integer [DEFAULT])")
+            params.append(Param(parts[0].lstrip("?$"), parts[1], parts[2] if len(parts) > 2 else None))
+        else:
+            fields[key] = value
+    if "title" not in fields or "description" not in fields:
+        raise IclrKgError(f"{path}: a saved query needs '# title:' and '# description:' header lines")
+    return SavedQuery(path.stem, fields["title"], fields["description"], text, tuple(params))
+
+
+def load_saved(queries_dir: Path) -> dict[str, SavedQuery]:
+    """Every saved query, by name."""
+    return {p.stem: parse_saved(p) for p in sorted(queries_dir.glob("*.rq"))}
+
+
+def get_saved(queries_dir: Path, name: str) -> SavedQuery:
+    """One saved query by name; the name is checked, so it can never reach another path."""
+    if not NAME.match(name):
+        raise QueryError(f"no saved query named {name!r}")
+    path = queries_dir / f"{name}.rq"
+    if not path.is_file():
+        available = ", ".join(sorted(p.stem for p in queries_dir.glob("*.rq")))
+        raise QueryError(f"no saved query named {name!r}; available: {available}")
+    return parse_saved(path)

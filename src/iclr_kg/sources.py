@@ -1,0 +1,385 @@
+"""Stage 1: read the curated files in data/ into typed models, keeping file and line of every field.
+
+A curator edits YAML by hand, so every error must say where to look: the loader records the line
+of each mapping key and list item, and a pydantic error or a later resolution error is reported
+as `file:line: field: message`. Unknown keys are errors (`extra="forbid"`), not silently dropped.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+
+from .errors import DataError
+
+# --------------------------------------------------------------------------------------------
+# YAML with line numbers
+
+
+class LineDict(dict):
+    """A mapping that remembers its own line and the line of each key (1-based)."""
+
+    line: int = 0
+    key_lines: dict[str, int]
+
+
+class LineList(list):
+    """A sequence that remembers its own line and the line of each item (1-based)."""
+
+    line: int = 0
+    item_lines: list[int]
+
+
+class _LineLoader(yaml.SafeLoader):
+    """SafeLoader whose mappings and sequences carry line numbers; dates stay strings."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> LineDict:  # type: ignore[override]
+        result = LineDict()
+        result.line = node.start_mark.line + 1
+        result.key_lines = {}
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if key in result:
+                raise DataError(self.name, key_node.start_mark.line + 1, str(key), "duplicate key")
+            result[key] = self.construct_object(value_node, deep=True)
+            result.key_lines[str(key)] = key_node.start_mark.line + 1
+        return result
+
+    def construct_sequence(self, node: yaml.SequenceNode, deep: bool = False) -> LineList:  # type: ignore[override]
+        result = LineList(self.construct_object(child, deep=True) for child in node.value)
+        result.line = node.start_mark.line + 1
+        result.item_lines = [child.start_mark.line + 1 for child in node.value]
+        return result
+
+
+_LineLoader.add_constructor("tag:yaml.org,2002:map", _LineLoader.construct_mapping)
+_LineLoader.add_constructor("tag:yaml.org,2002:seq", _LineLoader.construct_sequence)
+# Dates and times stay as written; the models parse them, so errors keep their line.
+_LineLoader.add_constructor(
+    "tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node)
+)
+
+
+def read_yaml(path: Path) -> Any:
+    """Parse one YAML file; a syntax error becomes a DataError with its line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(path, None, None, f"cannot read: {exc}") from exc
+    loader = _LineLoader(text)
+    loader.name = str(path)
+    try:
+        return loader.get_single_data()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        raise DataError(path, line, None, f"invalid YAML: {exc.problem or exc}") from exc
+    finally:
+        loader.dispose()
+
+
+def line_of(raw: Any, loc: tuple[int | str, ...]) -> int | None:
+    """The line of the value at `loc` inside `raw`, or of the closest enclosing node."""
+    line = getattr(raw, "line", None)
+    node = raw
+    for step in loc:
+        if isinstance(node, LineDict) and step in node:
+            line = node.key_lines.get(str(step), line)
+            node = node[step]
+        elif isinstance(node, LineList) and isinstance(step, int) and step < len(node):
+            line = node.item_lines[step]
+            node = node[step]
+        else:
+            break
+    return line
+
+
+# --------------------------------------------------------------------------------------------
+# Models
+
+
+class Curated(BaseModel):
+    """Base of every curated block: unknown keys fail, and the block knows its lines."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    _raw: Any = PrivateAttr(default=None)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_raw(cls, data: Any, handler: Any) -> Any:
+        obj = handler(data)
+        if isinstance(data, LineDict):
+            obj._raw = data
+        return obj
+
+    def line(self, field: str | None = None, index: int | None = None) -> int | None:
+        """Line of this block, of one of its fields, or of one item of a list field."""
+        raw = self._raw
+        if raw is None:
+            return None
+        if field is None:
+            return raw.line
+        loc: tuple[int | str, ...] = (field,) if index is None else (field, index)
+        return line_of(raw, loc)
+
+
+Lang = Literal["zh", "zh-Hans", "zh-Hant", "en"]
+Labels = dict[Lang, str]
+
+
+class Organization(Curated):
+    key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    name: str
+    kind: Literal["university", "company", "research-lab", "department", "foundation", "as-credited"]
+    labels: Labels = {}
+    aliases: list[str] = []
+    parent: str | None = None
+    note: str | None = None
+
+
+class Person(Curated):
+    key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    name: str
+    native_name: Labels = {}
+    aliases: list[str] = []
+    note: str | None = None
+
+
+class Conference(Curated):
+    key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    name: str
+    labels: Labels = {}
+    aliases: list[str] = []
+
+
+class Edition(Curated):
+    key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    conference: str
+    year: int = Field(ge=1900, le=2100)
+    name: str
+    aliases: list[str] = []
+
+
+class Award(Curated):
+    key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    name: str
+    kind: Literal["outstanding-paper", "honorable-mention", "best-paper", "person-honor"]
+    edition: str | None = None
+    labels: Labels = {}
+    aliases: list[str] = []
+
+
+class WikidataLink(Curated):
+    entity: str = Field(pattern=r"^[a-z]+/[a-z0-9][a-z0-9-]*$")
+    qid: str = Field(pattern=r"^Q[1-9][0-9]*$")
+    method: Literal["checked", "reconciled-accepted"]
+    evidence: str
+
+
+# ---- what a source article states
+
+
+class SourceInfo(Curated):
+    key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    title: str
+    title_note: str | None = None
+    outlet: str | None = None
+    outlet_note: str | None = None
+    language: Literal["zh-Hans", "zh-Hant", "en"]
+    seed: str
+    writers: list[str] = []
+    about: list[str] = []
+    summary: str
+    cites: list[str] = []
+
+
+class ConferenceFacts(Curated):
+    conference: str
+    founded: int | None = Field(default=None, ge=1900, le=2100)
+    founders: list[str] = []
+    open_review: bool | None = None
+    note: str | None = None
+
+
+class EditionFacts(Curated):
+    edition: str
+    start: dt.date | None = None
+    end: dt.date | None = None
+    city: str | None = None
+    country: str | None = None
+    online: bool | None = None
+    decisions_announced: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}$")
+    submissions: int | None = Field(default=None, ge=0)
+    accepted: int | None = Field(default=None, ge=0)
+    orals: int | None = Field(default=None, ge=0)
+    spotlights: int | None = Field(default=None, ge=0)
+    acceptance_rate: float | None = Field(default=None, ge=0, le=1)
+    high_score_papers: int | None = Field(default=None, ge=0)
+    perfect_score_papers: int | None = Field(default=None, ge=0)
+    perfect_score_papers_at_least: int | None = Field(default=None, ge=0)
+    resubmissions: int | None = Field(default=None, ge=0)
+    arxiv_posted: int | None = Field(default=None, ge=0)
+    rating_scale: list[str] = []
+    note: str | None = None
+
+
+class AwardFacts(Curated):
+    award: str
+    inaugural: bool | None = None
+    criteria: list[str] = []
+    committee: list[str] = []
+    committee_complete: bool = True
+    note: str | None = None
+
+
+class AwardGiven(Curated):
+    award: str
+    reason: str | None = None
+
+
+class PaperFacts(Curated):
+    openreview: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{6,16}$")
+    key: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9-]*$")
+    edition: str
+    title: str
+    method_name: str | None = None
+    authors: list[str] = []
+    organizations: list[str] = []
+    organizations_complete: bool = True
+    decision: Literal["accepted", "rejected"] | None = None
+    presentation: Literal["oral", "spotlight", "poster", "talk"] | None = None
+    code: str | None = None
+    ratings: list[int] = []
+    average_rating: float | None = None
+    reviewer_count: int | None = Field(default=None, ge=0)
+    all_ratings: int | None = None
+    summary: str | None = None
+    review_summary: str | None = None
+    note: str | None = None
+    awards: list[AwardGiven | str] = []
+
+    @model_validator(mode="after")
+    def _has_identity(self) -> "PaperFacts":
+        if not (self.openreview or self.key):
+            raise ValueError("a paper needs `openreview` (its OpenReview id) or a `key`")
+        return self
+
+    @property
+    def ident(self) -> str:
+        """The key of the paper's IRI: its OpenReview id where it has one."""
+        return self.openreview or self.key  # type: ignore[return-value]
+
+    def awards_given(self) -> list[AwardGiven]:
+        return [a if isinstance(a, AwardGiven) else AwardGiven(award=a) for a in self.awards]
+
+
+class RoleFacts(Curated):
+    organization: str
+    role: str
+    degree: str | None = None
+    current: bool = False
+
+
+class PersonFacts(Curated):
+    person: str
+    education: list[RoleFacts] = []
+    positions: list[RoleFacts] = []
+    student_of: list[str] = []
+    honors: list[str] = []
+    notable_work: list[str] = []
+
+
+class Source(Curated):
+    """One article: what it says, in its own terms."""
+
+    source: SourceInfo
+    conferences: list[ConferenceFacts] = []
+    editions: list[EditionFacts] = []
+    awards: list[AwardFacts] = []
+    papers: list[PaperFacts] = []
+    people: list[PersonFacts] = []
+    _path: Path = PrivateAttr(default=Path())
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+
+class Dataset(BaseModel):
+    """Everything under data/: the registries and the sources, with the file each came from."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    organizations: list[Organization]
+    people: list[Person]
+    conferences: list[Conference]
+    editions: list[Edition]
+    awards: list[Award]
+    links: list[WikidataLink]
+    sources: list[Source]
+    files: dict[str, Path]  # registry name -> file, for error messages
+
+
+# --------------------------------------------------------------------------------------------
+# Loading
+
+
+def _validate(model: type[Curated], raw: Any, path: Path) -> Any:
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = tuple(first["loc"])
+        field = ".".join(str(p) for p in loc) or None
+        raise DataError(path, line_of(raw, loc), field, first["msg"]) from None
+
+
+def _registry_list(path: Path, section: str, model: type[Curated]) -> list[Any]:
+    raw = read_yaml(path)
+    if not isinstance(raw, LineDict) or section not in raw:
+        raise DataError(path, getattr(raw, "line", 1), section, f"expected a top-level `{section}:` list")
+    items = raw[section]
+    if not isinstance(items, LineList):
+        raise DataError(path, raw.key_lines[section], section, "expected a list")
+    return [_validate(model, item, path) for item in items]
+
+
+def load_source(path: Path) -> Source:
+    """Read one article's file."""
+    raw = read_yaml(path)
+    if not isinstance(raw, LineDict):
+        raise DataError(path, 1, None, "expected a mapping with `source:` and the article's facts")
+    source: Source = _validate(Source, raw, path)
+    source._path = path
+    return source
+
+
+def load_dataset(data_dir: Path) -> Dataset:
+    """Read every registry and every file in data/sources/."""
+    if not data_dir.is_dir():
+        raise DataError(data_dir, None, None, "data directory not found")
+    files = {
+        "organizations": data_dir / "organizations.yaml",
+        "people": data_dir / "people.yaml",
+        "events": data_dir / "events.yaml",
+        "wikidata": data_dir / "wikidata.yaml",
+    }
+    for path in files.values():
+        if not path.is_file():
+            raise DataError(path, None, None, "registry file missing")
+    source_files = sorted((data_dir / "sources").glob("*.yaml"))
+    if not source_files:
+        raise DataError(data_dir / "sources", None, None, "no source files (*.yaml)")
+    return Dataset(
+        organizations=_registry_list(files["organizations"], "organizations", Organization),
+        people=_registry_list(files["people"], "people", Person),
+        conferences=_registry_list(files["events"], "conferences", Conference),
+        editions=_registry_list(files["events"], "editions", Edition),
+        awards=_registry_list(files["events"], "awards", Award),
+        links=_registry_list(files["wikidata"], "links", WikidataLink),
+        sources=[load_source(p) for p in source_files],
+        files=files,
+    )

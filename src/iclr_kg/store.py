@@ -1,0 +1,143 @@
+"""The on-disk Oxigraph store: atomic publication of a new build, read-only opening, a build lock.
+
+Layout of a store directory:
+
+    STORE/current            symlink to the generation being served
+    STORE/generations/<id>/  one Oxigraph database per successful build
+    STORE/build.lock         held (flock) while a build runs
+
+A build writes a new generation beside the old one and swings `current` with an atomic rename
+only after everything succeeded, so a failed or killed build leaves the previous store serving.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import shutil
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, QueryBoolean, QuerySolutions, QueryTriples, Store, Variable
+
+from . import config
+from .errors import QueryError, StoreError
+
+KEEP_GENERATIONS = 2
+
+
+def current_generation(store_dir: Path) -> Path | None:
+    """The generation directory `current` points at, or None if there is no store yet."""
+    link = store_dir / "current"
+    if not link.is_symlink():
+        return None
+    target = (store_dir / os.readlink(link)).resolve()
+    return target if target.is_dir() else None
+
+
+def open_read_only(store_dir: Path) -> Store:
+    """Open the current generation for reading; a clear error if there is none or it is corrupt."""
+    generation = current_generation(store_dir)
+    if generation is None:
+        raise StoreError(f"no store at {store_dir}: run `iclr-kg build --store {store_dir}` first")
+    try:
+        return Store.read_only(str(generation))
+    except OSError as exc:
+        raise StoreError(f"store at {generation} cannot be opened (corrupt?): {exc}") from exc
+
+
+@contextlib.contextmanager
+def build_lock(store_dir: Path) -> Iterator[None]:
+    """Hold the store's build lock; a second concurrent build is refused, not queued."""
+    store_dir.mkdir(parents=True, exist_ok=True)
+    with open(store_dir / "build.lock", "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StoreError(f"another build of {store_dir} is running; try again when it ends") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def publish(store_dir: Path, quads: Iterable[Quad]) -> Path:
+    """Load `quads` into a new generation and make it current. Call under `build_lock`."""
+    generations = store_dir / "generations"
+    generations.mkdir(parents=True, exist_ok=True)
+    generation = generations / f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{time.monotonic_ns()}"
+    try:
+        store = Store(str(generation))
+        store.bulk_extend(_with_merged_default_graph(quads))
+        store.flush()
+        del store
+    except BaseException:
+        shutil.rmtree(generation, ignore_errors=True)
+        raise
+    tmp_link = store_dir / f".current-{os.getpid()}"
+    with contextlib.suppress(FileNotFoundError):
+        tmp_link.unlink()
+    tmp_link.symlink_to(generation.relative_to(store_dir))
+    os.replace(tmp_link, store_dir / "current")
+    _prune(generations, keep=generation)
+    return generation
+
+
+def _with_merged_default_graph(quads: Iterable[Quad]) -> Iterator[Quad]:
+    """Each quad, and its triple in the default graph: the store dedups, giving the RDF merge."""
+    default = DefaultGraph()
+    for quad in quads:
+        yield quad
+        yield Quad(quad.subject, quad.predicate, quad.object, default)
+
+
+def _prune(generations: Path, keep: Path) -> None:
+    """Delete old generations, keeping the newest few so readers of the previous one survive."""
+    existing = sorted(p for p in generations.iterdir() if p.is_dir())
+    for old in existing[:-KEEP_GENERATIONS]:
+        if old != keep:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def query_graphs(store: Store, include_inferred: bool = True) -> list[NamedNode]:
+    """The named graphs that make up the default graph of queries."""
+    graphs = [g for g in store.named_graphs() if isinstance(g, NamedNode)]
+    if include_inferred:
+        return graphs
+    return [g for g in graphs if g.value != config.GRAPH_INFERRED]
+
+
+def run_query(
+    store: Store,
+    sparql: str,
+    *,
+    include_inferred: bool = True,
+    substitutions: dict[Variable, NamedNode | Literal] | None = None,
+    default_graph: list[NamedNode] | None = None,
+    named_graphs: list[NamedNode] | None = None,
+) -> QueryBoolean | QuerySolutions | QueryTriples:
+    """Run a SPARQL query whose default graph is the merge of all graphs (inferred optional).
+
+    The store's own default graph holds that merge, built once by `publish`, so a triple stated
+    by two articles is one triple, as RDF merge semantics says. Without the inferred graph the
+    default graph is the list of the other graphs, where such a triple counts once per graph.
+
+    A syntax error becomes a QueryError carrying the parser's message and position.
+    """
+    kwargs: dict[str, object] = {"prefixes": config.QUERY_PREFIXES}
+    if default_graph is not None:
+        kwargs["default_graph"] = default_graph
+    elif not include_inferred:
+        kwargs["default_graph"] = query_graphs(store, include_inferred=False)
+    if named_graphs is not None:
+        kwargs["named_graphs"] = named_graphs
+    if substitutions:
+        kwargs["substitutions"] = substitutions
+    try:
+        return store.query(sparql, **kwargs)  # type: ignore[arg-type]
+    except SyntaxError as exc:
+        raise QueryError(f"SPARQL syntax error: {exc}") from None
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise QueryError(f"query failed: {exc}") from None
