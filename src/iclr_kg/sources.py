@@ -77,7 +77,10 @@ def read_yaml(path: Path) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
-        raise DataError(path, line, None, f"invalid YAML: {exc.problem or exc}") from exc
+        context = ""
+        if exc.context and exc.context_mark:
+            context = f" ({exc.context}, started at line {exc.context_mark.line + 1})"
+        raise DataError(path, line, None, f"invalid YAML: {exc.problem or exc}{context}") from exc
     finally:
         loader.dispose()
 
@@ -242,7 +245,11 @@ class AwardGiven(Curated):
 
 
 class PaperFacts(Curated):
+    # `openreview`: the id as the article states it. `same_as`: the id of the paper this entry is,
+    # where the article names it only by title (identity set by the curator, not stated by the
+    # article). `key`: for a paper with no OpenReview id at all.
     openreview: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{6,16}$")
+    same_as: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{6,16}$")
     key: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9-]*$")
     edition: str
     title: str
@@ -264,14 +271,14 @@ class PaperFacts(Curated):
 
     @model_validator(mode="after")
     def _has_identity(self) -> "PaperFacts":
-        if not (self.openreview or self.key):
-            raise ValueError("a paper needs `openreview` (its OpenReview id) or a `key`")
+        if sum(x is not None for x in (self.openreview, self.same_as, self.key)) != 1:
+            raise ValueError("a paper needs exactly one of `openreview`, `same_as` or `key`")
         return self
 
     @property
     def ident(self) -> str:
         """The key of the paper's IRI: its OpenReview id where it has one."""
-        return self.openreview or self.key  # type: ignore[return-value]
+        return self.openreview or self.same_as or self.key  # type: ignore[return-value]
 
     def awards_given(self) -> list[AwardGiven]:
         return [a if isinstance(a, AwardGiven) else AwardGiven(award=a) for a in self.awards]

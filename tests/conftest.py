@@ -1,0 +1,163 @@
+"""Shared fixtures: the real graph built once per session, and tiny data sets made per test."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from pyoxigraph import Store
+
+from iclr_kg.config import Settings, resource_dir
+from iclr_kg.pipeline import build
+from iclr_kg.store import open_read_only
+
+SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No ICLR_KG_* setting from the developer's shell leaks into a test."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("ICLR_KG_"):
+            monkeypatch.delenv(name)
+
+
+@pytest.fixture(scope="session")
+def real_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """Settings for the real data/, ontology/ and queries/, with a store of the session's own."""
+    return Settings(store=tmp_path_factory.mktemp("real") / "store")
+
+
+@pytest.fixture(scope="session")
+def real_store(real_settings: Settings) -> Store:
+    """The real graph, built once by the real pipeline and opened read-only."""
+    build(real_settings)
+    return open_read_only(real_settings.store)
+
+
+TINY_REGISTRIES = {
+    "organizations.yaml": """
+        organizations:
+          - key: google
+            name: Google
+            kind: company
+            labels: {zh-Hans: 谷歌}
+          - key: google-research
+            name: Google Research
+            kind: research-lab
+            parent: google
+          - key: google-brain
+            name: Google Brain
+            kind: research-lab
+            labels: {zh-Hant: 谷歌大腦}
+            parent: google-research
+          - key: stanford
+            name: Stanford University
+            kind: university
+            aliases: [斯坦福]
+        """,
+    "people.yaml": """
+        people:
+          - {key: yang-song, name: Yang Song, native_name: {zh: 宋飏}}
+          - {key: ben-poole, name: Ben Poole}
+        """,
+    "events.yaml": """
+        conferences:
+          - key: iclr
+            name: International Conference on Learning Representations
+            aliases: [ICLR]
+        editions:
+          - {key: iclr2021, conference: iclr, year: 2021, name: ICLR 2021}
+        awards:
+          - key: iclr2021-outstanding-paper
+            name: ICLR 2021 Outstanding Paper Award
+            kind: outstanding-paper
+            edition: iclr2021
+        """,
+    "wikidata.yaml": """
+        links:
+          - entity: organization/google
+            qid: Q95
+            method: checked
+            evidence: a test fixture
+        """,
+}
+
+TINY_SOURCE = """
+    source:
+      key: tiny
+      title: A tiny article
+      language: zh-Hans
+      seed: none.txt
+      about: [ICLR 2021]
+      summary: A fixture.
+    editions:
+      - edition: ICLR 2021
+        submissions: 2997
+        acceptance_rate: 0.29
+    papers:
+      - openreview: PxTIG12RRHS
+        edition: ICLR 2021
+        title: Score-Based Generative Modeling through Stochastic Differential Equations
+        authors: [宋飏, Ben Poole]
+        organizations: [斯坦福, 谷歌大腦]
+        ratings: [8, 9]
+        awards: [ICLR 2021 Outstanding Paper Award]
+    """
+
+
+@pytest.fixture
+def tiny_data(tmp_path: Path) -> Callable[..., Settings]:
+    """Make a tiny data/ (registries plus sources) and return Settings pointing at it.
+
+    Keyword arguments replace a file's text: `tiny_data(source=...)` for sources/tiny.yaml,
+    `tiny_data(**{"people.yaml": ...})` for a registry; `extra_sources={name: text}` adds files.
+    """
+
+    def make(source: str = TINY_SOURCE, extra_sources: dict[str, str] | None = None, **files: str) -> Settings:
+        data = tmp_path / "data"
+        (data / "sources").mkdir(parents=True, exist_ok=True)
+        for name, text in {**TINY_REGISTRIES, **files}.items():
+            (data / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+        (data / "sources" / "tiny.yaml").write_text(textwrap.dedent(source).lstrip(), encoding="utf-8")
+        for name, text in (extra_sources or {}).items():
+            (data / "sources" / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+        ontology = tmp_path / "ontology"
+        if not ontology.exists():
+            shutil.copytree(resource_dir("ontology"), ontology)
+        return Settings(store=tmp_path / "store", data_dir=data, ontology_dir=ontology)
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def tiny_compiled(tmp_path_factory: pytest.TempPathFactory) -> tuple:
+    """The tiny fixture compiled once: (asserted graph, ontology graph, shapes) in rdflib."""
+    from iclr_kg.convert import to_rdflib
+    from iclr_kg.pipeline import compile_graph
+    from iclr_kg.validate import load_shapes
+
+    root = tmp_path_factory.mktemp("shapes")
+    (root / "data" / "sources").mkdir(parents=True)
+    for name, text in TINY_REGISTRIES.items():
+        (root / "data" / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    (root / "data" / "sources" / "tiny.yaml").write_text(textwrap.dedent(TINY_SOURCE), encoding="utf-8")
+    shutil.copytree(resource_dir("ontology"), root / "ontology")
+    settings = Settings(store=root / "store", data_dir=root / "data", ontology_dir=root / "ontology")
+    compiled = compile_graph(settings)
+    shapes = load_shapes(settings.ontology_dir / "shapes.ttl")
+    return to_rdflib(compiled.asserted), to_rdflib(compiled.ontology), shapes
+
+
+def select(store: Store, query: str, **kwargs: object) -> list[dict[str, str]]:
+    """Run a SELECT through the product's query helper; rows as {variable: value}."""
+    from iclr_kg.store import run_query
+
+    result = run_query(store, query, **kwargs)  # type: ignore[arg-type]
+    names = [v.value for v in result.variables]  # type: ignore[union-attr]
+    return [{n: row[n].value for n in names if row[n] is not None} for row in result]  # type: ignore[union-attr]

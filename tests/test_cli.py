@@ -1,0 +1,163 @@
+"""The CLI end to end on the real data: build, query, export round trip, clean errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import rdflib
+from click.testing import CliRunner
+from pyoxigraph import DefaultGraph
+from rdflib.compare import isomorphic
+
+from iclr_kg.cli import main
+from iclr_kg.convert import to_rdflib
+from iclr_kg.store import open_read_only
+
+CLI = str(Path(sys.executable).with_name("iclr-kg"))
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store built by the real console script, as a user would run it."""
+    store = tmp_path_factory.mktemp("cli") / "store"
+    done = subprocess.run([CLI, "build", "--store", str(store)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "built" in done.stdout and "quads" in done.stdout
+    return store
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([CLI, *args], capture_output=True, text=True, check=False)
+
+
+def test_count_query_prints_a_count(built: Path) -> None:
+    done = run("query", "--store", str(built), "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")
+    assert done.returncode == 0, done.stderr
+    header, value = done.stdout.split()
+    assert header == "n" and int(value) > 5000
+
+
+@pytest.mark.parametrize("fmt, check", [
+    ("json", lambda out: json.loads(out)["results"]["bindings"][0]["name"]["value"] == "Ian Gemp"),
+    ("xml", lambda out: "<literal>Ian Gemp</literal>" in out),
+    ("csv", lambda out: out.splitlines()[1].endswith("Ian Gemp")),
+    ("tsv", lambda out: "\"Ian Gemp\"" in out),
+])
+def test_result_formats(built: Path, fmt: str, check) -> None:
+    done = run("query", "--store", str(built), "-f", fmt,
+               "SELECT ?name WHERE { paper:NzTU59SYbNq iclr:firstAuthor/iclr:name ?name }")
+    assert done.returncode == 0 and check(done.stdout), done.stdout
+
+
+@pytest.mark.parametrize("fmt, rdflib_format", [
+    ("turtle", "turtle"), ("ntriples", "nt"), ("nquads", "nquads"), ("trig", "trig"), ("jsonld", "json-ld"), ("rdfxml", "xml"),
+])
+def test_construct_formats_parse(built: Path, fmt: str, rdflib_format: str) -> None:
+    done = run("query", "--store", str(built), "-f", fmt, "DESCRIBE paper:NzTU59SYbNq")
+    assert done.returncode == 0, done.stderr
+    graph = rdflib.Dataset() if fmt in ("nquads", "trig") else rdflib.Graph()
+    graph.parse(data=done.stdout, format=rdflib_format)
+    assert len(graph) > 5
+
+
+def test_saved_query_with_parameter(built: Path) -> None:
+    done = run("query", "--store", str(built), "--saved", "paper-authors",
+               "--param", "paper=https://w3id.org/iclr-kg/resource/paper/PxTIG12RRHS", "-f", "csv")
+    assert done.returncode == 0, done.stderr
+    assert "Yang Song" in done.stdout.splitlines()[1] and len(done.stdout.splitlines()) == 7
+
+
+def test_query_from_file_and_output_file(built: Path, tmp_path: Path) -> None:
+    query = tmp_path / "q.rq"
+    query.write_text("ASK { paper:NzTU59SYbNq a schema:ScholarlyArticle }", encoding="utf-8")
+    out = tmp_path / "out.json"
+    done = run("query", "--store", str(built), str(query), "-f", "json", "-o", str(out))
+    assert done.returncode == 0 and json.loads(out.read_text())["boolean"] is True
+
+
+def test_no_inferred_leaves_out_reasoning(built: Path) -> None:
+    ask = "SELECT ?a WHERE { paper:NzTU59SYbNq schema:author ?a }"
+    assert len(run("query", "--store", str(built), ask).stdout.splitlines()) == 5
+    assert run("query", "--store", str(built), "--no-inferred", ask).stdout.splitlines() == ["a"]
+
+
+def test_export_turtle_round_trips_through_rdflib(built: Path, tmp_path: Path) -> None:
+    out = tmp_path / "all.ttl"
+    assert run("export", "--store", str(built), "--format", "turtle", "-o", str(out)).returncode == 0
+    exported = rdflib.Graph().parse(out, format="turtle")
+    store = open_read_only(built)
+    expected = to_rdflib(store.quads_for_pattern(None, None, None, DefaultGraph()))  # the merged graph
+    assert len(exported) == len(expected) > 5000
+    assert isomorphic(exported, expected)
+    nt = run("export", "--store", str(built), "--format", "ntriples").stdout
+    assert isomorphic(rdflib.Graph().parse(data=nt, format="nt"), expected)
+    assert "@prefix paper: <https://w3id.org/iclr-kg/resource/paper/>" in out.read_text(encoding="utf-8")
+
+
+def test_export_named_graphs_keep_their_names(built: Path) -> None:
+    trig = run("export", "--store", str(built), "--graph", "asserted", "--format", "trig").stdout
+    dataset = rdflib.Dataset().parse(data=trig, format="trig")
+    names = {str(g.identifier) for g in dataset.graphs() if len(g)}
+    assert "https://w3id.org/iclr-kg/graph/source/iclr2024-outstanding-papers" in names
+    assert "https://w3id.org/iclr-kg/graph/inferred" not in names
+    inferred = run("export", "--store", str(built), "--graph", "inferred", "--format", "nquads").stdout
+    assert inferred and all(line.endswith("<https://w3id.org/iclr-kg/graph/inferred> .") for line in inferred.splitlines())
+
+
+def test_stats(built: Path) -> None:
+    done = run("stats", "--store", str(built))
+    assert done.returncode == 0
+    assert "https://w3id.org/iclr-kg/graph/inferred" in done.stdout and "iclr:Paper" in done.stdout
+
+
+def test_validate_reports_conformance(built: Path) -> None:
+    done = run("validate")
+    assert done.returncode == 0 and "Conforms" in done.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (("query", "SELECT * WHERE { ?s ?p }"), "error: SPARQL syntax error: error at 1:"),
+    (("query", "--saved", "no-such-query"), "error: no saved query named 'no-such-query'"),
+    (("query", "--saved", "../etc/passwd"), "error: no saved query named '../etc/passwd'"),
+    (("query", "--saved", "paper-authors", "--param", "paper=not an iri"), "is not a valid iri"),
+    (("query", "-f", "turtle", "SELECT * WHERE { ?s ?p ?o } LIMIT 1"), "is not a result format"),
+    (("export", "--graph", "https://example.org/none"), "no graph 'https://example.org/none'"),
+])
+def test_errors_are_one_clear_line(built: Path, args: tuple[str, ...], message: str) -> None:
+    done = run(args[0], "--store", str(built), *args[1:])
+    assert done.returncode != 0
+    assert message in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_missing_store_error(tmp_path: Path) -> None:
+    done = run("query", "--store", str(tmp_path / "none"), "ASK {}")
+    assert done.returncode == 1 and "no store at" in done.stderr and "iclr-kg build" in done.stderr
+
+
+def test_bad_data_fails_the_build_naming_file_line_field(tmp_path: Path, built: Path) -> None:
+    import shutil
+
+    from iclr_kg.config import resource_dir
+
+    data = tmp_path / "data"
+    shutil.copytree(resource_dir("data"), data)
+    source = data / "sources" / "iclr2021-outstanding-papers.yaml"
+    text = source.read_text(encoding="utf-8").replace("organizations: [DeepMind]", "organizations: [DeepMindz]", 1)
+    source.write_text(text, encoding="utf-8")
+    line = next(i for i, l in enumerate(text.splitlines(), 1) if "DeepMindz" in l)
+    env = {**os.environ, "ICLR_KG_DATA_DIR": str(data)}
+    done = subprocess.run([CLI, "build", "--store", str(built)], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 2
+    assert f"iclr2021-outstanding-papers.yaml:{line}: organizations[0]: unknown organization 'DeepMindz'" in done.stderr
+    assert run("query", "--store", str(built), "ASK { ?s ?p ?o }").returncode == 0  # old store still serves
+
+
+def test_debug_shows_traceback(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["--debug", "query", "--store", str(tmp_path), "ASK {}"])
+    assert result.exception is not None and type(result.exception).__name__ == "StoreError"

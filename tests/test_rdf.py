@@ -1,0 +1,74 @@
+"""Stage 3: models to quads, one named graph per source, IRIs minted in one place."""
+
+from __future__ import annotations
+
+from pyoxigraph import NamedNode
+
+from iclr_kg import config, rdf
+from iclr_kg.resolve import build_registry
+from iclr_kg.sources import load_dataset
+
+ICLR = config.ONTOLOGY_NS
+RES = config.RESOURCE_BASE
+
+
+def quads_of(settings, extra_sources=None):
+    dataset = load_dataset(settings.data_dir)
+    return list(rdf.asserted_quads(dataset, build_registry(dataset)))
+
+
+def test_iris_follow_the_contract() -> None:
+    assert rdf.iri("paper", "PxTIG12RRHS").value == "https://w3id.org/iclr-kg/resource/paper/PxTIG12RRHS"
+    assert rdf.source_graph("tiny").value == "https://w3id.org/iclr-kg/graph/source/tiny"
+
+
+def test_each_source_gets_its_own_graph_and_provenance(tiny_data) -> None:
+    quads = quads_of(tiny_data())
+    graphs = {q.graph_name.value for q in quads}
+    assert graphs == {config.GRAPH_ENTITIES, config.GRAPH_WIKIDATA, config.GRAPH_SOURCE_BASE + "tiny"}
+    stated = [q for q in quads if q.predicate.value == ICLR + "statedIn"]
+    assert [(q.subject.value, q.object.value) for q in stated] == [(config.GRAPH_SOURCE_BASE + "tiny", RES + "source/tiny")]
+
+
+def test_authorships_are_ordered_and_first_author_stated(tiny_data) -> None:
+    quads = quads_of(tiny_data())
+    positions = {
+        (q.subject.value, q.object.value) for q in quads if q.predicate.value == ICLR + "authorPosition"
+    }
+    assert positions == {(RES + "authorship/PxTIG12RRHS-1", "1"), (RES + "authorship/PxTIG12RRHS-2", "2")}
+    first = [q.object for q in quads if q.predicate.value == ICLR + "firstAuthor"]
+    assert first == [NamedNode(RES + "person/yang-song")]
+    written = {q.object.value for q in quads if q.predicate.value == ICLR + "authorNameAsWritten"}
+    assert written == {"宋飏", "Ben Poole"}
+
+
+def test_names_resolve_to_registry_iris(tiny_data) -> None:
+    quads = quads_of(tiny_data())
+    orgs = {q.object.value for q in quads if q.predicate.value == ICLR + "creditedOrganization"}
+    assert orgs == {RES + "organization/stanford", RES + "organization/google-brain"}
+
+
+def test_typed_literals(tiny_data) -> None:
+    quads = quads_of(tiny_data())
+    by_predicate = {q.predicate.value: q.object for q in quads}
+    assert by_predicate[ICLR + "submissionCount"].datatype.value.endswith("#nonNegativeInteger")
+    assert by_predicate[ICLR + "acceptanceRate"].datatype.value.endswith("#decimal")
+    assert by_predicate[ICLR + "year"].datatype.value.endswith("#gYear")
+    assert by_predicate[ICLR + "rating"].datatype.value.endswith("#integer")
+
+
+def test_wikidata_links_in_their_graph_with_provenance(tiny_data) -> None:
+    quads = [q for q in quads_of(tiny_data()) if q.graph_name.value == config.GRAPH_WIKIDATA]
+    exact = [q for q in quads if q.predicate.value.endswith("#exactMatch")]
+    assert [(q.subject.value, q.object.value) for q in exact] == [
+        (RES + "organization/google", "http://www.wikidata.org/entity/Q95")
+    ]
+    assert any(q.predicate.value == ICLR + "linkMethod" and q.object.value == "checked" for q in quads)
+
+
+def test_ontology_goes_to_its_graph() -> None:
+    from iclr_kg.config import resource_dir
+
+    quads = rdf.ontology_quads(resource_dir("ontology") / "iclr.ttl")
+    assert {q.graph_name.value for q in quads} == {config.GRAPH_ONTOLOGY}
+    assert len(quads) > 500

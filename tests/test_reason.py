@@ -1,0 +1,79 @@
+"""Stage 5: OWL RL reasoning into the inferred graph, the filter rule, inconsistency errors."""
+
+from __future__ import annotations
+
+import pytest
+import rdflib
+from rdflib import OWL, RDF, RDFS, BNode, Literal, URIRef
+
+from iclr_kg.convert import to_rdflib
+from iclr_kg.errors import InconsistentGraph
+from iclr_kg.pipeline import compile_graph
+from iclr_kg.reason import infer, keep_inferred
+
+I = rdflib.Namespace("https://w3id.org/iclr-kg/ontology#")
+R = "https://w3id.org/iclr-kg/resource/"
+SCHEMA = rdflib.Namespace("http://schema.org/")
+WDT = rdflib.Namespace("http://www.wikidata.org/prop/direct/")
+PAPER = URIRef(R + "paper/PxTIG12RRHS")
+SONG = URIRef(R + "person/yang-song")
+
+
+@pytest.fixture(scope="module")
+def tiny_inferred(tiny_compiled):
+    data, ontology, _ = tiny_compiled
+    return data, ontology, infer(data, ontology)
+
+
+def test_filter_rule() -> None:
+    thing = URIRef(R + "person/x")
+    assert keep_inferred(thing, RDF.type, SCHEMA.Person)
+    assert not keep_inferred(thing, RDF.type, OWL.Thing)
+    assert not keep_inferred(thing, RDF.type, RDFS.Resource)
+    assert not keep_inferred(thing, OWL.sameAs, thing)
+    assert not keep_inferred(Literal("x"), RDF.type, RDFS.Literal)
+    assert not keep_inferred(BNode(), RDF.type, OWL.Class)
+    assert not keep_inferred(OWL.sameAs, RDF.type, RDF.Property)
+    assert not keep_inferred(I.Paper, RDFS.subClassOf, OWL.Thing)
+    assert keep_inferred(I.Paper, RDFS.subClassOf, SCHEMA.CreativeWork)
+
+
+def test_property_chains_inverses_and_alignments(tiny_inferred) -> None:
+    data, _, inferred = tiny_inferred
+    for triple in [
+        (PAPER, I.hasAuthor, SONG), (SONG, I.authorOf, PAPER), (PAPER, SCHEMA.author, SONG),
+        (PAPER, WDT.P50, SONG), (PAPER, I.receivedAward, URIRef(R + "award/iclr2021-outstanding-paper")),
+        (PAPER, RDF.type, I.AwardedPaper), (PAPER, RDF.type, I.OutstandingPaper),
+        (PAPER, RDF.type, SCHEMA.ScholarlyArticle), (SONG, RDF.type, SCHEMA.Person),
+        (PAPER, SCHEMA.name, Literal("Score-Based Generative Modeling through Stochastic Differential Equations")),
+        (PAPER, SCHEMA.sourceOrganization, URIRef(R + "organization/google-brain")),
+        (URIRef(R + "organization/google-brain"), I.subOrganizationOf, URIRef(R + "organization/google")),
+        (URIRef(R + "organization/google-brain"), SCHEMA.parentOrganization, URIRef(R + "organization/google")),
+        (URIRef(R + "organization/stanford"), RDF.type, SCHEMA.CollegeOrUniversity),
+    ]:
+        assert triple in inferred, triple
+        assert triple not in data
+
+
+def test_inferred_holds_nothing_asserted_or_trivial(tiny_inferred) -> None:
+    data, ontology, inferred = tiny_inferred
+    assert len(inferred) > 50
+    for s, p, o in inferred:
+        assert (s, p, o) not in data and (s, p, o) not in ontology
+        assert keep_inferred(s, p, o)
+
+
+def test_disjoint_classes_fail_with_the_entities_named(tiny_data) -> None:
+    settings = tiny_data()
+    compiled = compile_graph(settings)
+    data = to_rdflib(compiled.asserted)
+    data.add((SONG, RDF.type, I.Organization))
+    with pytest.raises(InconsistentGraph) as info:
+        infer(data, to_rdflib(compiled.ontology))
+    message = str(info.value)
+    assert "yang-song" in message and "disjoint" in message.lower()
+
+
+def test_unknown_reasoner_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown reasoner"):
+        infer(rdflib.Graph(), rdflib.Graph(), reasoner="magic")

@@ -1,0 +1,84 @@
+"""Stage 2: names as written resolve to exactly one registry entity."""
+
+from __future__ import annotations
+
+import pytest
+
+from iclr_kg.errors import DataError
+from iclr_kg.resolve import build_registry, normalize
+from iclr_kg.sources import load_dataset
+
+
+def test_normalize_folds_width_case_and_spaces() -> None:
+    assert normalize("  Google   Brain ") == normalize("google brain")
+    assert normalize("EigenGame： PCA") == normalize("EigenGame: PCA")
+
+
+def test_aliases_labels_and_keys_resolve(tiny_data) -> None:
+    settings = tiny_data()
+    registry = build_registry(load_dataset(settings.data_dir))
+    where = (settings.data_dir / "x.yaml", 1, "f")
+    assert registry.resolve("organization", "谷歌大腦", *where) == "google-brain"
+    assert registry.resolve("organization", "斯坦福", *where) == "stanford"
+    assert registry.resolve("organization", "stanford university", *where) == "stanford"
+    assert registry.resolve("person", "宋飏", *where) == "yang-song"
+    assert registry.resolve("edition", "iclr2021", *where) == "iclr2021"
+
+
+def test_unknown_name_names_file_line_and_field(tiny_data) -> None:
+    settings = tiny_data(source="""
+        source: {key: tiny, title: t, language: zh-Hans, seed: s, summary: s}
+        papers:
+          - openreview: PxTIG12RRHS
+            edition: ICLR 2021
+            title: A title
+            organizations: [斯坦福, Nowhere University]
+        """)
+    from iclr_kg import rdf
+
+    dataset = load_dataset(settings.data_dir)
+    with pytest.raises(DataError) as info:
+        list(rdf.asserted_quads(dataset, build_registry(dataset)))
+    assert info.value.file.name == "tiny.yaml"
+    assert (info.value.line, info.value.field) == (6, "organizations[1]")
+    assert "unknown organization 'Nowhere University'" in info.value.message
+
+
+def test_ambiguous_name_is_an_error(tiny_data) -> None:
+    settings = tiny_data(**{"people.yaml": """
+        people:
+          - {key: yang-song, name: Yang Song}
+          - {key: yang-song-2, name: Yang Song (other), aliases: [Yang Song]}
+          - {key: ben-poole, name: Ben Poole}
+        """})
+    dataset = load_dataset(settings.data_dir)
+    registry = build_registry(dataset)
+    with pytest.raises(DataError, match="ambiguous person 'Yang Song': matches yang-song, yang-song-2"):
+        registry.resolve("person", "Yang Song", settings.data_dir / "s.yaml", 3, "authors[0]")
+
+
+def test_duplicate_registry_key(tiny_data) -> None:
+    settings = tiny_data(**{"people.yaml": """
+        people:
+          - {key: ben-poole, name: Ben Poole}
+          - {key: ben-poole, name: B. Poole}
+        """})
+    with pytest.raises(DataError) as info:
+        build_registry(load_dataset(settings.data_dir))
+    assert info.value.line == 3 and "duplicate person key" in info.value.message
+
+
+def test_unknown_parent_and_cycles(tiny_data) -> None:
+    settings = tiny_data(**{"organizations.yaml": """
+        organizations:
+          - {key: a, name: A, kind: company, parent: b}
+          - {key: b, name: B, kind: company, parent: a}
+        """})
+    with pytest.raises(DataError, match="cycle"):
+        build_registry(load_dataset(settings.data_dir))
+    settings = tiny_data(**{"organizations.yaml": """
+        organizations:
+          - {key: a, name: A, kind: company, parent: nowhere}
+        """})
+    with pytest.raises(DataError, match="unknown organization 'nowhere'"):
+        build_registry(load_dataset(settings.data_dir))

@@ -1,0 +1,79 @@
+"""Stage 1: reading data/ files, and errors that name file, line and field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from iclr_kg.errors import DataError
+from iclr_kg.sources import load_dataset, load_source, read_yaml
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "source.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_lines_are_kept_for_every_field(tiny_data) -> None:
+    dataset = load_dataset(tiny_data().data_dir)
+    paper = dataset.sources[0].papers[0]
+    assert paper.line() == 13
+    assert paper.line("authors", 1) == 16
+    assert dataset.organizations[2].line("parent") == 14
+
+
+def test_invalid_yaml_names_file_and_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "source:\n  key: x\n  title: [unclosed\n")
+    with pytest.raises(DataError) as info:
+        read_yaml(path)
+    assert info.value.file == path and info.value.line == 4
+    assert "invalid YAML" in str(info.value)
+
+
+def test_unknown_field_is_an_error_with_its_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "source:\n  key: x\n  title: t\n  language: zh-Hans\n  seed: s\n  summary: s\n"
+                 "papers:\n  - openreview: abcdefgh\n    edition: e\n    title: t\n    autors: [A]\n")
+    with pytest.raises(DataError) as info:
+        load_source(path)
+    assert (info.value.line, info.value.field) == (11, "papers.0.autors")
+    assert "Extra inputs are not permitted" in info.value.message
+
+
+def test_wrong_type_names_the_field(tmp_path: Path) -> None:
+    path = write(tmp_path, "source:\n  key: x\n  title: t\n  language: zh-Hans\n  seed: s\n  summary: s\n"
+                 "editions:\n  - edition: e\n    submissions: many\n")
+    with pytest.raises(DataError) as info:
+        load_source(path)
+    assert (info.value.line, info.value.field) == (9, "editions.0.submissions")
+
+
+def test_duplicate_key_in_a_mapping(tmp_path: Path) -> None:
+    path = write(tmp_path, "source:\n  key: x\n  key: y\n")
+    with pytest.raises(DataError) as info:
+        read_yaml(path)
+    assert info.value.line == 3 and "duplicate key" in str(info.value)
+
+
+def test_bad_openreview_id_pattern(tmp_path: Path) -> None:
+    path = write(tmp_path, "source:\n  key: x\n  title: t\n  language: zh-Hans\n  seed: s\n  summary: s\n"
+                 "papers:\n  - openreview: 'not an id'\n    edition: e\n    title: t\n")
+    with pytest.raises(DataError) as info:
+        load_source(path)
+    assert info.value.line == 8 and info.value.field == "papers.0.openreview"
+
+
+def test_missing_registry_file(tiny_data) -> None:
+    settings = tiny_data()
+    (settings.data_dir / "people.yaml").unlink()
+    with pytest.raises(DataError, match="registry file missing"):
+        load_dataset(settings.data_dir)
+
+
+def test_real_data_loads() -> None:
+    from iclr_kg.config import resource_dir
+
+    dataset = load_dataset(resource_dir("data"))
+    assert len(dataset.sources) == 5
+    assert {s.source.seed[:3] for s in dataset.sources} == {"000", "001", "002", "003", "004"}

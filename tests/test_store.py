@@ -1,0 +1,114 @@
+"""The store: atomic publication, failed builds that change nothing, the build lock."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from pyoxigraph import NamedNode, Quad
+
+from iclr_kg.errors import DataError, QueryError, StoreError, ValidationFailed
+from iclr_kg.pipeline import build
+from iclr_kg.store import build_lock, current_generation, open_read_only, publish, run_query
+
+from .conftest import select
+
+COUNT = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"
+
+
+def count(store_dir: Path) -> int:
+    return int(select(open_read_only(store_dir), COUNT)[0]["n"])
+
+
+def test_build_publishes_a_queryable_store(tiny_data) -> None:
+    settings = tiny_data()
+    report = build(settings)
+    assert current_generation(settings.store) == Path(report.generation).resolve()
+    assert count(settings.store) == sum(report.counts.values())
+    assert set(report.timings) == {"load", "resolve", "rdf", "validate", "reason", "store"}
+
+
+@pytest.mark.parametrize("breakage, error, where", [
+    ("bad-yaml", DataError, "started at line 3"),
+    ("unknown-entity", DataError, "tiny.yaml:16: authors[1]: unknown person 'Nobody'"),
+    ("bad-ontology", DataError, "iclr.ttl"),
+    ("shacl", ValidationFailed, "rating from 1 to 10"),
+])
+def test_a_failed_build_leaves_the_previous_store(tiny_data, breakage: str, error: type, where: str) -> None:
+    settings = tiny_data()
+    build(settings)
+    before_generation, before_count = current_generation(settings.store), count(settings.store)
+    source = settings.data_dir / "sources" / "tiny.yaml"
+    if breakage == "bad-yaml":
+        source.write_text("source:\n  key: tiny\n  title: [oops\n", encoding="utf-8")
+    elif breakage == "unknown-entity":
+        source.write_text(source.read_text(encoding="utf-8").replace("Ben Poole]", "Nobody]"), encoding="utf-8")
+    elif breakage == "bad-ontology":
+        (settings.ontology_dir / "iclr.ttl").write_text("@prefix broken", encoding="utf-8")
+    else:
+        source.write_text(source.read_text(encoding="utf-8").replace("[8, 9]", "[8, 19]"), encoding="utf-8")
+    with pytest.raises(error) as info:
+        build(settings)
+    assert where in str(info.value)
+    assert current_generation(settings.store) == before_generation
+    assert count(settings.store) == before_count
+
+
+def test_a_second_build_is_refused_while_one_runs(tiny_data) -> None:
+    settings = tiny_data()
+    with build_lock(settings.store):
+        with pytest.raises(StoreError, match="another build"):
+            build(settings)
+    build(settings)  # the lock is released afterwards
+
+
+def test_old_generations_are_pruned(tmp_path: Path) -> None:
+    quad = Quad(NamedNode("http://a"), NamedNode("http://b"), NamedNode("http://c"), NamedNode("http://g"))
+    generations = [publish(tmp_path, [quad]) for _ in range(4)]
+    assert sorted(p.name for p in (tmp_path / "generations").iterdir()) == [g.name for g in generations[-2:]]
+    assert current_generation(tmp_path) == generations[-1].resolve()
+
+
+def test_missing_store_gives_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no store at .* run `iclr-kg build"):
+        open_read_only(tmp_path / "nowhere")
+
+
+def test_default_graph_is_the_merge_of_all_graphs(tiny_data) -> None:
+    settings = tiny_data(extra_sources={"second.yaml": """
+        source: {key: second, title: Another, language: zh-Hans, seed: s, summary: s}
+        papers:
+          - openreview: PxTIG12RRHS
+            edition: ICLR 2021
+            title: Score-Based Generative Modeling through Stochastic Differential Equations
+        """})
+    build(settings)
+    store = open_read_only(settings.store)
+    title = "SELECT ?t WHERE { paper:PxTIG12RRHS iclr:title ?t }"
+    assert len(select(store, title)) == 1
+    assert len(select(store, title, include_inferred=False)) == 2  # one per graph that states it
+    assert len(select(store, "SELECT ?g WHERE { GRAPH ?g { paper:PxTIG12RRHS iclr:title ?t } }")) == 2
+    inferred_only = "SELECT * WHERE { paper:PxTIG12RRHS iclr:hasAuthor ?a }"
+    assert len(select(store, inferred_only)) == 2
+    assert select(store, inferred_only, include_inferred=False) == []
+
+
+def test_syntax_error_carries_the_parser_message(tiny_data) -> None:
+    settings = tiny_data()
+    build(settings)
+    with pytest.raises(QueryError, match=r"SPARQL syntax error: error at 1:\d+"):
+        run_query(open_read_only(settings.store), "SELECT * WHERE { ?s ?p }")
+
+
+def test_store_dir_from_environment(tiny_data, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from iclr_kg.config import Settings
+
+    monkeypatch.setenv("ICLR_KG_STORE", str(tmp_path / "env-store"))
+    assert Settings.from_env().store == tmp_path / "env-store"
+    assert Settings.from_env(store=tmp_path / "flag").store == tmp_path / "flag"
+    token = tmp_path / "token"
+    token.write_text("s3cret\n")
+    monkeypatch.setenv("ICLR_KG_UPDATE_TOKEN_FILE", str(token))
+    assert Settings.from_env().update_token == "s3cret"
+    assert os.environ["ICLR_KG_STORE"]
