@@ -181,6 +181,30 @@ def export(store: Path | None, graph_choice: str, fmt: str, output: Path | None)
             serialize(merged, out, chosen.rdf, prefixes=config.EXPORT_PREFIXES)
 
 
+@main.command()
+@store_option
+@click.option("--host", default=None, help="Interface to listen on [env ICLR_KG_HOST; default 127.0.0.1].")
+@click.option("--port", type=int, default=None, help="Port [env ICLR_KG_PORT; default 8000].")
+@click.option("--threads", type=int, default=8, show_default=True, help="Worker threads of the WSGI server.")
+@fails_cleanly
+def serve(store: Path | None, host: str | None, port: int | None, threads: int) -> None:
+    """Serve the SPARQL endpoint and pages with waitress; builds the store first if there is none."""
+    import waitress
+
+    from .pipeline import build as run_build
+    from .store import current_generation
+    from .web import create_app
+
+    settings = Settings.from_env(store=store, host=host, port=port)
+    if current_generation(settings.store) is None:
+        click.echo(f"no store at {settings.store}: building it first")
+        click.echo(run_build(settings).summary())
+    app = create_app(settings)
+    click.echo(f"serving {settings.store} at http://{settings.host}:{settings.port}/ (SPARQL endpoint: /sparql)")
+    waitress.serve(app, host=settings.host, port=settings.port, threads=threads, ident="iclr-kg",
+                   channel_timeout=120, clear_untrusted_proxy_headers=True)
+
+
 STATS_GRAPHS = """
 SELECT ?graph (COUNT(*) AS ?triples) WHERE { GRAPH ?graph { ?s ?p ?o } }
 GROUP BY ?graph ORDER BY ?graph

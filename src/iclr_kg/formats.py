@@ -41,3 +41,47 @@ RDF_FORMATS: dict[str, Format] = {
 }
 
 EXPORT_FORMATS = ("turtle", "ntriples", "nquads", "trig")
+
+# What clients send in `format=`, `output=` or `results=` (SPARQLWrapper, YASGUI, browsers),
+# mapped to our format names. `xml` means SPARQL XML for SELECT/ASK and RDF/XML for graphs.
+RESULT_ALIASES = {
+    "json": "json", "srj": "json", "application/sparql-results+json": "json", "application/json": "json",
+    "xml": "xml", "srx": "xml", "application/sparql-results+xml": "xml",
+    "csv": "csv", "text/csv": "csv", "tsv": "tsv", "text/tab-separated-values": "tsv",
+}
+RDF_ALIASES = {
+    "turtle": "turtle", "ttl": "turtle", "n3": "turtle", "text/turtle": "turtle", "text/n3": "turtle",
+    "ntriples": "ntriples", "nt": "ntriples", "n-triples": "ntriples", "application/n-triples": "ntriples",
+    "nquads": "nquads", "nq": "nquads", "n-quads": "nquads", "application/n-quads": "nquads",
+    "trig": "trig", "application/trig": "trig",
+    "jsonld": "jsonld", "json-ld": "jsonld", "application/ld+json": "jsonld", "json": "jsonld",
+    "rdfxml": "rdfxml", "rdf+xml": "rdfxml", "xml": "rdfxml", "rdf": "rdfxml", "application/rdf+xml": "rdfxml",
+}
+
+
+class NotAcceptable(ValueError):
+    """No format both the client and we accept."""
+
+
+def choose(kind: str, requested: str | None, accept: "object | None") -> Format:
+    """Pick the output format for `kind` ("results" or "rdf").
+
+    An explicit `requested` value (format=, output=, results=) wins over the Accept header; an
+    unknown value or an Accept header nothing satisfies raises NotAcceptable.
+    """
+    formats, aliases = (RESULT_FORMATS, RESULT_ALIASES) if kind == "results" else (RDF_FORMATS, RDF_ALIASES)
+    if requested:
+        name = aliases.get(requested.strip().lower())
+        if name is None:
+            raise NotAcceptable(f"unknown format {requested!r} for {kind}; use one of {', '.join(formats)}")
+        return formats[name]
+    if not accept:  # no Accept header: the first (default) format
+        return next(iter(formats.values()))
+    by_type = {f.media_type: f for f in formats.values()}
+    if kind == "results":
+        by_type.setdefault("application/json", formats["json"])
+    best = accept.best_match(list(by_type))  # type: ignore[attr-defined]
+    if best is None:
+        offered = ", ".join(by_type)
+        raise NotAcceptable(f"none of the accepted media types can be produced; offered: {offered}")
+    return by_type[best]

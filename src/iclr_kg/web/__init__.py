@@ -1,0 +1,37 @@
+"""The web app: one Flask application factory, blueprints for the protocol and the pages."""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from ..config import Settings
+from .state import AppState
+
+
+def create_app(settings: Settings | None = None) -> Flask:
+    """Build the app for `settings` (defaults and ICLR_KG_* variables if None)."""
+    settings = settings or Settings.from_env()
+    app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = 1024 * 1024  # larger POST bodies get 413
+    app.extensions["iclr_kg"] = AppState(settings)
+
+    from . import pages, resources, sparql
+
+    app.register_blueprint(sparql.blueprint)
+    app.register_blueprint(pages.blueprint)
+    app.register_blueprint(resources.blueprint)
+
+    @app.after_request
+    def common_headers(response):  # type: ignore[no-untyped-def]
+        response.headers.setdefault("Access-Control-Allow-Origin", "*")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        if response.mimetype == "text/html":
+            response.headers.setdefault("X-Frame-Options", "DENY")
+            response.headers.setdefault("Referrer-Policy", "same-origin")
+            response.headers.setdefault(
+                "Content-Security-Policy",
+                "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self'; img-src 'self' data:",
+            )
+        return response
+
+    return app

@@ -1,0 +1,92 @@
+"""Rendering RDF terms and query results for the HTML pages (escaping is Jinja's)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from flask import url_for
+from pyoxigraph import BlankNode, Literal, NamedNode, QueryBoolean, QuerySolutions, QueryTriples
+
+from .. import config
+
+HTML_ROW_LIMIT = 1000
+
+
+@dataclass
+class Cell:
+    text: str
+    href: str | None = None
+    note: str = ""  # language tag or datatype
+    external: bool = False
+
+
+def local_path(iri: str) -> str | None:
+    """The path of our own page for an IRI of ours (resource or ontology term), else None."""
+    if iri.startswith(config.RESOURCE_BASE):
+        return "/resource/" + iri[len(config.RESOURCE_BASE):]
+    if iri.startswith(config.ONTOLOGY_NS):
+        return url_for("resources.ontology") + "#" + iri[len(config.ONTOLOGY_NS):]
+    return None
+
+
+def short(iri: str) -> str:
+    """prefix:local for IRIs under a known prefix, else the IRI."""
+    best = ""
+    for prefix, namespace in config.EXPORT_PREFIXES.items():
+        if iri.startswith(namespace) and len(namespace) > len(config.EXPORT_PREFIXES.get(best, "")):
+            best = prefix
+    if best:
+        return f"{best}:{iri[len(config.EXPORT_PREFIXES[best]):]}"
+    return iri
+
+
+def cell(term: object) -> Cell:
+    if term is None:
+        return Cell("")
+    if isinstance(term, NamedNode):
+        local = local_path(term.value)
+        return Cell(short(term.value), href=local or term.value, external=local is None)
+    if isinstance(term, BlankNode):
+        return Cell(f"_:{term.value}")
+    if isinstance(term, Literal):
+        if term.language:
+            note = f"@{term.language}"
+        elif term.datatype.value != "http://www.w3.org/2001/XMLSchema#string":
+            note = short(term.datatype.value)
+        else:
+            note = ""
+        return Cell(term.value, note=note)
+    return Cell(str(term))
+
+
+@dataclass
+class Table:
+    columns: list[str] = field(default_factory=list)
+    rows: list[list[Cell]] = field(default_factory=list)
+    boolean: bool | None = None
+    truncated: bool = False
+    seconds: float = 0.0
+
+
+def table(result: QueryBoolean | QuerySolutions | QueryTriples, started: float) -> Table:
+    """At most HTML_ROW_LIMIT rows of a result, for a page; `truncated` says if there were more."""
+    out = Table()
+    if isinstance(result, QueryBoolean):
+        out.boolean = bool(result)
+    elif isinstance(result, QuerySolutions):
+        out.columns = [v.value for v in result.variables]
+        for row in result:
+            if len(out.rows) == HTML_ROW_LIMIT:
+                out.truncated = True
+                break
+            out.rows.append([cell(row[name]) for name in out.columns])
+    else:
+        out.columns = ["subject", "predicate", "object"]
+        for triple in result:
+            if len(out.rows) == HTML_ROW_LIMIT:
+                out.truncated = True
+                break
+            out.rows.append([cell(triple.subject), cell(triple.predicate), cell(triple.object)])
+    out.seconds = time.perf_counter() - started
+    return out

@@ -1,0 +1,125 @@
+"""Pages for people: the query page, saved queries, stats, health."""
+
+from __future__ import annotations
+
+import time
+
+from flask import Blueprint, Response, abort, jsonify, render_template, request, url_for
+
+from .. import config
+from ..errors import QueryError, StoreError
+from ..formats import RDF_FORMATS, RESULT_FORMATS
+from ..saved import NAME
+from ..store import run_query
+from .html import table
+from .sparql import run_saved, state
+
+blueprint = Blueprint("pages", __name__)
+
+PREFIX_BLOCK = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in config.PREFIXES.items() if p in ("iclr", "schema", "rdfs", "skos"))
+EXAMPLE = PREFIX_BLOCK + """
+SELECT ?paper ?title ?award WHERE {
+  ?paper iclr:receivedAward/iclr:name ?award ; iclr:title ?title .
+}
+ORDER BY ?award ?title
+LIMIT 20
+"""
+
+
+def wants_html() -> bool:
+    if request.args.get("format") or request.args.get("output") or request.args.get("results"):
+        return request.args.get("format") == "html"
+    best = request.accept_mimetypes.best_match(
+        ["text/html", *(f.media_type for f in RESULT_FORMATS.values()), *(f.media_type for f in RDF_FORMATS.values())]
+    )
+    return best in (None, "text/html")
+
+
+def download_links(text: str, saved: str | None, values: dict[str, str], include_inferred: bool):
+    """A function the templates call to link each download format of the shown result."""
+    extra = {} if include_inferred else {"inferred": "false"}
+
+    def link(fmt: str) -> str:
+        if saved:
+            return url_for("pages.saved_query", name=saved, format=fmt, **values, **extra)
+        return url_for("sparql.sparql", query=text, format=fmt, **extra)
+
+    return link
+
+
+def result_page(template: str, text: str, substitutions: dict | None = None, **context: object) -> str | tuple[str, int]:
+    """Run `text` and render it as a table in `template`; a bad query shows the parser's message."""
+    include_inferred = request.args.get("inferred", "true") != "false"
+    saved = context.get("saved")
+    context["download"] = download_links(
+        text, saved.name if hasattr(saved, "name") else None, context.get("values", {}), include_inferred  # type: ignore[arg-type]
+    )
+    started = time.perf_counter()
+    try:
+        result = run_query(state().store(), text, include_inferred=include_inferred, substitutions=substitutions)
+        return render_template(template, query=text, table=table(result, started), inferred=include_inferred, **context)
+    except QueryError as exc:
+        return render_template(template, query=text, error=str(exc), inferred=include_inferred, **context), 400
+
+
+@blueprint.route("/")
+def index() -> str | tuple[str, int]:
+    text = request.args.get("query")
+    context = {"saved": state().saved, "formats": list(RESULT_FORMATS) + list(RDF_FORMATS)}
+    if not text:
+        return render_template("index.html", query=EXAMPLE, table=None, inferred=True, **context)
+    return result_page("index.html", text, **context)
+
+
+@blueprint.route("/queries")
+def queries() -> Response | str:
+    saved = state().saved
+    if request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json" or request.args.get("format") == "json":
+        return jsonify([
+            {"name": q.name, "title": q.title, "description": q.description,
+             "params": [{"name": p.name, "kind": p.kind, "default": p.default} for p in q.params],
+             "url": f"/queries/{q.name}"}
+            for q in saved.values()
+        ])
+    return render_template("queries.html", saved=saved)
+
+
+@blueprint.route("/queries/<name>")
+def saved_query(name: str) -> Response | str | tuple[str, int]:
+    if not NAME.match(name) or name not in state().saved:
+        abort(404)
+    saved = state().saved[name]
+    if not wants_html():
+        return run_saved(saved)
+    values = {p.name: request.args[p.name] for p in saved.params if request.args.get(p.name)}
+    try:
+        substitutions = saved.substitutions(values)
+    except QueryError as exc:
+        return render_template("saved.html", saved=saved, query=saved.text, error=str(exc), values=values,
+                               formats=list(RESULT_FORMATS) + list(RDF_FORMATS), inferred=True), 400
+    return result_page("saved.html", saved.text, substitutions, saved=saved, values=values,
+                       formats=list(RESULT_FORMATS) + list(RDF_FORMATS))
+
+
+@blueprint.route("/health")
+def health() -> tuple[Response, int]:
+    try:
+        store = state().store()
+        count = next(iter(store.query("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")))["n"].value  # type: ignore[index]
+    except StoreError as exc:
+        return jsonify({"status": "unavailable", "error": str(exc)}), 503
+    return jsonify({"status": "ok", "generation": state().generation, "quads": int(count)}), 200
+
+
+STATS_GRAPHS = "SELECT ?graph (COUNT(*) AS ?triples) WHERE { GRAPH ?graph { ?s ?p ?o } } GROUP BY ?graph ORDER BY ?graph"
+STATS_CLASSES = """SELECT ?class (COUNT(DISTINCT ?entity) AS ?entities) WHERE { ?entity a ?class .
+  FILTER (STRSTARTS(STR(?class), STR(iclr:))) } GROUP BY ?class ORDER BY DESC(?entities) ?class"""
+
+
+@blueprint.route("/stats")
+def stats() -> str:
+    store = state().store()
+    started = time.perf_counter()
+    graphs = table(run_query(store, STATS_GRAPHS), started)
+    classes = table(run_query(store, STATS_CLASSES), started)
+    return render_template("stats.html", graphs=graphs, classes=classes, generation=state().generation)

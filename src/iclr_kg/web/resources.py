@@ -1,0 +1,185 @@
+"""Linked Data: entity pages (/resource/...), the ontology (/ontology), graph exports (/data)."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from itertools import chain
+from typing import Any
+
+from flask import Blueprint, Response, abort, render_template, request
+from pyoxigraph import DefaultGraph, NamedNode, serialize
+
+from .. import config
+from ..formats import NotAcceptable, choose
+from .html import cell, short
+from .sparql import IRI, requested_format, state, text_error
+from .streaming import stream
+
+blueprint = Blueprint("resources", __name__)
+
+KEY = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
+RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+NAME = config.ONTOLOGY_NS + "name"
+INCOMING_LIMIT = 200
+
+
+def wants_rdf() -> bool:
+    if requested_format():
+        return requested_format() != "html"
+    best = request.accept_mimetypes.best_match(
+        ["text/html", "text/turtle", "application/n-triples", "application/ld+json", "application/rdf+xml",
+         "application/n-quads", "application/trig"]
+    )
+    return best not in (None, "text/html")
+
+
+def rdf_response(produce: Callable[[], Iterable[Any]], graph_aware: bool = False) -> Response:
+    """Serialize the triples (or quads) `produce()` returns, in the negotiated format, streamed.
+
+    `produce` runs on the streaming worker thread: pyoxigraph iterators stay on one thread.
+    """
+    try:
+        chosen = choose("rdf", requested_format(), request.accept_mimetypes)
+    except NotAcceptable as exc:
+        return text_error(400 if requested_format() else 406, str(exc))
+    if not graph_aware and chosen.supports_graphs:
+        chosen = choose("rdf", "turtle", None) if chosen.name == "trig" else choose("rdf", "ntriples", None)
+    prefixes = None if chosen.name in ("ntriples", "nquads") else config.EXPORT_PREFIXES
+    body = stream(produce, lambda items, out: serialize(items, out, chosen.rdf, prefixes=prefixes))
+    response = Response(body, mimetype=chosen.media_type)
+    response.headers["Vary"] = "Accept"
+    return response
+
+
+@blueprint.route("/resource/<kind>/<key>")
+def resource(kind: str, key: str) -> Response | str | tuple[str, int]:
+    if kind not in config.ENTITY_KINDS or not KEY.match(key):
+        return render_template("error.html", status=404, message=f"No such entity: /resource/{kind}/{key}"), 404
+    iri = NamedNode(f"{config.RESOURCE_BASE}{kind}/{key}")
+    store = state().store()
+    if not any(True for _ in store.quads_for_pattern(iri, None, None, DefaultGraph())):
+        return render_template("error.html", status=404, message=f"No entity {iri.value} in this graph."), 404
+    if wants_rdf():
+        return rdf_response(lambda: (q.triple for q in store.quads_for_pattern(iri, None, None, DefaultGraph())))
+    return render_template("resource.html", **describe(store, iri))
+
+
+def describe(store: object, iri: NamedNode) -> dict[str, object]:
+    """What an entity page shows: its statements grouped by property, each with its graphs."""
+    graphs_of: dict[tuple[str, str], list[str]] = defaultdict(list)
+    objects: dict[str, dict[str, object]] = defaultdict(dict)
+    label = None
+    for quad in store.quads_for_pattern(iri, None, None, None):  # type: ignore[attr-defined]
+        if isinstance(quad.graph_name, DefaultGraph):
+            continue
+        p, o, g = quad.predicate.value, quad.object, quad.graph_name.value
+        objects[p][str(o)] = o
+        graphs_of[(p, str(o))].append(g)
+        if p == NAME and label is None:
+            label = o.value
+    properties = []
+    for p in sorted(objects, key=lambda x: (x != "http://www.w3.org/1999/02/22-rdf-syntax-ns#type", short(x))):
+        values = []
+        for key, o in objects[p].items():
+            graphs = sorted(set(graphs_of[(p, key)]))
+            inferred = graphs == [config.GRAPH_INFERRED]
+            values.append({"cell": cell(o), "inferred": inferred, "sources": [short_graph(g) for g in graphs if g != config.GRAPH_INFERRED]})
+        values.sort(key=lambda v: (v["inferred"], v["cell"].text))
+        properties.append({"predicate": cell(NamedNode(p)), "values": values})
+    incoming = []
+    for quad in chain(store.quads_for_pattern(None, None, iri, DefaultGraph())):  # type: ignore[attr-defined]
+        incoming.append({"subject": cell(quad.subject), "predicate": cell(quad.predicate)})
+        if len(incoming) >= INCOMING_LIMIT:
+            break
+    wikidata = [o for p, objs in objects.items() if p.endswith("core#exactMatch") for o in objs.values()]
+    return {"iri": iri.value, "label": label or iri.value.rsplit("/", 1)[-1], "properties": properties,
+            "incoming": incoming, "wikidata": [w.value for w in wikidata], "limit": INCOMING_LIMIT}
+
+
+def short_graph(graph: str) -> str:
+    if graph.startswith(config.GRAPH_SOURCE_BASE):
+        return graph[len(config.GRAPH_SOURCE_BASE):]
+    return graph.rsplit("/", 1)[-1]
+
+
+@blueprint.route("/ontology")
+def ontology() -> Response | str:
+    store = state().store()
+    graph = NamedNode(config.GRAPH_ONTOLOGY)
+    if wants_rdf():
+        return rdf_response(lambda: (q.triple for q in store.quads_for_pattern(None, None, None, graph)))
+    return render_template("ontology.html", **ontology_terms(store, graph))
+
+
+def ontology_terms(store: object, graph: NamedNode) -> dict[str, object]:
+    """Classes and properties of our namespace with labels, comments, domains, ranges, parents."""
+    rdf_type = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+    kinds = {
+        "http://www.w3.org/2002/07/owl#Class": "classes",
+        "http://www.w3.org/2002/07/owl#ObjectProperty": "object_properties",
+        "http://www.w3.org/2002/07/owl#DatatypeProperty": "datatype_properties",
+        "http://www.w3.org/2002/07/owl#NamedIndividual": "individuals",
+    }
+    sections: dict[str, list[dict[str, object]]] = {name: [] for name in kinds.values()}
+    for kind_iri, section in kinds.items():
+        for quad in store.quads_for_pattern(None, rdf_type, NamedNode(kind_iri), graph):  # type: ignore[attr-defined]
+            term = quad.subject
+            if not isinstance(term, NamedNode) or not term.value.startswith(config.ONTOLOGY_NS):
+                continue
+            facts: dict[str, list[object]] = defaultdict(list)
+            for q in store.quads_for_pattern(term, None, None, graph):  # type: ignore[attr-defined]
+                facts[q.predicate.value].append(q.object)
+            labels = {o.language: o.value for o in facts.get(RDFS_LABEL, []) if hasattr(o, "language")}
+            sections[section].append({
+                "name": term.value[len(config.ONTOLOGY_NS):], "iri": term.value,
+                "label": labels.get("en", ""), "label_zh": labels.get("zh", ""),
+                "comment": " ".join(o.value for o in facts.get("http://www.w3.org/2000/01/rdf-schema#comment", [])),
+                "relations": [
+                    (name, [cell(o) for o in facts.get(p, []) if isinstance(o, NamedNode)])
+                    for name, p in (
+                        ("subclass of", "http://www.w3.org/2000/01/rdf-schema#subClassOf"),
+                        ("subproperty of", "http://www.w3.org/2000/01/rdf-schema#subPropertyOf"),
+                        ("inverse of", "http://www.w3.org/2002/07/owl#inverseOf"),
+                        ("domain", "http://www.w3.org/2000/01/rdf-schema#domain"),
+                        ("range", "http://www.w3.org/2000/01/rdf-schema#range"),
+                        ("type", "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
+                    )
+                ],
+            })
+    for entries in sections.values():
+        entries.sort(key=lambda e: str(e["name"]).lower())
+    return {"sections": sections, "namespace": config.ONTOLOGY_NS}
+
+
+@blueprint.route("/data")
+def data() -> Response:
+    """Graph Store Protocol, read only: ?default (the merged graph) or ?graph=IRI."""
+    store = state().store()
+    graph_iri = request.args.get("graph")
+    if "default" in request.args and graph_iri is None:
+        return rdf_response(lambda: (q.triple for q in store.quads_for_pattern(None, None, None, DefaultGraph())))
+    if graph_iri is None:
+        if requested_format() in ("nquads", "trig", "application/n-quads", "application/trig") or \
+                request.accept_mimetypes.best_match(["application/n-quads", "application/trig"]):
+            def every_quad() -> Iterable[Any]:
+                named = list(store.named_graphs())
+                return chain.from_iterable(store.quads_for_pattern(None, None, None, g) for g in named)
+
+            return rdf_response(every_quad, graph_aware=True)
+        return text_error(400, "give ?default, ?graph=IRI, or ask for N-Quads/TriG to get every named graph")
+    if not IRI.match(graph_iri):
+        return text_error(400, f"graph: {graph_iri!r} is not an absolute IRI")
+    graph = NamedNode(graph_iri)
+    if not store.contains_named_graph(graph):
+        return text_error(404, f"no graph {graph_iri} in this store")
+    return rdf_response(lambda: (q.triple for q in store.quads_for_pattern(None, None, None, graph)))
+
+
+@blueprint.errorhandler(404)
+def not_found(_: Exception) -> tuple[str, int]:
+    return render_template("error.html", status=404, message="Not found."), 404
+
+
+__all__ = ["blueprint", "abort"]

@@ -1,0 +1,222 @@
+"""SPARQL 1.1 Protocol: the query operation at /sparql, updates at /update, CORS preflight.
+
+https://www.w3.org/TR/sparql11-protocol/ — GET ?query=, POST form, POST application/sparql-query;
+default-graph-uri / named-graph-uri; content negotiation with `format=` overriding Accept.
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+from collections.abc import Iterable
+
+from flask import Blueprint, Response, current_app, redirect, request, url_for
+from pyoxigraph import NamedNode, QueryBoolean, QuerySolutions, Store, serialize
+
+from .. import config
+from ..errors import QueryError
+from ..formats import NotAcceptable, choose
+from ..saved import SavedQuery
+from ..store import run_query
+from .state import AppState
+from .streaming import Producer
+
+blueprint = Blueprint("sparql", __name__)
+
+MAX_QUERY_BYTES = 256 * 1024
+UPDATE_WORDS = re.compile(
+    r"^\s*(?:(?:PREFIX\s+\S*\s*<[^>]*>|BASE\s*<[^>]*>)\s*)*(INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)\b",
+    re.IGNORECASE,
+)
+IRI = re.compile(r"^[a-z][a-z0-9+.-]*:[^\s<>\"{}|\\^`]*$", re.IGNORECASE)
+
+
+def state() -> AppState:
+    return current_app.extensions["iclr_kg"]  # type: ignore[no-any-return]
+
+
+def text_error(status: int, message: str) -> Response:
+    return Response(message.rstrip() + "\n", status=status, mimetype="text/plain")
+
+
+def requested_format() -> str | None:
+    """`format`, `output` or `results` (clients send all three; first non-empty wins)."""
+    for name in ("format", "output", "results"):
+        for value in request.values.getlist(name):
+            if value.strip():
+                return value
+    return None
+
+
+def graph_list(name: str) -> list[NamedNode] | None:
+    values = request.values.getlist(name)
+    if not values:
+        return None
+    for value in values:
+        if not IRI.match(value):
+            raise QueryError(f"{name}: {value!r} is not an absolute IRI")
+    return [NamedNode(v) for v in values]
+
+
+def read_query() -> str | None:
+    """The one query of the request, from the URL, a form or the body; 400 on two or none."""
+    found: list[str] = []
+    if request.method == "POST" and request.mimetype == "application/sparql-query":
+        try:
+            found.append(request.get_data(cache=False).decode("utf-8"))
+        except UnicodeDecodeError:
+            raise QueryError("the query is not valid UTF-8") from None
+        found += request.args.getlist("query")
+    else:
+        found += request.args.getlist("query")
+        if request.method == "POST":
+            found += request.form.getlist("query")
+    if len(found) > 1:
+        raise QueryError("the request carries more than one query")
+    if not found:
+        return None
+    if len(found[0].encode("utf-8")) > MAX_QUERY_BYTES:
+        raise _TooLarge(f"the query is longer than {MAX_QUERY_BYTES} bytes")
+    return found[0]
+
+
+class _TooLarge(QueryError):
+    pass
+
+
+def execute(store: Store, text: str, *, substitutions: dict | None = None) -> Response:
+    """Run `text` and stream its results in the negotiated format."""
+    include_inferred = request.values.get("inferred", "true").lower() not in ("false", "0", "no")
+    default_graph, named_graphs = graph_list("default-graph-uri"), graph_list("named-graph-uri")
+    producer = Producer(
+        lambda: run_query(store, text, include_inferred=include_inferred, substitutions=substitutions,
+                          default_graph=default_graph, named_graphs=named_graphs),
+        lambda result: "results" if isinstance(result, (QueryBoolean, QuerySolutions)) else "rdf",
+    )
+    try:
+        kind = producer.wait()
+    except QueryError:
+        if UPDATE_WORDS.match(text):
+            raise QueryError("SPARQL Update is not accepted at /sparql; updates go to /update (with a token)") from None
+        raise
+    try:
+        chosen = choose(kind, requested_format(), request.accept_mimetypes)
+    except NotAcceptable:
+        producer.cancel()
+        raise
+    if kind == "results":
+        body = producer.body(lambda result, out: result.serialize(out, chosen.results))
+    else:
+        prefixes = None if chosen.name in ("ntriples", "nquads") else config.EXPORT_PREFIXES
+        body = producer.body(lambda result, out: serialize(result, out, chosen.rdf, prefixes=prefixes))
+    response = Response(body, mimetype=chosen.media_type)
+    if chosen.media_type.startswith("text/") or chosen.media_type.endswith(("json", "xml")):
+        response.mimetype_params["charset"] = "utf-8"
+    response.headers["Vary"] = "Accept"
+    return response
+
+
+def run_or_error(store: Store, text: str, substitutions: dict | None = None) -> Response:
+    """`execute`, with the client's mistakes mapped to HTTP status codes."""
+    try:
+        return execute(store, text, substitutions=substitutions)
+    except _TooLarge as exc:
+        return text_error(413, str(exc))
+    except NotAcceptable as exc:
+        status = 400 if requested_format() else 406
+        return text_error(status, str(exc))
+    except QueryError as exc:
+        return text_error(400, str(exc))
+
+
+@blueprint.route("/sparql", methods=["GET", "POST"])
+def sparql() -> Response:
+    try:
+        text = read_query()
+    except _TooLarge as exc:
+        return text_error(413, str(exc))
+    except QueryError as exc:
+        return text_error(400, str(exc))
+    if request.method == "POST" and request.mimetype not in (
+        "application/sparql-query", "application/x-www-form-urlencoded", "multipart/form-data",
+    ):
+        return text_error(415, "POST a query as application/sparql-query or as a form (application/x-www-form-urlencoded)")
+    if text is None:
+        if request.method == "POST" or request.values.get("update"):
+            return text_error(400, "no query given: send it as the `query` parameter or as the request body")
+        return service_description()
+    return run_or_error(state().store(), text)
+
+
+def service_description() -> Response:
+    """GET /sparql without a query: a SPARQL Service Description for RDF clients, else the page."""
+    best = request.accept_mimetypes.best_match(["text/html", "text/turtle", "application/n-triples", "application/rdf+xml", "application/ld+json"])
+    if best in (None, "text/html"):
+        return redirect(url_for("pages.index"))  # type: ignore[return-value]
+    endpoint = request.base_url
+    turtle = f"""@prefix sd: <http://www.w3.org/ns/sparql-service-description#> .
+@prefix formats: <http://www.w3.org/ns/formats/> .
+@prefix dcterms: <http://purl.org/dc/terms/> .
+<{endpoint}> a sd:Service ;
+    sd:endpoint <{endpoint}> ;
+    sd:supportedLanguage sd:SPARQL11Query ;
+    sd:feature sd:UnionDefaultGraph , sd:BasicFederatedQuery ;
+    sd:resultFormat formats:SPARQL_Results_JSON , formats:SPARQL_Results_XML , formats:SPARQL_Results_CSV ,
+        formats:SPARQL_Results_TSV , formats:Turtle , formats:N-Triples , formats:N-Quads , formats:TriG ,
+        formats:JSON-LD , formats:RDF_XML ;
+    sd:defaultDataset [ a sd:Dataset ;
+        dcterms:title "iclr-kg: ICLR papers, people, organizations and awards" ;
+        sd:defaultGraph [ a sd:Graph ] ;
+        {" ; ".join(f"sd:namedGraph [ sd:name <{g.value}> ]" for g in _named_graphs())}
+    ] .
+"""
+    from pyoxigraph import RdfFormat, parse
+
+    chosen = choose("rdf", None, request.accept_mimetypes)
+    data = serialize(parse(turtle, format=RdfFormat.TURTLE), format=chosen.rdf, prefixes={"sd": "http://www.w3.org/ns/sparql-service-description#"})
+    return Response(data, mimetype=chosen.media_type)
+
+
+def _named_graphs() -> Iterable[NamedNode]:
+    return sorted((g for g in state().store().named_graphs() if isinstance(g, NamedNode)), key=lambda g: g.value)
+
+
+def run_saved(saved: SavedQuery) -> Response:
+    """Run a saved query with parameters from the URL, bound as RDF terms."""
+    values = {p.name: request.args[p.name] for p in saved.params if p.name in request.args}
+    try:
+        substitutions = saved.substitutions(values)
+    except QueryError as exc:
+        return text_error(400, str(exc))
+    return run_or_error(state().store(), saved.text, substitutions)
+
+
+@blueprint.route("/update", methods=["POST"])
+def update() -> Response:
+    """SPARQL Update, only with the configured token (Authorization: Bearer <token>)."""
+    token = state().settings.update_token
+    if not token:
+        return text_error(403, "updates are disabled on this endpoint (no update token is configured)")
+    given = request.headers.get("Authorization", "")
+    if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+        response = text_error(401, "updates need the header Authorization: Bearer <token>")
+        response.headers["WWW-Authenticate"] = 'Bearer realm="iclr-kg"'
+        return response
+    text = request.get_data(as_text=True) if request.mimetype == "application/sparql-update" else request.form.get("update")
+    if not text:
+        return text_error(400, "no update given: POST application/sparql-update or a form field `update`")
+    try:
+        state().writable_store().update(text)
+    except SyntaxError as exc:
+        return text_error(400, f"SPARQL syntax error: {exc}")
+    return Response(status=204)
+
+
+@blueprint.route("/sparql", methods=["OPTIONS"])
+@blueprint.route("/update", methods=["OPTIONS"])
+def preflight() -> Response:
+    response = Response(status=204)
+    response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+    response.headers["Access-Control-Allow-Headers"] = "Content-Type, Accept, Authorization"
+    response.headers["Access-Control-Max-Age"] = "86400"
+    return response

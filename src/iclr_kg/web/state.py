@@ -1,0 +1,62 @@
+"""What the app keeps between requests: the open store (reopened after a rebuild), saved queries."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from pyoxigraph import Store
+
+from ..config import Settings
+from ..saved import SavedQuery, load_saved
+from ..store import current_generation, open_read_only
+
+
+class AppState:
+    """Holds one read-only handle on the current store generation.
+
+    Each request asks for `store()`, which checks (one readlink) whether a build has swung
+    `current` to a new generation and, if so, opens that one: a rebuild goes live without a
+    restart, and requests already running finish on the handle they had.
+    """
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._generation: Path | None = None
+        self._store: Store | None = None
+        self._writable: Store | None = None
+        self._writable_generation: Path | None = None
+        self.saved: dict[str, SavedQuery] = load_saved(settings.queries_dir)
+
+    def store(self) -> Store:
+        """The store to query: read-only, or the writable handle when updates are enabled."""
+        if self.settings.update_token:
+            return self.writable_store()
+        generation = current_generation(self.settings.store)
+        if self._store is not None and generation == self._generation:
+            return self._store
+        with self._lock:
+            if self._store is None or generation != self._generation:
+                self._store = open_read_only(self.settings.store)
+                self._generation = generation
+            return self._store
+
+    def writable_store(self) -> Store:
+        """A read-write handle on the current generation (only used with an update token).
+
+        Updates change the served generation only; the next build, from data/, replaces them.
+        """
+        generation = current_generation(self.settings.store)
+        with self._lock:
+            if self._writable is None or generation != self._writable_generation:
+                if generation is None:
+                    open_read_only(self.settings.store)  # raises the clear "no store" error
+                self._writable = Store(str(generation))
+                self._writable_generation = generation
+            return self._writable
+
+    @property
+    def generation(self) -> str:
+        generation = current_generation(self.settings.store)
+        return generation.name if generation else ""

@@ -1,0 +1,120 @@
+"""Stream a pyoxigraph result to the client as it is produced.
+
+pyoxigraph's result iterators must be used on the thread that created them, so one worker
+thread does everything for a request: it runs the query (or opens the quad iterator), reports
+back what kind of result it got, or the error, so the request thread can still answer 400 or
+406, then serializes into a small bounded queue that the WSGI response iterates. Memory stays
+bounded whatever the result size, and a client that goes away closes the generator, which makes
+the next write fail and ends the work.
+"""
+
+from __future__ import annotations
+
+import io
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from typing import IO, Any, Generic, TypeVar
+
+CHUNK = 64 * 1024
+_DONE = object()
+R = TypeVar("R")
+
+
+class ClientGone(OSError):
+    """Raised inside the serializer when nobody reads the response any more."""
+
+
+class _QueueWriter(io.RawIOBase):
+    def __init__(self, chunks: queue.Queue[object], cancelled: threading.Event):
+        self.chunks, self.cancelled = chunks, cancelled
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        payload = bytes(data)
+        _put(self.chunks, payload, self.cancelled)
+        return len(payload)
+
+
+def _put(chunks: queue.Queue[object], item: object, cancelled: threading.Event) -> None:
+    while True:
+        if cancelled.is_set():
+            raise ClientGone("client disconnected")
+        try:
+            chunks.put(item, timeout=0.5)
+            return
+        except queue.Full:
+            continue
+
+
+class Producer(Generic[R]):
+    """Runs `produce()` on a worker thread, then, once told how, writes its result out."""
+
+    def __init__(self, produce: Callable[[], R], describe: Callable[[R], Any]):
+        self._chunks: queue.Queue[object] = queue.Queue(maxsize=8)
+        self._writer: queue.Queue[Callable[[R, IO[bytes]], None] | None] = queue.Queue(maxsize=1)
+        self._cancelled = threading.Event()
+        self._ready: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
+        self._thread = threading.Thread(target=self._work, args=(produce, describe), name="sparql-worker", daemon=True)
+        self._thread.start()
+
+    def _work(self, produce: Callable[[], R], describe: Callable[[R], Any]) -> None:
+        try:
+            result = produce()
+            self._ready.put((True, describe(result)))
+        except BaseException as exc:
+            self._ready.put((False, exc))
+            return
+        write = self._writer.get()
+        if write is None:
+            return
+        try:
+            with io.BufferedWriter(_QueueWriter(self._chunks, self._cancelled), buffer_size=CHUNK) as output:
+                write(result, output)
+        except ClientGone:
+            return
+        except BaseException as exc:  # reported to the reader, which ends the response
+            try:
+                _put(self._chunks, exc, self._cancelled)
+            except ClientGone:
+                pass
+            return
+        try:
+            _put(self._chunks, _DONE, self._cancelled)
+        except ClientGone:
+            pass
+
+    def wait(self) -> Any:
+        """What `describe` said of the result; re-raises the error `produce` raised."""
+        ok, value = self._ready.get()
+        if not ok:
+            raise value
+        return value
+
+    def cancel(self) -> None:
+        """Do not write anything (the request ended with an error)."""
+        self._cancelled.set()
+        self._writer.put(None)
+
+    def body(self, write: Callable[[R, IO[bytes]], None]) -> Iterator[bytes]:
+        """Start writing with `write(result, output)`; yield the bytes as they come."""
+        self._writer.put(write)
+        try:
+            while True:
+                item = self._chunks.get()
+                if item is _DONE:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item  # type: ignore[misc]
+        finally:
+            self._cancelled.set()
+
+
+def stream(produce: Callable[[], R], write: Callable[[R, IO[bytes]], None]) -> Iterator[bytes]:
+    """Produce and write on one worker thread when nothing needs deciding in between."""
+    producer = Producer(produce, lambda result: None)
+    producer.wait()
+    return producer.body(write)
