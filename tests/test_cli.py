@@ -161,3 +161,30 @@ def test_bad_data_fails_the_build_naming_file_line_field(tmp_path: Path, built: 
 def test_debug_shows_traceback(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["--debug", "query", "--store", str(tmp_path), "ASK {}"])
     assert result.exception is not None and type(result.exception).__name__ == "StoreError"
+
+
+def test_serve_builds_then_serves_with_waitress(tmp_path: Path) -> None:
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([CLI, "serve", "--store", str(tmp_path / "store"), "--port", str(port)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline, status = time.monotonic() + 120, None
+        while time.monotonic() < deadline and status is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as response:
+                    status = json.loads(response.read())
+            except OSError:
+                time.sleep(0.3)
+        assert status and status["status"] == "ok" and status["quads"] > 5000
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
+            assert response.headers["Server"] == "iclr-kg" and b"<textarea" in response.read()
+    finally:
+        process.terminate()
+        output = process.communicate(timeout=20)[0]
+    assert "building it first" in output and "serving" in output

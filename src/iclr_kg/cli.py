@@ -21,7 +21,7 @@ from .config import Settings
 from .errors import IclrKgError, QueryError
 from .formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
 from .saved import get_saved
-from .store import open_read_only, query_graphs, run_query
+from .store import STATS_CLASSES, STATS_GRAPHS, open_read_only, query_graphs, run_query
 
 GRAPH_CHOICES = "all|asserted|inferred|ontology|wikidata|entities|GRAPH_IRI"
 
@@ -203,17 +203,6 @@ def serve(store: Path | None, host: str | None, port: int | None, threads: int) 
     click.echo(f"serving {settings.store} at http://{settings.host}:{settings.port}/ (SPARQL endpoint: /sparql)")
     waitress.serve(app, host=settings.host, port=settings.port, threads=threads, ident="iclr-kg",
                    channel_timeout=120, clear_untrusted_proxy_headers=True)
-
-
-STATS_GRAPHS = """
-SELECT ?graph (COUNT(*) AS ?triples) WHERE { GRAPH ?graph { ?s ?p ?o } }
-GROUP BY ?graph ORDER BY ?graph
-"""
-STATS_CLASSES = """
-SELECT ?class (COUNT(DISTINCT ?entity) AS ?entities)
-WHERE { ?entity a ?class . FILTER (STRSTARTS(STR(?class), STR(iclr:))) }
-GROUP BY ?class ORDER BY DESC(?entities) ?class
-"""
 
 
 @main.command()

@@ -101,6 +101,17 @@ def _prune(generations: Path, keep: Path) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
+STATS_GRAPHS = """
+SELECT ?graph (COUNT(*) AS ?triples) WHERE { GRAPH ?graph { ?s ?p ?o } }
+GROUP BY ?graph ORDER BY ?graph
+"""
+STATS_CLASSES = """
+SELECT ?class (COUNT(DISTINCT ?entity) AS ?entities)
+WHERE { ?entity a ?class . FILTER (STRSTARTS(STR(?class), STR(iclr:))) }
+GROUP BY ?class ORDER BY DESC(?entities) ?class
+"""
+
+
 def query_graphs(store: Store, include_inferred: bool = True) -> list[NamedNode]:
     """The named graphs that make up the default graph of queries."""
     graphs = [g for g in store.named_graphs() if isinstance(g, NamedNode)]

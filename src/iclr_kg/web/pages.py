@@ -10,7 +10,7 @@ from .. import config
 from ..errors import QueryError, StoreError
 from ..formats import RDF_FORMATS, RESULT_FORMATS
 from ..saved import NAME
-from ..store import run_query
+from ..store import STATS_CLASSES, STATS_GRAPHS, run_query
 from .html import table
 from .sparql import run_saved, state
 
@@ -109,11 +109,6 @@ def health() -> tuple[Response, int]:
     except StoreError as exc:
         return jsonify({"status": "unavailable", "error": str(exc)}), 503
     return jsonify({"status": "ok", "generation": state().generation, "quads": int(count)}), 200
-
-
-STATS_GRAPHS = "SELECT ?graph (COUNT(*) AS ?triples) WHERE { GRAPH ?graph { ?s ?p ?o } } GROUP BY ?graph ORDER BY ?graph"
-STATS_CLASSES = """SELECT ?class (COUNT(DISTINCT ?entity) AS ?entities) WHERE { ?entity a ?class .
-  FILTER (STRSTARTS(STR(?class), STR(iclr:))) } GROUP BY ?class ORDER BY DESC(?entities) ?class"""
 
 
 @blueprint.route("/stats")

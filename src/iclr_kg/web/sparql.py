@@ -129,7 +129,7 @@ def run_or_error(store: Store, text: str, substitutions: dict | None = None) -> 
         return text_error(400, str(exc))
 
 
-@blueprint.route("/sparql", methods=["GET", "POST"])
+@blueprint.route("/sparql", methods=["GET", "POST"], provide_automatic_options=False)
 def sparql() -> Response:
     try:
         text = read_query()
@@ -191,7 +191,7 @@ def run_saved(saved: SavedQuery) -> Response:
     return run_or_error(state().store(), saved.text, substitutions)
 
 
-@blueprint.route("/update", methods=["POST"])
+@blueprint.route("/update", methods=["POST"], provide_automatic_options=False)
 def update() -> Response:
     """SPARQL Update, only with the configured token (Authorization: Bearer <token>)."""
     token = state().settings.update_token

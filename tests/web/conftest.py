@@ -1,0 +1,47 @@
+"""Web fixtures: the app on the real graph (Flask test client) and a real waitress server."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from iclr_kg.config import Settings
+from iclr_kg.web import create_app
+
+
+@pytest.fixture(scope="session")
+def app(real_store, real_settings: Settings) -> Flask:
+    return create_app(real_settings)
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+@pytest.fixture(scope="session")
+def server(app: Flask) -> Iterator[str]:
+    """The app behind waitress on a free 127.0.0.1 port, for real HTTP clients."""
+    import waitress.server
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    wsgi = waitress.server.create_server(app, host="127.0.0.1", port=port, threads=4)
+    thread = threading.Thread(target=wsgi.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    wsgi.close()

@@ -1,0 +1,151 @@
+"""Pages and Linked Data: query page, saved queries, entity pages, ontology, /data, health, stats."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import rdflib
+
+from iclr_kg.config import resource_dir
+from iclr_kg.saved import load_saved
+
+
+def test_query_page_shows_editor_saved_queries_and_results(client) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and b"<textarea" in page.data and b"PREFIX iclr:" in page.data
+    for saved in load_saved(resource_dir("queries")).values():
+        assert saved.title.encode() in page.data
+    run = client.get("/", query_string={"query": "SELECT ?p ?t WHERE { ?p a iclr:OutstandingPaper ; iclr:title ?t }"})
+    html = run.data.decode()
+    assert run.status_code == 200 and "<table>" in html and "EigenGame" in html
+    assert "rows" in html and " ms" in html
+    assert 'href="/resource/paper/NzTU59SYbNq"' in html
+    for fmt in ("json", "xml", "csv", "tsv"):
+        assert f"format={fmt}" in html
+
+
+def test_query_page_shows_syntax_errors(client) -> None:
+    page = client.get("/", query_string={"query": "SELECT * WHERE { ?s ?p }"})
+    assert page.status_code == 400 and b"SPARQL syntax error: error at 1:" in page.data
+
+
+def test_templates_escape_everything(client) -> None:
+    page = client.get("/", query_string={"query": "SELECT ('<script>alert(1)</script>' AS ?x) WHERE {}"})
+    assert b"<script>alert(1)</script>" not in page.data and b"&lt;script&gt;" in page.data
+    assert "default-src 'self'" in page.headers["Content-Security-Policy"]
+
+
+def test_saved_query_list_html_and_json(client) -> None:
+    saved = load_saved(resource_dir("queries"))
+    assert len(saved) >= 15
+    html = client.get("/queries").data.decode()
+    listed = json.loads(client.get("/queries", headers={"Accept": "application/json"}).data)
+    assert {q["name"] for q in listed} == set(saved)
+    for name in saved:
+        assert f'href="/queries/{name}"' in html
+
+
+@pytest.mark.parametrize("name", sorted(load_saved(resource_dir("queries"))))
+def test_every_saved_query_runs_as_page_and_as_data(client, name: str) -> None:
+    page = client.get(f"/queries/{name}")
+    assert page.status_code == 200 and b"<table>" in page.data
+    data = client.get(f"/queries/{name}", headers={"Accept": "application/sparql-results+json"})
+    assert data.status_code == 200 and json.loads(data.data)["results"]["bindings"]
+
+
+def test_saved_query_parameters_are_bound_not_spliced(client) -> None:
+    gemp = client.get("/queries/coauthors", query_string={"person": "https://w3id.org/iclr-kg/resource/person/yoshua-bengio", "format": "csv"})
+    assert gemp.status_code == 200 and "Edward J Hu" in gemp.data.decode()
+    injected = client.get("/queries/coauthors", query_string={"person": "x> } ; DROP ALL ; <y", "format": "csv"})
+    assert injected.status_code == 400 and b"not a valid iri" in injected.data
+    assert client.get("/queries/coauthors", query_string={"nope": "1", "format": "csv"}).status_code == 200
+
+
+def test_unknown_saved_query_is_404(client) -> None:
+    assert client.get("/queries/nope").status_code == 404
+    assert client.get("/queries/..%2F..%2Fetc%2Fpasswd").status_code == 404
+
+
+@pytest.mark.parametrize("path", [
+    "/resource/paper/NzTU59SYbNq", "/resource/person/ian-gemp", "/resource/organization/google",
+    "/resource/edition/iclr2021", "/resource/award/iclr2024-honorable-mention", "/resource/source/iclr2021-outstanding-papers",
+    "/resource/conference/iclr", "/resource/authorship/NzTU59SYbNq-1", "/resource/conferral/iclr2021-outstanding-paper-NzTU59SYbNq",
+    "/resource/review/how-neural-networks-extrapolate-1", "/resource/role/yang-song-iclr2021-outstanding-papers-1",
+])
+def test_every_kind_of_entity_dereferences(client, path: str) -> None:
+    page = client.get(path, headers={"Accept": "text/html"})
+    assert page.status_code == 200 and b"<table class=\"properties\">" in page.data
+    turtle = client.get(path, headers={"Accept": "text/turtle"})
+    assert turtle.status_code == 200 and turtle.mimetype == "text/turtle"
+    graph = rdflib.Graph().parse(data=turtle.data, format="turtle")
+    assert (rdflib.URIRef("https://w3id.org/iclr-kg" + path), None, None) in graph
+    for accept, fmt in (("application/ld+json", "json-ld"), ("application/n-triples", "nt")):
+        other = client.get(path, headers={"Accept": accept})
+        assert len(rdflib.Graph().parse(data=other.data, format=fmt)) == len(graph)
+
+
+def test_entity_page_marks_inferred_and_sources_and_wikidata(client) -> None:
+    html = client.get("/resource/organization/google-brain").data.decode()
+    assert 'class="inferred"' in html and "<em>inferred</em>" in html
+    paper = client.get("/resource/paper/PxTIG12RRHS").data.decode()
+    assert "iclr2021-outstanding-papers" in paper and "iclr2021-notable-submissions" in paper
+    google = client.get("/resource/organization/google").data.decode()
+    assert 'href="http://www.wikidata.org/entity/Q95"' in google
+    assert "Referenced by" in google
+
+
+def test_unknown_entity_is_404(client) -> None:
+    assert client.get("/resource/paper/doesNotExist").status_code == 404
+    assert client.get("/resource/nosuchkind/x").status_code == 404
+    assert client.get("/resource/paper/..%2F..%2Fetc").status_code == 404
+
+
+def test_ontology_page_and_turtle(client) -> None:
+    html = client.get("/ontology").data.decode()
+    assert 'id="Paper"' in html and 'id="hasAuthor"' in html and 'id="subOrganizationOf"' in html
+    assert "论文" in html
+    turtle = client.get("/ontology", headers={"Accept": "text/turtle"})
+    graph = rdflib.Graph().parse(data=turtle.data, format="turtle")
+    assert (rdflib.URIRef("https://w3id.org/iclr-kg/ontology#Paper"), rdflib.RDF.type, rdflib.OWL.Class) in graph
+
+
+def test_graph_store_protocol_read_only(client) -> None:
+    default = client.get("/data?default", headers={"Accept": "application/n-triples"})
+    assert default.status_code == 200 and len(rdflib.Graph().parse(data=default.data, format="nt")) > 5000
+    wikidata = client.get("/data", query_string={"graph": "https://w3id.org/iclr-kg/graph/wikidata"}, headers={"Accept": "text/turtle"})
+    assert b"Q95" in wikidata.data
+    everything = client.get("/data", headers={"Accept": "application/n-quads"})
+    dataset = rdflib.Dataset().parse(data=everything.data, format="nquads")
+    assert len(list(dataset.graphs())) >= 9
+    assert client.get("/data", query_string={"graph": "https://example.org/none"}).status_code == 404
+    assert client.get("/data", query_string={"graph": "../../etc/passwd"}).status_code == 400
+    assert client.put("/data?default", data=b"").status_code == 405
+
+
+def test_health_and_stats(client) -> None:
+    health = client.get("/health")
+    assert health.status_code == 200 and health.json["status"] == "ok" and health.json["quads"] > 5000
+    stats = client.get("/stats").data.decode()
+    assert "https://w3id.org/iclr-kg/graph/inferred" in stats or "inferred" in stats
+    assert "iclr:Paper" in stats
+
+
+def test_a_rebuild_goes_live_without_restart(tiny_data) -> None:
+    from iclr_kg.pipeline import build
+    from iclr_kg.web import create_app
+
+    settings = tiny_data()
+    build(settings)
+    client = create_app(settings).test_client()
+    count = lambda: int(client.get("/sparql", query_string={"query": "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }", "format": "csv"}).data.split()[1])  # noqa: E731
+    before = count()
+    settings = tiny_data(extra_sources={"more.yaml": """
+        source: {key: more, title: More, language: zh-Hans, seed: s, summary: s}
+        papers:
+          - openreview: NzTU59SYbNq
+            edition: ICLR 2021
+            title: "EigenGame: PCA as a Nash Equilibrium"
+        """})
+    build(settings)
+    assert count() > before

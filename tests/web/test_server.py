@@ -1,0 +1,106 @@
+"""The endpoint behind a real waitress server on 127.0.0.1, used by real SPARQL clients."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import urllib.parse
+import urllib.request
+
+import pytest
+import rdflib
+from rdflib.plugins.stores.sparqlstore import SPARQLStore
+from SPARQLWrapper import CSV, JSON, TURTLE, XML, SPARQLWrapper
+
+QUERY = """PREFIX iclr: <https://w3id.org/iclr-kg/ontology#>
+SELECT ?title WHERE { ?p a iclr:OutstandingPaper ; iclr:submittedTo <https://w3id.org/iclr-kg/resource/edition/iclr2024> ; iclr:title ?title }
+ORDER BY ?title"""
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_sparqlwrapper_select(server: str, method: str) -> None:
+    client = SPARQLWrapper(f"{server}/sparql")
+    client.setMethod(method)
+    client.setQuery(QUERY)
+    client.setReturnFormat(JSON)
+    rows = client.query().convert()["results"]["bindings"]
+    assert [r["title"]["value"] for r in rows][:1] == ["Generalization in diffusion models arises from geometry-adaptive harmonic representations"]
+    assert len(rows) == 5
+    client.setReturnFormat(XML)
+    assert len(client.query().convert().getElementsByTagName("result")) == 5
+    client.setReturnFormat(CSV)
+    assert len(client.query().convert().decode().splitlines()) == 6
+
+
+def test_sparqlwrapper_construct_and_ask(server: str) -> None:
+    client = SPARQLWrapper(f"{server}/sparql")
+    client.setQuery("DESCRIBE <https://w3id.org/iclr-kg/resource/paper/NzTU59SYbNq>")
+    client.setReturnFormat(TURTLE)
+    graph = rdflib.Graph().parse(data=client.query().convert(), format="turtle")
+    assert len(graph) > 10
+    client.setReturnFormat(XML)
+    assert len(client.query().convert()) == len(graph)  # RDF/XML parsed by SPARQLWrapper into an rdflib graph
+    client.setQuery("ASK { ?s a <http://schema.org/ScholarlyArticle> }")
+    client.setReturnFormat(JSON)
+    assert client.query().convert()["boolean"] is True
+
+
+def test_rdflib_sparqlstore(server: str) -> None:
+    store = SPARQLStore(f"{server}/sparql", returnFormat="json")
+    graph = rdflib.Graph(store=store)
+    rows = list(graph.query(QUERY))
+    assert len(rows) == 5 and str(rows[0][0]).startswith("Generalization")
+    triples = list(graph.triples((rdflib.URIRef("https://w3id.org/iclr-kg/resource/person/ian-gemp"), None, None)))
+    assert len(triples) > 5
+
+
+def test_large_result_streams_in_chunks(server: str) -> None:
+    query = "SELECT * WHERE { ?s ?p ?o . ?s2 a <https://w3id.org/iclr-kg/ontology#Paper> } LIMIT 200000"
+    request = urllib.request.Request(f"{server}/sparql?" + urllib.parse.urlencode({"query": query}), headers={"Accept": "text/tab-separated-values"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        assert response.headers.get("Transfer-Encoding") == "chunked" or response.headers.get("Content-Length") is None
+        first = response.read(1024)
+        assert sorted(first.split(b"\n")[0].split(b"\t")) == [b"?o", b"?p", b"?s", b"?s2"]
+        total = len(first) + sum(len(chunk) for chunk in iter(lambda: response.read(1 << 16), b""))
+    assert total > 10_000_000
+
+
+def test_client_that_disconnects_frees_the_server(server: str) -> None:
+    query = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f }"
+    request = urllib.request.Request(f"{server}/sparql?" + urllib.parse.urlencode({"query": query}), headers={"Accept": "text/csv"})
+    response = urllib.request.urlopen(request, timeout=30)
+    assert len(response.read(4096)) == 4096
+    response.close()
+    with urllib.request.urlopen(f"{server}/health", timeout=10) as health:
+        assert health.status == 200
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium is not installed (CI installs it)")
+def test_headless_chromium_runs_a_saved_query(server: str, tmp_path) -> None:
+    """A real browser loads /, follows a saved query into the editor page and sees the table."""
+    assert CHROMIUM, "chromium must be installed in CI"
+    from iclr_kg.config import resource_dir
+    from iclr_kg.saved import parse_saved
+
+    saved = parse_saved(resource_dir("queries") / "award-reasons.rq")
+    home = dump_dom(server + "/", tmp_path)
+    assert "<textarea" in home and saved.title in home
+    link = server + "/?" + urllib.parse.urlencode({"query": saved.text})
+    page = dump_dom(link, tmp_path)
+    assert "<table>" in page and "Vision Transformers Need Registers" in page and "rows" in page
+
+
+def dump_dom(url: str, tmp_path) -> str:
+    done = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp_path / 'chromium'}", "--dump-dom", url],
+        capture_output=True, text=True, timeout=90, check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
