@@ -79,8 +79,13 @@ def describe(store: object, iri: NamedNode) -> dict[str, object]:
         graphs_of[(p, str(o))].append(g)
         if p == NAME and label is None:
             label = o.value
+    def asserted(p: str) -> bool:
+        return any(graphs_of[(p, key)] != [config.GRAPH_INFERRED] for key in objects[p])
+
     properties = []
-    for p in sorted(objects, key=lambda x: (x != "http://www.w3.org/1999/02/22-rdf-syntax-ns#type", short(x))):
+    # rdf:type first, then properties with asserted values, then the purely inferred ones
+    order = lambda x: (x != "http://www.w3.org/1999/02/22-rdf-syntax-ns#type", not asserted(x), short(x))  # noqa: E731
+    for p in sorted(objects, key=order):
         values = []
         for key, o in objects[p].items():
             graphs = sorted(set(graphs_of[(p, key)]))
