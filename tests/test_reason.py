@@ -77,3 +77,65 @@ def test_disjoint_classes_fail_with_the_entities_named(tiny_data) -> None:
 def test_unknown_reasoner_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown reasoner"):
         infer(rdflib.Graph(), rdflib.Graph(), reasoner="magic")
+
+
+def _synth():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "synth.py"
+    spec = importlib.util.spec_from_file_location("synth", path)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def test_fast_reasoner_equals_owlrl_on_the_real_data(real_settings) -> None:
+    compiled = compile_graph(real_settings)
+    data, ontology = to_rdflib(compiled.asserted), to_rdflib(compiled.ontology)
+    reference = infer(data, ontology, reasoner="owlrl")
+    fast = infer(data, ontology, reasoner="fast")
+    assert len(reference) > 4000
+    assert fast == reference, {"missing": sorted(reference - fast)[:5], "extra": sorted(fast - reference)[:5]}
+
+
+def test_fast_reasoner_equals_owlrl_on_300_synthetic_papers(tmp_path) -> None:
+    from iclr_kg.config import Settings
+
+    data_dir = _synth().write(300, tmp_path / "data", seed=11)
+    compiled = compile_graph(Settings(store=tmp_path / "store", data_dir=data_dir))
+    assert compiled.validation.conforms, compiled.validation.report
+    data, ontology = to_rdflib(compiled.asserted), to_rdflib(compiled.ontology)
+    reference = infer(data, ontology, reasoner="owlrl")
+    fast = infer(data, ontology, reasoner="fast")
+    assert len(reference) > 20000
+    assert fast == reference, {"missing": sorted(reference - fast)[:5], "extra": sorted(fast - reference)[:5]}
+
+
+def test_fast_reasoner_handles_equality_and_functional_properties() -> None:
+    """prp-fp makes two objects of a functional property the same; eq-rep copies their triples."""
+    g, onto = rdflib.Graph(), rdflib.Graph()
+    a, b, paper = URIRef(R + "x/a"), URIRef(R + "x/b"), URIRef(R + "paper/p")
+    onto.add((I.decision, RDF.type, OWL.FunctionalProperty))
+    g.add((paper, I.decision, a))
+    g.add((paper, I.decision, b))
+    g.add((a, RDFS.label, Literal("A")))
+    assert infer(g, onto, "fast") == infer(g, onto, "owlrl")
+    assert (b, RDFS.label, Literal("A")) in infer(g, onto, "fast")
+
+
+def test_fast_reasoner_refuses_constructs_it_does_not_compile() -> None:
+    from iclr_kg.fastrl import UnsupportedOntology
+
+    onto = rdflib.Graph()
+    onto.add((I.X, OWL.unionOf, RDF.nil))
+    with pytest.raises(UnsupportedOntology, match="--reasoner owlrl"):
+        infer(rdflib.Graph(), onto, "fast")
+
+
+def test_disjointness_found_by_the_fast_reasoner_too(tiny_data) -> None:
+    compiled = compile_graph(tiny_data())
+    data = to_rdflib(compiled.asserted)
+    data.add((SONG, RDF.type, I.Paper))
+    with pytest.raises(InconsistentGraph, match="yang-song"):
+        infer(data, to_rdflib(compiled.ontology), "fast")

@@ -59,7 +59,8 @@ def main(debug: bool) -> None:
 
 @main.command()
 @store_option
-@click.option("--reasoner", type=click.Choice(["owlrl"]), default=None, help="Reasoner [env ICLR_KG_REASONER].")
+@click.option("--reasoner", type=click.Choice(["fast", "owlrl"]), default=None,
+              help="fast (default) or owlrl, the slow reference [env ICLR_KG_REASONER].")
 @fails_cleanly
 def build(store: Path | None, reasoner: str | None) -> None:
     """Build data/ + ontology/ into a validated, reasoned Oxigraph store.

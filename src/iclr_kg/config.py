@@ -77,7 +77,7 @@ class Settings:
     data_dir: Path = field(default_factory=lambda: resource_dir("data"))
     ontology_dir: Path = field(default_factory=lambda: resource_dir("ontology"))
     queries_dir: Path = field(default_factory=lambda: resource_dir("queries"))
-    reasoner: str = "owlrl"
+    reasoner: str = "fast"
     query_timeout: float = 30.0
     update_token: str | None = None
     host: str = "127.0.0.1"

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import rdflib
+from rdflib.plugins.serializers.nt import _nt_row
+from rdflib.term import Node
 from pyoxigraph import Quad, RdfFormat, Triple, parse, serialize
 
 
@@ -17,7 +19,7 @@ def to_rdflib(quads: Iterable[Quad | Triple]) -> rdflib.Graph:
     return graph
 
 
-def from_rdflib(graph: rdflib.Graph) -> list[Triple]:
-    """rdflib triples back as pyoxigraph triples."""
-    data = graph.serialize(format="nt", encoding="utf-8")
+def from_rdflib(triples: Iterable[tuple[Node, Node, Node]]) -> list[Triple]:
+    """rdflib triples (a graph or any iterable) back as pyoxigraph triples, via N-Triples."""
+    data = "".join(_nt_row(t) for t in triples).encode("utf-8")
     return list(parse(data, format=RdfFormat.N_TRIPLES))

@@ -1,0 +1,388 @@
+"""A fast OWL 2 RL reasoner for the fragment our ontology uses, evaluated semi-naively.
+
+owlrl re-runs every rule over every triple until nothing changes, in pure Python: minutes on
+ICLR-sized data. Here the schema (TBox) is read once and compiled into lookup tables (class and
+property closures, inverses, chains, domains, ranges, restrictions); then a work list of new
+triples is processed once each (semi-naive evaluation), every rule joining the new triple
+against indexes. The result is owlrl's closure, checked by tests on the real and synthetic data
+after the same filter (`reason.keep_inferred`).
+
+Rules implemented (names from the OWL 2 RL rule tables): cax-sco, cax-eqc1/2, cax-dw, cax-adc,
+cls-svf1/2, cls-hv1/2, cls-avf, cls-nothing2, prp-dom, prp-rng, prp-spo1, prp-spo2 (chains of
+any length), prp-eqp1/2, prp-inv1/2, prp-trp, prp-symp, prp-fp, prp-ifp, eq-sym, eq-trans,
+eq-rep-s/p/o, and the schema rules scm-sco, scm-eqc1/2, scm-spo, scm-eqp1/2, scm-dom1/2,
+scm-rng1/2, scm-svf1/2, scm-hv, scm-avf1/2. A schema construct outside these (unions,
+intersections, cardinalities, keys...) raises UnsupportedOntology: use `--reasoner owlrl`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from rdflib import OWL, RDF, RDFS, BNode, Literal, URIRef
+from rdflib.collection import Collection
+from rdflib.graph import Graph
+
+from .errors import InconsistentGraph
+
+Term = URIRef | BNode | Literal
+Triple = tuple[Term, Term, Term]
+TYPE = RDF.type
+
+UNSUPPORTED = (
+    OWL.unionOf, OWL.intersectionOf, OWL.complementOf, OWL.oneOf, OWL.hasKey, OWL.maxCardinality,
+    OWL.maxQualifiedCardinality, OWL.cardinality, OWL.qualifiedCardinality, OWL.hasSelf,
+    OWL.propertyDisjointWith, OWL.AllDisjointProperties, OWL.IrreflexiveProperty, OWL.AsymmetricProperty,
+    OWL.sourceIndividual, OWL.AllDifferent, OWL.differentFrom,
+)
+
+
+class UnsupportedOntology(ValueError):
+    """The ontology uses OWL constructs this reasoner does not compile."""
+
+
+def _closure(edges: dict[Term, set[Term]]) -> dict[Term, set[Term]]:
+    """Reflexive-transitive closure of a small graph (the schema), by DFS from every node."""
+    nodes = set(edges) | {t for targets in edges.values() for t in targets}
+    result: dict[Term, set[Term]] = {}
+    for start in nodes:
+        seen, stack = {start}, [start]
+        while stack:
+            for nxt in edges.get(stack.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        result[start] = seen
+    return result
+
+
+class Schema:
+    """The TBox compiled into lookup tables, including the schema-level (scm-*) consequences."""
+
+    def __init__(self, triples: Graph):
+        for construct in UNSUPPORTED:
+            if (None, construct, None) in triples or (None, TYPE, construct) in triples:
+                raise UnsupportedOntology(f"the fast reasoner does not support {construct.n3()}; use --reasoner owlrl")
+        sub_class: dict[Term, set[Term]] = defaultdict(set)
+        sub_prop: dict[Term, set[Term]] = defaultdict(set)
+        for c, d in triples.subject_objects(RDFS.subClassOf):
+            sub_class[c].add(d)
+        for c, d in triples.subject_objects(OWL.equivalentClass):
+            sub_class[c].add(d)
+            sub_class[d].add(c)
+        for p, q in triples.subject_objects(RDFS.subPropertyOf):
+            sub_prop[p].add(q)
+        for p, q in triples.subject_objects(OWL.equivalentProperty):
+            sub_prop[p].add(q)
+            sub_prop[q].add(p)
+        self.inverse: dict[Term, set[Term]] = defaultdict(set)
+        for p, q in triples.subject_objects(OWL.inverseOf):
+            self.inverse[p].add(q)
+            self.inverse[q].add(p)
+        self.transitive = set(triples.subjects(TYPE, OWL.TransitiveProperty))
+        self.symmetric = set(triples.subjects(TYPE, OWL.SymmetricProperty))
+        self.functional = set(triples.subjects(TYPE, OWL.FunctionalProperty))
+        self.inverse_functional = set(triples.subjects(TYPE, OWL.InverseFunctionalProperty))
+        self.chains: list[tuple[list[Term], Term]] = [
+            (list(Collection(triples, chain)), q) for q, chain in triples.subject_objects(OWL.propertyChainAxiom)
+        ]
+        # restrictions: someValuesFrom (p, filler), hasValue (p, value), allValuesFrom (p, filler)
+        self.svf = {r: (triples.value(r, OWL.onProperty), f) for r, f in triples.subject_objects(OWL.someValuesFrom)}
+        self.hv = {r: (triples.value(r, OWL.onProperty), v) for r, v in triples.subject_objects(OWL.hasValue)}
+        self.avf = {r: (triples.value(r, OWL.onProperty), f) for r, f in triples.subject_objects(OWL.allValuesFrom)}
+        self._add_schema_subsumptions(sub_class, sub_prop)
+        self.super_classes = _closure(sub_class)
+        self.super_props = _closure(sub_prop)
+        self.domains = self._lift(triples, RDFS.domain, by_class=True)
+        self.ranges = self._lift(triples, RDFS.range, by_class=True)
+        self.svf_by_property: dict[Term, list[tuple[Term, Term]]] = defaultdict(list)
+        self.svf_by_filler: dict[Term, list[tuple[Term, Term]]] = defaultdict(list)
+        for r, (p, filler) in self.svf.items():
+            self.svf_by_property[p].append((r, filler))
+            self.svf_by_filler[filler].append((r, p))
+        self.hv_by_property: dict[Term, list[tuple[Term, Term]]] = defaultdict(list)
+        for r, (p, value) in self.hv.items():
+            self.hv_by_property[p].append((r, value))
+        self.avf_by_property: dict[Term, list[tuple[Term, Term]]] = defaultdict(list)
+        for r, (p, filler) in self.avf.items():
+            self.avf_by_property[p].append((r, filler))
+        self.chain_steps: dict[Term, list[tuple[int, list[Term], Term]]] = defaultdict(list)
+        for chain, q in self.chains:
+            for i, p in enumerate(chain):
+                self.chain_steps[p].append((i, chain, q))
+        self.disjoint: list[tuple[Term, Term]] = list(triples.subject_objects(OWL.disjointWith))
+        for group in triples.subjects(TYPE, OWL.AllDisjointClasses):
+            members = list(Collection(triples, triples.value(group, OWL.members)))
+            self.disjoint += [(a, b) for i, a in enumerate(members) for b in members[i + 1:]]
+
+    def _add_schema_subsumptions(self, sub_class: dict[Term, set[Term]], sub_prop: dict[Term, set[Term]]) -> None:
+        """scm-svf1/2, scm-hv, scm-avf1/2: restrictions subsumed through their fillers or properties."""
+        classes = _closure(sub_class)
+        props = _closure(sub_prop)
+        for table, covariant in ((self.svf, True), (self.avf, False)):
+            for r1, (p1, f1) in table.items():
+                for r2, (p2, f2) in table.items():
+                    if r1 == r2:
+                        continue
+                    if p1 == p2 and f2 in classes.get(f1, {f1}) and covariant:
+                        sub_class[r1].add(r2)  # scm-svf1
+                    if f1 == f2 and p2 in props.get(p1, {p1}) and covariant:
+                        sub_class[r1].add(r2)  # scm-svf2
+                    if not covariant and p1 == p2 and f2 in classes.get(f1, {f1}):
+                        sub_class[r1].add(r2)  # scm-avf1
+                    if not covariant and f1 == f2 and p2 in props.get(p1, {p1}):
+                        sub_class[r2].add(r1)  # scm-avf2
+        for r1, (p1, v1) in self.hv.items():
+            for r2, (p2, v2) in self.hv.items():
+                if r1 != r2 and v1 == v2 and p2 in props.get(p1, {p1}):
+                    sub_class[r1].add(r2)  # scm-hv
+
+    def _lift(self, triples: Graph, predicate: URIRef, by_class: bool) -> dict[Term, set[Term]]:
+        """Domains or ranges per property, widened by scm-dom1/rng1 (superclasses of the class)
+        and scm-dom2/rng2 (inherited from superproperties)."""
+        declared: dict[Term, set[Term]] = defaultdict(set)
+        for p, c in triples.subject_objects(predicate):
+            declared[p] |= self.super_classes.get(c, {c})
+        lifted: dict[Term, set[Term]] = defaultdict(set)
+        for p, supers in self.super_props.items():
+            for q in supers:
+                lifted[p] |= declared.get(q, set())
+        for p, classes in declared.items():
+            lifted[p] |= classes
+        return lifted
+
+    def schema_triples(self) -> set[Triple]:
+        """The schema-level consequences owlrl adds: closed subClassOf / subPropertyOf,
+        equivalences, and widened domains and ranges."""
+        out: set[Triple] = set()
+        for c, supers in self.super_classes.items():
+            for d in supers:
+                out.add((c, RDFS.subClassOf, d))
+                if c in self.super_classes.get(d, ()):
+                    out.add((c, OWL.equivalentClass, d))
+        for p, supers in self.super_props.items():
+            for q in supers:
+                out.add((p, RDFS.subPropertyOf, q))
+                if p in self.super_props.get(q, ()):
+                    out.add((p, OWL.equivalentProperty, q))
+        for p, classes in self.domains.items():
+            out |= {(p, RDFS.domain, c) for c in classes}
+        for p, classes in self.ranges.items():
+            out |= {(p, RDFS.range, c) for c in classes}
+        return out
+
+
+class _Facts:
+    """The growing set of triples with the indexes the rules join against.
+
+    The by-subject and by-object indexes serve only equality (eq-rep-*), so they are built on
+    the first owl:sameAs and kept from then on.
+    """
+
+    def __init__(self) -> None:
+        self.all: set[tuple[int, int, int]] = set()
+        self.by_ps: dict[int, dict[int, set[int]]] = defaultdict(lambda: defaultdict(set))
+        self.by_po: dict[int, dict[int, set[int]]] = defaultdict(lambda: defaultdict(set))
+        self.by_s: dict[int, set[tuple[int, int]]] | None = None
+        self.by_o: dict[int, set[tuple[int, int]]] | None = None
+
+    def add(self, triple: tuple[int, int, int]) -> bool:
+        if triple in self.all:
+            return False
+        s, p, o = triple
+        self.all.add(triple)
+        self.by_ps[p][s].add(o)
+        self.by_po[p][o].add(s)
+        if self.by_s is not None:
+            self.by_s[s].add((p, o))
+            self.by_o[o].add((s, p))  # type: ignore[index]
+        return True
+
+    def equality_indexes(self) -> tuple[dict[int, set[tuple[int, int]]], dict[int, set[tuple[int, int]]]]:
+        if self.by_s is None:
+            self.by_s, self.by_o = defaultdict(set), defaultdict(set)
+            for s, p, o in self.all:
+                self.by_s[s].add((p, o))
+                self.by_o[o].add((s, p))
+        return self.by_s, self.by_o  # type: ignore[return-value]
+
+
+class _Encoded:
+    """The schema tables with every term replaced by a small integer: the rules then hash and
+    compare ints instead of rdflib terms, several times faster."""
+
+    def __init__(self, schema: Schema, encode):  # type: ignore[no-untyped-def]
+        e = encode
+        self.super_props = {e(p): {e(q) for q in qs} for p, qs in schema.super_props.items()}
+        self.super_classes = {e(c): {e(d) for d in ds} for c, ds in schema.super_classes.items()}
+        self.inverse = {e(p): {e(q) for q in qs} for p, qs in schema.inverse.items()}
+        self.symmetric = {e(p) for p in schema.symmetric}
+        self.transitive = {e(p) for p in schema.transitive}
+        self.functional = {e(p) for p in schema.functional}
+        self.inverse_functional = {e(p) for p in schema.inverse_functional}
+        self.domains = {e(p): {e(c) for c in cs} for p, cs in schema.domains.items()}
+        self.ranges = {e(p): {e(c) for c in cs} for p, cs in schema.ranges.items()}
+        self.chain_steps = {e(p): [(i, [e(x) for x in chain], e(q)) for i, chain, q in steps]
+                            for p, steps in schema.chain_steps.items()}
+        self.svf_by_property = {e(p): [(e(r), e(f)) for r, f in v] for p, v in schema.svf_by_property.items()}
+        self.svf_by_filler = {e(f): [(e(r), e(p)) for r, p in v] for f, v in schema.svf_by_filler.items()}
+        self.hv_by_property = {e(p): [(e(r), e(v)) for r, v in vs] for p, vs in schema.hv_by_property.items()}
+        self.avf_by_property = {e(p): [(e(r), e(f)) for r, f in vs] for p, vs in schema.avf_by_property.items()}
+        self.hv = {e(r): (e(p), e(v)) for r, (p, v) in schema.hv.items()}
+        self.avf = {e(r): (e(p), e(f)) for r, (p, f) in schema.avf.items()}
+        self.disjoint = [(e(a), e(b)) for a, b in schema.disjoint]
+        self.thing, self.nothing, self.same_as, self.type = e(OWL.Thing), e(OWL.Nothing), e(OWL.sameAs), e(TYPE)
+
+
+SCHEMA_PREDICATES = (RDFS.subClassOf, RDFS.subPropertyOf, OWL.equivalentClass, OWL.equivalentProperty,
+                     OWL.inverseOf, RDFS.domain, RDFS.range, OWL.propertyChainAxiom)
+
+
+def closure(data: Iterable[Triple], ontology: Graph, only_new: bool = False) -> set[Triple]:
+    """Every triple OWL 2 RL entails from `data` and `ontology`: the input triples included, or
+    with `only_new` just the ones that were not in the input."""
+    data = list(data)
+    tbox = Graph()
+    for triple in ontology:
+        tbox.add(triple)
+    for triple in data:  # schema statements made in the data count too
+        if triple[1] in SCHEMA_PREDICATES:
+            tbox.add(triple)
+    schema = Schema(tbox)
+    ids: dict[Term, int] = {}
+    terms: list[Term] = []
+    literals: set[int] = set()
+
+    def encode(term: Term) -> int:
+        found = ids.get(term)
+        if found is None:
+            found = ids[term] = len(terms)
+            terms.append(term)
+            if isinstance(term, Literal):
+                literals.add(found)
+        return found
+
+    tables = _Encoded(schema, encode)
+    facts = _Facts()
+    agenda: list[tuple[int, int, int]] = []
+
+    def derive(triple: tuple[int, int, int]) -> None:
+        if facts.add(triple):
+            agenda.append(triple)
+
+    for s, p, o in (*ontology, *data):
+        derive((encode(s), encode(p), encode(o)))
+    given = set(facts.all) if only_new else set()
+    for s, p, o in schema.schema_triples():
+        derive((encode(s), encode(p), encode(o)))
+    while agenda:
+        _fire(agenda.pop(), tables, facts, derive, literals)
+    _check_consistency(tables, facts, terms)
+    return {(terms[s], terms[p], terms[o]) for s, p, o in facts.all if (s, p, o) not in given}
+
+
+def _fire(triple: tuple[int, int, int], schema: _Encoded, facts: _Facts, derive, literals: set[int]) -> None:  # type: ignore[no-untyped-def]
+    s, p, o = triple
+    TYPE, SAME = schema.type, schema.same_as  # noqa: N806
+    for q in schema.super_props.get(p, ()):  # prp-spo1, prp-eqp
+        if q != p:
+            derive((s, q, o))
+    for q in schema.inverse.get(p, ()):  # prp-inv
+        if o not in literals:
+            derive((o, q, s))
+    if p in schema.symmetric and o not in literals:
+        derive((o, p, s))
+    for c in schema.domains.get(p, ()):  # prp-dom (+ scm-dom)
+        derive((s, TYPE, c))
+    for c in schema.ranges.get(p, ()):  # prp-rng (+ scm-rng); literal subjects are filtered later
+        derive((o, TYPE, c))
+    if p in schema.transitive:  # prp-trp
+        for z in list(facts.by_ps[p].get(o, ())):
+            derive((s, p, z))
+        for w in list(facts.by_po[p].get(s, ())):
+            derive((w, p, o))
+    for i, chain, q in schema.chain_steps.get(p, ()):  # prp-spo2
+        for start, end in _chain_matches(chain, i, s, o, facts):
+            derive((start, q, end))
+    if p in schema.functional:  # prp-fp
+        for other in list(facts.by_ps[p].get(s, ())):
+            if other != o and o not in literals:
+                derive((o, SAME, other))
+    if p in schema.inverse_functional:  # prp-ifp
+        for other in list(facts.by_po[p].get(o, ())):
+            if other != s:
+                derive((s, SAME, other))
+    if p == SAME:  # eq-sym, eq-trans, eq-rep-s/p/o
+        derive((o, SAME, s))
+        for z in list(facts.by_ps[SAME].get(o, ())):
+            derive((s, SAME, z))
+        by_s, by_o = facts.equality_indexes()
+        for q, z in list(by_s.get(s, ())):
+            derive((o, q, z))
+        for w, q in list(by_o.get(s, ())):
+            derive((w, q, o))
+        for w, z in [(w, z) for w, zs in list(facts.by_ps.get(s, {}).items()) for z in zs]:
+            derive((w, o, z))
+    elif SAME in facts.by_ps:
+        same = facts.by_ps[SAME]
+        for twin in list(same.get(s, ())):
+            derive((twin, p, o))
+        for twin in list(same.get(o, ())):
+            derive((s, p, twin))
+        for twin in list(same.get(p, ())):
+            derive((s, twin, o))
+    for r, filler in schema.svf_by_property.get(p, ()):  # cls-svf1/2
+        if filler == schema.thing or (o, TYPE, filler) in facts.all:
+            derive((s, TYPE, r))
+    for r, value in schema.hv_by_property.get(p, ()):  # cls-hv2
+        if o == value:
+            derive((s, TYPE, r))
+    for r, filler in schema.avf_by_property.get(p, ()):  # cls-avf (x in r, x p y)
+        if r in facts.by_ps[TYPE].get(s, ()):
+            derive((o, TYPE, filler))
+    if p == TYPE:
+        _fire_type(s, o, schema, facts, derive)
+
+
+def _fire_type(x: int, c: int, schema: _Encoded, facts: _Facts, derive) -> None:  # type: ignore[no-untyped-def]
+    TYPE = schema.type  # noqa: N806
+    for d in schema.super_classes.get(c, ()):  # cax-sco, cax-eqc
+        if d != c:
+            derive((x, TYPE, d))
+    for r, p in schema.svf_by_filler.get(c, ()):  # cls-svf1, x is the filler instance
+        for w in list(facts.by_po[p].get(x, ())):
+            derive((w, TYPE, r))
+    if c in schema.hv:  # cls-hv1
+        p, value = schema.hv[c]
+        derive((x, p, value))
+    if c in schema.avf:  # cls-avf (x in r, then its p-values)
+        p, filler = schema.avf[c]
+        for y in list(facts.by_ps[p].get(x, ())):
+            derive((y, TYPE, filler))
+
+
+def _chain_matches(chain: list[int], i: int, s: int, o: int, facts: _Facts) -> list[tuple[int, int]]:
+    """Start and end of every path along `chain` whose step i is the new edge s -> o."""
+    starts = [s]
+    for step in reversed(chain[:i]):
+        index = facts.by_po.get(step, {})
+        starts = [w for node in starts for w in index.get(node, ())]
+    ends = [o]
+    for step in chain[i + 1:]:
+        index = facts.by_ps.get(step, {})
+        ends = [z for node in ends for z in index.get(node, ())]
+    return [(a, b) for a in starts for b in ends]
+
+
+def _check_consistency(schema: _Encoded, facts: _Facts, terms: list[Term]) -> None:
+    problems = []
+    members = facts.by_po.get(schema.type, {})
+    for a, b in schema.disjoint:  # cax-dw, cax-adc
+        both = set(members.get(a, ())) & set(members.get(b, ()))
+        for x in sorted(terms[i] for i in both):
+            problems.append(f"- {x} is in the disjoint classes {terms[a]} and {terms[b]}")
+    for x in sorted(terms[i] for i in members.get(schema.nothing, ())):  # cls-nothing2
+        problems.append(f"- {x} is an instance of owl:Nothing")
+    if problems:
+        raise InconsistentGraph("OWL RL reasoning found the graph inconsistent (disjoint classes):\n" + "\n".join(problems))
