@@ -122,7 +122,7 @@ def query(query_or_file: str | None, store: Path | None, saved_name: str | None,
     else:
         raise QueryError("give a query, a query file, or --saved NAME")
     db = open_read_only(settings.store)
-    result = run_query(db, text, include_inferred=not no_inferred, substitutions=substitutions)
+    result = run_query(db, text, include_inferred=not no_inferred, substitutions=substitutions, services=settings.services)
     if isinstance(result, (QueryBoolean, QuerySolutions)):
         chosen = RESULT_FORMATS.get(fmt or "csv")
         if chosen is None:

@@ -79,6 +79,9 @@ class Settings:
     queries_dir: Path = field(default_factory=lambda: resource_dir("queries"))
     reasoner: str = "fast"
     query_timeout: float = 30.0
+    query_workers: int = 4
+    # SPARQL endpoints that SERVICE may call (comma-separated in ICLR_KG_SERVICES)
+    services: tuple[str, ...] = ("https://query.wikidata.org/sparql", "https://query-scholarly.wikidata.org/sparql")
     update_token: str | None = None
     host: str = "127.0.0.1"
     port: int = 8000
@@ -90,12 +93,15 @@ class Settings:
         env: dict[str, object] = {}
         for name, convert in (
             ("store", Path), ("data_dir", Path), ("ontology_dir", Path), ("queries_dir", Path),
-            ("reasoner", str), ("query_timeout", float), ("update_token", str),
+            ("reasoner", str), ("query_timeout", float), ("query_workers", int), ("update_token", str),
             ("host", str), ("port", int),
         ):
             raw = _env(name.upper())
             if raw is not None:
                 env[name] = convert(raw)
+        services = _env("SERVICES")
+        if services is not None:
+            env["services"] = tuple(s.strip() for s in services.split(",") if s.strip())
         token_file = _env("UPDATE_TOKEN_FILE")
         if token_file and "update_token" not in env:
             env["update_token"] = Path(token_file).read_text(encoding="utf-8").strip()

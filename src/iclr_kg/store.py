@@ -24,6 +24,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, QueryBoolean, Que
 
 from . import config
 from .errors import QueryError, StoreError
+from .federation import check_services
 
 KEEP_GENERATIONS = 2
 
@@ -128,6 +129,7 @@ def run_query(
     substitutions: dict[Variable, NamedNode | Literal] | None = None,
     default_graph: list[NamedNode] | None = None,
     named_graphs: list[NamedNode] | None = None,
+    services: tuple[str, ...] | None = None,
 ) -> QueryBoolean | QuerySolutions | QueryTriples:
     """Run a SPARQL query whose default graph is the merge of all graphs (inferred optional).
 
@@ -135,8 +137,10 @@ def run_query(
     by two articles is one triple, as RDF merge semantics says. Without the inferred graph the
     default graph is the list of the other graphs, where such a triple counts once per graph.
 
-    A syntax error becomes a QueryError carrying the parser's message and position.
+    A syntax error becomes a QueryError carrying the parser's message and position. SERVICE
+    may only call the endpoints in `services` (default: the configured allow-list).
     """
+    check_services(sparql, services if services is not None else config.Settings().services, config.QUERY_PREFIXES)
     kwargs: dict[str, object] = {"prefixes": config.QUERY_PREFIXES}
     if default_graph is not None:
         kwargs["default_graph"] = default_graph

@@ -90,3 +90,28 @@ def table(result: QueryBoolean | QuerySolutions | QueryTriples, started: float) 
             out.rows.append([cell(triple.subject), cell(triple.predicate), cell(triple.object)])
     out.seconds = time.perf_counter() - started
     return out
+
+
+def plain_cell(term: tuple[str, str, str | None, str | None] | None) -> Cell:
+    """A cell from a worker's (kind, value, language, datatype) tuple."""
+    if term is None:
+        return Cell("")
+    kind, value, language, datatype = term
+    if kind == "iri":
+        return cell(NamedNode(value))
+    if kind == "bnode":
+        return Cell(f"_:{value}")
+    if kind == "literal":
+        if language:
+            return Cell(value, note=f"@{language}")
+        return cell(Literal(value, datatype=NamedNode(datatype))) if datatype else Cell(value)
+    return Cell(value)
+
+
+def rows_table(rows: dict, started: float) -> Table:
+    """A Table from the rows a query worker sent for a page."""
+    out = Table(boolean=rows.get("boolean"), truncated=rows.get("truncated", False))
+    out.columns = rows.get("columns", [])
+    out.rows = [[plain_cell(t) for t in row] for row in rows.get("rows", [])]
+    out.seconds = time.perf_counter() - started
+    return out

@@ -11,8 +11,9 @@ from ..errors import QueryError, StoreError
 from ..formats import RDF_FORMATS, RESULT_FORMATS
 from ..saved import NAME
 from ..store import STATS_CLASSES, STATS_GRAPHS, run_query
-from .html import table
-from .sparql import run_saved, state
+from ..pool import PoolBusy, QueryTimeout
+from .html import HTML_ROW_LIMIT, rows_table, table
+from .sparql import run_saved, start_query, state
 
 blueprint = Blueprint("pages", __name__)
 
@@ -56,8 +57,11 @@ def result_page(template: str, text: str, substitutions: dict | None = None, **c
     )
     started = time.perf_counter()
     try:
-        result = run_query(state().store(), text, include_inferred=include_inferred, substitutions=substitutions)
-        return render_template(template, query=text, table=table(result, started), inferred=include_inferred, **context)
+        running = start_query(text, substitutions, row_limit=HTML_ROW_LIMIT)
+        return render_template(template, query=text, table=rows_table(running.rows or {}, started),
+                               inferred=include_inferred, **context)
+    except (QueryTimeout, PoolBusy) as exc:
+        return render_template(template, query=text, error=str(exc), inferred=include_inferred, **context), 503
     except QueryError as exc:
         return render_template(template, query=text, error=str(exc), inferred=include_inferred, **context), 400
 

@@ -11,15 +11,14 @@ import re
 from collections.abc import Iterable
 
 from flask import Blueprint, Response, current_app, redirect, request, url_for
-from pyoxigraph import NamedNode, QueryBoolean, QuerySolutions, Store, serialize
+from pyoxigraph import NamedNode, serialize
 
 from .. import config
 from ..errors import QueryError
+from ..pool import PoolBusy, QueryRequest, QueryTimeout, RunningQuery
 from ..formats import NotAcceptable, choose
 from ..saved import SavedQuery
-from ..store import run_query
 from .state import AppState
-from .streaming import Producer
 
 blueprint = Blueprint("sparql", __name__)
 
@@ -84,31 +83,53 @@ class _TooLarge(QueryError):
     pass
 
 
-def execute(store: Store, text: str, *, substitutions: dict | None = None) -> Response:
-    """Run `text` and stream its results in the negotiated format."""
-    include_inferred = request.values.get("inferred", "true").lower() not in ("false", "0", "no")
+def query_timeout() -> float:
+    """The configured time limit, or a lower one asked with `timeout=` (seconds)."""
+    limit = state().settings.query_timeout
+    asked = request.values.get("timeout")
+    if asked:
+        try:
+            value = float(asked)
+        except ValueError:
+            raise QueryError(f"timeout: {asked!r} is not a number of seconds") from None
+        if not 0 < value < float("inf"):
+            raise QueryError("timeout must be a positive number of seconds")
+        limit = min(limit, value)
+    return limit
+
+
+def query_request(text: str, substitutions: dict | None = None, row_limit: int | None = None) -> QueryRequest:
     default_graph, named_graphs = graph_list("default-graph-uri"), graph_list("named-graph-uri")
-    producer = Producer(
-        lambda: run_query(store, text, include_inferred=include_inferred, substitutions=substitutions,
-                          default_graph=default_graph, named_graphs=named_graphs),
-        lambda result: "results" if isinstance(result, (QueryBoolean, QuerySolutions)) else "rdf",
+    return QueryRequest(
+        text=text,
+        include_inferred=request.values.get("inferred", "true").lower() not in ("false", "0", "no"),
+        default_graph=[g.value for g in default_graph] if default_graph is not None else None,
+        named_graphs=[g.value for g in named_graphs] if named_graphs is not None else None,
+        substitutions={v.value: str(t) for v, t in (substitutions or {}).items()},
+        row_limit=row_limit,
+        services=state().settings.services,
     )
+
+
+def start_query(text: str, substitutions: dict | None = None, row_limit: int | None = None) -> RunningQuery:
+    """Hand the query to a worker process under the time limit."""
     try:
-        kind = producer.wait()
+        return state().pool.start(state().generation_key(), query_request(text, substitutions, row_limit), query_timeout())
     except QueryError:
         if UPDATE_WORDS.match(text):
             raise QueryError("SPARQL Update is not accepted at /sparql; updates go to /update (with a token)") from None
         raise
+
+
+def execute(text: str, *, substitutions: dict | None = None) -> Response:
+    """Run `text` in a worker and stream its results in the negotiated format."""
+    running = start_query(text, substitutions)
     try:
-        chosen = choose(kind, requested_format(), request.accept_mimetypes)
+        chosen = choose(running.kind, requested_format(), request.accept_mimetypes)
     except NotAcceptable:
-        producer.cancel()
+        running.cancel()
         raise
-    if kind == "results":
-        body = producer.body(lambda result, out: result.serialize(out, chosen.results))
-    else:
-        prefixes = None if chosen.name in ("ntriples", "nquads") else config.EXPORT_PREFIXES
-        body = producer.body(lambda result, out: serialize(result, out, chosen.rdf, prefixes=prefixes))
+    body = running.body(chosen.name)
     response = Response(body, mimetype=chosen.media_type)
     if chosen.media_type.startswith("text/") or chosen.media_type.endswith(("json", "xml")):
         response.mimetype_params["charset"] = "utf-8"
@@ -116,10 +137,16 @@ def execute(store: Store, text: str, *, substitutions: dict | None = None) -> Re
     return response
 
 
-def run_or_error(store: Store, text: str, substitutions: dict | None = None) -> Response:
-    """`execute`, with the client's mistakes mapped to HTTP status codes."""
+def run_or_error(text: str, substitutions: dict | None = None) -> Response:
+    """`execute`, with the client's mistakes (and our limits) mapped to HTTP status codes."""
     try:
-        return execute(store, text, substitutions=substitutions)
+        return execute(text, substitutions=substitutions)
+    except QueryTimeout as exc:
+        return text_error(503, str(exc))
+    except PoolBusy as exc:
+        response = text_error(503, str(exc))
+        response.headers["Retry-After"] = "5"
+        return response
     except _TooLarge as exc:
         return text_error(413, str(exc))
     except NotAcceptable as exc:
@@ -145,7 +172,7 @@ def sparql() -> Response:
         if request.method == "POST" or request.values.get("update"):
             return text_error(400, "no query given: send it as the `query` parameter or as the request body")
         return service_description()
-    return run_or_error(state().store(), text)
+    return run_or_error(text)
 
 
 def service_description() -> Response:
@@ -188,7 +215,7 @@ def run_saved(saved: SavedQuery) -> Response:
         substitutions = saved.substitutions(values)
     except QueryError as exc:
         return text_error(400, str(exc))
-    return run_or_error(state().store(), saved.text, substitutions)
+    return run_or_error(saved.text, substitutions)
 
 
 @blueprint.route("/update", methods=["POST"], provide_automatic_options=False)
@@ -209,6 +236,7 @@ def update() -> Response:
         state().writable_store().update(text)
     except SyntaxError as exc:
         return text_error(400, f"SPARQL syntax error: {exc}")
+    state().updates += 1
     return Response(status=204)
 
 

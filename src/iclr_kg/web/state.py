@@ -9,6 +9,7 @@ from pyoxigraph import Store
 
 from ..config import Settings
 from ..saved import SavedQuery, load_saved
+from ..pool import QueryPool
 from ..store import current_generation, open_read_only
 
 
@@ -28,6 +29,24 @@ class AppState:
         self._writable: Store | None = None
         self._writable_generation: Path | None = None
         self.saved: dict[str, SavedQuery] = load_saved(settings.queries_dir)
+        self._pool: QueryPool | None = None
+        self.updates = 0  # bumped by /update so workers reopen a fresh snapshot
+
+    @property
+    def pool(self) -> QueryPool:
+        """The query worker processes, started on first use."""
+        if self._pool is None:
+            with self._lock:
+                if self._pool is None:
+                    self._pool = QueryPool(self.settings.query_workers)
+        return self._pool
+
+    def generation_key(self) -> Path | str:
+        """The current generation's path (plus the update count) for the workers."""
+        generation = current_generation(self.settings.store)
+        if generation is None:
+            open_read_only(self.settings.store)  # raises the clear "no store" error
+        return f"{generation}#{self.updates}" if self.updates else str(generation)
 
     def store(self) -> Store:
         """The store to query: read-only, or the writable handle when updates are enabled."""

@@ -1,0 +1,310 @@
+"""Query evaluation in worker processes, so a query past its time limit is stopped for real.
+
+pyoxigraph has no timeout or cancel API, and signals or exceptions from other threads do not
+interrupt it. So each query runs in one of a few long-lived worker processes that hold a
+read-only handle on the store; the web thread relays what the worker writes. Past the deadline
+(or when the client goes away) the worker is killed, which frees its CPU at once, and replaced.
+
+Protocol on the worker's pipe, parent → worker: a request dict, then the chosen format name;
+worker → parent: ("kind", "results"|"rdf") or ("error", kind, message), then ("data", bytes)...,
+("done",) or ("error", ...).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from .errors import IclrKgError, QueryError, StoreError
+
+CHUNK = 64 * 1024
+
+
+class QueryTimeout(IclrKgError):
+    """The query ran past its time limit and was stopped."""
+
+
+class PoolBusy(IclrKgError):
+    """Every worker stayed busy for longer than a request may wait."""
+
+
+@dataclass
+class QueryRequest:
+    """Everything a worker needs to run one query; plain data, so it crosses the pipe."""
+
+    text: str
+    include_inferred: bool = True
+    default_graph: list[str] | None = None
+    named_graphs: list[str] | None = None
+    substitutions: dict[str, str] = field(default_factory=dict)  # variable → term in N-Triples syntax
+    row_limit: int | None = None  # for pages: send the first rows as terms instead of a serialization
+    services: tuple[str, ...] = ()  # SERVICE endpoints the query may call
+
+
+# ------------------------------------------------------------------------------------------
+# Worker side
+
+
+def _term(text: str) -> Any:
+    from pyoxigraph import RdfFormat, parse
+
+    triple = next(iter(parse(f"<urn:s> <urn:p> {text} .", format=RdfFormat.N_TRIPLES)))
+    return triple.object
+
+
+def _plain(term: Any) -> tuple[str, str, str | None, str | None] | None:
+    """A term as (kind, value, language, datatype) for the pages."""
+    from pyoxigraph import BlankNode, Literal, NamedNode
+
+    if term is None:
+        return None
+    if isinstance(term, NamedNode):
+        return ("iri", term.value, None, None)
+    if isinstance(term, BlankNode):
+        return ("bnode", term.value, None, None)
+    if isinstance(term, Literal):
+        return ("literal", term.value, term.language, term.datatype.value)
+    return ("other", str(term), None, None)
+
+
+class _PipeWriter:
+    """A binary file object that sends what is written in chunks over the pipe."""
+
+    def __init__(self, conn: Connection):
+        self.conn, self.buffer = conn, bytearray()
+
+    def write(self, data: bytes) -> int:
+        self.buffer += data
+        if len(self.buffer) >= CHUNK:
+            self.flush()
+        return len(data)
+
+    def flush(self) -> None:
+        if self.buffer:
+            self.conn.send(("data", bytes(self.buffer)))
+            self.buffer.clear()
+
+
+def _worker_main(conn: Connection) -> None:  # pragma: no cover - runs in the child process
+    from pyoxigraph import NamedNode, QueryBoolean, QuerySolutions, Store, Variable, serialize
+
+    from . import config
+    from .formats import RDF_FORMATS, RESULT_FORMATS
+    from .store import run_query
+
+    stores: dict[str, Store] = {}
+    while True:
+        try:
+            generation, request = conn.recv()
+        except EOFError:
+            return
+        try:
+            store = stores.get(generation)
+            if store is None:  # a new build, or an update made since: open a fresh snapshot
+                stores.clear()
+                store = stores[generation] = Store.read_only(generation.split("#", 1)[0])
+            result = run_query(
+                store, request.text, include_inferred=request.include_inferred,
+                substitutions={Variable(k): _term(v) for k, v in request.substitutions.items()} or None,
+                default_graph=[NamedNode(g) for g in request.default_graph] if request.default_graph is not None else None,
+                named_graphs=[NamedNode(g) for g in request.named_graphs] if request.named_graphs is not None else None,
+                services=request.services,
+            )
+        except QueryError as exc:
+            conn.send(("error", "query", str(exc)))
+            continue
+        except Exception as exc:  # noqa: BLE001 - reported to the client as a failure of the query
+            conn.send(("error", "store", f"{type(exc).__name__}: {exc}"))
+            continue
+        kind = "results" if isinstance(result, (QueryBoolean, QuerySolutions)) else "rdf"
+        try:
+            if request.row_limit is not None:
+                conn.send(("kind", kind))
+                _send_rows(conn, result, request.row_limit)
+                continue
+            conn.send(("kind", kind))
+            fmt = conn.recv()
+            if fmt is None:
+                continue
+            writer = _PipeWriter(conn)
+            if kind == "results":
+                result.serialize(writer, RESULT_FORMATS[fmt].results)
+            else:
+                chosen = RDF_FORMATS[fmt]
+                prefixes = None if fmt in ("ntriples", "nquads") else config.EXPORT_PREFIXES
+                serialize(result, writer, chosen.rdf, prefixes=prefixes)
+            writer.flush()
+            conn.send(("done",))
+        except (BrokenPipeError, EOFError):
+            return
+        except Exception as exc:  # noqa: BLE001
+            conn.send(("error", "store", f"{type(exc).__name__}: {exc}"))
+
+
+def _send_rows(conn: Connection, result: Any, limit: int) -> None:  # pragma: no cover - child process
+    from pyoxigraph import QueryBoolean, QuerySolutions
+
+    if isinstance(result, QueryBoolean):
+        conn.send(("rows", {"boolean": bool(result)}))
+        return
+    if isinstance(result, QuerySolutions):
+        columns = [v.value for v in result.variables]
+        rows = []
+        for row in result:
+            if len(rows) > limit:
+                break
+            rows.append([_plain(row[c]) for c in columns])
+    else:
+        columns = ["subject", "predicate", "object"]
+        rows = []
+        for triple in result:
+            if len(rows) > limit:
+                break
+            rows.append([_plain(triple.subject), _plain(triple.predicate), _plain(triple.object)])
+    conn.send(("rows", {"columns": columns, "rows": rows[:limit], "truncated": len(rows) > limit}))
+
+
+# ------------------------------------------------------------------------------------------
+# Parent side
+
+
+class _Worker:
+    def __init__(self, context: Any):
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_worker_main, args=(child,), daemon=True, name="iclr-kg-query")
+        self.process.start()
+        child.close()
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(timeout=5)
+        self.conn.close()
+
+
+class QueryPool:
+    """A fixed number of query worker processes, handed out one per running query."""
+
+    def __init__(self, size: int = 4, wait_for_worker: float = 30.0):
+        self._context = multiprocessing.get_context("spawn")
+        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._wait = wait_for_worker
+        self._lock = threading.Lock()
+        self._closed = False
+        for _ in range(size):
+            self._idle.put(_Worker(self._context))
+
+    def close(self) -> None:
+        self._closed = True
+        while True:
+            try:
+                self._idle.get_nowait().kill()
+            except queue.Empty:
+                return
+
+    def _acquire(self) -> _Worker:
+        try:
+            return self._idle.get(timeout=self._wait)
+        except queue.Empty:
+            raise PoolBusy(f"the endpoint is busy: no query worker became free within {self._wait:.0f} s") from None
+
+    def _release(self, worker: _Worker, healthy: bool) -> None:
+        if healthy and not self._closed:
+            self._idle.put(worker)
+            return
+        worker.kill()
+        if not self._closed:
+            self._idle.put(_Worker(self._context))
+
+    def start(self, generation: Path, request: QueryRequest, timeout: float) -> "RunningQuery":
+        """Send `request` to a worker; returns once the worker knows the result's kind.
+
+        Raises QueryError (parser message), QueryTimeout, PoolBusy or StoreError.
+        """
+        worker = self._acquire()
+        deadline = time.monotonic() + timeout
+        running = RunningQuery(self, worker, deadline, timeout)
+        try:
+            worker.conn.send((str(generation), request))
+            message = running.receive()
+        except BaseException:
+            running.abandon()
+            raise
+        if message[0] == "error":
+            self._release(worker, healthy=True)
+            running.finished = True
+            raise (QueryError if message[1] == "query" else StoreError)(message[2])
+        running.kind = message[1]
+        if request.row_limit is not None:
+            running.rows = running.receive()[1]
+            running.finish()
+        return running
+
+
+class RunningQuery:
+    """A query that a worker evaluates; stream its serialization with `body(format)`."""
+
+    def __init__(self, pool: QueryPool, worker: _Worker, deadline: float, timeout: float):
+        self.pool, self.worker, self.deadline, self.timeout = pool, worker, deadline, timeout
+        self.kind = ""
+        self.rows: dict[str, Any] | None = None
+        self.finished = False
+
+    def receive(self) -> tuple[Any, ...]:
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0 or not self.worker.conn.poll(remaining):
+            raise QueryTimeout(f"the query was stopped after its time limit of {self.timeout:g} s")
+        try:
+            return self.worker.conn.recv()  # type: ignore[no-any-return]
+        except (EOFError, OSError):
+            raise StoreError("the query worker died (out of memory?)") from None
+
+    def finish(self) -> None:
+        if not self.finished:
+            self.finished = True
+            self.pool._release(self.worker, healthy=True)
+
+    def abandon(self) -> None:
+        """Kill the worker (deadline passed, client gone, or an error mid-way) and replace it."""
+        if not self.finished:
+            self.finished = True
+            self.pool._release(self.worker, healthy=False)
+
+    def cancel(self) -> None:
+        """The client will not get this result (e.g. 406): tell the worker to drop it."""
+        try:
+            self.worker.conn.send(None)
+            self.finish()
+        except OSError:
+            self.abandon()
+
+    def body(self, fmt: str) -> Iterator[bytes]:
+        """The serialization in format `fmt`, chunk by chunk, as the worker writes it.
+
+        A deadline passed mid-stream ends the response early (the status is already sent) and
+        kills the worker; so does a client that stops reading.
+        """
+        try:
+            self.worker.conn.send(fmt)
+            while True:
+                message = self.receive()
+                if message[0] == "data":
+                    yield message[1]
+                elif message[0] == "done":
+                    self.finish()
+                    return
+                else:
+                    self.abandon()
+                    return
+        except QueryTimeout:
+            self.abandon()
+            yield f"\n# query stopped after its time limit of {self.timeout:g} s; the result is incomplete\n".encode()
+        finally:
+            self.abandon()
