@@ -200,6 +200,7 @@ def serve(store: Path | None, host: str | None, port: int | None, threads: int) 
     if current_generation(settings.store) is None:
         click.echo(f"no store at {settings.store}: building it first")
         click.echo(run_build(settings).summary())
+    open_read_only(settings.store)  # a corrupt store fails here, with a clear message, not at the first query
     app = create_app(settings)
     click.echo(f"serving {settings.store} at http://{settings.host}:{settings.port}/ (SPARQL endpoint: /sparql)")
     waitress.serve(app, host=settings.host, port=settings.port, threads=threads, ident="iclr-kg",

@@ -45,7 +45,7 @@ def open_read_only(store_dir: Path) -> Store:
         raise StoreError(f"no store at {store_dir}: run `iclr-kg build --store {store_dir}` first")
     try:
         return Store.read_only(str(generation))
-    except OSError as exc:
+    except (OSError, RuntimeError) as exc:  # RocksDB reports corruption as RuntimeError
         raise StoreError(f"store at {generation} cannot be opened (corrupt?): {exc}") from exc
 
 

@@ -15,11 +15,12 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = 1024 * 1024  # larger POST bodies get 413
     app.extensions["iclr_kg"] = AppState(settings)
 
-    from . import pages, resources, sparql
+    from . import openapi, pages, resources, sparql
 
     app.register_blueprint(sparql.blueprint)
     app.register_blueprint(pages.blueprint)
     app.register_blueprint(resources.blueprint)
+    app.register_blueprint(openapi.blueprint)
 
     @app.after_request
     def common_headers(response):  # type: ignore[no-untyped-def]

@@ -12,7 +12,7 @@ from flask import Blueprint, Response, abort, render_template, request
 from pyoxigraph import DefaultGraph, NamedNode, serialize
 
 from .. import config
-from ..formats import NotAcceptable, choose
+from ..formats import RDF_ALIASES, NotAcceptable, choose
 from .html import cell, short
 from .sparql import IRI, requested_format, state, text_error
 from .streaming import stream
@@ -35,13 +35,13 @@ def wants_rdf() -> bool:
     return best not in (None, "text/html")
 
 
-def rdf_response(produce: Callable[[], Iterable[Any]], graph_aware: bool = False) -> Response:
+def rdf_response(produce: Callable[[], Iterable[Any]], graph_aware: bool = False, fixed: str | None = None) -> Response:
     """Serialize the triples (or quads) `produce()` returns, in the negotiated format, streamed.
 
     `produce` runs on the streaming worker thread: pyoxigraph iterators stay on one thread.
     """
     try:
-        chosen = choose("rdf", requested_format(), request.accept_mimetypes)
+        chosen = choose("rdf", fixed or requested_format(), request.accept_mimetypes)
     except NotAcceptable as exc:
         return text_error(400 if requested_format() else 406, str(exc))
     if not graph_aware and chosen.supports_graphs:
@@ -166,14 +166,21 @@ def data() -> Response:
     if "default" in request.args and graph_iri is None:
         return rdf_response(lambda: (q.triple for q in store.quads_for_pattern(None, None, None, DefaultGraph())))
     if graph_iri is None:
-        if requested_format() in ("nquads", "trig", "application/n-quads", "application/trig") or \
-                request.accept_mimetypes.best_match(["application/n-quads", "application/trig"]):
-            def every_quad() -> Iterable[Any]:
-                named = list(store.named_graphs())
-                return chain.from_iterable(store.quads_for_pattern(None, None, None, g) for g in named)
+        # every named graph: only N-Quads or TriG can carry them
+        asked = requested_format()
+        if asked:
+            name = RDF_ALIASES.get(asked.strip().lower())
+        else:
+            name = "trig" if request.accept_mimetypes.best_match(["application/n-quads", "application/trig"]) == "application/trig" \
+                and request.accept_mimetypes["application/trig"] > request.accept_mimetypes["application/n-quads"] else "nquads"
+        if name not in ("nquads", "trig"):
+            return text_error(400, "give ?default or ?graph=IRI for a single graph; every named graph needs N-Quads or TriG")
 
-            return rdf_response(every_quad, graph_aware=True)
-        return text_error(400, "give ?default, ?graph=IRI, or ask for N-Quads/TriG to get every named graph")
+        def every_quad() -> Iterable[Any]:
+            named = list(store.named_graphs())
+            return chain.from_iterable(store.quads_for_pattern(None, None, None, g) for g in named)
+
+        return rdf_response(every_quad, graph_aware=True, fixed=name)
     if not IRI.match(graph_iri):
         return text_error(400, f"graph: {graph_iri!r} is not an absolute IRI")
     graph = NamedNode(graph_iri)

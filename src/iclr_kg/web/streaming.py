@@ -65,24 +65,26 @@ class Producer(Generic[R]):
             result = produce()
             self._ready.put((True, describe(result)))
         except BaseException as exc:
-            self._ready.put((False, exc))
+            self._ready.put((False, exc.with_traceback(None)))
             return
-        write = self._writer.get()
-        if write is None:
-            return
+        error: BaseException | None = None
         try:
-            with io.BufferedWriter(_QueueWriter(self._chunks, self._cancelled), buffer_size=CHUNK) as output:
-                write(result, output)
+            write = self._writer.get()
+            if write is not None:
+                with io.BufferedWriter(_QueueWriter(self._chunks, self._cancelled), buffer_size=CHUNK) as output:
+                    write(result, output)
         except ClientGone:
-            return
+            pass
         except BaseException as exc:  # reported to the reader, which ends the response
-            try:
-                _put(self._chunks, exc, self._cancelled)
-            except ClientGone:
-                pass
-            return
+            error = exc.with_traceback(None)
+        finally:
+            # pyoxigraph iterators must be dropped on the thread that made them: close ours here
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+            del result
         try:
-            _put(self._chunks, _DONE, self._cancelled)
+            _put(self._chunks, error if error is not None else _DONE, self._cancelled)
         except ClientGone:
             pass
 

@@ -1,0 +1,117 @@
+"""Faults: a build killed at any moment, concurrent builds, a corrupt store, serving through a rebuild."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from iclr_kg.pipeline import build
+from iclr_kg.store import current_generation, open_read_only
+
+from .conftest import select
+from .test_reason import _synth
+
+CLI = str(Path(sys.executable).with_name("iclr-kg"))
+COUNT = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"
+
+
+@pytest.fixture(scope="module")
+def big_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Synthetic data large enough that a build takes a few seconds to kill at different points."""
+    return _synth().write(400, tmp_path_factory.mktemp("big") / "data")
+
+
+@pytest.mark.parametrize("delay", [0.3, 1.0, 2.5, 5.0])
+def test_a_build_killed_at_any_point_leaves_the_old_store(tiny_data, big_data: Path, delay: float) -> None:
+    settings = tiny_data()
+    build(settings)
+    before, count = current_generation(settings.store), select(open_read_only(settings.store), COUNT)
+    env = {**os.environ, "ICLR_KG_DATA_DIR": str(big_data)}
+    process = subprocess.Popen([CLI, "build", "--store", str(settings.store)], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(delay)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    if process.returncode == -signal.SIGKILL:
+        assert current_generation(settings.store) == before
+        assert select(open_read_only(settings.store), COUNT) == count
+    else:  # the build finished before the kill: then the new store is complete
+        assert process.returncode == 0
+        assert int(select(open_read_only(settings.store), COUNT)[0]["n"]) > int(count[0]["n"])
+    build(settings)  # the lock died with the process; the next build works and prunes leftovers
+    assert len(list((settings.store / "generations").iterdir())) <= 3
+
+
+def test_a_second_build_is_refused_with_a_clear_message(tiny_data, big_data: Path) -> None:
+    settings = tiny_data()
+    env = {**os.environ, "ICLR_KG_DATA_DIR": str(big_data)}
+    first = subprocess.Popen([CLI, "build", "--store", str(settings.store)], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1.0)
+        second = subprocess.run([CLI, "build", "--store", str(settings.store)], env=env, capture_output=True, text=True, check=False)
+        assert second.returncode == 1
+        assert "another build of" in second.stderr and "is running" in second.stderr
+    finally:
+        first.wait(timeout=300)
+
+
+def test_a_corrupt_store_fails_at_start_with_a_clear_error(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    (store / "generations" / "broken").mkdir(parents=True)
+    (store / "generations" / "broken" / "CURRENT").write_text("garbage")
+    (store / "current").symlink_to("generations/broken")
+    done = subprocess.run([CLI, "serve", "--store", str(store), "--port", "1"], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1
+    assert "cannot be opened" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_serve_keeps_serving_during_a_rebuild_and_switches_after(tiny_data, big_data: Path) -> None:
+    settings = tiny_data()
+    build(settings)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([CLI, "serve", "--store", str(settings.store), "--port", str(port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/sparql?query=" + urllib.parse.quote("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }") + "&format=json"
+
+    def count() -> int:
+        with urllib.request.urlopen(url, timeout=20) as response:
+            return int(json.loads(response.read())["results"]["bindings"][0]["n"]["value"])
+
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                before = count()
+                break
+            except OSError:
+                assert time.monotonic() < deadline
+                time.sleep(0.3)
+        env = {**os.environ, "ICLR_KG_DATA_DIR": str(big_data)}
+        rebuild = threading.Thread(target=subprocess.run, args=([CLI, "build", "--store", str(settings.store)],),
+                                   kwargs={"env": env, "capture_output": True, "check": True})
+        rebuild.start()
+        during = []
+        while rebuild.is_alive():
+            during.append(count())  # every request during the rebuild is answered
+            time.sleep(0.2)
+        rebuild.join()
+        assert during and all(n == before for n in during[:1])
+        assert count() > before  # the new store is live without a restart
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+
