@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+import rdflib
 from pyoxigraph import NamedNode, Quad
 
 from . import config, rdf
@@ -44,10 +45,13 @@ class BuildReport:
 
 @dataclass
 class Compiled:
-    """The graph before it is stored: asserted quads, ontology quads, and validation result."""
+    """The graph before it is stored: asserted and ontology quads, the same as rdflib graphs
+    (for SHACL and reasoning), and the validation result."""
 
     asserted: list[Quad]
     ontology: list[Quad]
+    asserted_graph: rdflib.Graph
+    ontology_graph: rdflib.Graph
     validation: ValidationResult
 
 
@@ -59,8 +63,9 @@ def compile_graph(settings: Settings, report: BuildReport | None = None) -> Comp
     asserted = report.timed("rdf", lambda: list(rdf.asserted_quads(dataset, registry)))
     ontology = rdf.ontology_quads(settings.ontology_dir / "iclr.ttl")
     shapes = load_shapes(settings.ontology_dir / "shapes.ttl")
-    validation = report.timed("validate", lambda: validate(to_rdflib(asserted), shapes, to_rdflib(ontology)))
-    return Compiled(asserted, ontology, validation)
+    asserted_graph, ontology_graph = report.timed("convert", lambda: (to_rdflib(asserted), to_rdflib(ontology)))
+    validation = report.timed("validate", lambda: validate(asserted_graph, shapes, ontology_graph))
+    return Compiled(asserted, ontology, asserted_graph, ontology_graph, validation)
 
 
 def build(settings: Settings) -> BuildReport:
@@ -71,7 +76,7 @@ def build(settings: Settings) -> BuildReport:
         if not compiled.validation.conforms:
             raise ValidationFailed(compiled.validation.report, len(compiled.validation.violations))
         inferred_graph = report.timed(
-            "reason", lambda: infer(to_rdflib(compiled.asserted), to_rdflib(compiled.ontology), settings.reasoner)
+            "reason", lambda: infer(compiled.asserted_graph, compiled.ontology_graph, settings.reasoner)
         )
         inferred = [Quad(t.subject, t.predicate, t.object, NamedNode(config.GRAPH_INFERRED)) for t in from_rdflib(inferred_graph)]
         quads = compiled.asserted + compiled.ontology + inferred

@@ -308,3 +308,64 @@ class RunningQuery:
             yield f"\n# query stopped after its time limit of {self.timeout:g} s; the result is incomplete\n".encode()
         finally:
             self.abandon()
+
+
+class InProcessQuery:
+    """The same interface as RunningQuery, evaluated on a thread of this process.
+
+    For `query_workers = 0`: no process hop, but also no time limit (nothing can stop the
+    query). Used to measure what the worker processes cost, and where isolation is not wanted.
+    """
+
+    def __init__(self, store: Any, request: QueryRequest):
+        from pyoxigraph import NamedNode, QueryBoolean, QuerySolutions, Variable, serialize
+
+        from . import config
+        from .formats import RDF_FORMATS, RESULT_FORMATS
+        from .store import run_query
+        from .web.streaming import Producer
+
+        def produce() -> Any:
+            return run_query(
+                store, request.text, include_inferred=request.include_inferred,
+                substitutions={Variable(k): _term(v) for k, v in request.substitutions.items()} or None,
+                default_graph=[NamedNode(g) for g in request.default_graph] if request.default_graph is not None else None,
+                named_graphs=[NamedNode(g) for g in request.named_graphs] if request.named_graphs is not None else None,
+                services=request.services,
+            )
+
+        def write(result: Any, output: Any) -> None:
+            if isinstance(result, (QueryBoolean, QuerySolutions)):
+                result.serialize(output, RESULT_FORMATS[self._fmt].results)
+            else:
+                prefixes = None if self._fmt in ("ntriples", "nquads") else config.EXPORT_PREFIXES
+                serialize(result, output, RDF_FORMATS[self._fmt].rdf, prefixes=prefixes)
+
+        self._write = write
+        self._fmt = ""
+        self.rows: dict[str, Any] | None = None
+        if request.row_limit is not None:
+            collected: dict[str, Any] = {}
+
+            class _Conn:
+                def send(self, message: Any) -> None:
+                    collected["rows"] = message[1]
+
+            def rows(result: Any, _: Any) -> None:
+                _send_rows(_Conn(), result, request.row_limit)  # type: ignore[arg-type]
+
+            producer = Producer(produce, lambda r: "results" if isinstance(r, (QueryBoolean, QuerySolutions)) else "rdf")
+            self.kind = producer.wait()
+            for _ in producer.body(rows):
+                pass
+            self.rows = collected.get("rows", {})
+            return
+        self._producer = Producer(produce, lambda r: "results" if isinstance(r, (QueryBoolean, QuerySolutions)) else "rdf")
+        self.kind = self._producer.wait()
+
+    def cancel(self) -> None:
+        self._producer.cancel()
+
+    def body(self, fmt: str) -> Iterator[bytes]:
+        self._fmt = fmt
+        return self._producer.body(self._write)

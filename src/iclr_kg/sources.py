@@ -34,7 +34,10 @@ class LineList(list):
     item_lines: list[int]
 
 
-class _LineLoader(yaml.SafeLoader):
+_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser where available: ~5x faster
+
+
+class _LineLoader(_Base):  # type: ignore[misc, valid-type]
     """SafeLoader whose mappings and sequences carry line numbers; dates stay strings."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> LineDict:  # type: ignore[override]
@@ -71,7 +74,7 @@ def read_yaml(path: Path) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise DataError(path, None, None, f"cannot read: {exc}") from exc
     loader = _LineLoader(text)
-    loader.name = str(path)
+    loader.name = str(path)  # type: ignore[attr-defined]
     try:
         return loader.get_single_data()
     except yaml.MarkedYAMLError as exc:

@@ -15,7 +15,7 @@ from pyoxigraph import NamedNode, serialize
 
 from .. import config
 from ..errors import QueryError
-from ..pool import PoolBusy, QueryRequest, QueryTimeout, RunningQuery
+from ..pool import InProcessQuery, PoolBusy, QueryRequest, QueryTimeout, RunningQuery
 from ..formats import NotAcceptable, choose
 from ..saved import SavedQuery
 from .state import AppState
@@ -111,9 +111,11 @@ def query_request(text: str, substitutions: dict | None = None, row_limit: int |
     )
 
 
-def start_query(text: str, substitutions: dict | None = None, row_limit: int | None = None) -> RunningQuery:
-    """Hand the query to a worker process under the time limit."""
+def start_query(text: str, substitutions: dict | None = None, row_limit: int | None = None) -> RunningQuery | InProcessQuery:
+    """Hand the query to a worker process under the time limit (in-process if workers = 0)."""
     try:
+        if state().settings.query_workers == 0:
+            return InProcessQuery(state().store(), query_request(text, substitutions, row_limit))
         return state().pool.start(state().generation_key(), query_request(text, substitutions, row_limit), query_timeout())
     except QueryError:
         if UPDATE_WORDS.match(text):

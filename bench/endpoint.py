@@ -1,0 +1,275 @@
+"""Endpoint benchmark: our server against `oxigraph serve` and rdflib-endpoint, in one run.
+
+    pip install -e '.[bench]' && apt-get install wrk
+    python bench/endpoint.py                         # the real graph
+    python bench/endpoint.py --papers 10000          # synthetic ICLR-like data (bench/synth.py)
+    python bench/endpoint.py --duration 15 --rounds 2
+
+Every server runs alone on 127.0.0.1 over the same data: ours (`iclr-kg serve`, query worker
+processes), ours without worker processes (ICLR_KG_QUERY_WORKERS=0: the cost of the time-limit
+machinery), Oxigraph's own server over a copy of our store, and rdflib-endpoint over the same
+triples. For each query: median and p95 latency of sequential requests, throughput at 1, 8 and
+32 connections (wrk), errors, and server peak memory (process and children); then the ratios
+ours/peer. Rounds repeat the servers A B A B so that machine noise shows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+sys.path.insert(0, str(ROOT / "src"))
+from iclr_kg import config  # noqa: E402
+from iclr_kg.saved import load_saved  # noqa: E402
+
+PREFIXES = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in config.QUERY_PREFIXES.items())
+RES = config.RESOURCE_BASE
+
+
+@dataclass
+class Query:
+    name: str
+    text: str
+    accept: str = "application/sparql-results+json"
+
+
+def core_queries(synthetic: bool) -> list[Query]:
+    paper = f"{RES}paper/S000000001x" if synthetic else f"{RES}paper/NzTU59SYbNq"
+    person = f"{RES}person/person-0" if synthetic else f"{RES}person/ian-gemp"
+    aggregate = load_saved(ROOT / "queries")["awards-per-organization"].text
+    return [
+        Query("point lookup", f"SELECT ?pos ?name WHERE {{ ?a iclr:authorshipOf <{paper}> ; iclr:authorPosition ?pos ; iclr:authorshipBy/iclr:name ?name }} ORDER BY ?pos"),
+        Query("two-hop join", f"SELECT DISTINCT ?co WHERE {{ ?p iclr:hasAuthor <{person}> , ?co . FILTER (?co != <{person}>) }}"),
+        Query("aggregate", aggregate),
+        Query("construct", f"CONSTRUCT {{ <{paper}> ?p ?o }} WHERE {{ <{paper}> ?p ?o }}", accept="text/turtle"),
+        Query("large select", "SELECT ?s ?p ?o WHERE { ?s ?p ?o } LIMIT 50000", accept="text/tab-separated-values"),
+    ]
+
+
+def saved_queries() -> list[Query]:
+    out = []
+    for name, saved in load_saved(ROOT / "queries").items():
+        text = saved.text
+        values = " ".join(f"VALUES ?{p.name} {{ {'<' + p.default + '>' if p.kind == 'iri' else repr(p.default)} }}"
+                          for p in saved.params if p.default)
+        out.append(Query(f"saved: {name}", text + ("\n" + values if values else "")))
+    return out
+
+
+@dataclass
+class Server:
+    name: str
+    command: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    path: str = "/sparql"
+    process: subprocess.Popen | None = None
+    port: int = 0
+    peak_rss: float = 0.0
+    _stop: threading.Event = field(default_factory=threading.Event)
+
+    def start(self) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        command = [part.replace("{port}", str(self.port)) for part in self.command]
+        self.process = subprocess.Popen(command, env={**os.environ, **self.env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            try:
+                status, _ = request(self, "ASK { ?s ?p ?o }", "application/sparql-results+json")
+                if status == 200:
+                    break
+            except OSError:
+                time.sleep(0.3)
+        else:
+            raise SystemExit(f"{self.name} did not start")
+        self._stop.clear()
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def rss(self) -> float:
+        try:
+            proc = psutil.Process(self.process.pid)  # type: ignore[union-attr]
+            return sum(p.memory_info().rss for p in [proc, *proc.children(recursive=True)]) / 2**20
+        except psutil.Error:
+            return 0.0
+
+    def _watch(self) -> None:
+        while not self._stop.is_set():
+            self.peak_rss = max(self.peak_rss, self.rss())
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self.process:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
+def request(server: Server, text: str, accept: str, connection: http.client.HTTPConnection | None = None) -> tuple[int, bytes]:
+    own = connection is None
+    connection = connection or http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
+    connection.request("GET", server.path + "?" + urllib.parse.urlencode({"query": PREFIXES + text}), headers={"Accept": accept})
+    response = connection.getresponse()
+    body = response.read()
+    if own:
+        connection.close()
+    return response.status, body
+
+
+def latency(server: Server, query: Query, count: int) -> tuple[float, float, int]:
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
+    times, errors = [], 0
+    for _ in range(count):
+        started = time.perf_counter()
+        status, _ = request(server, query.text, query.accept, connection)
+        times.append(time.perf_counter() - started)
+        errors += status != 200
+    times.sort()
+    return times[len(times) // 2] * 1000, times[int(len(times) * 0.95)] * 1000, errors
+
+
+def time_to_first_byte(server: Server, query: Query) -> tuple[float, float, float]:
+    """TTFB in ms, total seconds, and server memory growth (MiB) while the response streams."""
+    connection = socket.create_connection(("127.0.0.1", server.port))
+    path = server.path + "?" + urllib.parse.urlencode({"query": PREFIXES + query.text})
+    before, peak = server.rss(), 0.0
+    started = time.perf_counter()
+    connection.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: {query.accept}\r\nConnection: close\r\n\r\n".encode())
+    first = connection.recv(65536)
+    ttfb = time.perf_counter() - started
+    total = len(first)
+    while chunk := connection.recv(1 << 16):
+        total += len(chunk)
+        peak = max(peak, server.rss())
+    connection.close()
+    return ttfb * 1000, time.perf_counter() - started, max(0.0, peak - before)
+
+
+def throughput(server: Server, query: Query, connections: int, duration: float) -> tuple[float, int]:
+    url = f"http://127.0.0.1:{server.port}{server.path}?" + urllib.parse.urlencode({"query": PREFIXES + query.text})
+    done = subprocess.run(["wrk", "-t", str(min(2, connections)), "-c", str(connections), "-d", f"{duration:g}s",
+                           "--timeout", "30s", "-H", f"Accept: {query.accept}", url], capture_output=True, text=True, check=False)
+    rps = re.search(r"Requests/sec:\s+([\d.]+)", done.stdout)
+    errors = sum(int(n) for n in re.findall(r"Non-2xx or 3xx responses: (\d+)", done.stdout))
+    socket_errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", done.stdout)
+    if socket_errors:
+        errors += sum(int(n) for n in socket_errors.groups())
+    return (float(rps.group(1)) if rps else 0.0), errors
+
+
+def prepare(workdir: Path, papers: int | None) -> tuple[Path, Path, Path]:
+    """Build our store; copy it for Oxigraph; export its triples for rdflib-endpoint."""
+    env = dict(os.environ)
+    if papers:
+        sys.path.insert(0, str(ROOT / "bench"))
+        import synth
+
+        env["ICLR_KG_DATA_DIR"] = str(synth.write(papers, workdir / "data"))
+    store = workdir / "store"
+    subprocess.run([str(BIN / "iclr-kg"), "build", "--store", str(store)], env=env, check=True)
+    copy = workdir / "oxigraph"
+    shutil.copytree((store / "current").resolve(), copy)
+    triples = workdir / "all.nt"
+    subprocess.run([str(BIN / "iclr-kg"), "export", "--store", str(store), "-f", "ntriples", "-o", str(triples)], check=True)
+    return store, copy, triples
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--papers", type=int, help="synthetic papers (default: the real graph)")
+    parser.add_argument("--duration", type=float, default=15, help="seconds per throughput measurement")
+    parser.add_argument("--sequential", type=int, default=200, help="sequential requests per latency measurement")
+    parser.add_argument("--rounds", type=int, default=2, help="A B A B repetitions")
+    parser.add_argument("--connections", type=int, nargs="+", default=[1, 8, 32])
+    parser.add_argument("--no-saved", action="store_true", help="skip the saved queries")
+    parser.add_argument("--no-rdflib", action="store_true", help="skip rdflib-endpoint")
+    args = parser.parse_args()
+    if not shutil.which("wrk"):
+        raise SystemExit("wrk is needed: apt-get install wrk")
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        store, copy, triples = prepare(workdir, args.papers)
+        servers = [
+            Server("ours", [str(BIN / "iclr-kg"), "serve", "--store", str(store), "--port", "{port}"]),
+            Server("ours, no workers", [str(BIN / "iclr-kg"), "serve", "--store", str(store), "--port", "{port}"],
+                   env={"ICLR_KG_QUERY_WORKERS": "0"}),
+            Server("oxigraph", [str(BIN / "oxigraph"), "serve-read-only", "--location", str(copy), "--bind", "127.0.0.1:{port}"],
+                   path="/query"),
+        ]
+        if not args.no_rdflib:
+            servers.append(Server("rdflib-endpoint", [str(BIN / "rdflib-endpoint"), "serve", "--host", "127.0.0.1",
+                                                      "--port", "{port}", str(triples)], path="/"))
+        queries = core_queries(bool(args.papers)) + ([] if args.no_saved else saved_queries())
+        results: dict[tuple[str, str, int], dict[str, float]] = {}
+        for round_number in range(args.rounds):
+            for server in servers:
+                server.peak_rss = 0.0
+                server.start()
+                try:
+                    for query in queries:
+                        row: dict[str, float] = {}
+                        row["median"], row["p95"], row["errors"] = latency(server, query, args.sequential)
+                        if query.name == "large select":
+                            row["ttfb"], row["seconds"], row["growth"] = time_to_first_byte(server, query)
+                        if not query.name.startswith("saved"):
+                            for c in args.connections:
+                                row[f"rps{c}"], errors = throughput(server, query, c, args.duration)
+                                row["errors"] += errors
+                        results[(server.name, query.name, round_number)] = row
+                        print(f"round {round_number + 1} {server.name:18} {query.name:38} {row}", file=sys.stderr)
+                finally:
+                    server.stop()
+                results[(server.name, "peak memory", round_number)] = {"peak_rss": server.peak_rss}
+        report(results, servers, queries, args)
+
+
+def report(results: dict, servers: list[Server], queries: list[Query], args: argparse.Namespace) -> None:
+    names = [s.name for s in servers]
+    print(f"\n### Endpoint benchmark ({'synthetic, %d papers' % args.papers if args.papers else 'real graph'}; "
+          f"{args.sequential} sequential requests, wrk {args.duration:g} s per level, {args.rounds} rounds A B A B)\n")
+    levels = " | ".join(f"req/s @{c}" for c in args.connections)
+    print(f"| query | server | round | median ms | p95 ms | {levels} | errors |")
+    print("|---|---|---:|---:|---:|" + "---:|" * len(args.connections) + "---:|")
+    for query in queries:
+        for name in names:
+            for r in range(args.rounds):
+                row = results[(name, query.name, r)]
+                rates = " | ".join(f"{row.get(f'rps{c}', float('nan')):.0f}" for c in args.connections)
+                print(f"| {query.name} | {name} | {r + 1} | {row['median']:.2f} | {row['p95']:.2f} | {rates} | {row['errors']:.0f} |")
+    print("\n| query | ratio | round | median latency | " + " | ".join(f"throughput @{c}" for c in args.connections) + " |")
+    print("|---|---|---:|---:|" + "---:|" * len(args.connections))
+    for query in queries:
+        for peer in names[1:]:
+            for r in range(args.rounds):
+                ours, other = results[("ours", query.name, r)], results[(peer, query.name, r)]
+                rates = " | ".join(f"{ours.get(f'rps{c}', 0) / other[f'rps{c}']:.2f}x" if other.get(f"rps{c}") else "-" for c in args.connections)
+                print(f"| {query.name} | ours / {peer} | {r + 1} | {ours['median'] / other['median']:.2f}x | {rates} |")
+    print("\n| server | round | peak RSS MiB (with children) | large select TTFB ms | memory growth while streaming MiB |")
+    print("|---|---:|---:|---:|---:|")
+    for name in names:
+        for r in range(args.rounds):
+            large = results.get((name, "large select", r), {})
+            print(f"| {name} | {r + 1} | {results[(name, 'peak memory', r)]['peak_rss']:.0f} | {large.get('ttfb', float('nan')):.1f} | {large.get('growth', float('nan')):.1f} |")
+
+
+if __name__ == "__main__":
+    main()
