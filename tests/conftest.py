@@ -28,9 +28,47 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="session")
-def real_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    """Settings for the real data/, ontology/ and queries/, with a store of the session's own."""
-    return Settings(store=tmp_path_factory.mktemp("real") / "store")
+def wikidata_standin(tmp_path_factory: pytest.TempPathFactory):
+    """Oxigraph's own server (PyPI `oxigraph`) on 127.0.0.1 with a few Wikidata-shaped triples:
+    the stand-in for Wikidata's query service in federated queries."""
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    location = tmp_path_factory.mktemp("wikidata-standin")
+    oxigraph = str(Path(sys.executable).with_name("oxigraph"))
+    fixture = Path(__file__).parent / "fixtures" / "wikidata-standin.ttl"
+    subprocess.run([oxigraph, "load", "--location", str(location), "--file", str(fixture)], check=True, capture_output=True)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([oxigraph, "serve-read-only", "--location", str(location), "--bind", f"127.0.0.1:{port}"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/query"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url + "?query=ASK%7B%7D", timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    yield url
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def real_settings(tmp_path_factory: pytest.TempPathFactory, wikidata_standin: str) -> Settings:
+    """Settings for the real data/, ontology/ and queries/, with a store of the session's own;
+    the Wikidata stand-in is allow-listed for SERVICE."""
+    return Settings(store=tmp_path_factory.mktemp("real") / "store", services=(*Settings().services, wikidata_standin))
+
+
+def saved_query_values(saved, standin: str) -> dict[str, str]:
+    """Parameter values for running a saved query in tests: federated ones ask the stand-in."""
+    return {p.name: standin for p in saved.params if p.name == "wikidata"}
 
 
 @pytest.fixture(scope="session")

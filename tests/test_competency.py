@@ -198,12 +198,15 @@ def test_wikidata_links(real_store) -> None:
     assert values(real_store, "SELECT ?q WHERE { ?p a iclr:Paper ; skos:exactMatch ?q }", "q") == []
 
 
-def test_every_saved_query_returns_rows(real_store, real_settings) -> None:
+def test_every_saved_query_returns_rows(real_store, real_settings, wikidata_standin) -> None:
     from iclr_kg.saved import load_saved
     from iclr_kg.store import run_query
+
+    from .conftest import saved_query_values
 
     saved = load_saved(real_settings.queries_dir)
     assert len(saved) >= 15
     for name, query in saved.items():
-        rows = list(run_query(real_store, query.text, substitutions=query.substitutions()))  # type: ignore[arg-type]
+        substitutions = query.substitutions(saved_query_values(query, wikidata_standin))
+        rows = list(run_query(real_store, query.text, substitutions=substitutions, services=real_settings.services))  # type: ignore[arg-type]
         assert rows, f"saved query {name} returned no rows"

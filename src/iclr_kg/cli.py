@@ -164,10 +164,27 @@ def _graphs_for(choice: str, db: Any) -> list[NamedNode]:
               help="Which graph(s) to export.")
 @click.option("-f", "--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="turtle", show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write to FILE instead of stdout.")
+@click.option("--mappings", type=click.Choice(["sssom"]), help="Export the Wikidata links as an SSSOM TSV instead.")
+@click.option("--quickstatements", is_flag=True, help="Export QuickStatements for what Wikidata may lack (checked links only).")
 @fails_cleanly
-def export(store: Path | None, graph_choice: str, fmt: str, output: Path | None) -> None:
+def export(store: Path | None, graph_choice: str, fmt: str, output: Path | None, mappings: str | None,
+           quickstatements: bool) -> None:
     """Export the graph, streamed. Turtle and N-Triples merge the chosen graphs into one."""
     settings = Settings.from_env(store=store)
+    if mappings or quickstatements:
+        from .sources import load_dataset
+        from .wikidata import quickstatements as statements
+        from .wikidata import write_sssom
+
+        dataset = load_dataset(settings.data_dir)
+        with (open(output, "w", encoding="utf-8") if output else sys.stdout) as out:
+            if mappings:
+                write_sssom(dataset, out)
+            else:
+                lines = statements(dataset, open_read_only(settings.store))
+                out.write("".join(line + "\n" for line in lines))
+                click.echo(f"{len(lines)} QuickStatements lines", err=True)
+        return
     db = open_read_only(settings.store)
     graphs = _graphs_for(graph_choice, db)
     chosen = RDF_FORMATS[fmt]
@@ -180,6 +197,65 @@ def export(store: Path | None, graph_choice: str, fmt: str, output: Path | None)
             # graphs is written once.
             merged = db.query("CONSTRUCT WHERE { ?s ?p ?o }", default_graph=graphs)
             serialize(merged, out, chosen.rdf, prefixes=config.EXPORT_PREFIXES)
+
+
+@main.group("link-wikidata", invoke_without_command=True)
+@store_option
+@click.option("--kind", "kinds", multiple=True, type=click.Choice(["organization", "person", "paper"]),
+              help="Which unlinked entities to reconcile (repeatable; default all).")
+@click.option("--limit", type=int, help="Reconcile at most N entities.")
+@click.option("--min-score", type=float, default=0.7, show_default=True, help="Propose only candidates scoring this or more.")
+@click.option("--dry-run", is_flag=True, help="Print the proposals; write nothing.")
+@click.option("--api", help="Wikidata Action API URL [env ICLR_KG_WIKIDATA_API].")
+@click.option("--review", type=click.Path(path_type=Path), help="Review file [default: next to the store].")
+@click.pass_context
+@fails_cleanly
+def link_wikidata(ctx: click.Context, store: Path | None, kinds: tuple[str, ...], limit: int | None, min_score: float,
+                  dry_run: bool, api: str | None, review: Path | None) -> None:
+    """Propose Wikidata links for unlinked entities, with evidence, into a review file.
+
+    `iclr-kg link-wikidata accept` then moves the proposals a curator keeps into data/wikidata.yaml.
+    """
+    ctx.obj = {"store": store, "review": review}
+    if ctx.invoked_subcommand:
+        return
+    from .sources import load_dataset
+    from .wikidata import WikidataClient, reconcile, write_proposals
+
+    settings = Settings.from_env(store=store, wikidata_api=api)
+    review_file = review or settings.store.parent / "wikidata-proposals.yaml"
+    client = WikidataClient(settings.wikidata_api, cache_dir=settings.store.parent / "wikidata-cache")
+    dataset = load_dataset(settings.data_dir)
+
+    def bar(items):  # type: ignore[no-untyped-def]
+        with click.progressbar(list(items), label="reconciling", file=sys.stderr) as progress:
+            yield from progress
+
+    proposals = reconcile(dataset, client, kinds or ("organization", "person", "paper"), limit, min_score, progress=bar)
+    for p in proposals:
+        click.echo(f"{p.status:9} {p.entity} -> {p.qid} ({p.label}) score {p.score}: {'; '.join(p.evidence)}")
+    if dry_run:
+        click.echo(f"{len(proposals)} proposal(s); --dry-run: nothing written ({client.requests} API requests)")
+        return
+    write_proposals(proposals, review_file)
+    click.echo(f"{len(proposals)} proposal(s) written to {review_file} ({client.requests} API requests); "
+               f"review, then `iclr-kg link-wikidata accept`")
+
+
+@link_wikidata.command("accept")
+@click.argument("entities", nargs=-1)
+@click.pass_context
+@fails_cleanly
+def link_wikidata_accept(ctx: click.Context, entities: tuple[str, ...]) -> None:
+    """Accept proposals (all unambiguous ones, or the ENTITIES named, e.g. person/yang-song)."""
+    from .wikidata import accept
+
+    settings = Settings.from_env(store=ctx.obj.get("store"))
+    review_file = ctx.obj.get("review") or settings.store.parent / "wikidata-proposals.yaml"
+    accepted = accept(review_file, settings.data_dir / "wikidata.yaml", list(entities) or None)
+    for p in accepted:
+        click.echo(f"accepted {p.entity} -> {p.qid}")
+    click.echo(f"{len(accepted)} link(s) added to {settings.data_dir / 'wikidata.yaml'}; run `iclr-kg build`")
 
 
 @main.command()

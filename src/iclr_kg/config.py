@@ -83,6 +83,7 @@ class Settings:
     # SPARQL endpoints that SERVICE may call (comma-separated in ICLR_KG_SERVICES)
     services: tuple[str, ...] = ("https://query.wikidata.org/sparql", "https://query-scholarly.wikidata.org/sparql")
     update_token: str | None = None
+    wikidata_api: str = "https://www.wikidata.org/w/api.php"
     host: str = "127.0.0.1"
     port: int = 8000
 
@@ -94,7 +95,7 @@ class Settings:
         for name, convert in (
             ("store", Path), ("data_dir", Path), ("ontology_dir", Path), ("queries_dir", Path),
             ("reasoner", str), ("query_timeout", float), ("query_workers", int), ("update_token", str),
-            ("host", str), ("port", int),
+            ("host", str), ("port", int), ("wikidata_api", str),
         ):
             raw = _env(name.upper())
             if raw is not None:

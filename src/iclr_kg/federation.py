@@ -34,8 +34,10 @@ def _tokens(text: str) -> list[tuple[str, str]]:
     return [(m.lastgroup or "", m.group()) for m in _TOKEN.finditer(text) if m.lastgroup != "comment"]
 
 
-def service_targets(text: str, prefixes: dict[str, str]) -> list[str | None]:
-    """The endpoint IRI of every SERVICE in the query (None for a variable or unresolvable one)."""
+def service_targets(text: str, prefixes: dict[str, str], bound: dict[str, str] | None = None) -> list[str | None]:
+    """The endpoint IRI of every SERVICE in the query (None for an unbound variable or an
+    unresolvable name). `bound` gives the values of variables fixed by substitution."""
+    bound = bound or {}
     tokens = _tokens(text)
     declared = dict(prefixes)
     targets: list[str | None] = []
@@ -58,14 +60,20 @@ def service_targets(text: str, prefixes: dict[str, str]) -> list[str | None]:
         elif target_kind == "pname":
             prefix, _, local = target.partition(":")
             targets.append(declared[prefix] + local if prefix in declared else None)
+        elif target_kind == "var":
+            targets.append(bound.get(target[1:]))
         else:
             targets.append(None)
     return targets
 
 
-def check_services(text: str, allowed: tuple[str, ...], prefixes: dict[str, str]) -> None:
-    """Raise QueryError if the query calls a SERVICE that is not allow-listed."""
-    for target in service_targets(text, prefixes):
+def check_services(text: str, allowed: tuple[str, ...], prefixes: dict[str, str], bound: dict[str, str] | None = None) -> None:
+    """Raise QueryError if the query calls a SERVICE that is not allow-listed.
+
+    A variable endpoint passes only when a saved query's parameter binds it (`bound`) to an
+    allowed IRI; in a query sent as text it could be bound to anything, so it is refused.
+    """
+    for target in service_targets(text, prefixes, bound):
         if target is None:
             raise QueryError("SERVICE needs a fixed endpoint IRI here (a variable could name any host)")
         if target not in allowed:

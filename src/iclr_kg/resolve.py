@@ -78,9 +78,11 @@ def build_registry(dataset: Dataset) -> Registry:
         if award.edition is not None:
             registry.resolve("edition", award.edition, files["events"], award.line("edition"), "edition")
     _check_parent_cycles(dataset)
+    papers = {paper.ident for source in dataset.sources for paper in source.papers}
     for link in dataset.links:
         kind, key = link.entity.split("/", 1)
-        if kind not in KINDS or key not in registry.keys[kind]:
+        known = key in papers if kind == "paper" else (kind in KINDS and key in registry.keys[kind])
+        if not known:
             raise DataError(files["wikidata"], link.line("entity"), "entity", f"unknown entity {link.entity!r}")
     return registry
 

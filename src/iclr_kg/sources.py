@@ -180,7 +180,7 @@ class Award(Curated):
 
 
 class WikidataLink(Curated):
-    entity: str = Field(pattern=r"^[a-z]+/[a-z0-9][a-z0-9-]*$")
+    entity: str = Field(pattern=r"^[a-z]+/[A-Za-z0-9_][A-Za-z0-9_-]*$")
     qid: str = Field(pattern=r"^Q[1-9][0-9]*$")
     method: Literal["checked", "reconciled-accepted"]
     evidence: str

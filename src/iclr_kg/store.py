@@ -140,7 +140,8 @@ def run_query(
     A syntax error becomes a QueryError carrying the parser's message and position. SERVICE
     may only call the endpoints in `services` (default: the configured allow-list).
     """
-    check_services(sparql, services if services is not None else config.Settings().services, config.QUERY_PREFIXES)
+    bound = {v.value: t.value for v, t in (substitutions or {}).items() if isinstance(t, NamedNode)}
+    check_services(sparql, services if services is not None else config.Settings().services, config.QUERY_PREFIXES, bound)
     kwargs: dict[str, object] = {"prefixes": config.QUERY_PREFIXES}
     if default_graph is not None:
         kwargs["default_graph"] = default_graph

@@ -1,0 +1,353 @@
+"""Links to Wikidata: a reconciler that proposes links with evidence, and exports of the links.
+
+The reconciler asks Wikidata's Action API (`wbsearchentities` to find candidates by name,
+`wbgetentities` for their labels, aliases and claims), scores each candidate with the evidence it
+finds, and writes proposals to a review file; nothing reaches data/ until a curator accepts them
+(`iclr-kg link-wikidata accept`). It follows Wikidata's API etiquette: a descriptive User-Agent,
+`maxlag`, up to 50 ids per wbgetentities call, backoff on 429 / 5xx / maxlag errors honouring
+Retry-After, and a disk cache so that a rerun asks nothing twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from . import __version__
+from .errors import IclrKgError
+from .resolve import normalize
+from .sources import Dataset
+
+DEFAULT_API = "https://www.wikidata.org/w/api.php"
+USER_AGENT = f"iclr-kg/{__version__} (https://w3id.org/iclr-kg; knowledge-graph reconciler; python-urllib)"
+BATCH = 50
+ENTITY = "http://www.wikidata.org/entity/"
+
+# Wikidata classes that fit each kind of our entities (instance of, P31)
+EXPECTED_TYPES = {
+    "person": {"Q5"},  # human
+    "organization": {"Q3918", "Q43229", "Q4830453", "Q6881511", "Q783794", "Q31855", "Q875538", "Q902104",
+                     "Q15936437", "Q2385804", "Q1664720", "Q163740"},
+    "paper": {"Q13442814"},  # scholarly article
+}
+# properties whose values may point at an organization we have already linked: the second signal
+LINKING_PROPERTIES = {"person": ("P108", "P1416", "P69"), "organization": ("P749", "P361", "P127"), "paper": ()}
+
+
+class WikidataError(IclrKgError):
+    """Wikidata could not be reached or answered with an error; nothing was written."""
+
+
+@dataclass
+class Proposal:
+    entity: str  # kind/key
+    name: str
+    qid: str
+    label: str
+    score: float
+    evidence: list[str] = field(default_factory=list)
+    status: str = "proposed"  # proposed | ambiguous
+
+
+class WikidataClient:
+    """The Action API with the etiquette Wikidata asks of bots, and a disk cache."""
+
+    def __init__(self, api: str = DEFAULT_API, cache_dir: Path | None = None, maxlag: int = 5,
+                 retries: int = 4, sleep: Callable[[float], None] = time.sleep, timeout: float = 20):
+        self.api, self.cache_dir, self.maxlag = api, cache_dir, maxlag
+        self.retries, self.sleep, self.timeout = retries, sleep, timeout
+        self.requests = 0
+
+    def _cached(self, params: dict[str, str]) -> Any:
+        if self.cache_dir is None:
+            return None
+        path = self.cache_dir / (hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest() + ".json")
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+    def _store(self, params: dict[str, str], payload: Any) -> None:
+        if self.cache_dir is None:
+            return
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        path = self.cache_dir / (hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest() + ".json")
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(payload), encoding="utf-8")
+        tmp.replace(path)
+
+    def call(self, **params: str) -> Any:
+        """One API call (cached), retried with backoff on 429, 5xx and maxlag."""
+        params = {**params, "format": "json", "maxlag": str(self.maxlag)}
+        cached = self._cached(params)
+        if cached is not None:
+            return cached
+        url = self.api + "?" + urllib.parse.urlencode(params)
+        delay = 1.0
+        for attempt in range(self.retries + 1):
+            self.requests += 1
+            request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept": "application/json"})
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                    payload = json.loads(response.read().decode("utf-8"))
+            except urllib.error.HTTPError as exc:
+                exc.close()
+                if exc.code == 429 or exc.code >= 500:
+                    if attempt == self.retries:
+                        raise WikidataError(f"Wikidata answered HTTP {exc.code} {self.retries + 1} times; try again later") from None
+                    self.sleep(_retry_after(exc.headers.get("Retry-After"), delay))
+                    delay *= 2
+                    continue
+                raise WikidataError(f"Wikidata answered HTTP {exc.code} for {params.get('action')}") from None
+            except (urllib.error.URLError, OSError, ValueError) as exc:
+                raise WikidataError(f"cannot reach Wikidata at {self.api}: {getattr(exc, 'reason', exc)}") from None
+            error = payload.get("error") if isinstance(payload, dict) else None
+            if error and error.get("code") == "maxlag":
+                if attempt == self.retries:
+                    raise WikidataError("Wikidata's servers stayed lagged (maxlag); try again later")
+                self.sleep(_retry_after(None, float(error.get("lag", delay))))
+                delay *= 2
+                continue
+            if error:
+                raise WikidataError(f"Wikidata API error {error.get('code')}: {error.get('info')}")
+            self._store(params, payload)
+            return payload
+        raise WikidataError("unreachable")  # pragma: no cover
+
+    def search(self, name: str, language: str) -> list[dict[str, Any]]:
+        payload = self.call(action="wbsearchentities", search=name, language=language, uselang=language,
+                            type="item", limit="10", strictlanguage="false")
+        return list(payload.get("search", []))
+
+    def entities(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """wbgetentities for any number of ids, 50 per call."""
+        ids = sorted(set(ids))
+        found: dict[str, dict[str, Any]] = {}
+        for start in range(0, len(ids), BATCH):
+            batch = ids[start:start + BATCH]
+            payload = self.call(action="wbgetentities", ids="|".join(batch), props="labels|aliases|claims|descriptions",
+                                languages="en|zh|zh-hans|zh-hant")
+            found.update({k: v for k, v in payload.get("entities", {}).items() if "missing" not in v})
+        return found
+
+
+def _retry_after(header: str | None, default: float) -> float:
+    try:
+        return max(0.0, float(header)) if header else default
+    except ValueError:
+        return default
+
+
+def _names(entity: dict[str, Any]) -> set[str]:
+    labels = {v["value"] for v in entity.get("labels", {}).values()}
+    aliases = {a["value"] for values in entity.get("aliases", {}).values() for a in values}
+    return {normalize(n) for n in labels | aliases}
+
+
+def _claim_ids(entity: dict[str, Any], prop: str) -> set[str]:
+    ids = set()
+    for claim in entity.get("claims", {}).get(prop, []):
+        value = claim.get("mainsnak", {}).get("datavalue", {}).get("value")
+        if isinstance(value, dict) and "id" in value:
+            ids.add(value["id"])
+        elif isinstance(value, str):
+            ids.add(value)
+    return ids
+
+
+@dataclass
+class Candidate:
+    kind: str
+    key: str
+    names: list[str]
+    related_qids: set[str]  # QIDs of our linked entities this one is tied to (employers, parents)
+    openreview: str | None = None
+
+
+def candidates_from(dataset: Dataset, kinds: Iterable[str]) -> list[Candidate]:
+    """Our entities without a Wikidata link, with their names and the links of related entities."""
+    linked = {link.entity: link.qid for link in dataset.links}
+    out: list[Candidate] = []
+    kinds = set(kinds)
+    if "organization" in kinds:
+        for org in dataset.organizations:
+            if f"organization/{org.key}" in linked or org.kind == "as-credited":
+                continue
+            related = {linked[f"organization/{org.parent}"]} if org.parent and f"organization/{org.parent}" in linked else set()
+            out.append(Candidate("organization", org.key, [org.name, *org.labels.values(), *org.aliases], related))
+    if "person" in kinds:
+        affiliations: dict[str, set[str]] = {}
+        for source in dataset.sources:
+            for facts in source.people:
+                for role in facts.education + facts.positions:
+                    affiliations.setdefault(normalize(facts.person), set()).add(normalize(role.organization))
+        org_qids = {}
+        for org in dataset.organizations:
+            qid = linked.get(f"organization/{org.key}")
+            if qid:
+                for name in [org.name, *org.labels.values(), *org.aliases]:
+                    org_qids[normalize(name)] = qid
+        for person in dataset.people:
+            if f"person/{person.key}" in linked:
+                continue
+            names = [person.name, *person.native_name.values(), *person.aliases]
+            related = {org_qids[o] for n in names for o in affiliations.get(normalize(n), ()) if o in org_qids}
+            out.append(Candidate("person", person.key, names, related))
+    if "paper" in kinds:
+        seen = set()
+        for source in dataset.sources:
+            for paper in source.papers:
+                if paper.ident in seen or f"paper/{paper.ident}" in linked:
+                    continue
+                seen.add(paper.ident)
+                out.append(Candidate("paper", paper.ident, [paper.title], set(), paper.openreview or paper.same_as))
+    return out
+
+
+def score(candidate: Candidate, qid: str, entity: dict[str, Any]) -> tuple[float, list[str]]:
+    """Evidence for `qid` being `candidate`: name, type, and a second, independent signal."""
+    evidence, points = [], 0.0
+    names = {normalize(n) for n in candidate.names}
+    matched = names & _names(entity)
+    if matched:
+        points += 0.4
+        evidence.append(f"label or alias matches: {sorted(matched)[0]}")
+    types = _claim_ids(entity, "P31")
+    if types & EXPECTED_TYPES.get(candidate.kind, set()):
+        points += 0.3
+        evidence.append(f"instance of (P31) {sorted(types & EXPECTED_TYPES[candidate.kind])[0]} fits a {candidate.kind}")
+    elif types:
+        points -= 0.3
+        evidence.append(f"instance of (P31) {', '.join(sorted(types)[:3])} does not fit a {candidate.kind}")
+    for prop in LINKING_PROPERTIES.get(candidate.kind, ()):
+        shared = _claim_ids(entity, prop) & candidate.related_qids
+        if shared:
+            points += 0.3
+            evidence.append(f"{prop} points to {sorted(shared)[0]}, an organization linked to it in our graph")
+            break
+    if candidate.openreview and candidate.openreview in _claim_ids(entity, "P8968"):
+        points += 0.5
+        evidence.append(f"OpenReview submission id (P8968) is {candidate.openreview}")
+    return round(min(points, 1.0), 2), evidence
+
+
+def reconcile(dataset: Dataset, client: WikidataClient, kinds: Iterable[str] = ("organization", "person", "paper"),
+              limit: int | None = None, min_score: float = 0.7,
+              progress: Callable[[Iterable[Candidate]], Iterable[Candidate]] = lambda x: x) -> list[Proposal]:
+    """Proposals for unlinked entities; two candidates with the best score make it ambiguous."""
+    todo = candidates_from(dataset, kinds)[: limit if limit else None]
+    proposals: list[Proposal] = []
+    for candidate in progress(todo):
+        hits: dict[str, str] = {}
+        for name in candidate.names[:3]:
+            language = "zh" if any("\u3400" <= ch <= "\u9fff" for ch in name) else "en"
+            for hit in client.search(name, language):
+                hits.setdefault(hit["id"], hit.get("label", ""))
+        if not hits:
+            continue
+        entities = client.entities(hits)
+        scored = sorted(((score(candidate, qid, entity), qid) for qid, entity in entities.items()), key=lambda x: -x[0][0])
+        good = [(s, qid) for s, qid in scored if s[0] >= min_score]
+        if not good:
+            continue
+        best = good[0][0][0]
+        tied = [(s, qid) for s, qid in good if s[0] == best]
+        for (points, evidence), qid in tied:
+            label = entities[qid].get("labels", {}).get("en", {}).get("value", hits.get(qid, ""))
+            proposals.append(Proposal(f"{candidate.kind}/{candidate.key}", candidate.names[0], qid, label, points,
+                                      evidence, "ambiguous" if len(tied) > 1 else "proposed"))
+    return proposals
+
+
+def write_proposals(proposals: list[Proposal], path: Path) -> None:
+    """The review file: one block per proposal, for a curator to read (atomic write)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(yaml.safe_dump({"proposals": [asdict(p) for p in proposals]}, allow_unicode=True, sort_keys=False),
+                   encoding="utf-8")
+    tmp.replace(path)
+
+
+def accept(review_file: Path, links_file: Path, entities: list[str] | None = None) -> list[Proposal]:
+    """Move proposals (all unambiguous ones, or the named entities) into data/wikidata.yaml."""
+    if not review_file.is_file():
+        raise IclrKgError(f"no review file at {review_file}: run `iclr-kg link-wikidata` first")
+    proposals = [Proposal(**p) for p in (yaml.safe_load(review_file.read_text(encoding="utf-8")) or {}).get("proposals", [])]
+    chosen = [p for p in proposals if (p.entity in entities if entities else p.status == "proposed")]
+    if entities:
+        for entity in entities:
+            matching = [p for p in chosen if p.entity == entity]
+            if len(matching) != 1:
+                raise IclrKgError(f"{entity}: {len(matching)} proposals in the review file; accept exactly one")
+    existing = links_file.read_text(encoding="utf-8")
+    linked = {link["entity"] for link in (yaml.safe_load(existing) or {}).get("links", [])}
+    blocks = []
+    for p in chosen:
+        if p.entity in linked:
+            continue
+        evidence = "reconciled against Wikidata (score %.2f): %s" % (p.score, "; ".join(p.evidence))
+        blocks.append(f"  - entity: {p.entity}\n    qid: {p.qid}\n    method: reconciled-accepted\n"
+                      f"    evidence: {json.dumps(evidence, ensure_ascii=False)}\n")
+    if blocks:
+        links_file.write_text(existing.rstrip("\n") + "\n" + "".join(blocks), encoding="utf-8")
+    remaining = [p for p in proposals if p not in chosen]
+    write_proposals(remaining, review_file)
+    return chosen
+
+
+# ------------------------------------------------------------------------------------------
+# Exports of the links
+
+SSSOM_HEADER = """# curie_map:
+#   iclr: https://w3id.org/iclr-kg/resource/
+#   wikidata: http://www.wikidata.org/entity/
+#   skos: http://www.w3.org/2004/02/skos/core#
+#   semapv: https://w3id.org/semapv/vocab/
+# mapping_set_id: https://w3id.org/iclr-kg/mappings/wikidata.sssom.tsv
+# mapping_set_description: Links from iclr-kg entities to Wikidata items
+# license: https://creativecommons.org/licenses/by/4.0/
+"""
+SSSOM_COLUMNS = ("subject_id", "subject_label", "predicate_id", "object_id", "mapping_justification", "comment")
+
+
+def sssom_rows(dataset: Dataset) -> list[tuple[str, ...]]:
+    names = {f"organization/{o.key}": o.name for o in dataset.organizations}
+    names.update({f"person/{p.key}": p.name for p in dataset.people})
+    rows = []
+    for link in sorted(dataset.links, key=lambda link: link.entity):
+        justification = "semapv:ManualMappingCuration" if link.method == "checked" else "semapv:LexicalMatching"
+        comment = ("checked against public evidence: " if link.method == "checked" else "") + link.evidence
+        rows.append((f"iclr:{link.entity}", names.get(link.entity, ""), "skos:exactMatch", f"wikidata:{link.qid}",
+                     justification, " ".join(comment.split())))
+    return rows
+
+
+def write_sssom(dataset: Dataset, out: Any) -> None:
+    out.write(SSSOM_HEADER)
+    out.write("\t".join(SSSOM_COLUMNS) + "\n")
+    for row in sssom_rows(dataset):
+        out.write("\t".join(cell.replace("\t", " ") for cell in row) + "\n")
+
+
+def quickstatements(dataset: Dataset, store: Any) -> list[str]:
+    """QuickStatements (V1) lines adding to Wikidata what we know and it may lack: for papers
+    with a checked link, the award received (P166) with its point in time (P585), and our
+    source as a reference URL (S854). Only for entities whose links are checked."""
+    from .store import run_query
+
+    links = {f"https://w3id.org/iclr-kg/resource/{link.entity}": link.qid for link in dataset.links}
+    query = """SELECT ?paper ?award ?year WHERE { ?paper iclr:receivedAward ?award . ?award iclr:awardedAt/iclr:year ?year }"""
+    lines = []
+    for row in run_query(store, query):  # type: ignore[union-attr]
+        paper, award = row["paper"].value, row["award"].value
+        if paper in links and award in links:
+            lines.append(f"{links[paper]}\tP166\t{links[award]}\tP585\t+{row['year'].value}-00-00T00:00:00Z/9"
+                         f"\tS854\t\"{paper}\"")
+    return sorted(lines)

@@ -1,0 +1,249 @@
+"""Wikidata: the reconciler against a local stand-in of the Action API, federation, exports."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import socket
+import threading
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+import yaml
+
+from iclr_kg.errors import QueryError
+from iclr_kg.pipeline import build
+from iclr_kg.sources import load_dataset
+from iclr_kg.store import open_read_only, run_query
+from iclr_kg.wikidata import USER_AGENT, WikidataClient, WikidataError, accept, quickstatements, reconcile, write_proposals, write_sssom
+
+from .conftest import select
+
+
+def item(qid: str, label: str, p31: str, zh: str | None = None, **claims: str) -> dict:
+    """An entity in the shape wbgetentities returns."""
+    def snak(prop: str, value: str) -> dict:
+        return {"mainsnak": {"snaktype": "value", "property": prop,
+                             "datavalue": {"value": {"entity-type": "item", "numeric-id": int(value[1:]), "id": value},
+                                           "type": "wikibase-entityid"}, "datatype": "wikibase-item"},
+                "type": "statement", "rank": "normal"}
+
+    labels = {"en": {"language": "en", "value": label}}
+    if zh:
+        labels["zh"] = {"language": "zh", "value": zh}
+    return {"type": "item", "id": qid, "labels": labels, "descriptions": {}, "aliases": {},
+            "claims": {"P31": [snak("P31", p31)], **{p: [snak(p, v)] for p, v in claims.items()}}}
+
+
+ENTITIES = {
+    "Q41506": item("Q41506", "Stanford University", "Q3918", zh="斯坦福大学"),
+    "Q900001": item("Q900001", "Yang Song", "Q5", P69="Q41506"),  # the one who studied at Stanford
+    "Q900002": item("Q900002", "Yang Song", "Q5"),  # a namesake
+    "Q900003": item("Q900003", "Stanford (band)", "Q215380"),
+}
+SEARCH = {"stanford university": ["Q41506", "Q900003"], "yang song": ["Q900001", "Q900002"], "宋飏": ["Q900001"]}
+
+
+class StandIn(BaseHTTPRequestHandler):
+    """Answers wbsearchentities / wbgetentities like Wikidata's Action API, and can misbehave."""
+
+    log: list[dict] = []
+    misbehave: list[str] = []  # "429" or "maxlag", consumed one per request
+
+    def do_GET(self) -> None:  # noqa: N802
+        params = dict(urllib.parse.parse_qsl(urllib.parse.urlparse(self.path).query))
+        StandIn.log.append({"params": params, "agent": self.headers.get("User-Agent")})
+        if StandIn.misbehave:
+            trouble = StandIn.misbehave.pop(0)
+            if trouble == "429":
+                self.send_response(429)
+                self.send_header("Retry-After", "2")
+                self.end_headers()
+                return
+            self.reply({"error": {"code": "maxlag", "info": "Waiting for a database server: 7 seconds lagged.",
+                                  "host": "db1", "lag": 7, "type": "db"}, "servedby": "mw1"})
+            return
+        if params.get("action") == "wbsearchentities":
+            ids = SEARCH.get(params["search"].casefold(), [])
+            self.reply({"searchinfo": {"search": params["search"]}, "search": [
+                {"id": q, "title": q, "pageid": 1, "concepturi": f"http://www.wikidata.org/entity/{q}",
+                 "label": ENTITIES[q]["labels"]["en"]["value"], "match": {"type": "label", "language": "en", "text": params["search"]}}
+                for q in ids], "success": 1})
+        elif params.get("action") == "wbgetentities":
+            ids = params["ids"].split("|")
+            self.reply({"entities": {q: ENTITIES.get(q, {"id": q, "missing": ""}) for q in ids}, "success": 1})
+        else:
+            self.reply({"error": {"code": "badvalue", "info": "Unrecognized value for parameter action"}})
+
+    def reply(self, payload: dict) -> None:
+        body = json.dumps(payload).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def api():
+    StandIn.log, StandIn.misbehave = [], []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), StandIn)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/w/api.php"
+    server.shutdown()
+    server.server_close()
+
+
+PEOPLE_SOURCE = """
+    source: {key: tiny, title: t, language: zh-Hans, seed: s, summary: s}
+    papers:
+      - openreview: PxTIG12RRHS
+        edition: ICLR 2021
+        title: Score-Based Generative Modeling through Stochastic Differential Equations
+        authors: [宋飏, Ben Poole]
+        organizations: [斯坦福]
+        awards: [ICLR 2021 Outstanding Paper Award]
+    people:
+      - person: 宋飏
+        education:
+          - {organization: 斯坦福, degree: PhD, role: PhD student, current: true}
+    """
+LINKED_STANFORD = """
+    links:
+      - {entity: organization/stanford, qid: Q41506, method: checked, evidence: a test fixture}
+    """
+
+
+def test_clear_match_is_proposed_with_evidence(tiny_data, api) -> None:
+    dataset = load_dataset(tiny_data().data_dir)
+    sleeps: list[float] = []
+    proposals = reconcile(dataset, WikidataClient(api, sleep=sleeps.append), kinds=["organization"])
+    stanford = [p for p in proposals if p.entity == "organization/stanford"]
+    assert len(stanford) == 1 and stanford[0].qid == "Q41506" and stanford[0].status == "proposed"
+    assert any("label or alias matches" in e for e in stanford[0].evidence)
+    assert any("Q3918" in e for e in stanford[0].evidence)
+    assert all(p.qid != "Q900003" for p in proposals)  # the band does not fit an organization
+    assert not sleeps
+
+
+def test_two_people_called_yang_song_are_ambiguous_without_a_second_signal(tiny_data, api) -> None:
+    dataset = load_dataset(tiny_data().data_dir)
+    proposals = [p for p in reconcile(dataset, WikidataClient(api), kinds=["person"]) if p.entity == "person/yang-song"]
+    assert {p.qid for p in proposals} == {"Q900001", "Q900002"} and {p.status for p in proposals} == {"ambiguous"}
+
+
+def test_a_second_signal_picks_the_right_yang_song(tiny_data, api) -> None:
+    dataset = load_dataset(tiny_data(source=PEOPLE_SOURCE, **{"wikidata.yaml": LINKED_STANFORD}).data_dir)
+    proposals = [p for p in reconcile(dataset, WikidataClient(api), kinds=["person"]) if p.entity == "person/yang-song"]
+    assert [(p.qid, p.status) for p in proposals] == [("Q900001", "proposed")]
+    assert any("P69 points to Q41506" in e for e in proposals[0].evidence)
+
+
+def test_no_match_proposes_nothing(tiny_data, api) -> None:
+    dataset = load_dataset(tiny_data().data_dir)
+    proposals = reconcile(dataset, WikidataClient(api), kinds=["person"])
+    assert not [p for p in proposals if p.entity == "person/ben-poole"]
+
+
+def test_etiquette_user_agent_maxlag_batching_and_cache(tiny_data, api, tmp_path: Path) -> None:
+    dataset = load_dataset(tiny_data().data_dir)
+    client = WikidataClient(api, cache_dir=tmp_path / "cache")
+    client.entities([f"Q{n}" for n in range(1, 121)])
+    batches = [len(r["params"]["ids"].split("|")) for r in StandIn.log if r["params"].get("action") == "wbgetentities"]
+    assert batches == [50, 50, 20]
+    assert all(r["agent"] == USER_AGENT and "iclr-kg" in r["agent"] for r in StandIn.log)
+    assert all(r["params"]["maxlag"] == "5" and r["params"]["format"] == "json" for r in StandIn.log)
+    first = reconcile(dataset, client)
+    asked = len(StandIn.log)
+    again = reconcile(dataset, WikidataClient(api, cache_dir=tmp_path / "cache"))
+    assert len(StandIn.log) == asked  # the rerun asked nothing
+    assert first == again
+
+
+def test_backoff_on_429_and_maxlag(api) -> None:
+    StandIn.misbehave = ["429", "maxlag"]
+    sleeps: list[float] = []
+    hits = WikidataClient(api, sleep=sleeps.append).search("Stanford University", "en")
+    assert [h["id"] for h in hits] == ["Q41506", "Q900003"]
+    assert sleeps == [2.0, 7.0]  # Retry-After, then the reported lag
+
+
+def test_network_failure_is_a_clear_error_and_writes_nothing(tiny_data, tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{probe.getsockname()[1]}/w/api.php"
+    dataset = load_dataset(tiny_data().data_dir)
+    review = tmp_path / "review.yaml"
+    with pytest.raises(WikidataError, match="cannot reach Wikidata"):
+        write_proposals(reconcile(dataset, WikidataClient(dead)), review)
+    assert not review.exists()
+
+
+def test_accepting_moves_links_into_the_data_and_the_graph(tiny_data, api, tmp_path: Path) -> None:
+    settings = tiny_data()
+    proposals = reconcile(load_dataset(settings.data_dir), WikidataClient(api), kinds=["organization"])
+    review = tmp_path / "review.yaml"
+    write_proposals(proposals, review)
+    accepted = accept(review, settings.data_dir / "wikidata.yaml")
+    assert [p.entity for p in accepted] == ["organization/stanford"]
+    build(settings)
+    rows = select(open_read_only(settings.store), """SELECT ?method ?evidence WHERE {
+        organization:stanford skos:exactMatch wd:Q41506 .
+        ?l rdf:subject organization:stanford ; iclr:linkMethod ?method ; iclr:evidence ?evidence }""")
+    assert rows[0]["method"] == "reconciled-accepted" and "score" in rows[0]["evidence"]
+    assert yaml.safe_load(review.read_text())["proposals"] == []
+
+
+def test_cli_dry_run_writes_nothing(tiny_data, api, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from iclr_kg.cli import main
+
+    settings = tiny_data()
+    env = {"ICLR_KG_DATA_DIR": str(settings.data_dir), "ICLR_KG_WIKIDATA_API": api}
+    result = CliRunner().invoke(main, ["link-wikidata", "--store", str(tmp_path / "store"), "--dry-run", "--kind", "organization"], env=env)
+    assert result.exit_code == 0, result.output
+    assert "organization/stanford -> Q41506" in result.output and "nothing written" in result.output
+    assert not (tmp_path / "wikidata-proposals.yaml").exists()
+    result = CliRunner().invoke(main, ["link-wikidata", "--store", str(tmp_path / "store"), "--kind", "organization"], env=env)
+    assert result.exit_code == 0 and (tmp_path / "wikidata-proposals.yaml").is_file()
+
+
+def test_federated_query_reaches_only_allow_listed_endpoints(real_store, wikidata_standin: str) -> None:
+    query = "SELECT ?country WHERE { organization:google skos:exactMatch ?item . SERVICE <%s> { ?item wdt:P17 ?country } }"
+    rows = list(run_query(real_store, query % wikidata_standin, services=(wikidata_standin,)))
+    assert [r["country"].value for r in rows] == ["http://www.wikidata.org/entity/Q30"]
+    with pytest.raises(QueryError, match="not allowed"):
+        run_query(real_store, query % wikidata_standin, services=("https://query.wikidata.org/sparql",))
+
+
+def test_sssom_export(tmp_path: Path) -> None:
+    from iclr_kg.config import resource_dir
+
+    out = io.StringIO()
+    write_sssom(load_dataset(resource_dir("data")), out)
+    text = out.getvalue()
+    header = [line for line in text.splitlines() if line.startswith("#")]
+    assert yaml.safe_load("\n".join(line[2:] for line in header))["curie_map"]["wikidata"] == "http://www.wikidata.org/entity/"
+    rows = list(csv.DictReader(io.StringIO("\n".join(line for line in text.splitlines() if not line.startswith("#"))), delimiter="\t"))
+    google = next(r for r in rows if r["subject_id"] == "iclr:organization/google")
+    assert google["object_id"] == "wikidata:Q95" and google["predicate_id"] == "skos:exactMatch"
+    assert google["mapping_justification"] == "semapv:ManualMappingCuration"
+    assert len(rows) == len(load_dataset(resource_dir("data")).links)
+
+
+def test_quickstatements_only_for_checked_links(tiny_data) -> None:
+    settings = tiny_data(**{"wikidata.yaml": """
+        links:
+          - {entity: paper/PxTIG12RRHS, qid: Q900100, method: checked, evidence: a test fixture}
+          - {entity: award/iclr2021-outstanding-paper, qid: Q900200, method: checked, evidence: a test fixture}
+        """})
+    build(settings)
+    lines = quickstatements(load_dataset(settings.data_dir), open_read_only(settings.store))
+    assert lines == ['Q900100\tP166\tQ900200\tP585\t+2021-00-00T00:00:00Z/9\tS854\t"https://w3id.org/iclr-kg/resource/paper/PxTIG12RRHS"']
