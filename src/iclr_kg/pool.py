@@ -46,6 +46,9 @@ class QueryRequest:
     substitutions: dict[str, str] = field(default_factory=dict)  # variable → term in N-Triples syntax
     row_limit: int | None = None  # for pages: send the first rows as terms instead of a serialization
     services: tuple[str, ...] = ()  # SERVICE endpoints the query may call
+    # The format to use for each kind of result ("results", "rdf"), chosen before the query runs
+    # (None: not acceptable); lets the worker answer in one message instead of three.
+    formats: dict[str, str | None] | None = None
 
 
 # ------------------------------------------------------------------------------------------
@@ -75,10 +78,15 @@ def _plain(term: Any) -> tuple[str, str, str | None, str | None] | None:
 
 
 class _PipeWriter:
-    """A binary file object that sends what is written in chunks over the pipe."""
+    """A binary file object that sends what is written in chunks over the pipe.
 
-    def __init__(self, conn: Connection):
-        self.conn, self.buffer = conn, bytearray()
+    With `head`, nothing is sent until the first chunk is full: a small result then goes in one
+    ("complete", ...) message together with its kind and format; a large one is announced with
+    ("kind", ...) and streamed.
+    """
+
+    def __init__(self, conn: Connection, head: tuple[Any, ...] | None = None):
+        self.conn, self.buffer, self.head = conn, bytearray(), head
 
     def write(self, data: bytes) -> int:
         self.buffer += data
@@ -88,8 +96,18 @@ class _PipeWriter:
 
     def flush(self) -> None:
         if self.buffer:
+            if self.head is not None:
+                self.conn.send(self.head)
+                self.head = None
             self.conn.send(("data", bytes(self.buffer)))
             self.buffer.clear()
+
+    def finish(self) -> None:
+        if self.head is not None:
+            self.conn.send(("complete", *self.head[1:], bytes(self.buffer)))
+            return
+        self.flush()
+        self.conn.send(("done",))
 
 
 def _worker_main(conn: Connection) -> None:  # pragma: no cover - runs in the child process
@@ -129,19 +147,25 @@ def _worker_main(conn: Connection) -> None:  # pragma: no cover - runs in the ch
                 conn.send(("kind", kind))
                 _send_rows(conn, result, request.row_limit)
                 continue
-            conn.send(("kind", kind))
-            fmt = conn.recv()
-            if fmt is None:
-                continue
-            writer = _PipeWriter(conn)
+            if request.formats is not None:
+                fmt = request.formats.get(kind)
+                if fmt is None:
+                    conn.send(("kind", kind, None))
+                    continue
+                writer = _PipeWriter(conn, head=("kind", kind, fmt))
+            else:
+                conn.send(("kind", kind))
+                fmt = conn.recv()
+                if fmt is None:
+                    continue
+                writer = _PipeWriter(conn)
             if kind == "results":
                 result.serialize(writer, RESULT_FORMATS[fmt].results)
             else:
                 chosen = RDF_FORMATS[fmt]
                 prefixes = None if fmt in ("ntriples", "nquads") else config.EXPORT_PREFIXES
                 serialize(result, writer, chosen.rdf, prefixes=prefixes)
-            writer.flush()
-            conn.send(("done",))
+            writer.finish()
         except (BrokenPipeError, EOFError):
             return
         except Exception as exc:  # noqa: BLE001
@@ -242,6 +266,13 @@ class QueryPool:
             running.finished = True
             raise (QueryError if message[1] == "query" else StoreError)(message[2])
         running.kind = message[1]
+        if message[0] == "complete":  # the whole (small) result came with the first message
+            running.format, running.prefetched = message[2], message[3]
+            running.finish()
+        elif request.formats is not None:
+            running.format = message[2]
+            if running.format is None:
+                running.finish()
         if request.row_limit is not None:
             running.rows = running.receive()[1]
             running.finish()
@@ -254,6 +285,8 @@ class RunningQuery:
     def __init__(self, pool: QueryPool, worker: _Worker, deadline: float, timeout: float):
         self.pool, self.worker, self.deadline, self.timeout = pool, worker, deadline, timeout
         self.kind = ""
+        self.format: str | None = None  # chosen up front (QueryRequest.formats)
+        self.prefetched: bytes | None = None
         self.rows: dict[str, Any] | None = None
         self.finished = False
 
@@ -279,6 +312,8 @@ class RunningQuery:
 
     def cancel(self) -> None:
         """The client will not get this result (e.g. 406): tell the worker to drop it."""
+        if self.finished:
+            return
         try:
             self.worker.conn.send(None)
             self.finish()
@@ -291,8 +326,12 @@ class RunningQuery:
         A deadline passed mid-stream ends the response early (the status is already sent) and
         kills the worker; so does a client that stops reading.
         """
+        if self.prefetched is not None:
+            yield self.prefetched
+            return
         try:
-            self.worker.conn.send(fmt)
+            if self.format is None:
+                self.worker.conn.send(fmt)
             while True:
                 message = self.receive()
                 if message[0] == "data":

@@ -98,9 +98,21 @@ def query_timeout() -> float:
     return limit
 
 
+def preferred_formats() -> dict[str, str | None]:
+    """The format for each kind of result, decided before the query runs (None: 406/400)."""
+    chosen: dict[str, str | None] = {}
+    for kind in ("results", "rdf"):
+        try:
+            chosen[kind] = choose(kind, requested_format(), request.accept_mimetypes).name
+        except NotAcceptable:
+            chosen[kind] = None
+    return chosen
+
+
 def query_request(text: str, substitutions: dict | None = None, row_limit: int | None = None) -> QueryRequest:
     default_graph, named_graphs = graph_list("default-graph-uri"), graph_list("named-graph-uri")
     return QueryRequest(
+        formats=preferred_formats() if row_limit is None else None,
         text=text,
         include_inferred=request.values.get("inferred", "true").lower() not in ("false", "0", "no"),
         default_graph=[g.value for g in default_graph] if default_graph is not None else None,
@@ -127,7 +139,7 @@ def execute(text: str, *, substitutions: dict | None = None) -> Response:
     """Run `text` in a worker and stream its results in the negotiated format."""
     running = start_query(text, substitutions)
     try:
-        chosen = choose(running.kind, requested_format(), request.accept_mimetypes)
+        chosen = choose(running.kind, requested_format(), request.accept_mimetypes)  # raises 406 / 400
     except NotAcceptable:
         running.cancel()
         raise
