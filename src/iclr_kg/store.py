@@ -29,13 +29,27 @@ from .federation import check_services
 KEEP_GENERATIONS = 2
 
 
+_resolved: dict[tuple[str, str], Path] = {}
+
+
 def current_generation(store_dir: Path) -> Path | None:
-    """The generation directory `current` points at, or None if there is no store yet."""
-    link = store_dir / "current"
-    if not link.is_symlink():
+    """The generation directory `current` points at, or None if there is no store yet.
+
+    Called on every request by the web app, so it costs one readlink; the resolved path of a
+    link target seen before is remembered.
+    """
+    try:
+        target = os.readlink(os.path.join(store_dir, "current"))
+    except OSError:
         return None
-    target = (store_dir / os.readlink(link)).resolve()
-    return target if target.is_dir() else None
+    key = (str(store_dir), target)
+    resolved = _resolved.get(key)
+    if resolved is None:
+        resolved = (store_dir / target).resolve()
+        if not resolved.is_dir():
+            return None
+        _resolved[key] = resolved
+    return resolved
 
 
 def open_read_only(store_dir: Path) -> Store:
