@@ -51,7 +51,7 @@ def test_names_resolve_to_registry_iris(tiny_data) -> None:
 def test_typed_literals(tiny_data) -> None:
     quads = quads_of(tiny_data())
     by_predicate = {q.predicate.value: q.object for q in quads}
-    assert by_predicate[ICLR + "submissionCount"].datatype.value.endswith("#nonNegativeInteger")
+    assert by_predicate[ICLR + "submissionCount"].datatype.value.endswith("#integer")
     assert by_predicate[ICLR + "acceptanceRate"].datatype.value.endswith("#decimal")
     assert by_predicate[ICLR + "year"].datatype.value.endswith("#gYear")
     assert by_predicate[ICLR + "rating"].datatype.value.endswith("#integer")

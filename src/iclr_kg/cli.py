@@ -61,27 +61,31 @@ def main(debug: bool) -> None:
 @store_option
 @click.option("--reasoner", type=click.Choice(["fast", "owlrl"]), default=None,
               help="fast (default) or owlrl, the slow reference [env ICLR_KG_REASONER].")
+@click.option("--validator", type=click.Choice(["fast", "pyshacl"]), default=None,
+              help="fast (default: SHACL compiled to SPARQL) or pyshacl, the reference [env ICLR_KG_VALIDATOR].")
 @fails_cleanly
-def build(store: Path | None, reasoner: str | None) -> None:
+def build(store: Path | None, reasoner: str | None, validator: str | None) -> None:
     """Build data/ + ontology/ into a validated, reasoned Oxigraph store.
 
     The new store replaces the old one only if every stage succeeds.
     """
     from .pipeline import build as run_build
 
-    settings = Settings.from_env(store=store, reasoner=reasoner)
+    settings = Settings.from_env(store=store, reasoner=reasoner, validator=validator)
     report = run_build(settings)
     click.echo(f"{report.summary()}\nstore: {settings.store} -> {report.generation}")
 
 
 @main.command()
 @store_option
+@click.option("--validator", type=click.Choice(["fast", "pyshacl"]), default="pyshacl", show_default=True,
+              help="pyshacl (the reference) or fast (SHACL compiled to SPARQL).")
 @fails_cleanly
-def validate(store: Path | None) -> None:
+def validate(store: Path | None, validator: str) -> None:
     """Check data/ against the SHACL shapes and print a readable report (exit 1 on violations)."""
     from .pipeline import compile_graph
 
-    compiled = compile_graph(Settings.from_env(store=store))
+    compiled = compile_graph(Settings.from_env(store=store, validator=validator))
     click.echo(compiled.validation.report)
     if not compiled.validation.conforms:
         click.echo(f"{len(compiled.validation.violations)} violation(s)", err=True)

@@ -78,6 +78,7 @@ class Settings:
     ontology_dir: Path = field(default_factory=lambda: resource_dir("ontology"))
     queries_dir: Path = field(default_factory=lambda: resource_dir("queries"))
     reasoner: str = "fast"
+    validator: str = "fast"  # "fast" (SHACL compiled to SPARQL in Oxigraph) or "pyshacl" (the reference)
     query_timeout: float = 30.0
     query_workers: int = 4
     # SPARQL endpoints that SERVICE may call (comma-separated in ICLR_KG_SERVICES)
@@ -94,7 +95,7 @@ class Settings:
         env: dict[str, object] = {}
         for name, convert in (
             ("store", Path), ("data_dir", Path), ("ontology_dir", Path), ("queries_dir", Path),
-            ("reasoner", str), ("query_timeout", float), ("query_workers", int), ("update_token", str),
+            ("reasoner", str), ("validator", str), ("query_timeout", float), ("query_workers", int), ("update_token", str),
             ("host", str), ("port", int), ("wikidata_api", str),
         ):
             raw = _env(name.upper())

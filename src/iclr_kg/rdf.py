@@ -220,16 +220,16 @@ class _SourceBuilder:
         node = self.ref("edition", f.edition, f, "edition")
         values = {
             "startDate": (f.start, "date"), "endDate": (f.end, "date"),
-            "submissionCount": (f.submissions, "nonNegativeInteger"),
-            "acceptedCount": (f.accepted, "nonNegativeInteger"),
-            "oralCount": (f.orals, "nonNegativeInteger"),
-            "spotlightCount": (f.spotlights, "nonNegativeInteger"),
+            "submissionCount": (f.submissions, "integer"),
+            "acceptedCount": (f.accepted, "integer"),
+            "oralCount": (f.orals, "integer"),
+            "spotlightCount": (f.spotlights, "integer"),
             "acceptanceRate": (f.acceptance_rate, "decimal"),
-            "highScorePaperCount": (f.high_score_papers, "nonNegativeInteger"),
-            "perfectScorePaperCount": (f.perfect_score_papers, "nonNegativeInteger"),
-            "perfectScorePaperCountAtLeast": (f.perfect_score_papers_at_least, "nonNegativeInteger"),
-            "resubmissionCount": (f.resubmissions, "nonNegativeInteger"),
-            "arxivPostedCount": (f.arxiv_posted, "nonNegativeInteger"),
+            "highScorePaperCount": (f.high_score_papers, "integer"),
+            "perfectScorePaperCount": (f.perfect_score_papers, "integer"),
+            "perfectScorePaperCountAtLeast": (f.perfect_score_papers_at_least, "integer"),
+            "resubmissionCount": (f.resubmissions, "integer"),
+            "arxivPostedCount": (f.arxiv_posted, "integer"),
             "decisionsAnnounced": (f.decisions_announced, "gYearMonth"),
         }
         for term, (value, datatype) in values.items():
@@ -299,7 +299,7 @@ class _SourceBuilder:
             out.add(authorship, RDF_TYPE, iclr("Authorship"))
             out.add(authorship, iclr("authorshipOf"), node)
             out.add(authorship, iclr("authorshipBy"), person)
-            out.add(authorship, iclr("authorPosition"), typed(position, "positiveInteger"))
+            out.add(authorship, iclr("authorPosition"), typed(position, "integer"))
             out.add(authorship, iclr("authorNameAsWritten"), text(name))
             if position == 1:
                 out.add(node, iclr("firstAuthor"), person)
@@ -311,13 +311,13 @@ class _SourceBuilder:
             out.add(review, RDF_TYPE, iclr("Review"))
             out.add(review, iclr("reviewOf"), node)
             out.add(review, iclr("rating"), typed(rating, "integer"))
-            out.add(review, iclr("reviewIndex"), typed(index, "positiveInteger"))
+            out.add(review, iclr("reviewIndex"), typed(index, "integer"))
         if paper.average_rating is not None:
             out.add(node, iclr("averageRating"), typed(paper.average_rating, "decimal"))
         if paper.all_ratings is not None:
             out.add(node, iclr("allRatingsEqual"), typed(paper.all_ratings, "integer"))
         if paper.reviewer_count is not None:
-            out.add(node, iclr("reviewerCount"), typed(paper.reviewer_count, "nonNegativeInteger"))
+            out.add(node, iclr("reviewerCount"), typed(paper.reviewer_count, "integer"))
 
     def _person(self, facts: PersonFacts) -> None:
         out = self.out

@@ -59,10 +59,10 @@ def validate(data: rdflib.Graph, shapes: rdflib.Graph, ontology: rdflib.Graph) -
             found = report_graph.value(result, predicate)
             return "" if found is None else str(found)
         path_node = report_graph.value(result, SH.resultPath)
-        path = path_node.n3(data.namespace_manager) if isinstance(path_node, rdflib.URIRef) else ("(path)" if path_node else "")
+        path = str(path_node) if isinstance(path_node, rdflib.URIRef) else ("(path)" if path_node else "")
         focus = report_graph.value(result, SH.focusNode)
         violations.append(Violation(
-            focus=focus.n3(data.namespace_manager) if focus is not None else "",
+            focus=str(focus) if focus is not None else "",
             path=path,
             message=value(SH.resultMessage),
             severity=value(SH.resultSeverity).rsplit("#", 1)[-1],
