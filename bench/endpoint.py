@@ -202,19 +202,25 @@ def main() -> None:
     parser.add_argument("--connections", type=int, nargs="+", default=[1, 8, 32])
     parser.add_argument("--no-saved", action="store_true", help="skip the saved queries")
     parser.add_argument("--no-rdflib", action="store_true", help="skip rdflib-endpoint")
+    parser.add_argument("--no-oxigraph", action="store_true", help="skip Oxigraph's server")
+    parser.add_argument("--no-workers-variant", action="store_true", help="skip ours without worker processes")
+    parser.add_argument("--baseline", type=Path, help="another checkout of iclr-kg to measure as 'ours (baseline)', for before/after figures")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         raise SystemExit("wrk is needed: apt-get install wrk")
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         store, copy, triples = prepare(workdir, args.papers)
-        servers = [
-            Server("ours", [str(BIN / "iclr-kg"), "serve", "--store", str(store), "--port", "{port}"]),
-            Server("ours, no workers", [str(BIN / "iclr-kg"), "serve", "--store", str(store), "--port", "{port}"],
-                   env={"ICLR_KG_QUERY_WORKERS": "0"}),
-            Server("oxigraph", [str(BIN / "oxigraph"), "serve-read-only", "--location", str(copy), "--bind", "127.0.0.1:{port}"],
-                   path="/query"),
-        ]
+        servers = [Server("ours", [str(BIN / "iclr-kg"), "serve", "--store", str(store), "--port", "{port}"])]
+        if args.baseline:
+            servers.append(Server("ours (baseline)", [sys.executable, "-m", "iclr_kg.cli", "serve", "--store", str(store), "--port", "{port}"],
+                                  env={"PYTHONPATH": str(args.baseline.resolve() / "src")}))
+        if not args.no_workers_variant:
+            servers.append(Server("ours, no workers", [str(BIN / "iclr-kg"), "serve", "--store", str(store), "--port", "{port}"],
+                                  env={"ICLR_KG_QUERY_WORKERS": "0"}))
+        if not args.no_oxigraph:
+            servers.append(Server("oxigraph", [str(BIN / "oxigraph"), "serve-read-only", "--location", str(copy),
+                                               "--bind", "127.0.0.1:{port}"], path="/query"))
         if not args.no_rdflib:
             servers.append(Server("rdflib-endpoint", [str(BIN / "rdflib-endpoint"), "serve", "--host", "127.0.0.1",
                                                       "--port", "{port}", str(triples)], path="/"))

@@ -36,6 +36,9 @@ def test_templates_escape_everything(client) -> None:
     page = client.get("/", query_string={"query": "SELECT ('<script>alert(1)</script>' AS ?x) WHERE {}"})
     assert b"<script>alert(1)</script>" not in page.data and b"&lt;script&gt;" in page.data
     assert "default-src 'self'" in page.headers["Content-Security-Policy"]
+    assert page.headers["X-Frame-Options"] == "DENY" and page.headers["X-Content-Type-Options"] == "nosniff"
+    entity = client.get("/resource/paper/NzTU59SYbNq")
+    assert "Content-Security-Policy" in entity.headers
 
 
 def test_saved_query_list_html_and_json(client) -> None:
