@@ -35,6 +35,14 @@ class PoolBusy(IclrKgError):
     """Every worker stayed busy for longer than a request may wait."""
 
 
+class EvaluationFailed(IclrKgError):
+    """The query parsed but failed while it ran."""
+
+
+class ServiceFailed(EvaluationFailed):
+    """A federated SERVICE endpoint could not be reached or answered with an error."""
+
+
 @dataclass
 class QueryRequest:
     """Everything a worker needs to run one query; plain data, so it crosses the pipe."""
@@ -168,8 +176,9 @@ def _worker_main(conn: Connection) -> None:  # pragma: no cover - runs in the ch
             writer.finish()
         except (BrokenPipeError, EOFError):
             return
-        except Exception as exc:  # noqa: BLE001
-            conn.send(("error", "store", f"{type(exc).__name__}: {exc}"))
+        except Exception as exc:  # noqa: BLE001 - evaluation is lazy: SERVICE calls fail here
+            failure = "service" if isinstance(exc, OSError) else "evaluation"  # network errors are OSErrors
+            conn.send(("error", failure, f"{type(exc).__name__}: {exc}"))
 
 
 def _send_rows(conn: Connection, result: Any, limit: int) -> None:  # pragma: no cover - child process
@@ -264,7 +273,8 @@ class QueryPool:
         if message[0] == "error":
             self._release(worker, healthy=True)
             running.finished = True
-            raise (QueryError if message[1] == "query" else StoreError)(message[2])
+            errors = {"query": QueryError, "evaluation": EvaluationFailed, "service": ServiceFailed}
+            raise errors.get(message[1], StoreError)(message[2])
         running.kind = message[1]
         if message[0] == "complete":  # the whole (small) result came with the first message
             running.format, running.prefetched = message[2], message[3]
@@ -274,8 +284,11 @@ class QueryPool:
             if running.format is None:
                 running.finish()
         if request.row_limit is not None:
-            running.rows = running.receive()[1]
+            rows = running.receive()
             running.finish()
+            if rows[0] == "error":
+                raise {"evaluation": EvaluationFailed, "service": ServiceFailed}.get(rows[1], StoreError)(rows[2])
+            running.rows = rows[1]
         return running
 
 

@@ -21,3 +21,23 @@ def test_service_to_the_standin_is_refused_unless_allow_listed(client, wikidata_
     other = query.replace("127.0.0.1", "localhost")
     response = client.get("/sparql", query_string={"query": other, "format": "json"})
     assert response.status_code == 400 and b"not allowed" in response.data
+
+
+def test_an_unreachable_service_is_a_502_not_a_500(real_settings, tmp_path) -> None:
+    import socket
+    from dataclasses import replace
+
+    from iclr_kg.web import create_app
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{probe.getsockname()[1]}/sparql"
+    app = create_app(replace(real_settings, services=(dead,), query_workers=1))
+    client = app.test_client()
+    query = f"SELECT * WHERE {{ SERVICE <{dead}> {{ ?s ?p ?o }} }}"
+    response = client.get("/sparql", query_string={"query": query, "format": "json"})
+    assert response.status_code == 502 and b"SERVICE call failed" in response.data
+    page = client.get("/", query_string={"query": query})
+    assert page.status_code == 502 and b"Connection refused" in page.data
+    assert client.get("/sparql", query_string={"query": "ASK {}", "format": "json"}).status_code == 200
+    app.extensions["iclr_kg"].pool.close()

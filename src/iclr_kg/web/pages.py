@@ -11,9 +11,9 @@ from ..errors import QueryError, StoreError
 from ..formats import RDF_FORMATS, RESULT_FORMATS
 from ..saved import NAME
 from ..store import STATS_CLASSES, STATS_GRAPHS, run_query
-from ..pool import PoolBusy, QueryTimeout
+from ..pool import EvaluationFailed, PoolBusy, QueryTimeout
 from .html import HTML_ROW_LIMIT, rows_table, table
-from .sparql import run_saved, start_query, state
+from .sparql import evaluation_failed, run_saved, start_query, state
 
 blueprint = Blueprint("pages", __name__)
 
@@ -62,6 +62,9 @@ def result_page(template: str, text: str, substitutions: dict | None = None, **c
                                inferred=include_inferred, **context)
     except (QueryTimeout, PoolBusy) as exc:
         return render_template(template, query=text, error=str(exc), inferred=include_inferred, **context), 503
+    except EvaluationFailed as exc:
+        status = evaluation_failed(exc).status_code
+        return render_template(template, query=text, error=str(exc), inferred=include_inferred, **context), status
     except QueryError as exc:
         return render_template(template, query=text, error=str(exc), inferred=include_inferred, **context), 400
 

@@ -15,7 +15,7 @@ from pyoxigraph import NamedNode, serialize
 
 from .. import config
 from ..errors import QueryError
-from ..pool import InProcessQuery, PoolBusy, QueryRequest, QueryTimeout, RunningQuery
+from ..pool import EvaluationFailed, InProcessQuery, ServiceFailed, PoolBusy, QueryRequest, QueryTimeout, RunningQuery
 from ..formats import NotAcceptable, choose
 from ..saved import SavedQuery
 from .state import AppState
@@ -151,6 +151,13 @@ def execute(text: str, *, substitutions: dict | None = None) -> Response:
     return response
 
 
+def evaluation_failed(exc: Exception) -> Response:
+    """A query that failed while running: 502 when a SERVICE call failed, else 500, with the reason."""
+    if isinstance(exc, ServiceFailed):
+        return text_error(502, f"a federated SERVICE call failed: {exc}")
+    return text_error(500, f"the query failed while running: {exc}")
+
+
 def run_or_error(text: str, substitutions: dict | None = None) -> Response:
     """`execute`, with the client's mistakes (and our limits) mapped to HTTP status codes."""
     try:
@@ -161,6 +168,8 @@ def run_or_error(text: str, substitutions: dict | None = None) -> Response:
         response = text_error(503, str(exc))
         response.headers["Retry-After"] = "5"
         return response
+    except EvaluationFailed as exc:
+        return evaluation_failed(exc)
     except _TooLarge as exc:
         return text_error(413, str(exc))
     except NotAcceptable as exc:
