@@ -57,9 +57,8 @@ def test_the_tiny_fixture_conforms(tiny_compiled) -> None:
     assert validate(data, shapes, ontology).conforms
 
 
-@pytest.mark.parametrize("case, add, remove, expected", BROKEN, ids=[b[0] for b in BROKEN])
-def test_each_shape_catches_its_broken_fixture(tiny_compiled, case, add, remove, expected) -> None:
-    data, ontology, shapes = tiny_compiled
+def broken_copy(data: rdflib.Graph, case: str, add: str, remove: tuple[str, str] | None) -> rdflib.Graph:
+    """A copy of the valid fixture with the case's triples added or removed."""
     broken = rdflib.Graph()
     for triple in data:
         broken.add(triple)
@@ -71,6 +70,13 @@ def test_each_shape_catches_its_broken_fixture(tiny_compiled, case, add, remove,
         assert removed, f"fixture for {case!r} removes nothing"
         for triple in removed:
             broken.remove(triple)
+    return broken
+
+
+@pytest.mark.parametrize("case, add, remove, expected", BROKEN, ids=[b[0] for b in BROKEN])
+def test_each_shape_catches_its_broken_fixture(tiny_compiled, case, add, remove, expected) -> None:
+    data, ontology, shapes = tiny_compiled
+    broken = broken_copy(data, case, add, remove)
     result = validate(broken, shapes, ontology)
     assert not result.conforms
     assert any(expected in v.message for v in result.violations), result.report
@@ -113,14 +119,7 @@ def test_compiled_validator_agrees_with_pyshacl(tiny_compiled, case, add, remove
     from pyoxigraph import DefaultGraph, Quad
 
     data, ontology, shapes = tiny_compiled
-    broken = rdflib.Graph()
-    for triple in data:
-        broken.add(triple)
-    if add:
-        broken.parse(data=PREFIXES + add, format="turtle")
-    if remove:
-        for triple in list(broken.triples((rdflib.URIRef(remove[0]), rdflib.URIRef(remove[1]), None))):
-            broken.remove(triple)
+    broken = broken_copy(data, case, add, remove)
     reference = validate(broken, shapes, ontology)
     as_quads = lambda g: [Quad(t.subject, t.predicate, t.object, DefaultGraph()) for t in from_rdflib(g)]  # noqa: E731
     compiled = shaclsparql.validate(as_quads(broken), as_quads(ontology), shapes)

@@ -70,6 +70,21 @@ def _term(text: str) -> Any:
     return triple.object
 
 
+def run_request(store: Any, request: QueryRequest) -> Any:
+    """Run a QueryRequest on a store: the one place its plain data become pyoxigraph terms."""
+    from pyoxigraph import NamedNode, Variable
+
+    from .store import run_query
+
+    return run_query(
+        store, request.text, include_inferred=request.include_inferred,
+        substitutions={Variable(k): _term(v) for k, v in request.substitutions.items()} or None,
+        default_graph=[NamedNode(g) for g in request.default_graph] if request.default_graph is not None else None,
+        named_graphs=[NamedNode(g) for g in request.named_graphs] if request.named_graphs is not None else None,
+        services=request.services,
+    )
+
+
 def _plain(term: Any) -> tuple[str, str, str | None, str | None] | None:
     """A term as (kind, value, language, datatype) for the pages."""
     from pyoxigraph import BlankNode, Literal, NamedNode
@@ -119,11 +134,10 @@ class _PipeWriter:
 
 
 def _worker_main(conn: Connection) -> None:  # pragma: no cover - runs in the child process
-    from pyoxigraph import NamedNode, QueryBoolean, QuerySolutions, Store, Variable, serialize
+    from pyoxigraph import QueryBoolean, QuerySolutions, Store, serialize
 
     from . import config
     from .formats import RDF_FORMATS, RESULT_FORMATS
-    from .store import run_query
 
     stores: dict[str, Store] = {}
     while True:
@@ -136,13 +150,7 @@ def _worker_main(conn: Connection) -> None:  # pragma: no cover - runs in the ch
             if store is None:  # a new build, or an update made since: open a fresh snapshot
                 stores.clear()
                 store = stores[generation] = Store.read_only(generation.split("#", 1)[0])
-            result = run_query(
-                store, request.text, include_inferred=request.include_inferred,
-                substitutions={Variable(k): _term(v) for k, v in request.substitutions.items()} or None,
-                default_graph=[NamedNode(g) for g in request.default_graph] if request.default_graph is not None else None,
-                named_graphs=[NamedNode(g) for g in request.named_graphs] if request.named_graphs is not None else None,
-                services=request.services,
-            )
+            result = run_request(store, request)
         except QueryError as exc:
             conn.send(("error", "query", str(exc)))
             continue
@@ -370,21 +378,14 @@ class InProcessQuery:
     """
 
     def __init__(self, store: Any, request: QueryRequest):
-        from pyoxigraph import NamedNode, QueryBoolean, QuerySolutions, Variable, serialize
+        from pyoxigraph import QueryBoolean, QuerySolutions, serialize
 
         from . import config
         from .formats import RDF_FORMATS, RESULT_FORMATS
-        from .store import run_query
         from .web.streaming import Producer
 
         def produce() -> Any:
-            return run_query(
-                store, request.text, include_inferred=request.include_inferred,
-                substitutions={Variable(k): _term(v) for k, v in request.substitutions.items()} or None,
-                default_graph=[NamedNode(g) for g in request.default_graph] if request.default_graph is not None else None,
-                named_graphs=[NamedNode(g) for g in request.named_graphs] if request.named_graphs is not None else None,
-                services=request.services,
-            )
+            return run_request(store, request)
 
         def write(result: Any, output: Any) -> None:
             if isinstance(result, (QueryBoolean, QuerySolutions)):
