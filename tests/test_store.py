@@ -26,7 +26,7 @@ def test_build_publishes_a_queryable_store(tiny_data) -> None:
     report = build(settings)
     assert current_generation(settings.store) == Path(report.generation).resolve()
     assert count(settings.store) == sum(report.counts.values())
-    assert set(report.timings) == {"load", "resolve", "rdf", "convert", "validate", "reason", "store"}
+    assert set(report.timings) == {"load", "resolve", "rdf", "validate", "reason", "store"}
 
 
 @pytest.mark.parametrize("breakage, error, where", [

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from typing import Any
 
 from rdflib import OWL, RDF, RDFS, BNode, Literal, URIRef
 from rdflib.collection import Collection
@@ -240,8 +241,8 @@ SCHEMA_PREDICATES = (RDFS.subClassOf, RDFS.subPropertyOf, OWL.equivalentClass, O
 
 
 def closure(data: Iterable[Triple], ontology: Graph, only_new: bool = False) -> set[Triple]:
-    """Every triple OWL 2 RL entails from `data` and `ontology`: the input triples included, or
-    with `only_new` just the ones that were not in the input."""
+    """Every triple OWL 2 RL entails from `data` and `ontology` (rdflib terms): the input
+    triples included, or with `only_new` just the ones that were not in the input."""
     data = list(data)
     tbox = Graph()
     for triple in ontology:
@@ -249,21 +250,56 @@ def closure(data: Iterable[Triple], ontology: Graph, only_new: bool = False) -> 
     for triple in data:  # schema statements made in the data count too
         if triple[1] in SCHEMA_PREDICATES:
             tbox.add(triple)
-    schema = Schema(tbox)
-    ids: dict[Term, int] = {}
-    terms: list[Term] = []
+    return _evaluate(list(ontology), data, Schema(tbox), lambda t: t, Literal, only_new)
+
+
+def closure_oxigraph(data: list[Any], ontology: list[Any]) -> set[tuple[Any, Any, Any]]:
+    """The new triples OWL 2 RL entails, for pyoxigraph triples: no rdflib conversion of the
+    data at all (only the small schema goes through rdflib, blank node labels kept)."""
+    import pyoxigraph as ox
+
+    def to_rdflib(term: Any) -> Term:
+        if isinstance(term, ox.NamedNode):
+            return URIRef(term.value)
+        if isinstance(term, ox.BlankNode):
+            return BNode(term.value)
+        return Literal(term.value, lang=term.language, datatype=None if term.language else URIRef(term.datatype.value))
+
+    def from_rdflib(term: Term) -> Any:
+        if isinstance(term, URIRef):
+            return ox.NamedNode(str(term))
+        if isinstance(term, BNode):
+            return ox.BlankNode(str(term))
+        if term.language:
+            return ox.Literal(str(term), language=term.language)
+        return ox.Literal(str(term), datatype=ox.NamedNode(str(term.datatype or "http://www.w3.org/2001/XMLSchema#string")))
+
+    schema_predicates = {ox.NamedNode(str(p)) for p in SCHEMA_PREDICATES}
+    tbox = Graph()
+    for t in (*ontology, *(t for t in data if t.predicate in schema_predicates)):
+        tbox.add((to_rdflib(t.subject), to_rdflib(t.predicate), to_rdflib(t.object)))
+    as_tuples = [(t.subject, t.predicate, t.object) for t in ontology], [(t.subject, t.predicate, t.object) for t in data]
+    return _evaluate(*as_tuples, Schema(tbox), from_rdflib, ox.Literal, only_new=True)
+
+
+def _evaluate(ontology: list[tuple[Any, Any, Any]], data: list[tuple[Any, Any, Any]], schema: Schema,
+             schema_term: Any, literal_type: type, only_new: bool) -> set[tuple[Any, Any, Any]]:
+    """Semi-naive evaluation over interned terms; `schema_term` maps schema (rdflib) terms to
+    the data's term type, so both kinds of terms share one id space."""
+    ids: dict[Any, int] = {}
+    terms: list[Any] = []
     literals: set[int] = set()
 
-    def encode(term: Term) -> int:
+    def encode(term: Any) -> int:
         found = ids.get(term)
         if found is None:
             found = ids[term] = len(terms)
             terms.append(term)
-            if isinstance(term, Literal):
+            if isinstance(term, literal_type):
                 literals.add(found)
         return found
 
-    tables = _Encoded(schema, encode)
+    tables = _Encoded(schema, lambda t: encode(schema_term(t)))
     facts = _Facts()
     agenda: list[tuple[int, int, int]] = []
 
@@ -275,7 +311,7 @@ def closure(data: Iterable[Triple], ontology: Graph, only_new: bool = False) -> 
         derive((encode(s), encode(p), encode(o)))
     given = set(facts.all) if only_new else set()
     for s, p, o in schema.schema_triples():
-        derive((encode(s), encode(p), encode(o)))
+        derive((encode(schema_term(s)), encode(schema_term(p)), encode(schema_term(o))))
     while agenda:
         _fire(agenda.pop(), tables, facts, derive, literals)
     _check_consistency(tables, facts, terms)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,7 +15,7 @@ from . import config, rdf, shaclsparql
 from .config import Settings
 from .convert import from_rdflib, to_rdflib
 from .errors import ValidationFailed
-from .reason import infer
+from .reason import infer, infer_oxigraph
 from .resolve import build_registry
 from .sources import load_dataset
 from .store import build_lock, publish
@@ -45,14 +46,22 @@ class BuildReport:
 
 @dataclass
 class Compiled:
-    """The graph before it is stored: asserted and ontology quads, the same as rdflib graphs
-    (for SHACL and reasoning), and the validation result."""
+    """The graph before it is stored: asserted and ontology quads, and the validation result.
+
+    The rdflib copies (for pySHACL and owlrl) are made only when one of them asks.
+    """
 
     asserted: list[Quad]
     ontology: list[Quad]
-    asserted_graph: rdflib.Graph
-    ontology_graph: rdflib.Graph
-    validation: ValidationResult
+    validation: ValidationResult | None = None
+
+    @functools.cached_property
+    def asserted_graph(self) -> rdflib.Graph:
+        return to_rdflib(self.asserted)
+
+    @functools.cached_property
+    def ontology_graph(self) -> rdflib.Graph:
+        return to_rdflib(self.ontology)
 
 
 def compile_graph(settings: Settings, report: BuildReport | None = None) -> Compiled:
@@ -61,16 +70,26 @@ def compile_graph(settings: Settings, report: BuildReport | None = None) -> Comp
     dataset = report.timed("load", lambda: load_dataset(settings.data_dir))
     registry = report.timed("resolve", lambda: build_registry(dataset))
     asserted = report.timed("rdf", lambda: list(rdf.asserted_quads(dataset, registry)))
-    ontology = rdf.ontology_quads(settings.ontology_dir / "iclr.ttl")
+    compiled = Compiled(asserted, rdf.ontology_quads(settings.ontology_dir / "iclr.ttl"))
     shapes = load_shapes(settings.ontology_dir / "shapes.ttl")
-    asserted_graph, ontology_graph = report.timed("convert", lambda: (to_rdflib(asserted), to_rdflib(ontology)))
     if settings.validator == "pyshacl":
-        validation = report.timed("validate", lambda: validate(asserted_graph, shapes, ontology_graph))
+        compiled.validation = report.timed(
+            "validate", lambda: validate(compiled.asserted_graph, shapes, compiled.ontology_graph))
     elif settings.validator == "fast":
-        validation = report.timed("validate", lambda: shaclsparql.validate(asserted, ontology, shapes))
+        compiled.validation = report.timed("validate", lambda: shaclsparql.validate(asserted, compiled.ontology, shapes))
     else:
         raise ValueError(f"unknown validator {settings.validator!r}; choose fast or pyshacl")
-    return Compiled(asserted, ontology, asserted_graph, ontology_graph, validation)
+    return compiled
+
+
+def infer_quads(compiled: Compiled, reasoner: str) -> list[Quad]:
+    """The inferred graph's quads, by the chosen reasoner."""
+    graph = NamedNode(config.GRAPH_INFERRED)
+    if reasoner == "fast":  # pyoxigraph terms throughout, no rdflib copy of the data
+        triples = infer_oxigraph([q.triple for q in compiled.asserted], [q.triple for q in compiled.ontology])
+    else:
+        triples = from_rdflib(infer(compiled.asserted_graph, compiled.ontology_graph, reasoner))
+    return [Quad(t.subject, t.predicate, t.object, graph) for t in triples]
 
 
 def build(settings: Settings) -> BuildReport:
@@ -78,12 +97,10 @@ def build(settings: Settings) -> BuildReport:
     report = BuildReport()
     with build_lock(settings.store):
         compiled = compile_graph(settings, report)
+        assert compiled.validation is not None
         if not compiled.validation.conforms:
             raise ValidationFailed(compiled.validation.report, len(compiled.validation.violations))
-        inferred_graph = report.timed(
-            "reason", lambda: infer(compiled.asserted_graph, compiled.ontology_graph, settings.reasoner)
-        )
-        inferred = [Quad(t.subject, t.predicate, t.object, NamedNode(config.GRAPH_INFERRED)) for t in from_rdflib(inferred_graph)]
+        inferred = report.timed("reason", lambda: infer_quads(compiled, settings.reasoner))
         quads = compiled.asserted + compiled.ontology + inferred
         for quad in quads:
             name = quad.graph_name.value  # type: ignore[union-attr]

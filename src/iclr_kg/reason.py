@@ -7,9 +7,12 @@ subjects); `keep_inferred` is the one documented rule that drops those, for ever
 
 from __future__ import annotations
 
+from typing import Any
+
 import rdflib
 from owlrl import DeductiveClosure, OWLRL_Semantics
 from rdflib import OWL, RDF, RDFS, XSD, BNode, Literal, URIRef
+from pyoxigraph import BlankNode, NamedNode
 from rdflib.term import Node
 
 from .errors import InconsistentGraph
@@ -19,9 +22,22 @@ _TYPE, _SUBCLASS = RDF.type, RDFS.subClassOf
 TRIVIAL_TYPES = frozenset({OWL.Thing, RDFS.Resource})
 REFLEXIVE_NOISE = frozenset({OWL.sameAs, OWL.equivalentClass, OWL.equivalentProperty, RDFS.subClassOf, RDFS.subPropertyOf})
 TRIVIAL_OBJECT_PREDICATES = frozenset({RDFS.subClassOf, RDFS.domain, RDFS.range})
+_TYPE_IRI = str(RDF.type)
+_TRIVIAL_IRIS = frozenset(str(t) for t in TRIVIAL_TYPES)
+_TRIVIAL_OBJECT_IRIS = frozenset(str(t) for t in TRIVIAL_OBJECT_PREDICATES)
+_REFLEXIVE_IRIS = frozenset(str(t) for t in REFLEXIVE_NOISE)
 OWLRL_ERROR = URIRef("http://www.daml.org/2002/03/agents/agent-ont#ErrorMessage")
 OWLRL_ERROR_TEXT = URIRef("http://www.daml.org/2002/03/agents/agent-ont#error")
 REASONERS = ("fast", "owlrl")
+
+
+def keep_inferred_oxigraph(s: Any, p: Any, o: Any) -> bool:
+    """`keep_inferred` for pyoxigraph terms: the same rule, checked against it by a test."""
+    if type(s) is not NamedNode or type(o) is BlankNode or s.value.startswith(BUILTIN_NAMESPACES):
+        return False
+    if type(o) is NamedNode and o.value in _TRIVIAL_IRIS and (p.value == _TYPE_IRI or p.value in _TRIVIAL_OBJECT_IRIS):
+        return False
+    return not (s == o and p.value in _REFLEXIVE_IRIS)
 
 
 def keep_inferred(s: object, p: object, o: object) -> bool:
@@ -57,6 +73,16 @@ def _check_consistency(closure: rdflib.Graph) -> None:
     if messages or nothing:
         lines = [f"- {m}" for m in messages] + [f"- {s} is an instance of owl:Nothing" for s in nothing]
         raise InconsistentGraph("OWL RL reasoning found the graph inconsistent:\n" + "\n".join(lines))
+
+
+def infer_oxigraph(asserted: list[Any], ontology: list[Any]) -> list[Any]:
+    """The fast reasoner on pyoxigraph triples: the inferred triples, filtered, as pyoxigraph
+    Triples. The same result as `infer(..., "fast")` without converting the data to rdflib."""
+    from pyoxigraph import Triple
+
+    from .fastrl import closure_oxigraph
+
+    return [Triple(*t) for t in closure_oxigraph(asserted, ontology) if keep_inferred_oxigraph(*t)]
 
 
 def infer(asserted: rdflib.Graph, ontology: rdflib.Graph, reasoner: str = "fast") -> set[tuple[Node, Node, Node]]:
