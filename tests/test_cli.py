@@ -183,8 +183,8 @@ def test_serve_builds_then_serves_with_waitress(tmp_path: Path) -> None:
                 time.sleep(0.3)
         assert status and status["status"] == "ok" and status["quads"] > 5000
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
-            assert response.headers["Server"] == "iclr-kg" and b"<textarea" in response.read()
+            assert b"<textarea" in response.read()
     finally:
         process.terminate()
         output = process.communicate(timeout=20)[0]
-    assert "building it first" in output and "serving" in output
+    assert "building it first" in output and "serving" in output and "with gunicorn" in output

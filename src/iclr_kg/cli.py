@@ -266,25 +266,64 @@ def link_wikidata_accept(ctx: click.Context, entities: tuple[str, ...]) -> None:
 @store_option
 @click.option("--host", default=None, help="Interface to listen on [env ICLR_KG_HOST; default 127.0.0.1].")
 @click.option("--port", type=int, default=None, help="Port [env ICLR_KG_PORT; default 8000].")
-@click.option("--threads", type=int, default=8, show_default=True, help="Worker threads of the WSGI server.")
+@click.option("--server", type=click.Choice(["gunicorn", "waitress"]), default=None,
+              help="WSGI server [env ICLR_KG_SERVER; default gunicorn where available, else waitress].")
+@click.option("--processes", type=int, default=2, show_default=True, help="Web processes (gunicorn).")
+@click.option("--threads", type=int, default=8, show_default=True, help="Threads per web process.")
 @fails_cleanly
-def serve(store: Path | None, host: str | None, port: int | None, threads: int) -> None:
-    """Serve the SPARQL endpoint and pages with waitress; builds the store first if there is none."""
-    import waitress
+def serve(store: Path | None, host: str | None, port: int | None, server: str | None, processes: int, threads: int) -> None:
+    """Serve the SPARQL endpoint and pages; builds the store first if there is none.
 
+    gunicorn runs several web processes (each with its own query workers), so the Python web
+    layer uses every core; waitress is one process and works on any platform.
+    """
     from .pipeline import build as run_build
     from .store import current_generation
     from .web import create_app
 
-    settings = Settings.from_env(store=store, host=host, port=port)
+    settings = Settings.from_env(store=store, host=host, port=port, server=server)
     if current_generation(settings.store) is None:
         click.echo(f"no store at {settings.store}: building it first")
         click.echo(run_build(settings).summary())
     open_read_only(settings.store)  # a corrupt store fails here, with a clear message, not at the first query
-    app = create_app(settings)
-    click.echo(f"serving {settings.store} at http://{settings.host}:{settings.port}/ (SPARQL endpoint: /sparql)")
-    waitress.serve(app, host=settings.host, port=settings.port, threads=threads, ident="iclr-kg",
+    chosen = settings.server
+    if chosen == "gunicorn" and not _gunicorn_available():
+        chosen = "waitress"
+    click.echo(f"serving {settings.store} at http://{settings.host}:{settings.port}/ (SPARQL endpoint: /sparql) with {chosen}")
+    if chosen == "gunicorn":
+        _serve_gunicorn(settings, processes, threads)
+        return
+    import waitress
+
+    waitress.serve(create_app(settings), host=settings.host, port=settings.port, threads=threads, ident="iclr-kg",
                    channel_timeout=120, clear_untrusted_proxy_headers=True)
+
+
+def _gunicorn_available() -> bool:
+    try:
+        import gunicorn  # noqa: F401
+    except ImportError:
+        return False
+    return sys.platform != "win32"
+
+
+def _serve_gunicorn(settings: Settings, processes: int, threads: int) -> None:
+    from gunicorn.app.base import BaseApplication
+
+    from .web import create_app
+
+    class Server(BaseApplication):  # type: ignore[misc]
+        def load_config(self) -> None:
+            options = {"bind": f"{settings.host}:{settings.port}", "workers": processes, "threads": threads,
+                       "worker_class": "gthread", "timeout": int(settings.query_timeout) + 60,
+                       "graceful_timeout": 10, "accesslog": None, "errorlog": "-", "loglevel": "warning"}
+            for key, value in options.items():
+                self.cfg.set(key, value)
+
+        def load(self):  # type: ignore[no-untyped-def]
+            return create_app(settings)  # in each web process, after the fork
+
+    Server().run()
 
 
 @main.command()

@@ -85,6 +85,7 @@ class Settings:
     services: tuple[str, ...] = ("https://query.wikidata.org/sparql", "https://query-scholarly.wikidata.org/sparql")
     update_token: str | None = None
     wikidata_api: str = "https://www.wikidata.org/w/api.php"
+    server: str = "gunicorn"  # or "waitress"
     host: str = "127.0.0.1"
     port: int = 8000
 
@@ -96,7 +97,7 @@ class Settings:
         for name, convert in (
             ("store", Path), ("data_dir", Path), ("ontology_dir", Path), ("queries_dir", Path),
             ("reasoner", str), ("validator", str), ("query_timeout", float), ("query_workers", int), ("update_token", str),
-            ("host", str), ("port", int), ("wikidata_api", str),
+            ("host", str), ("port", int), ("wikidata_api", str), ("server", str),
         ):
             raw = _env(name.upper())
             if raw is not None:
