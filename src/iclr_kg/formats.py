@@ -16,6 +16,13 @@ class Format:
     rdf: RdfFormat | None = None  # for CONSTRUCT / DESCRIBE and exports
 
     @property
+    def prefixes(self) -> dict[str, str] | None:
+        """Prefixes to declare: ours, except in line formats that have no prefix syntax."""
+        from .config import EXPORT_PREFIXES
+
+        return None if self.name in ("ntriples", "nquads") else EXPORT_PREFIXES
+
+    @property
     def supports_graphs(self) -> bool:
         return self.rdf in (RdfFormat.N_QUADS, RdfFormat.TRIG)
 

@@ -85,6 +85,26 @@ def run_request(store: Any, request: QueryRequest) -> Any:
     )
 
 
+def result_kind(result: Any) -> str:
+    """"results" for SELECT / ASK, "rdf" for CONSTRUCT / DESCRIBE."""
+    from pyoxigraph import QueryBoolean, QuerySolutions
+
+    return "results" if isinstance(result, (QueryBoolean, QuerySolutions)) else "rdf"
+
+
+def write_result(result: Any, output: Any, fmt: str) -> None:
+    """Serialize a query result in format `fmt` (a name from formats.py) with pyoxigraph."""
+    from pyoxigraph import serialize
+
+    from .formats import RDF_FORMATS, RESULT_FORMATS
+
+    if result_kind(result) == "results":
+        result.serialize(output, RESULT_FORMATS[fmt].results)
+    else:
+        chosen = RDF_FORMATS[fmt]
+        serialize(result, output, chosen.rdf, prefixes=chosen.prefixes)
+
+
 def _plain(term: Any) -> tuple[str, str, str | None, str | None] | None:
     """A term as (kind, value, language, datatype) for the pages."""
     from pyoxigraph import BlankNode, Literal, NamedNode
@@ -134,10 +154,7 @@ class _PipeWriter:
 
 
 def _worker_main(conn: Connection) -> None:  # pragma: no cover - runs in the child process
-    from pyoxigraph import QueryBoolean, QuerySolutions, Store, serialize
-
-    from . import config
-    from .formats import RDF_FORMATS, RESULT_FORMATS
+    from pyoxigraph import Store
 
     stores: dict[str, Store] = {}
     while True:
@@ -157,7 +174,7 @@ def _worker_main(conn: Connection) -> None:  # pragma: no cover - runs in the ch
         except Exception as exc:  # noqa: BLE001 - reported to the client as a failure of the query
             conn.send(("error", "store", f"{type(exc).__name__}: {exc}"))
             continue
-        kind = "results" if isinstance(result, (QueryBoolean, QuerySolutions)) else "rdf"
+        kind = result_kind(result)
         try:
             if request.row_limit is not None:
                 conn.send(("kind", kind))
@@ -175,12 +192,7 @@ def _worker_main(conn: Connection) -> None:  # pragma: no cover - runs in the ch
                 if fmt is None:
                     continue
                 writer = _PipeWriter(conn)
-            if kind == "results":
-                result.serialize(writer, RESULT_FORMATS[fmt].results)
-            else:
-                chosen = RDF_FORMATS[fmt]
-                prefixes = None if fmt in ("ntriples", "nquads") else config.EXPORT_PREFIXES
-                serialize(result, writer, chosen.rdf, prefixes=prefixes)
+            write_result(result, writer, fmt)
             writer.finish()
         except (BrokenPipeError, EOFError):
             return
@@ -378,23 +390,12 @@ class InProcessQuery:
     """
 
     def __init__(self, store: Any, request: QueryRequest):
-        from pyoxigraph import QueryBoolean, QuerySolutions, serialize
-
-        from . import config
-        from .formats import RDF_FORMATS, RESULT_FORMATS
         from .web.streaming import Producer
 
         def produce() -> Any:
             return run_request(store, request)
 
-        def write(result: Any, output: Any) -> None:
-            if isinstance(result, (QueryBoolean, QuerySolutions)):
-                result.serialize(output, RESULT_FORMATS[self._fmt].results)
-            else:
-                prefixes = None if self._fmt in ("ntriples", "nquads") else config.EXPORT_PREFIXES
-                serialize(result, output, RDF_FORMATS[self._fmt].rdf, prefixes=prefixes)
-
-        self._write = write
+        self._write = lambda result, output: write_result(result, output, self._fmt)
         self._fmt = ""
         self.rows: dict[str, Any] | None = None
         if request.row_limit is not None:
@@ -407,13 +408,13 @@ class InProcessQuery:
             def rows(result: Any, _: Any) -> None:
                 _send_rows(_Conn(), result, request.row_limit)  # type: ignore[arg-type]
 
-            producer = Producer(produce, lambda r: "results" if isinstance(r, (QueryBoolean, QuerySolutions)) else "rdf")
+            producer = Producer(produce, result_kind)
             self.kind = producer.wait()
             for _ in producer.body(rows):
                 pass
             self.rows = collected.get("rows", {})
             return
-        self._producer = Producer(produce, lambda r: "results" if isinstance(r, (QueryBoolean, QuerySolutions)) else "rdf")
+        self._producer = Producer(produce, result_kind)
         self.kind = self._producer.wait()
 
     def cancel(self) -> None:

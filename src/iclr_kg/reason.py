@@ -11,7 +11,7 @@ from typing import Any
 
 import rdflib
 from owlrl import DeductiveClosure, OWLRL_Semantics
-from rdflib import OWL, RDF, RDFS, XSD, BNode, Literal, URIRef
+from rdflib import OWL, RDF, RDFS, XSD, BNode, URIRef
 from pyoxigraph import BlankNode, NamedNode
 from rdflib.term import Node
 

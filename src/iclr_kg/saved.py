@@ -22,6 +22,7 @@ from .errors import IclrKgError, QueryError
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 HEADER = re.compile(r"^#\s*(title|description|param):\s*(.*)$")
+ABSOLUTE_IRI = re.compile(r"^[a-z][a-z0-9+.-]*:[^\s<>\"{}|\\^`]*$", re.IGNORECASE)
 XSD_INTEGER = NamedNode("http://www.w3.org/2001/XMLSchema#integer")
 
 
@@ -35,7 +36,7 @@ class Param:
         """The RDF term for a value given by a user; a bad value is a QueryError."""
         try:
             if self.kind == "iri":
-                if not re.match(r"^[a-z][a-z0-9+.-]*:[^\s<>\"{}|\\^`]*$", value, re.I):
+                if not ABSOLUTE_IRI.match(value):
                     raise ValueError("not an absolute IRI")
                 return NamedNode(value)
             if self.kind == "integer":

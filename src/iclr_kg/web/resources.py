@@ -14,7 +14,8 @@ from pyoxigraph import DefaultGraph, NamedNode, serialize
 from .. import config
 from ..formats import RDF_ALIASES, NotAcceptable, choose
 from .html import cell, short
-from .sparql import IRI, requested_format, state, text_error
+from ..saved import ABSOLUTE_IRI
+from .sparql import requested_format, state, text_error
 from .streaming import stream
 
 blueprint = Blueprint("resources", __name__)
@@ -46,8 +47,7 @@ def rdf_response(produce: Callable[[], Iterable[Any]], graph_aware: bool = False
         return text_error(400 if requested_format() else 406, str(exc))
     if not graph_aware and chosen.supports_graphs:
         chosen = choose("rdf", "turtle", None) if chosen.name == "trig" else choose("rdf", "ntriples", None)
-    prefixes = None if chosen.name in ("ntriples", "nquads") else config.EXPORT_PREFIXES
-    body = stream(produce, lambda items, out: serialize(items, out, chosen.rdf, prefixes=prefixes))
+    body = stream(produce, lambda items, out: serialize(items, out, chosen.rdf, prefixes=chosen.prefixes))
     response = Response(body, mimetype=chosen.media_type)
     response.headers["Vary"] = "Accept"
     return response
@@ -181,7 +181,7 @@ def data() -> Response:
             return chain.from_iterable(store.quads_for_pattern(None, None, None, g) for g in named)
 
         return rdf_response(every_quad, graph_aware=True, fixed=name)
-    if not IRI.match(graph_iri):
+    if not ABSOLUTE_IRI.match(graph_iri):
         return text_error(400, f"graph: {graph_iri!r} is not an absolute IRI")
     graph = NamedNode(graph_iri)
     if not store.contains_named_graph(graph):

@@ -13,11 +13,10 @@ from collections.abc import Iterable
 from flask import Blueprint, Response, current_app, redirect, request, url_for
 from pyoxigraph import NamedNode, serialize
 
-from .. import config
 from ..errors import QueryError
 from ..pool import EvaluationFailed, InProcessQuery, ServiceFailed, PoolBusy, QueryRequest, QueryTimeout, RunningQuery
 from ..formats import NotAcceptable, choose
-from ..saved import SavedQuery
+from ..saved import ABSOLUTE_IRI, SavedQuery
 from .state import AppState
 
 blueprint = Blueprint("sparql", __name__)
@@ -27,7 +26,6 @@ UPDATE_WORDS = re.compile(
     r"^\s*(?:(?:PREFIX\s+\S*\s*<[^>]*>|BASE\s*<[^>]*>)\s*)*(INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)\b",
     re.IGNORECASE,
 )
-IRI = re.compile(r"^[a-z][a-z0-9+.-]*:[^\s<>\"{}|\\^`]*$", re.IGNORECASE)
 
 
 def state() -> AppState:
@@ -52,7 +50,7 @@ def graph_list(name: str) -> list[NamedNode] | None:
     if not values:
         return None
     for value in values:
-        if not IRI.match(value):
+        if not ABSOLUTE_IRI.match(value):
             raise QueryError(f"{name}: {value!r} is not an absolute IRI")
     return [NamedNode(v) for v in values]
 
