@@ -2,6 +2,8 @@
 
     python bench/synth.py --papers 10000 --out /tmp/synth-data   # then: iclr-kg build, with
     ICLR_KG_DATA_DIR=/tmp/synth-data
+    python bench/synth.py --openreview 10000 --out /tmp/venue.json   # an OpenReview-shaped venue
+                                                                     # for tests/openreview_standin.py
 
 Papers have 2-8 ordered authors drawn from a skewed (Zipf-like) population of people, so some
 authors write many papers; organizations form hierarchies (labs under companies, departments
@@ -12,6 +14,7 @@ win an award, and most carry 3-5 review ratings.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 from pathlib import Path
 
@@ -103,13 +106,54 @@ def write(papers: int, out: Path, seed: int = 7) -> Path:
     return out
 
 
+def openreview_venue(submissions: int, reviews: int = 4, seed: int = 11, venue: str = "ICLR.cc/2021/Conference",
+                     api: str = "v1") -> dict[str, object]:
+    """A synthetic OpenReview venue in the API's JSON shapes: {notes: {invitation: [...]}, profiles: {...}}.
+
+    Decisions in ICLR 2021's proportions (about 2% oral, 5% spotlight, 22% poster, 61% rejected,
+    9% withdrawn, 1% desk-rejected); `reviews` reviews per paper; authors from a skewed population
+    with profile ids and affiliations (some authors without a profile).
+    """
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.openreview_standin import Paper, profile, venue_notes
+
+    rng = random.Random(seed)
+    n_people = max(50, submissions * 3)
+    institutions = [f"Synthetic Institute {i}" for i in range(max(10, submissions // 50))]
+    profiles: dict[str, dict[str, object]] = {}
+    outcomes = ["oral"] * 2 + ["spotlight"] * 5 + ["poster"] * 22 + ["reject"] * 61 + ["withdrawn"] * 9 + ["desk-rejected"]
+    papers = []
+    for i in range(submissions):
+        authors: list[tuple[str, str | None]] = []
+        for _ in range(rng.randint(2, 6)):
+            j = _zipf_index(rng, n_people) if rng.random() < 0.3 else rng.randrange(n_people)  # prolific few, long tail
+            name = f"Author Number{j}"
+            pid = None if j % 17 == 0 else f"~Author_Number{j}1"
+            if all(name != a for a, _ in authors):
+                authors.append((name, pid))
+            if pid and pid not in profiles:
+                k = _zipf_index(rng, len(institutions))
+                profiles[pid] = profile(pid, name, institutions[k], f"inst{k}.example.edu")
+        outcome = rng.choice(outcomes)
+        scored = [(f"R{i:07d}x{k}", rng.choice([1, 3, 5, 6, 8, 10]), rng.randint(1, 5)) for k in range(reviews)]
+        papers.append(Paper(f"P{i:09d}", f"Synthetic submission {i}", authors, outcome, scored if outcome != "desk-rejected" else []))
+    return {"notes": venue_notes(api, venue, papers), "profiles": profiles}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--papers", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--openreview", type=int, metavar="SUBMISSIONS", help="write an OpenReview-shaped venue (JSON) instead")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    print(write(args.papers, args.out, args.seed))
+    if args.openreview:
+        args.out.write_text(json.dumps(openreview_venue(args.openreview, seed=args.seed)), encoding="utf-8")
+        print(args.out)
+    else:
+        print(write(args.papers, args.out, args.seed))
 
 
 if __name__ == "__main__":

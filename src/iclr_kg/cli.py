@@ -180,7 +180,7 @@ def export(store: Path | None, graph_choice: str, fmt: str, output: Path | None,
         from .wikidata import quickstatements as statements
         from .wikidata import write_sssom
 
-        dataset = load_dataset(settings.data_dir)
+        dataset = load_dataset(settings.data_dir, settings.imports)
         with (open(output, "w", encoding="utf-8") if output else sys.stdout) as out:
             if mappings:
                 write_sssom(dataset, out)
@@ -229,7 +229,7 @@ def link_wikidata(ctx: click.Context, store: Path | None, kinds: tuple[str, ...]
     settings = Settings.from_env(store=store, wikidata_api=api)
     review_file = review or settings.store.parent / "wikidata-proposals.yaml"
     client = WikidataClient(settings.wikidata_api, cache_dir=settings.store.parent / "wikidata-cache")
-    dataset = load_dataset(settings.data_dir)
+    dataset = load_dataset(settings.data_dir, settings.imports)
 
     def bar(items):  # type: ignore[no-untyped-def]
         with click.progressbar(list(items), label="reconciling", file=sys.stderr) as progress:
@@ -260,6 +260,48 @@ def link_wikidata_accept(ctx: click.Context, entities: tuple[str, ...]) -> None:
     for p in accepted:
         click.echo(f"accepted {p.entity} -> {p.qid}")
     click.echo(f"{len(accepted)} link(s) added to {settings.data_dir / 'wikidata.yaml'}; run `iclr-kg build`")
+
+
+@main.group("import")
+def import_group() -> None:
+    """Import whole venues from outside services as sources of their own (see `build`)."""
+
+
+@import_group.command("openreview")
+@store_option
+@click.option("--venue", required=True, help="The OpenReview venue id, e.g. ICLR.cc/2021/Conference.")
+@click.option("--reviews", is_flag=True, help="Also import each public review's rating and confidence.")
+@click.option("--limit", type=click.IntRange(min=1), help="Import at most N submissions (a partial import states no counts).")
+@click.option("--api", "api", type=click.Choice(["auto", "v1", "v2"]), default="auto", show_default=True,
+              help="OpenReview API version; auto asks the v2 API whether the venue is one of its own.")
+@click.option("--base-url", help="API v1 base URL [env ICLR_KG_OPENREVIEW_API].")
+@click.option("--base-url-v2", help="API v2 base URL [env ICLR_KG_OPENREVIEW_API_V2].")
+@click.option("--imports", "imports_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Imports directory [env ICLR_KG_IMPORTS_DIR; default: imports/ beside the store].")
+@click.option("--refresh", is_flag=True, help="Drop this venue's cached pages and fetch everything again.")
+@fails_cleanly
+def import_openreview(store: Path | None, venue: str, reviews: bool, limit: int | None, api: str, base_url: str | None,
+                      base_url_v2: str | None, imports_dir: Path | None, refresh: bool) -> None:
+    """Import a venue's submissions, decisions, authors and (--reviews) review scores from OpenReview.
+
+    Pages are cached as they arrive: an interrupted import resumes where it stopped. The import
+    folder is written only when complete and buildable; then run `iclr-kg build`.
+    """
+    from .openreview_import import run_import
+
+    settings = Settings.from_env(store=store, openreview_api=base_url, openreview_api_v2=base_url_v2, imports_dir=imports_dir)
+    with click.progressbar(length=1, label=f"fetching {venue}", file=sys.stderr, show_pos=True) as bar:
+
+        def progress(done: int, total: int) -> None:
+            bar.length = max(total, done, 1)
+            bar.update(done - bar.pos)
+
+        result = run_import(settings, venue, api=api, reviews=reviews, limit=limit, refresh=refresh, progress=progress)
+    figures = ", ".join(f"{count} {name}" for name, count in result.stats.items())
+    verdict = "written" if result.changed else "unchanged"
+    click.echo(f"{result.folder}: {verdict} (API {result.api}, {result.requests} requests): {figures}")
+    if result.changed:
+        click.echo("run `iclr-kg build` to include it")
 
 
 @main.command()

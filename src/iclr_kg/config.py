@@ -85,9 +85,19 @@ class Settings:
     services: tuple[str, ...] = ("https://query.wikidata.org/sparql", "https://query-scholarly.wikidata.org/sparql")
     update_token: str | None = None
     wikidata_api: str = "https://www.wikidata.org/w/api.php"
+    imports_dir: Path | None = None  # where `import` writes and `build` reads imports; see `imports`
+    openreview_api: str = "https://api.openreview.net"  # API v1 (venues up to 2023)
+    openreview_api_v2: str = "https://api2.openreview.net"  # API v2 (ICLR 2024 on)
+    openreview_pause: float = 1.0  # seconds between requests: OpenReview asks scripts to be gentle
+    openreview_retries: int = 5  # on 429 and 5xx, with exponential backoff and Retry-After
     server: str = "gunicorn"  # or "waitress"
     host: str = "127.0.0.1"
     port: int = 8000
+
+    @property
+    def imports(self) -> Path:
+        """Imported sources (one folder each, shaped like data/): by default `imports/` beside the store."""
+        return self.imports_dir if self.imports_dir is not None else self.store.parent / "imports"
 
     @classmethod
     def from_env(cls, **overrides: object) -> "Settings":
@@ -97,7 +107,8 @@ class Settings:
         for name, convert in (
             ("store", Path), ("data_dir", Path), ("ontology_dir", Path), ("queries_dir", Path),
             ("reasoner", str), ("validator", str), ("query_timeout", float), ("query_workers", int), ("update_token", str),
-            ("host", str), ("port", int), ("wikidata_api", str), ("server", str),
+            ("host", str), ("port", int), ("wikidata_api", str), ("server", str), ("imports_dir", Path),
+            ("openreview_api", str), ("openreview_api_v2", str), ("openreview_pause", float), ("openreview_retries", int),
         ):
             raw = _env(name.upper())
             if raw is not None:

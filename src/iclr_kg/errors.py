@@ -42,3 +42,9 @@ class StoreError(IclrKgError):
 
 class QueryError(IclrKgError):
     """A query failed to parse or run; the message is the parser's."""
+
+
+class ImportFailed(IclrKgError):
+    """An import could not fetch, or its result would not build; nothing was written."""
+
+    exit_code = 3

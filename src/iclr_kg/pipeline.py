@@ -67,7 +67,7 @@ class Compiled:
 def compile_graph(settings: Settings, report: BuildReport | None = None) -> Compiled:
     """Load, resolve, convert to RDF and validate; raises on the first data error."""
     report = report or BuildReport()
-    dataset = report.timed("load", lambda: load_dataset(settings.data_dir))
+    dataset = report.timed("load", lambda: load_dataset(settings.data_dir, settings.imports))
     registry = report.timed("resolve", lambda: build_registry(dataset))
     asserted = report.timed("rdf", lambda: list(rdf.asserted_quads(dataset, registry)))
     compiled = Compiled(asserted, rdf.ontology_quads(settings.ontology_dir / "iclr.ttl"))

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 from pyoxigraph import Literal, NamedNode, Quad, RdfFormat, parse
 
 from . import config
 from .errors import DataError
 from .resolve import Registry
-from .sources import AwardFacts, ConferenceFacts, Curated, Dataset, EditionFacts, PaperFacts, PersonFacts, Source
+from .sources import (
+    AuthorRef, AwardFacts, ConferenceFacts, Curated, Dataset, EditionFacts, Organization, PaperFacts, Person, PersonFacts, Source,
+)
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
@@ -52,6 +55,10 @@ def text(value: str, language: str | None = None) -> Literal:
     return Literal(" ".join(value.split()), language=language) if language else Literal(value)
 
 
+def openreview_profile(profile_id: str) -> NamedNode:
+    return NamedNode(f"https://openreview.net/profile?id={quote(profile_id, safe='~')}")
+
+
 def openreview_forum(openreview_id: str) -> NamedNode:
     return NamedNode(f"https://openreview.net/forum?id={openreview_id}")
 
@@ -59,7 +66,9 @@ def openreview_forum(openreview_id: str) -> NamedNode:
 ORG_CLASSES = {
     "university": "University", "company": "Company", "research-lab": "ResearchLab",
     "department": "Department", "foundation": "Foundation", "as-credited": "UnresolvedOrganization",
+    "unclassified": "Organization",
 }
+DECISIONS = {"accepted": "Accepted", "rejected": "Rejected", "withdrawn": "Withdrawn", "desk-rejected": "DeskRejected"}
 AWARD_CLASSES = {
     "outstanding-paper": "OutstandingPaperAward", "honorable-mention": "HonorableMention",
     "best-paper": "BestPaperAward", "person-honor": "Award",
@@ -96,6 +105,7 @@ def entity_quads(dataset: Dataset) -> list[Quad]:
         if org.parent:
             out.add(node, iclr("subOrganizationOf"), iri("organization", org.parent))
         out.maybe(node, iclr("note"), text(org.note, "en") if org.note else None)
+        _curation(out, node, org)
     for person in dataset.people:
         node = iri("person", person.key)
         out.add(node, RDF_TYPE, iclr("Person"))
@@ -104,6 +114,9 @@ def entity_quads(dataset: Dataset) -> list[Quad]:
             out.add(node, iclr("nativeName"), text(native, lang))
         for alias in person.aliases:
             out.add(node, iclr("alias"), text(alias))
+        for profile in person.openreview:
+            _profile(out, node, profile)
+        _curation(out, node, person)
     for conf in dataset.conferences:
         node = iri("conference", conf.key)
         out.add(node, RDF_TYPE, iclr("Conference"))
@@ -121,6 +134,16 @@ def entity_quads(dataset: Dataset) -> list[Quad]:
         if award.edition:
             out.add(node, iclr("awardedAt"), iri("edition", award.edition))
     return out.quads
+
+
+def _curation(out: _Emitter, node: NamedNode, entity: Organization | Person) -> None:
+    if entity.curation == "needed":
+        out.add(node, iclr("needsCuration"), boolean(True))
+
+
+def _profile(out: _Emitter, node: NamedNode, profile: str) -> None:
+    out.add(node, iclr("openReviewProfile"), text(profile))
+    out.add(node, iclr("openReviewProfilePage"), openreview_profile(profile))
 
 
 def _names(out: _Emitter, node: NamedNode, name: str, labels: dict[str, str], aliases: list[str]) -> None:
@@ -182,16 +205,22 @@ class _SourceBuilder:
             self._paper(paper)
         for person in self.source.people:
             self._person(person)
+        for link in self.source.profiles:
+            _profile(self.out, self.ref("person", link.person, link, "person"), link.profile)
         return self.out.quads
 
     def _source_info(self) -> None:
         info, out = self.source.source, self.out
         node = iri("source", info.key)
-        out.add(node, RDF_TYPE, iclr("Source"))
+        out.add(node, RDF_TYPE, iclr("Article" if info.kind == "article" else "DataImport"))
         out.add(node, NamedNode(DCTERMS + "title"), text(info.title))
         out.add(node, NamedNode(SCHEMA + "inLanguage"), text(info.language))
         out.add(node, NamedNode(DCTERMS + "description"), text(info.summary, "en"))
-        out.add(node, iclr("seedFile"), text(info.seed))
+        out.maybe(node, iclr("seedFile"), text(info.seed) if info.seed else None)
+        out.maybe(node, iclr("service"), NamedNode(info.service) if info.service else None)
+        out.maybe(node, iclr("venueId"), text(info.venue) if info.venue else None)
+        if info.retrieved:
+            out.add(node, iclr("retrievedAt"), typed(info.retrieved.isoformat(), "dateTime"))
         out.maybe(node, iclr("outlet"), text(info.outlet) if info.outlet else None)
         for note in (info.title_note, info.outlet_note):
             out.maybe(node, iclr("note"), text(note, "en") if note else None)
@@ -268,7 +297,7 @@ class _SourceBuilder:
         out.maybe(node, iclr("methodName"), text(paper.method_name) if paper.method_name else None)
         out.maybe(node, iclr("codeRepository"), NamedNode(paper.code) if paper.code else None)
         if paper.decision:
-            out.add(node, iclr("decision"), iclr(paper.decision.capitalize()))
+            out.add(node, iclr("decision"), iclr(DECISIONS[paper.decision]))
         if paper.presentation:
             out.add(node, iclr("presentationType"), iclr(PRESENTATIONS[paper.presentation]))
         for field, lang_text in (("summary", paper.summary), ("note", paper.note)):
@@ -293,8 +322,12 @@ class _SourceBuilder:
 
     def _authors(self, node: NamedNode, paper: PaperFacts) -> None:
         out = self.out
-        for position, name in enumerate(paper.authors, start=1):
-            person = self.ref("person", name, paper, "authors", position - 1)
+        for position, author in enumerate(paper.authors, start=1):
+            if isinstance(author, AuthorRef):  # an import's author: by profile, else by entity key
+                name, reference = author.name, author.profile or author.person or author.name
+            else:
+                name = reference = author
+            person = self.ref("person", reference, paper, "authors", position - 1)
             authorship = iri("authorship", f"{paper.ident}-{position}")
             out.add(authorship, RDF_TYPE, iclr("Authorship"))
             out.add(authorship, iclr("authorshipOf"), node)
@@ -312,6 +345,13 @@ class _SourceBuilder:
             out.add(review, iclr("reviewOf"), node)
             out.add(review, iclr("rating"), typed(rating, "integer"))
             out.add(review, iclr("reviewIndex"), typed(index, "integer"))
+        for review_facts in paper.reviews:
+            review = iri("review", review_facts.id)
+            out.add(review, RDF_TYPE, iclr("Review"))
+            out.add(review, iclr("reviewOf"), node)
+            out.add(review, iclr("rating"), typed(review_facts.rating, "integer"))
+            if review_facts.confidence is not None:
+                out.add(review, iclr("confidence"), typed(review_facts.confidence, "integer"))
         if paper.average_rating is not None:
             out.add(node, iclr("averageRating"), typed(paper.average_rating, "decimal"))
         if paper.all_ratings is not None:

@@ -54,29 +54,38 @@ class Registry:
 
 
 def build_registry(dataset: Dataset) -> Registry:
-    """Index every registry entity under its key, name, labels and aliases; check parents."""
+    """Index every registry entity under its key, name, labels and aliases; check parents.
+
+    People are also indexed under their OpenReview profile ids, from the registry and from the
+    `profiles:` links that imports record, so an import's author resolves by profile first.
+    """
     registry = Registry()
     files = dataset.files
     for org in dataset.organizations:
-        registry.add("organization", org, org.key, [org.name, *org.labels.values(), *org.aliases], files["organizations"])
+        registry.add("organization", org, org.key, [org.name, *org.labels.values(), *org.aliases], org.file or files["organizations"])
     for person in dataset.people:
-        registry.add("person", person, person.key, [person.name, *person.native_name.values(), *person.aliases], files["people"])
+        names = [person.name, *person.native_name.values(), *person.aliases, *person.openreview]
+        registry.add("person", person, person.key, names, person.file or files["people"])
     for conf in dataset.conferences:
-        registry.add("conference", conf, conf.key, [conf.name, *conf.labels.values(), *conf.aliases], files["events"])
+        registry.add("conference", conf, conf.key, [conf.name, *conf.labels.values(), *conf.aliases], conf.file or files["events"])
     for edition in dataset.editions:
-        registry.add("edition", edition, edition.key, [edition.name, *edition.aliases], files["events"])
+        registry.add("edition", edition, edition.key, [edition.name, *edition.aliases], edition.file or files["events"])
     for award in dataset.awards:
-        registry.add("award", award, award.key, [award.name, *award.labels.values(), *award.aliases], files["events"])
+        registry.add("award", award, award.key, [award.name, *award.labels.values(), *award.aliases], award.file or files["events"])
+    for source in dataset.sources:
+        for link in source.profiles:
+            key = registry.resolve("person", link.person, source.path, link.line("person"), "profiles.person")
+            registry.names["person"][normalize(link.profile)].add(key)
 
     # Every cross-reference inside the registries must point at a known key.
     for org in dataset.organizations:
         if org.parent is not None:
-            registry.resolve("organization", org.parent, files["organizations"], org.line("parent"), "parent")
+            registry.resolve("organization", org.parent, org.file or files["organizations"], org.line("parent"), "parent")
     for edition in dataset.editions:
-        registry.resolve("conference", edition.conference, files["events"], edition.line("conference"), "conference")
+        registry.resolve("conference", edition.conference, edition.file or files["events"], edition.line("conference"), "conference")
     for award in dataset.awards:
         if award.edition is not None:
-            registry.resolve("edition", award.edition, files["events"], award.line("edition"), "edition")
+            registry.resolve("edition", award.edition, award.file or files["events"], award.line("edition"), "edition")
     _check_parent_cycles(dataset)
     papers = {paper.ident for source in dataset.sources for paper in source.papers}
     for link in dataset.links:
@@ -93,6 +102,6 @@ def _check_parent_cycles(dataset: Dataset) -> None:
         seen, current = {org.key}, org.parent
         while current is not None:
             if current in seen:
-                raise DataError(dataset.files["organizations"], org.line("parent"), "parent", f"cycle through {current!r}")
+                raise DataError(org.file or dataset.files["organizations"], org.line("parent"), "parent", f"cycle through {current!r}")
             seen.add(current)
             current = parents.get(current)

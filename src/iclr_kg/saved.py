@@ -6,8 +6,12 @@ Header lines at the top of the file (before the first non-comment line):
     # description: Counts award papers per organization, sub-organizations included.
     # param: org iri https://w3id.org/iclr-kg/resource/organization/google
 
+    # requires: openreview-import
+
 A `param` names a query variable (without ?), its kind (iri, string, integer) and a default.
-Values are bound with pyoxigraph substitutions, never pasted into the query text.
+Values are bound with pyoxigraph substitutions, never pasted into the query text. `requires`
+says the query reads data that only an import brings (`iclr-kg import openreview --reviews`):
+without one it runs, and returns no rows.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from pyoxigraph import Literal, NamedNode, Variable
 from .errors import IclrKgError, QueryError
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
-HEADER = re.compile(r"^#\s*(title|description|param):\s*(.*)$")
+HEADER = re.compile(r"^#\s*(title|description|param|requires):\s*(.*)$")
 ABSOLUTE_IRI = re.compile(r"^[a-z][a-z0-9+.-]*:[^\s<>\"{}|\\^`]*$", re.IGNORECASE)
 XSD_INTEGER = NamedNode("http://www.w3.org/2001/XMLSchema#integer")
 
@@ -53,6 +57,7 @@ class SavedQuery:
     description: str
     text: str
     params: tuple[Param, ...] = field(default_factory=tuple)
+    requires: str | None = None  # "openreview-import": rows only once a venue is imported
 
     def substitutions(self, values: dict[str, str] | None = None) -> dict[Variable, NamedNode | Literal]:
         """Bindings for the query's parameters: given values, else defaults; unknown names fail."""
@@ -89,7 +94,10 @@ def parse_saved(path: Path) -> SavedQuery:
             fields[key] = value
     if "title" not in fields or "description" not in fields:
         raise IclrKgError(f"{path}: a saved query needs '# title:' and '# description:' header lines")
-    return SavedQuery(path.stem, fields["title"], fields["description"], text, tuple(params))
+    requires = fields.get("requires")
+    if requires not in (None, "openreview-import"):
+        raise IclrKgError(f"{path}: unknown '# requires: {requires}' (known: openreview-import)")
+    return SavedQuery(path.stem, fields["title"], fields["description"], text, tuple(params), requires)
 
 
 def load_saved(queries_dir: Path) -> dict[str, SavedQuery]:

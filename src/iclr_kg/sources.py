@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
@@ -113,6 +113,7 @@ class Curated(BaseModel):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
     _raw: Any = PrivateAttr(default=None)
+    _file: Path | None = PrivateAttr(default=None)
 
     @model_validator(mode="wrap")
     @classmethod
@@ -132,19 +133,32 @@ class Curated(BaseModel):
         loc: tuple[int | str, ...] = (field,) if index is None else (field, index)
         return line_of(raw, loc)
 
+    @property
+    def file(self) -> Path | None:
+        """The file this block was read from (registries merge data/ with every import)."""
+        return self._file
+
 
 Lang = Literal["zh", "zh-Hans", "zh-Hant", "en"]
 Labels = dict[Lang, str]
 
 
+# An OpenReview profile id: a tilde, the name with underscores, a number (~Ian_Gemp1).
+PROFILE_ID = r"^~[^\s~]+[0-9]+$"
+# "needed": an entity an import created because no registry entity matched; a curator should
+# check it (merge it into a known one by adding an alias, or classify it) and drop the flag.
+Curation = Literal["needed"]
+
+
 class Organization(Curated):
     key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     name: str
-    kind: Literal["university", "company", "research-lab", "department", "foundation", "as-credited"]
+    kind: Literal["university", "company", "research-lab", "department", "foundation", "as-credited", "unclassified"]
     labels: Labels = {}
     aliases: list[str] = []
     parent: str | None = None
     note: str | None = None
+    curation: Curation | None = None
 
 
 class Person(Curated):
@@ -152,7 +166,9 @@ class Person(Curated):
     name: str
     native_name: Labels = {}
     aliases: list[str] = []
+    openreview: list[Annotated[str, Field(pattern=PROFILE_ID)]] = []
     note: str | None = None
+    curation: Curation | None = None
 
 
 class Conference(Curated):
@@ -190,17 +206,32 @@ class WikidataLink(Curated):
 
 
 class SourceInfo(Curated):
+    """Where a source's facts come from: an article (`seed` names its text) or a data import."""
+
     key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    kind: Literal["article", "import"] = "article"
     title: str
     title_note: str | None = None
     outlet: str | None = None
     outlet_note: str | None = None
     language: Literal["zh-Hans", "zh-Hant", "en"]
-    seed: str
+    seed: str | None = None
     writers: list[str] = []
     about: list[str] = []
     summary: str
     cites: list[str] = []
+    # imports only: the service, what was asked of it, and when
+    service: str | None = None
+    venue: str | None = None
+    retrieved: dt.datetime | None = None
+
+    @model_validator(mode="after")
+    def _traceable(self) -> "SourceInfo":
+        if self.kind == "article" and not self.seed:
+            raise ValueError("an article needs `seed`: the file name of its text")
+        if self.kind == "import" and not (self.service and self.retrieved):
+            raise ValueError("an import needs `service` and `retrieved`")
+        return self
 
 
 class ConferenceFacts(Curated):
@@ -247,6 +278,22 @@ class AwardGiven(Curated):
     reason: str | None = None
 
 
+class AuthorRef(Curated):
+    """An author as an import knows them: the name as written, and the profile or entity it is."""
+
+    name: str
+    profile: str | None = Field(default=None, pattern=PROFILE_ID)
+    person: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9-]*$")
+
+
+class ReviewFacts(Curated):
+    """One public review (imports): its OpenReview note id, rating and confidence."""
+
+    id: str = Field(pattern=r"^[A-Za-z0-9_-]{6,16}$")
+    rating: int = Field(ge=1, le=10)
+    confidence: int | None = Field(default=None, ge=1, le=5)
+
+
 class PaperFacts(Curated):
     # `openreview`: the id as the article states it. `same_as`: the id of the paper this entry is,
     # where the article names it only by title (identity set by the curator, not stated by the
@@ -257,13 +304,14 @@ class PaperFacts(Curated):
     edition: str
     title: str
     method_name: str | None = None
-    authors: list[str] = []
+    authors: list[str | AuthorRef] = []
     organizations: list[str] = []
     organizations_complete: bool = True
-    decision: Literal["accepted", "rejected"] | None = None
+    decision: Literal["accepted", "rejected", "withdrawn", "desk-rejected"] | None = None
     presentation: Literal["oral", "spotlight", "poster", "talk"] | None = None
     code: str | None = None
     ratings: list[int] = []
+    reviews: list[ReviewFacts] = []
     average_rating: float | None = None
     reviewer_count: int | None = Field(default=None, ge=0)
     all_ratings: int | None = None
@@ -303,8 +351,16 @@ class PersonFacts(Curated):
     notable_work: list[str] = []
 
 
+class ProfileLink(Curated):
+    """An import's finding that an OpenReview profile belongs to a registry person (by name)."""
+
+    profile: str = Field(pattern=PROFILE_ID)
+    person: str
+    matched_by: Literal["name"] = "name"
+
+
 class Source(Curated):
-    """One article: what it says, in its own terms."""
+    """One article or import: what it says, in its own terms."""
 
     source: SourceInfo
     conferences: list[ConferenceFacts] = []
@@ -312,6 +368,7 @@ class Source(Curated):
     awards: list[AwardFacts] = []
     papers: list[PaperFacts] = []
     people: list[PersonFacts] = []
+    profiles: list[ProfileLink] = []
     _path: Path = PrivateAttr(default=Path())
 
     @property
@@ -339,17 +396,21 @@ class Dataset(BaseModel):
 
 def _validate(model: type[Curated], raw: Any, path: Path) -> Any:
     try:
-        return model.model_validate(raw)
+        obj = model.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = tuple(first["loc"])
         field = ".".join(str(p) for p in loc) or None
         raise DataError(path, line_of(raw, loc), field, first["msg"]) from None
+    obj._file = path
+    return obj
 
 
-def _registry_list(path: Path, section: str, model: type[Curated]) -> list[Any]:
+def _registry_list(path: Path, section: str, model: type[Curated], required: bool = True) -> list[Any]:
     raw = read_yaml(path)
     if not isinstance(raw, LineDict) or section not in raw:
+        if not required and isinstance(raw, LineDict):
+            return []
         raise DataError(path, getattr(raw, "line", 1), section, f"expected a top-level `{section}:` list")
     items = raw[section]
     if not isinstance(items, LineList):
@@ -358,7 +419,7 @@ def _registry_list(path: Path, section: str, model: type[Curated]) -> list[Any]:
 
 
 def load_source(path: Path) -> Source:
-    """Read one article's file."""
+    """Read one article's (or import's) file."""
     raw = read_yaml(path)
     if not isinstance(raw, LineDict):
         raise DataError(path, 1, None, "expected a mapping with `source:` and the article's facts")
@@ -367,29 +428,52 @@ def load_source(path: Path) -> Source:
     return source
 
 
-def load_dataset(data_dir: Path) -> Dataset:
-    """Read every registry and every file in data/sources/."""
+REGISTRY_FILES = {"organizations": "organizations.yaml", "people": "people.yaml",
+                  "events": "events.yaml", "wikidata": "wikidata.yaml"}
+SECTIONS: dict[str, tuple[str, type[Curated]]] = {
+    "organizations": ("organizations", Organization), "people": ("people", Person),
+    "conferences": ("events", Conference), "editions": ("events", Edition),
+    "awards": ("events", Award), "links": ("wikidata", WikidataLink),
+}
+
+
+def import_dirs(imports_dir: Path | None) -> list[Path]:
+    """The import folders under `imports_dir` (each shaped like data/), in name order."""
+    if imports_dir is None or not imports_dir.is_dir():
+        return []
+    return sorted(p for p in imports_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def load_folder(folder: Path) -> dict[str, list[Any]]:
+    """One import folder: its registry sections (each file optional) and its sources."""
+    lists: dict[str, list[Any]] = {section: [] for section in SECTIONS}
+    for section, (registry, model) in SECTIONS.items():
+        path = folder / REGISTRY_FILES[registry]
+        if path.is_file():
+            lists[section] = _registry_list(path, section, model, required=False)
+    lists["sources"] = [load_source(p) for p in sorted((folder / "sources").glob("*.yaml"))]
+    return lists
+
+
+def load_dataset(data_dir: Path, imports_dir: Path | None = None, folders: list[Path] | None = None) -> Dataset:
+    """Read every registry and every file in data/sources/, then every import folder.
+
+    The import folders are those under `imports_dir`, or `folders` if given. An import folder
+    has the same layout as data/, with every file optional: the entities it had to create
+    (flagged `curation: needed`) and its own source files.
+    """
     if not data_dir.is_dir():
         raise DataError(data_dir, None, None, "data directory not found")
-    files = {
-        "organizations": data_dir / "organizations.yaml",
-        "people": data_dir / "people.yaml",
-        "events": data_dir / "events.yaml",
-        "wikidata": data_dir / "wikidata.yaml",
-    }
+    files = {name: data_dir / file for name, file in REGISTRY_FILES.items()}
     for path in files.values():
         if not path.is_file():
             raise DataError(path, None, None, "registry file missing")
     source_files = sorted((data_dir / "sources").glob("*.yaml"))
     if not source_files:
         raise DataError(data_dir / "sources", None, None, "no source files (*.yaml)")
-    return Dataset(
-        organizations=_registry_list(files["organizations"], "organizations", Organization),
-        people=_registry_list(files["people"], "people", Person),
-        conferences=_registry_list(files["events"], "conferences", Conference),
-        editions=_registry_list(files["events"], "editions", Edition),
-        awards=_registry_list(files["events"], "awards", Award),
-        links=_registry_list(files["wikidata"], "links", WikidataLink),
-        sources=[load_source(p) for p in source_files],
-        files=files,
-    )
+    lists = {section: _registry_list(files[registry], section, model) for section, (registry, model) in SECTIONS.items()}
+    lists["sources"] = [load_source(p) for p in source_files]
+    for folder in import_dirs(imports_dir) if folders is None else folders:
+        for name, items in load_folder(folder).items():
+            lists[name] += items
+    return Dataset(**lists, files=files)

@@ -1,0 +1,196 @@
+"""A local stand-in for OpenReview's API (v1 or v2), for tests and benchmarks: no internet here.
+
+It answers the endpoints `openreview-py` calls for an import, in OpenReview's JSON shapes:
+`GET /notes` (invitation, limit, offset or sort=id with the `after` cursor, details=directReplies;
+`count`), `POST /profiles/search`
+({"ids": [...]}) and `GET /groups?id=` (v2 venues carry `domain`, OpenReview's API-version tell).
+Venues are made from compact paper descriptions by `venue_notes`, so tests write their own
+fixtures. `fail_after` makes every request after the first N answer 500: an outage mid-import.
+
+    python bench/synth.py --openreview 10000 --out venue.json
+    python -m tests.openreview_standin --venue-file venue.json --port 8765   # as bench/openreview.py does
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+import urllib.parse
+from dataclasses import dataclass, field
+from pathlib import Path
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+DECISIONS_V1 = {"oral": "Accept (Oral)", "spotlight": "Accept (Spotlight)", "poster": "Accept (Poster)", "reject": "Reject"}
+RATING_V1 = {1: "1: Trivial or wrong", 3: "3: Clear rejection", 5: "5: Marginally below acceptance threshold",
+             6: "6: Marginally above acceptance threshold", 8: "8: Top 50% of accepted papers, clear accept",
+             10: "10: Top 5% of accepted papers, seminal paper"}
+
+
+@dataclass
+class Paper:
+    """What a test says about one submission; `outcome`: oral, spotlight, poster, reject, withdrawn, desk-rejected."""
+
+    id: str
+    title: str
+    authors: list[tuple[str, str | None]]  # (name, profile id or None)
+    outcome: str
+    reviews: list[tuple[str, int, int]] = field(default_factory=list)  # (review note id, rating, confidence)
+
+
+def _rating_text(rating: int) -> str:
+    return RATING_V1.get(rating, f"{rating}: Rating {rating}")
+
+
+def venue_notes(api: str, venue: str, papers: list[Paper]) -> dict[str, list[dict[str, Any]]]:
+    """Invitation id -> notes with their directReplies, as OpenReview stores the venue."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for number, paper in enumerate(papers, start=1):
+        invitation, note = (_v2 if api == "v2" else _v1)(venue, number, paper)
+        out.setdefault(invitation, []).append(note)
+    return out
+
+
+def _v1(venue: str, number: int, paper: Paper) -> tuple[str, dict[str, Any]]:
+    kind = {"withdrawn": "Withdrawn_Submission", "desk-rejected": "Desk_Rejected_Submission"}.get(paper.outcome, "Blind_Submission")
+    replies = [{"id": rid, "forum": paper.id, "replyto": paper.id, "invitation": f"{venue}/Paper{number}/-/Official_Review",
+                "content": {"rating": _rating_text(r), "confidence": f"{c}: The reviewer is fairly confident"}}
+               for rid, r, c in paper.reviews]
+    if paper.outcome in DECISIONS_V1:
+        replies.append({"id": f"D{paper.id}"[:12], "forum": paper.id, "replyto": paper.id, "invitation": f"{venue}/Paper{number}/-/Decision",
+                        "content": {"title": "Final Decision", "decision": DECISIONS_V1[paper.outcome]}})
+    note = {"id": paper.id, "forum": paper.id, "number": number, "invitation": f"{venue}/-/{kind}", "cdate": 1601000000000 + number,
+            "content": {"title": paper.title, "authors": [a for a, _ in paper.authors],
+                        "authorids": [p or f"{a.split()[0].lower()}@example.org" for a, p in paper.authors],
+                        "abstract": "An abstract.", "keywords": ["learning"]},
+            "details": {"directReplies": replies}}
+    return f"{venue}/-/{kind}", note
+
+
+def _v2(venue: str, number: int, paper: Paper) -> tuple[str, dict[str, Any]]:
+    year = venue.split("/")[1]
+    venueid, label = {
+        "withdrawn": (f"{venue}/Withdrawn_Submission", f"ICLR {year} Conference Withdrawn Submission"),
+        "desk-rejected": (f"{venue}/Desk_Rejected_Submission", f"ICLR {year} Conference Desk Rejected Submission"),
+        "reject": (f"{venue}/Rejected_Submission", f"Submitted to ICLR {year}"),
+    }.get(paper.outcome, (venue, f"ICLR {year} {paper.outcome}"))
+    replies = [{"id": rid, "forum": paper.id, "replyto": paper.id, "invitations": [f"{venue}/Submission{number}/-/Official_Review"],
+                "content": {"rating": {"value": r}, "confidence": {"value": c}}} for rid, r, c in paper.reviews]
+    if paper.outcome in DECISIONS_V1:
+        decision = DECISIONS_V1[paper.outcome].replace("Oral", "oral").replace("Spotlight", "spotlight").replace("Poster", "poster")
+        replies.append({"id": f"D{paper.id}"[:12], "forum": paper.id, "replyto": paper.id,
+                        "invitations": [f"{venue}/Submission{number}/-/Decision"], "content": {"decision": {"value": decision}}})
+    note = {"id": paper.id, "forum": paper.id, "number": number, "domain": venue,
+            "invitations": [f"{venue}/-/Submission", f"{venue}/-/Post_Submission"],
+            "content": {"title": {"value": paper.title}, "authors": {"value": [a for a, _ in paper.authors]},
+                        "authorids": {"value": [p or f"{a.split()[0].lower()}@example.org" for a, p in paper.authors]},
+                        "venue": {"value": label}, "venueid": {"value": venueid}},
+            "details": {"directReplies": replies}}
+    return f"{venue}/-/Submission", note
+
+
+def profile(profile_id: str, name: str, institution: str | None, domain: str | None = None, position: str = "Researcher") -> dict[str, Any]:
+    history = [{"position": position, "start": 2018, "end": None, "institution": {"name": institution, "domain": domain or ""}}] if institution else []
+    return {"id": profile_id, "active": True,
+            "content": {"names": [{"fullname": name, "username": profile_id, "preferred": True}], "history": history}}
+
+
+class StandIn(ThreadingHTTPServer):
+    """The server: `notes` by invitation, `profiles` by id, `groups` by id; counts what it is asked."""
+
+    daemon_threads = True
+
+    def __init__(self, notes: dict[str, list[dict[str, Any]]], profiles: dict[str, dict[str, Any]],
+                 groups: dict[str, dict[str, Any]] | None = None, port: int = 0):
+        super().__init__(("127.0.0.1", port), _Handler)
+        self.notes, self.profiles, self.groups = notes, profiles, groups or {}
+        self.requests: list[str] = []
+        self.fail_after: int | None = None
+        self.lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def start(self) -> "StandIn":
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: StandIn
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: Any) -> None:  # quiet
+        pass
+
+    def _send(self, status: int, body: Any) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _failing(self) -> bool:
+        with self.server.lock:
+            self.server.requests.append(f"{self.command} {self.path}")
+            failing = self.server.fail_after is not None and len(self.server.requests) > self.server.fail_after
+        if failing:
+            self._send(500, {"name": "Error", "message": "Internal server error (stand-in outage)"})
+        return failing
+
+    def do_GET(self) -> None:  # noqa: N802
+        if self._failing():
+            return
+        url = urllib.parse.urlsplit(self.path)
+        query = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query).items()}
+        if url.path == "/notes":
+            notes = self.server.notes.get(query.get("invitation", ""), [])
+            if query.get("sort", "").startswith("id"):  # the client's cursor paging: sort=id, after=<last id>
+                notes = sorted(notes, key=lambda n: n["id"])
+            if "after" in query:
+                notes = [n for n in notes if n["id"] > query["after"]]
+            offset, limit = int(query.get("offset", 0)), int(query.get("limit", 1000))
+            page = notes[offset:offset + limit]
+            if "directReplies" not in query.get("details", ""):
+                page = [{k: v for k, v in n.items() if k != "details"} for n in page]
+            self._send(200, {"notes": page, "count": len(notes)})
+        elif url.path == "/groups":
+            group = self.server.groups.get(query.get("id", ""))
+            if group is None:
+                self._send(404, {"name": "NotFoundError", "message": f"Group Not Found: {query.get('id')}", "status": 404})
+            else:
+                self._send(200, {"groups": [group]})
+        else:
+            self._send(404, {"name": "NotFoundError", "message": "Not Found", "status": 404})
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        if self._failing():
+            return
+        if urllib.parse.urlsplit(self.path).path == "/profiles/search":
+            found = [self.server.profiles[i] for i in body.get("ids", []) if i in self.server.profiles]
+            self._send(200, {"profiles": found, "count": len(found)})
+        else:
+            self._send(404, {"name": "NotFoundError", "message": "Not Found", "status": 404})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--venue-file", type=Path, required=True, help="JSON {notes, profiles, groups} (bench/synth.py --openreview)")
+    parser.add_argument("--port", type=int, default=8765)
+    args = parser.parse_args()
+    venue = json.loads(args.venue_file.read_text(encoding="utf-8"))
+    server = StandIn(venue["notes"], venue["profiles"], venue.get("groups"), port=args.port)
+    print(f"OpenReview stand-in on {server.url}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
