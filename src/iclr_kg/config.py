@@ -81,6 +81,7 @@ class Settings:
     validator: str = "fast"  # "fast" (SHACL compiled to SPARQL in Oxigraph) or "pyshacl" (the reference)
     query_timeout: float = 30.0
     query_workers: int = 4
+    result_cache: int = 64  # MiB per web process for small results of the current store; 0: off
     # SPARQL endpoints that SERVICE may call (comma-separated in ICLR_KG_SERVICES)
     services: tuple[str, ...] = ("https://query.wikidata.org/sparql", "https://query-scholarly.wikidata.org/sparql")
     update_token: str | None = None
@@ -106,7 +107,7 @@ class Settings:
         env: dict[str, object] = {}
         for name, convert in (
             ("store", Path), ("data_dir", Path), ("ontology_dir", Path), ("queries_dir", Path),
-            ("reasoner", str), ("validator", str), ("query_timeout", float), ("query_workers", int), ("update_token", str),
+            ("reasoner", str), ("validator", str), ("query_timeout", float), ("query_workers", int), ("result_cache", int), ("update_token", str),
             ("host", str), ("port", int), ("wikidata_api", str), ("server", str), ("imports_dir", Path),
             ("openreview_api", str), ("openreview_api_v2", str), ("openreview_pause", float), ("openreview_retries", int),
         ):

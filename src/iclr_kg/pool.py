@@ -134,10 +134,14 @@ class _PipeWriter:
     def write(self, data: bytes) -> int:
         self.buffer += data
         if len(self.buffer) >= CHUNK:
-            self.flush()
+            self._send()
         return len(data)
 
     def flush(self) -> None:
+        """Serializers flush when they end; sending is decided by size and `finish`, so a
+        small result still goes whole in one message."""
+
+    def _send(self) -> None:
         if self.buffer:
             if self.head is not None:
                 self.conn.send(self.head)
@@ -149,7 +153,7 @@ class _PipeWriter:
         if self.head is not None:
             self.conn.send(("complete", *self.head[1:], bytes(self.buffer)))
             return
-        self.flush()
+        self._send()
         self.conn.send(("done",))
 
 

@@ -121,32 +121,64 @@ def query_request(text: str, substitutions: dict | None = None, row_limit: int |
     )
 
 
-def start_query(text: str, substitutions: dict | None = None, row_limit: int | None = None) -> RunningQuery | InProcessQuery:
+def start_query(text: str, substitutions: dict | None = None, row_limit: int | None = None,
+                prepared: QueryRequest | None = None) -> RunningQuery | InProcessQuery:
     """Hand the query to a worker process under the time limit (in-process if workers = 0)."""
     try:
+        query = prepared or query_request(text, substitutions, row_limit)
         if state().settings.query_workers == 0:
-            return InProcessQuery(state().store(), query_request(text, substitutions, row_limit))
-        return state().pool.start(state().generation_key(), query_request(text, substitutions, row_limit), query_timeout())
+            return InProcessQuery(state().store(), query)
+        return state().pool.start(state().generation_key(), query, query_timeout())
     except QueryError:
         if UPDATE_WORDS.match(text):
             raise QueryError("SPARQL Update is not accepted at /sparql; updates go to /update (with a token)") from None
         raise
 
 
+def result_response(body: Iterable[bytes] | bytes, media_type: str) -> Response:
+    response = Response(body, mimetype=media_type)
+    if media_type.startswith("text/") or media_type.endswith(("json", "xml")):
+        response.mimetype_params["charset"] = "utf-8"
+    response.headers["Vary"] = "Accept"
+    return response
+
+
+def cache_key(query: QueryRequest) -> tuple:
+    """Everything the bytes of a result depend on: the store generation and the request."""
+    return (str(state().generation_key()), query.text, query.include_inferred,
+            tuple(query.default_graph or ()) if query.default_graph is not None else None,
+            tuple(query.named_graphs or ()) if query.named_graphs is not None else None,
+            tuple(sorted(query.substitutions.items())), tuple(sorted((query.formats or {}).items(), key=str)))
+
+
 def execute(text: str, *, substitutions: dict | None = None) -> Response:
-    """Run `text` in a worker and stream its results in the negotiated format."""
-    running = start_query(text, substitutions)
+    """Run `text` in a worker and stream its results in the negotiated format (small, deterministic
+    results of the current store are served from the result cache)."""
+    cache = state().cache
+    query = query_request(text, substitutions)
+    key = cache_key(query) if cache is not None and cache.cacheable(text) else None
+    if key is not None:
+        hit = cache.get(key)  # type: ignore[union-attr]
+        if hit is not None:
+            if request.if_none_match.contains(hit.etag.strip('"')):
+                return Response(status=304, headers={"ETag": hit.etag, "Vary": "Accept"})
+            response = result_response(hit.body, hit.media_type)
+            response.headers["ETag"] = hit.etag
+            return response
+    running = start_query(text, substitutions, prepared=query)
     try:
         chosen = choose(running.kind, requested_format(), request.accept_mimetypes)  # raises 406 / 400
     except NotAcceptable:
         running.cancel()
         raise
-    body = running.body(chosen.name)
-    response = Response(body, mimetype=chosen.media_type)
-    if chosen.media_type.startswith("text/") or chosen.media_type.endswith(("json", "xml")):
-        response.mimetype_params["charset"] = "utf-8"
-    response.headers["Vary"] = "Accept"
-    return response
+    prefetched = getattr(running, "prefetched", None)
+    if key is not None and prefetched is not None and running.format == chosen.name:
+        item = cache.put(key, prefetched, chosen.media_type)  # type: ignore[union-attr]
+        response = result_response(prefetched, chosen.media_type)
+        if item is not None:
+            response.headers["ETag"] = item.etag
+        return response
+    return result_response(running.body(chosen.name), chosen.media_type)
 
 
 def evaluation_failed(exc: Exception) -> Response:

@@ -10,6 +10,7 @@ from pyoxigraph import Store
 from ..config import Settings
 from ..saved import SavedQuery, load_saved
 from ..pool import QueryPool
+from .cache import ResultCache
 from ..store import current_generation, open_read_only
 
 
@@ -31,6 +32,7 @@ class AppState:
         self.saved: dict[str, SavedQuery] = load_saved(settings.queries_dir)
         self._pool: QueryPool | None = None
         self.updates = 0  # bumped by /update so workers reopen a fresh snapshot
+        self.cache = ResultCache(settings.result_cache * 2**20) if settings.result_cache > 0 else None
 
     @property
     def pool(self) -> QueryPool:

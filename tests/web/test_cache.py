@@ -1,0 +1,53 @@
+"""The result cache: repeated small results skip the worker, ETags answer 304, a rebuild or a
+volatile query is never served stale."""
+
+from __future__ import annotations
+
+import shutil
+
+from iclr_kg.config import Settings
+from iclr_kg.pipeline import build
+from iclr_kg.web import create_app
+
+POINT = "SELECT ?name WHERE { ?a iclr:authorshipOf paper:NzTU59SYbNq ; iclr:authorPosition 1 ; iclr:authorshipBy/iclr:name ?name }"
+
+
+def test_repeated_query_is_served_from_the_cache_with_an_etag(app, client) -> None:
+    cache = app.extensions["iclr_kg"].cache
+    hits = cache.hits
+    first = client.get("/sparql", query_string={"query": POINT, "format": "csv"})
+    second = client.get("/sparql", query_string={"query": POINT, "format": "csv"})
+    assert first.status_code == second.status_code == 200
+    assert first.data == second.data == b"name\r\nIan Gemp\r\n"
+    assert cache.hits >= hits + 1 and second.headers["ETag"] == first.headers["ETag"]
+    assert second.headers["Content-Type"] == "text/csv; charset=utf-8"
+    again = client.get("/sparql", query_string={"query": POINT, "format": "csv"}, headers={"If-None-Match": second.headers["ETag"]})
+    assert again.status_code == 304 and again.data == b""
+    as_json = client.get("/sparql", query_string={"query": POINT}, headers={"Accept": "application/sparql-results+json"})
+    assert as_json.headers["Content-Type"].startswith("application/sparql-results+json") and b"Ian Gemp" in as_json.data
+
+
+def test_volatile_queries_are_not_cached(app, client) -> None:
+    cache = app.extensions["iclr_kg"].cache
+    before = cache.size
+    values = {client.get("/sparql", query_string={"query": "SELECT (STRUUID() AS ?u) WHERE {}", "format": "csv"}).data for _ in range(3)}
+    assert len(values) == 3 and cache.size == before
+
+
+def test_a_rebuild_is_never_answered_from_the_cache(tiny_data, tmp_path) -> None:
+    settings: Settings = tiny_data()
+    build(settings)
+    client = create_app(settings).test_client()
+    query = {"query": "SELECT (COUNT(*) AS ?n) WHERE { ?p a iclr:Paper }", "format": "csv"}
+    before = client.get("/sparql", query_string=query).data
+    assert client.get("/sparql", query_string=query).data == before
+    source = next((settings.data_dir / "sources").glob("*.yaml"))
+    copy = source.with_name("zz-copy.yaml")
+    text = source.read_text(encoding="utf-8")
+    shutil.copy(source, copy)
+    import re
+
+    key = re.search(r"^  key: (\S+)", text, re.M).group(1)  # type: ignore[union-attr]
+    copy.write_text(text.replace(f"key: {key}", f"key: {key}-copy", 1).replace("openreview: ", "openreview: X", 1), encoding="utf-8")
+    build(settings)
+    assert client.get("/sparql", query_string=query).data != before
