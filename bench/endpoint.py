@@ -6,8 +6,9 @@
     python bench/endpoint.py --duration 15 --rounds 2
 
 Every server runs alone on 127.0.0.1 over the same data: ours (`iclr-kg serve`, query worker
-processes), ours without worker processes (ICLR_KG_QUERY_WORKERS=0: the cost of the time-limit
-machinery), Oxigraph's own server over a copy of our store, and rdflib-endpoint over the same
+processes, result cache), ours without the result cache (ICLR_KG_RESULT_CACHE=0: every request
+evaluated), ours without cache and worker processes (ICLR_KG_QUERY_WORKERS=0: against the one
+before, the cost of the time-limit machinery), Oxigraph's own server over a copy of our store, and rdflib-endpoint over the same
 triples. For each query: median and p95 latency of sequential requests, throughput at 1, 8 and
 32 connections (wrk), errors, and server peak memory (process and children); then the ratios
 ours/peer. Rounds repeat the servers A B A B so that machine noise shows.
@@ -218,8 +219,11 @@ def main() -> None:
             servers.append(Server("ours (baseline)", [sys.executable, "-m", "iclr_kg.cli", "serve", "--store", str(store), "--port", "{port}"],
                                   env={"PYTHONPATH": str(args.baseline.resolve() / "src")}))
         if not args.no_workers_variant:
+            # Both uncached, so that their ratio is the cost of the time-limit machinery alone.
+            servers.append(Server("ours, no cache", [str(BIN / "iclr-kg"), "serve", "--store", str(store), "--port", "{port}"],
+                                  env={"ICLR_KG_RESULT_CACHE": "0"}))
             servers.append(Server("ours, no workers", [str(BIN / "iclr-kg"), "serve", "--store", str(store), "--port", "{port}"],
-                                  env={"ICLR_KG_QUERY_WORKERS": "0"}))
+                                  env={"ICLR_KG_QUERY_WORKERS": "0", "ICLR_KG_RESULT_CACHE": "0"}))
         if not args.no_oxigraph:
             servers.append(Server("oxigraph", [str(BIN / "oxigraph"), "serve-read-only", "--location", str(copy),
                                                "--bind", "127.0.0.1:{port}"], path="/query"))
@@ -271,6 +275,13 @@ def report(results: dict, servers: list[Server], queries: list[Query], args: arg
                 ours, other = results[("ours", query.name, r)], results[(peer, query.name, r)]
                 rates = " | ".join(f"{ours.get(f'rps{c}', 0) / other[f'rps{c}']:.2f}x" if other.get(f"rps{c}") else "-" for c in args.connections)
                 print(f"| {query.name} | ours / {peer} | {r + 1} | {ours['median'] / other['median']:.2f}x | {rates} |")
+    if "ours, no cache" in names and "ours, no workers" in names:
+        print("\nTime-limit machinery (worker processes), uncached: throughput ours-no-cache / ours-no-workers")
+        for query in queries[:1]:
+            for r in range(args.rounds):
+                a, b = results[("ours, no cache", query.name, r)], results[("ours, no workers", query.name, r)]
+                rates = ", ".join(f"@{c}: {a[f'rps{c}'] / b[f'rps{c}']:.2f}x" for c in args.connections if b.get(f"rps{c}"))
+                print(f"- {query.name}, round {r + 1}: median {a['median']:.2f} vs {b['median']:.2f} ms; {rates}")
     print("\n| server | round | peak RSS MiB (with children) | large select TTFB ms | memory growth while streaming MiB |")
     print("|---|---:|---:|---:|---:|")
     for name in names:

@@ -8,7 +8,7 @@ Venues are made from compact paper descriptions by `venue_notes`, so tests write
 fixtures. `fail_after` makes every request after the first N answer 500: an outage mid-import.
 
     python bench/synth.py --openreview 10000 --out venue.json
-    python -m tests.openreview_standin --venue-file venue.json --port 8765   # as bench/openreview.py does
+    python -m tests.openreview_standin --venue-file venue.json --port 8765   # as bench/openreview_import.py does
 """
 
 from __future__ import annotations

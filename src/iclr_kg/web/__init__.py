@@ -13,7 +13,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     settings = settings or Settings.from_env()
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = 1024 * 1024  # larger POST bodies get 413
-    app.extensions["iclr_kg"] = AppState(settings)
+    state = app.extensions["iclr_kg"] = AppState(settings)
 
     from . import openapi, pages, resources, sparql
 
@@ -35,4 +35,8 @@ def create_app(settings: Settings | None = None) -> Flask:
             )
         return response
 
+    if state.cache is not None:
+        from .cache import ResponseMemo
+
+        app.wsgi_app = ResponseMemo(app.wsgi_app, state.generation_key, state.cache.budget)  # type: ignore[method-assign]
     return app

@@ -16,7 +16,9 @@ import hashlib
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 # Functions whose value changes between evaluations, and calls to other services.
 VOLATILE = re.compile(r"\b(?:SERVICE|NOW|RAND|UUID|STRUUID|BNODE)\b", re.IGNORECASE)
@@ -28,6 +30,7 @@ class Cached:
     body: bytes
     media_type: str
     etag: str
+    headers: tuple[tuple[str, str], ...] = ()  # the whole response's, for ResponseMemo
 
 
 class ResultCache:
@@ -54,10 +57,10 @@ class ResultCache:
             self.hits += 1
             return found
 
-    def put(self, key: tuple, body: bytes, media_type: str) -> Cached | None:
+    def put(self, key: tuple, body: bytes, media_type: str, headers: tuple[tuple[str, str], ...] = ()) -> Cached | None:
         if len(body) > min(ITEM_LIMIT, self.budget):
             return None
-        item = Cached(body, media_type, '"' + hashlib.blake2b(repr(key).encode() + body, digest_size=12).hexdigest() + '"')
+        item = Cached(body, media_type, '"' + hashlib.blake2b(repr(key).encode() + body, digest_size=12).hexdigest() + '"', headers)
         with self._lock:
             old = self._items.pop(key, None)
             if old is not None:
@@ -68,3 +71,47 @@ class ResultCache:
                 _, evicted = self._items.popitem(last=False)
                 self.size -= len(evicted.body)
         return item
+
+
+class ResponseMemo:
+    """WSGI middleware: an exact repeat of a GET /sparql whose answer the result cache holds is
+    answered before Flask is entered (same query string, same Accept, same store generation).
+
+    What it keeps are whole responses that the app marked cacheable (200 with an ETag, which only
+    ResultCache sets), so it never decides on its own what may be cached. A reverse proxy would do
+    the same; doing it here saves the proxy and most of the per-request Python work.
+    """
+
+    def __init__(self, app: Any, generation_key: Callable[[], object], budget_bytes: int):
+        self.app, self.generation_key = app, generation_key
+        self.memo = ResultCache(budget_bytes)
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if (environ.get("REQUEST_METHOD") != "GET" or environ.get("PATH_INFO") != "/sparql"
+                or "HTTP_IF_NONE_MATCH" in environ or not environ.get("QUERY_STRING")):
+            return self.app(environ, start_response)  # type: ignore[no-any-return]
+        try:
+            key = (str(self.generation_key()), environ["QUERY_STRING"], environ.get("HTTP_ACCEPT", ""))
+        except Exception:  # noqa: BLE001 - no store yet: the app says so properly
+            return self.app(environ, start_response)  # type: ignore[no-any-return]
+        hit = self.memo.get(key)
+        if hit is not None:
+            start_response("200 OK", list(hit.headers))
+            return [hit.body]
+        seen: dict[str, Any] = {}
+
+        def capture(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            seen["status"], seen["headers"] = status, headers
+            return start_response(status, headers, exc_info)
+
+        body = self.app(environ, capture)
+        headers = seen.get("headers") or []
+        if not seen.get("status", "").startswith("200 ") or not any(name.lower() == "etag" for name, _ in headers):
+            return body  # type: ignore[no-any-return]
+        try:
+            whole = b"".join(body)
+        finally:
+            getattr(body, "close", lambda: None)()
+        media_type = next((value for name, value in headers if name.lower() == "content-type"), "")
+        self.memo.put(key, whole, media_type, tuple(headers))
+        return [whole]

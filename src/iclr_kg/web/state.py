@@ -32,7 +32,9 @@ class AppState:
         self.saved: dict[str, SavedQuery] = load_saved(settings.queries_dir)
         self._pool: QueryPool | None = None
         self.updates = 0  # bumped by /update so workers reopen a fresh snapshot
-        self.cache = ResultCache(settings.result_cache * 2**20) if settings.result_cache > 0 else None
+        # No cache with updates enabled: an update in one web process would not reach the others' caches.
+        cached = settings.result_cache > 0 and not settings.update_token
+        self.cache = ResultCache(settings.result_cache * 2**20) if cached else None
 
     @property
     def pool(self) -> QueryPool:
