@@ -204,6 +204,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="A B A B repetitions")
     parser.add_argument("--connections", type=int, nargs="+", default=[1, 8, 32])
     parser.add_argument("--no-saved", action="store_true", help="skip the saved queries")
+    parser.add_argument("--only-saved", action="store_true", help="only the saved queries")
+    parser.add_argument("--saved-connections", type=int, nargs="*", default=[],
+                        help="also measure throughput of the saved queries at these levels (e.g. 8)")
     parser.add_argument("--no-rdflib", action="store_true", help="skip rdflib-endpoint")
     parser.add_argument("--no-oxigraph", action="store_true", help="skip Oxigraph's server")
     parser.add_argument("--no-workers-variant", action="store_true", help="skip ours without worker processes")
@@ -230,7 +233,7 @@ def main() -> None:
         if not args.no_rdflib:
             servers.append(Server("rdflib-endpoint", [str(BIN / "rdflib-endpoint"), "serve", "--host", "127.0.0.1",
                                                       "--port", "{port}", str(triples)], path="/"))
-        queries = core_queries(bool(args.papers)) + ([] if args.no_saved else saved_queries())
+        queries = ([] if args.only_saved else core_queries(bool(args.papers))) + ([] if args.no_saved else saved_queries())
         results: dict[tuple[str, str, int], dict[str, float]] = {}
         for round_number in range(args.rounds):
             for server in servers:
@@ -242,8 +245,9 @@ def main() -> None:
                         row["median"], row["p95"], row["errors"] = latency(server, query, args.sequential)
                         if query.name == "large select":
                             row["ttfb"], row["seconds"], row["growth"] = time_to_first_byte(server, query)
-                        if not query.name.startswith("saved"):
-                            for c in args.connections:
+                        levels = args.saved_connections if query.name.startswith("saved") else args.connections
+                        if levels:
+                            for c in levels:
                                 row[f"rps{c}"], errors = throughput(server, query, c, args.duration)
                                 row["errors"] += errors
                         results[(server.name, query.name, round_number)] = row
@@ -256,6 +260,7 @@ def main() -> None:
 
 def report(results: dict, servers: list[Server], queries: list[Query], args: argparse.Namespace) -> None:
     names = [s.name for s in servers]
+    args.connections = sorted(set(args.connections) | set(args.saved_connections)) if not args.only_saved else args.saved_connections
     print(f"\n### Endpoint benchmark ({'synthetic, %d papers' % args.papers if args.papers else 'real graph'}; "
           f"{args.sequential} sequential requests, wrk {args.duration:g} s per level, {args.rounds} rounds A B A B)\n")
     levels = " | ".join(f"req/s @{c}" for c in args.connections)
@@ -275,7 +280,7 @@ def report(results: dict, servers: list[Server], queries: list[Query], args: arg
                 ours, other = results[("ours", query.name, r)], results[(peer, query.name, r)]
                 rates = " | ".join(f"{ours.get(f'rps{c}', 0) / other[f'rps{c}']:.2f}x" if other.get(f"rps{c}") else "-" for c in args.connections)
                 print(f"| {query.name} | ours / {peer} | {r + 1} | {ours['median'] / other['median']:.2f}x | {rates} |")
-    if "ours, no cache" in names and "ours, no workers" in names:
+    if "ours, no cache" in names and "ours, no workers" in names and not args.only_saved:
         print("\nTime-limit machinery (worker processes), uncached: throughput ours-no-cache / ours-no-workers")
         for query in queries[:1]:
             for r in range(args.rounds):
