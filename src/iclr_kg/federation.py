@@ -30,6 +30,9 @@ _TOKEN = re.compile(
 )
 
 
+_SERVICE_WORD = re.compile("service", re.IGNORECASE)
+
+
 def _tokens(text: str) -> list[tuple[str, str]]:
     return [(m.lastgroup or "", m.group()) for m in _TOKEN.finditer(text) if m.lastgroup != "comment"]
 
@@ -37,6 +40,8 @@ def _tokens(text: str) -> list[tuple[str, str]]:
 def service_targets(text: str, prefixes: dict[str, str], bound: dict[str, str] | None = None) -> list[str | None]:
     """The endpoint IRI of every SERVICE in the query (None for an unbound variable or an
     unresolvable name). `bound` gives the values of variables fixed by substitution."""
+    if not _SERVICE_WORD.search(text):
+        return []  # no SERVICE keyword at all (Oxigraph decodes no escapes in keywords): skip the lexer
     bound = bound or {}
     tokens = _tokens(text)
     declared = dict(prefixes)
