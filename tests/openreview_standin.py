@@ -52,6 +52,13 @@ def venue_notes(api: str, venue: str, papers: list[Paper]) -> dict[str, list[dic
     return out
 
 
+def _author_id(venue: str, number: int, name: str, profile: str | None) -> str:
+    """A profile id, else an email; a never de-anonymized author is the paper's authors group."""
+    if name == "Anonymous":
+        return f"{venue}/Paper{number}/Authors"
+    return profile or f"{name.split()[0].lower()}@example.org"
+
+
 def _v1(venue: str, number: int, paper: Paper) -> tuple[str, dict[str, Any]]:
     kind = {"withdrawn": "Withdrawn_Submission", "desk-rejected": "Desk_Rejected_Submission"}.get(paper.outcome, "Blind_Submission")
     replies = [{"id": rid, "forum": paper.id, "replyto": paper.id, "invitation": f"{venue}/Paper{number}/-/Official_Review",
@@ -62,7 +69,7 @@ def _v1(venue: str, number: int, paper: Paper) -> tuple[str, dict[str, Any]]:
                         "content": {"title": "Final Decision", "decision": DECISIONS_V1[paper.outcome]}})
     note = {"id": paper.id, "forum": paper.id, "number": number, "invitation": f"{venue}/-/{kind}", "cdate": 1601000000000 + number,
             "content": {"title": paper.title, "authors": [a for a, _ in paper.authors],
-                        "authorids": [p or f"{a.split()[0].lower()}@example.org" for a, p in paper.authors],
+                        "authorids": [_author_id(venue, number, a, p) for a, p in paper.authors],
                         "abstract": "An abstract.", "keywords": ["learning"]},
             "details": {"directReplies": replies}}
     return f"{venue}/-/{kind}", note
@@ -84,7 +91,7 @@ def _v2(venue: str, number: int, paper: Paper) -> tuple[str, dict[str, Any]]:
     note = {"id": paper.id, "forum": paper.id, "number": number, "domain": venue,
             "invitations": [f"{venue}/-/Submission", f"{venue}/-/Post_Submission"],
             "content": {"title": {"value": paper.title}, "authors": {"value": [a for a, _ in paper.authors]},
-                        "authorids": {"value": [p or f"{a.split()[0].lower()}@example.org" for a, p in paper.authors]},
+                        "authorids": {"value": [_author_id(venue, number, a, p) for a, p in paper.authors]},
                         "venue": {"value": label}, "venueid": {"value": venueid}},
             "details": {"directReplies": replies}}
     return f"{venue}/-/Submission", note

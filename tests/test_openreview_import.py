@@ -38,6 +38,7 @@ PAPERS = [
           "reject", [("RevMadeUp03", 3, 4)]),
     Paper("MadeUp00003", "A Withdrawn Made-Up Paper", [("Alex Example", "~Alex_Example1")], "withdrawn"),
     Paper("MadeUp00004", "A Desk-Rejected Made-Up Paper", [("Alex Example", "~Alex_Example1")], "desk-rejected"),
+    Paper("MadeUp00006", "A Rejected Paper Whose Authors Stayed Anonymous", [("Anonymous", None)], "reject"),
     Paper("MadeUp00005", "A Made-Up Spotlight on Diffusion", [("Yang Song", "~Yang_Song7"), ("Jane Roe", "~Jane_Roe1")],
           "spotlight", [("RevMadeUp04", 8, 4)]),
 ]
@@ -81,7 +82,7 @@ def test_import_then_build_answers_with_both_sources(tmp_path: Path, v1_server: 
     settings = settings_for(tmp_path, v1_server)
     result = run_import(settings, V1_VENUE, reviews=True)
     assert result.api == "v1" and result.changed  # detected: the v2 API does not know the venue
-    assert result.stats["submissions"] == 6 and result.stats["withdrawn"] == 1 and result.stats["desk-rejected"] == 1
+    assert result.stats["submissions"] == 7 and result.stats["withdrawn"] == 1 and result.stats["desk-rejected"] == 1
     assert result.folder == settings.imports / "openreview-iclr-2021"
     build(settings)
     store = open_read_only(settings.store)
@@ -89,7 +90,9 @@ def test_import_then_build_answers_with_both_sources(tmp_path: Path, v1_server: 
     decisions = dict(ask(store, f"""SELECT ?id ?d WHERE {{ GRAPH <{GRAPH}> {{ ?p iclr:openReviewId ?id ; iclr:decision ?d }} }}"""))
     assert {k: v.rsplit("#", 1)[1] for k, v in decisions.items()} == {
         "NzTU59SYbNq": "Accepted", "MadeUp00001": "Accepted", "MadeUp00002": "Rejected",
-        "MadeUp00003": "Withdrawn", "MadeUp00004": "DeskRejected", "MadeUp00005": "Accepted"}
+        "MadeUp00003": "Withdrawn", "MadeUp00004": "DeskRejected", "MadeUp00005": "Accepted", "MadeUp00006": "Rejected"}
+    # A never de-anonymized submission has no authors, not a person called "Anonymous".
+    assert ask(store, "SELECT ?who WHERE { ?a iclr:authorshipOf paper:MadeUp00006 ; iclr:authorshipBy ?who }") == []
 
     # The paper also in our curated data is one entity: the import's authors are the curated people.
     authors = ask(store, f"""SELECT ?pos ?who WHERE {{ GRAPH <{GRAPH}> {{ ?a iclr:authorshipOf paper:NzTU59SYbNq ;
@@ -117,8 +120,8 @@ def test_import_then_build_answers_with_both_sources(tmp_path: Path, v1_server: 
     # Curated facts stay; where the import and an article disagree, both remain, each attributed.
     counts = ask(store, """SELECT ?n ?src WHERE { GRAPH ?g { edition:iclr2021 iclr:submissionCount ?n }
                                                  ?g iclr:statedIn ?src } ORDER BY ?n""")
-    assert ("6", "https://w3id.org/iclr-kg/resource/source/openreview-iclr-2021") in counts
-    assert any(n != "6" for n, _ in counts)
+    assert ("7", "https://w3id.org/iclr-kg/resource/source/openreview-iclr-2021") in counts
+    assert any(n != "7" for n, _ in counts)
     provenance = ask(store, "SELECT ?type ?venue ?service WHERE { source:openreview-iclr-2021 a ?type ; iclr:venueId ?venue ; iclr:service ?service }")
     assert ("https://w3id.org/iclr-kg/ontology#DataImport", V1_VENUE, v1_server.url) in provenance
 
@@ -181,7 +184,7 @@ def test_interrupted_import_writes_nothing_and_resumes(tmp_path: Path, v1_server
 
     v1_server.fail_after, v1_server.requests[:] = None, []
     result = run_import(settings, V1_VENUE, reviews=True, api="v1")
-    assert result.changed and result.stats["submissions"] == 6
+    assert result.changed and result.stats["submissions"] == 7
     asked = [r.split("?")[0] for r in v1_server.requests]
     assert asked == ["GET /notes", "GET /notes", "POST /profiles/search"]  # the cached page is not asked again
     assert "Blind_Submission" not in " ".join(v1_server.requests)

@@ -119,11 +119,18 @@ def _decision(note: Any, venue: str, api: str, invitation: str) -> tuple[str | N
     return _decision_from_replies(note)
 
 
+def _anonymous(name: str, author_id: str) -> bool:
+    """Blind submissions that were never de-anonymized list "Anonymous" and a group id
+    (ICLR.cc/2019/Conference/Paper123/Authors): no person to import."""
+    return name.strip().lower() == "anonymous" or "/" in str(author_id)
+
+
 def submission_record(note: Any, venue: str, api: str, invitation: str, reviews: bool) -> dict[str, Any]:
     content = note.content or {}
     names = list(_value(content, "authors") or [])
     ids = list(_value(content, "authorids") or [])
-    authors = [[name, ids[i] if i < len(ids) and str(ids[i]).startswith("~") else None] for i, name in enumerate(names)]
+    authors = [[name, ids[i] if i < len(ids) and str(ids[i]).startswith("~") else None] for i, name in enumerate(names)
+               if not _anonymous(name, ids[i] if i < len(ids) else "")]
     decision, presentation = _decision(note, venue, api, invitation)
     record: dict[str, Any] = {"id": note.id, "number": note.number, "title": " ".join(str(_value(content, "title") or "").split()),
                               "authors": authors, "decision": decision, "presentation": presentation}
