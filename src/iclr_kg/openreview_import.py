@@ -32,6 +32,7 @@ from urllib3.util.retry import Retry
 
 from .config import Settings
 from .errors import DataError, ImportFailed
+from .jsoncache import JsonCache
 from .resolve import Registry, build_registry, normalize
 from .sources import Dataset, Source, import_dirs, load_dataset, load_source
 
@@ -252,16 +253,14 @@ class Fetcher:
         self._last = time.monotonic()
 
     def _cached(self, name: str, fetch: Callable[[], Any]) -> Any:
-        path = self.cache / name
-        if path.is_file():
-            return json.loads(path.read_text(encoding="utf-8"))
-        self._pace()
-        self.requests += 1
-        data = _call(self.base, fetch)
-        self.cache.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)  # a page is in the cache whole or not at all
+        """A page from the disk cache, else fetched (paced) and cached whole before it is used."""
+        cache = JsonCache(self.cache)
+        data = cache.get(name)
+        if data is None:
+            self._pace()
+            self.requests += 1
+            data = _call(self.base, fetch)
+            cache.put(name, data)
         return data
 
     def invitations(self) -> list[str]:

@@ -25,6 +25,7 @@ import yaml
 
 from . import __version__
 from .errors import IclrKgError
+from .jsoncache import JsonCache
 from .resolve import normalize
 from .sources import Dataset
 
@@ -67,26 +68,15 @@ class WikidataClient:
         self.api, self.cache_dir, self.maxlag = api, cache_dir, maxlag
         self.retries, self.sleep, self.timeout = retries, sleep, timeout
         self.requests = 0
+        self.cache = JsonCache(cache_dir)
 
-    def _cached(self, params: dict[str, str]) -> Any:
-        if self.cache_dir is None:
-            return None
-        path = self.cache_dir / (hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest() + ".json")
-        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-
-    def _store(self, params: dict[str, str], payload: Any) -> None:
-        if self.cache_dir is None:
-            return
-        self.cache_dir.mkdir(parents=True, exist_ok=True)
-        path = self.cache_dir / (hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest() + ".json")
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(payload), encoding="utf-8")
-        tmp.replace(path)
+    def _cache_name(self, params: dict[str, str]) -> str:
+        return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest() + ".json"
 
     def call(self, **params: str) -> Any:
         """One API call (cached), retried with backoff on 429, 5xx and maxlag."""
         params = {**params, "format": "json", "maxlag": str(self.maxlag)}
-        cached = self._cached(params)
+        cached = self.cache.get(self._cache_name(params))
         if cached is not None:
             return cached
         url = self.api + "?" + urllib.parse.urlencode(params)
@@ -117,7 +107,7 @@ class WikidataClient:
                 continue
             if error:
                 raise WikidataError(f"Wikidata API error {error.get('code')}: {error.get('info')}")
-            self._store(params, payload)
+            self.cache.put(self._cache_name(params), payload)
             return payload
         raise WikidataError("unreachable")  # pragma: no cover
 
