@@ -34,7 +34,7 @@ from .config import Settings
 from .errors import DataError, ImportFailed
 from .jsoncache import JsonCache
 from .resolve import Registry, build_registry, normalize
-from .sources import Dataset, Source, import_dirs, load_dataset, load_source
+from .sources import Dataset, import_dirs, load_dataset, load_folder
 
 VENUE = re.compile(r"^ICLR\.cc/(?P<year>(?:19|20)\d\d)/Conference$")
 PAGE_SIZE = 1000  # the API's largest page
@@ -102,21 +102,18 @@ def _decision_from_replies(note: Any) -> tuple[str | None, str | None]:
 
 
 def _decision(note: Any, venue: str, api: str, invitation: str) -> tuple[str | None, str | None]:
-    """(decision, presentation) of a submission, from where each API version records them."""
-    if invitation.endswith("Withdrawn_Submission"):
-        return "withdrawn", None
-    if invitation.endswith("Desk_Rejected_Submission"):
-        return "desk-rejected", None
-    if api == "v2":
-        venueid = str(_value(note.content or {}, "venueid") or "")
-        if venueid.endswith("Withdrawn_Submission"):
+    """(decision, presentation) of a submission, from where each API version records them:
+    v1 in the submission's invitation and its Decision reply, v2 in its `venueid` and `venue`."""
+    venueid = str(_value(note.content or {}, "venueid") or "") if api == "v2" else ""
+    for marker in (invitation, venueid):
+        if marker.endswith("Withdrawn_Submission"):
             return "withdrawn", None
-        if venueid.endswith("Desk_Rejected_Submission"):
+        if marker.endswith("Desk_Rejected_Submission"):
             return "desk-rejected", None
-        if venueid.endswith("Rejected_Submission"):
-            return "rejected", None
-        if venueid == venue:
-            return "accepted", _presentation(str(_value(note.content or {}, "venue") or "")) or _decision_from_replies(note)[1]
+    if venueid.endswith("Rejected_Submission"):
+        return "rejected", None
+    if venueid == venue:
+        return "accepted", _presentation(str(_value(note.content or {}, "venue") or "")) or _decision_from_replies(note)[1]
     return _decision_from_replies(note)
 
 
@@ -129,9 +126,10 @@ def _anonymous(name: str, author_id: str) -> bool:
 def submission_record(note: Any, venue: str, api: str, invitation: str, reviews: bool) -> dict[str, Any]:
     content = note.content or {}
     names = list(_value(content, "authors") or [])
-    ids = list(_value(content, "authorids") or [])
-    authors = [[name, ids[i] if i < len(ids) and str(ids[i]).startswith("~") else None] for i, name in enumerate(names)
-               if not _anonymous(name, ids[i] if i < len(ids) else "")]
+    ids = [str(i) for i in _value(content, "authorids") or []]
+    ids += [""] * (len(names) - len(ids))
+    authors = [[name, author_id if author_id.startswith("~") else None]
+               for name, author_id in zip(names, ids) if not _anonymous(name, author_id)]
     decision, presentation = _decision(note, venue, api, invitation)
     record: dict[str, Any] = {"id": note.id, "number": note.number, "title": " ".join(str(_value(content, "title") or "").split()),
                               "authors": authors, "decision": decision, "presentation": presentation}
@@ -193,16 +191,19 @@ def detect_api(settings: Settings, venue: str) -> str:
     import openreview
 
     client = make_client(settings, "v2")
-    try:
-        group = _call(settings.openreview_api_v2, lambda: client.get_group(venue))
-    except ImportFailed as exc:
-        cause = exc.__cause__
-        detail = cause.args[0] if isinstance(cause, openreview.OpenReviewException) and cause.args else None
-        not_found = isinstance(detail, dict) and (detail.get("name") == "NotFoundError" or detail.get("status") == 404)
-        if not_found or isinstance(cause, IndexError):
-            return "v1"  # not a group of the v2 API
-        raise
-    return "v2" if getattr(group, "domain", None) else "v1"
+
+    def domain() -> str | None:
+        try:
+            return getattr(client.get_group(venue), "domain", None)
+        except IndexError:  # an empty list of groups
+            return None
+        except openreview.OpenReviewException as exc:
+            detail = exc.args[0] if exc.args else None
+            if isinstance(detail, dict) and (detail.get("name") == "NotFoundError" or detail.get("status") == 404):
+                return None  # not a group of the v2 API
+            raise
+
+    return "v2" if _call(settings.openreview_api_v2, domain) else "v1"
 
 
 def _call(base: str, request: Callable[[], Any]) -> Any:
@@ -345,12 +346,13 @@ class Plan:
 class _Resolver:
     """Finds the registry entity for each author and affiliation, or makes a flagged new one."""
 
-    def __init__(self, dataset: Dataset, registry: Registry, key: str):
-        self.registry, self.key = registry, key
+    def __init__(self, dataset: Dataset, registry: Registry):
+        self.registry = registry
         self.people: dict[str, dict[str, Any]] = {}  # new person key -> block
-        self.organizations: dict[str, dict[str, Any]] = {}
+        self.organizations: dict[str, dict[str, Any]] = {}  # new organization key -> block
         self.links: dict[str, str] = {}  # profile -> registry person key (matched by name)
-        self.new_keys: dict[str, str] = {}  # profile id or "name:<folded name>" -> new person key
+        # (kind, identity) -> key of the new entity made for it; identity: a profile id, or a folded name
+        self.new_keys: dict[tuple[str, str], str] = {}
         self.curated_authors = self._curated_authors(dataset)
         self.matched: dict[str, set[str]] = {"profile": set(), "paper": set(), "name": set()}  # how registry people were found
         self.orgs_matched: set[str] = set()
@@ -363,22 +365,18 @@ class _Resolver:
                 continue
             for paper in source.papers:
                 if paper.authors and paper.ident not in out:
-                    out[paper.ident] = [self._lookup("person", a if isinstance(a, str) else a.name) for a in paper.authors]
+                    out[paper.ident] = [self.registry.find("person", a if isinstance(a, str) else a.name) for a in paper.authors]
         return out
-
-    def _lookup(self, kind: str, name: str) -> str | None:
-        found = self.registry.names[kind].get(normalize(name), set())
-        return next(iter(found)) if len(found) == 1 else None
 
     def author(self, paper_id: str, position: int, name: str, profile: str | None, record: dict[str, Any] | None) -> dict[str, Any]:
         """The author entry for one author slot: by profile id where there is one, else by entity key."""
         ref: dict[str, Any] = {"name": name}
         if profile:
             ref["profile"] = profile
-            if self._lookup("person", profile):
+            if self.registry.find("person", profile):
                 self.matched["profile"].add(profile)
                 return ref
-            if profile in self.links or profile in self.new_keys:  # decided at an earlier slot
+            if profile in self.links or ("person", profile) in self.new_keys:  # decided at an earlier slot
                 return ref
         key = self._match_known(paper_id, position, name, profile)
         if key is not None:
@@ -387,11 +385,8 @@ class _Resolver:
             else:
                 ref["person"] = key
             return ref
-        identity = profile or f"name:{normalize(name)}"
-        key = self.new_keys.get(identity)
-        if key is None:
-            key = self._fresh_key("or-" + slug(profile or name))
-            self.new_keys[identity] = key
+        key, new = self._new_entity("person", profile or name, self.people)
+        if new:
             block: dict[str, Any] = {"key": key, "name": (record or {}).get("name") or name}
             if profile:
                 block["openreview"] = [profile]
@@ -409,19 +404,28 @@ class _Resolver:
             if self._compatible(key, profile):
                 self.matched["paper"].add(key)
                 return key
-        key = self._lookup("person", name)
+        key = self.registry.find("person", name)
         if key is not None and self._compatible(key, profile):
             self.matched["name"].add(key)
             return key
         return None
 
-    def _fresh_key(self, key: str) -> str:
-        """`key`, or `key-2`, `key-3`...: two identities whose names fold alike get two keys."""
-        candidate, n = key, 1
-        while candidate in self.people or candidate in self.registry.keys["person"]:
+    def _new_entity(self, kind: str, identity: str, made: dict[str, dict[str, Any]]) -> tuple[str, bool]:
+        """The key of the new `kind` entity for `identity` (a profile id or a name), and whether it
+        is made now. Keys are `or-<slug>`, then `-2`, `-3`...: identities whose names fold alike
+        (~Kim_Example28271 and "Kim Example28271") stay two entities, and no key of the registry
+        is reused."""
+        folded = identity if identity.startswith("~") else normalize(identity)
+        known = self.new_keys.get((kind, folded))
+        if known is not None:
+            return known, False
+        base = candidate = "or-" + slug(identity)
+        n = 1
+        while candidate in made or candidate in self.registry.keys[kind]:
             n += 1
-            candidate = f"{key}-{n}"
-        return candidate
+            candidate = f"{base}-{n}"
+        self.new_keys[(kind, folded)] = candidate
+        return candidate, True
 
     def _compatible(self, key: str, profile: str | None) -> bool:
         known = getattr(self.registry.entity("person", key), "openreview", [])
@@ -432,11 +436,11 @@ class _Resolver:
         institution = (record or {}).get("institution")
         if not institution:
             return None
-        if self._lookup("organization", institution):
+        if self.registry.find("organization", institution):
             self.orgs_matched.add(institution)
             return institution
-        key = "or-" + slug(institution)
-        if key not in self.organizations and not self.registry.keys["organization"].get(key):
+        key, new = self._new_entity("organization", institution, self.organizations)
+        if new:
             domain = record.get("domain") if record else None
             self.organizations[key] = {
                 "key": key, "name": institution, "kind": "unclassified", "curation": "needed",
@@ -451,27 +455,30 @@ def plan_import(dataset: Dataset, venue: str, api: str, service: str, submission
     """The import's files for `submissions`, resolved against `dataset` (which must not hold this import)."""
     key, year = import_key(venue), venue_year(venue)
     registry = build_registry(dataset)
-    resolver = _Resolver(dataset, registry, key)
+    resolver = _Resolver(dataset, registry)
     editions = []
     edition = f"ICLR {year}"
-    if registry.names["edition"].get(normalize(edition)) is None:
+    if not registry.candidates("edition", edition):
         editions.append({"key": f"iclr{year}", "conference": "iclr", "year": year, "name": edition})
     papers, seen = [], set()
     for record in submissions:
         if record["id"] in seen or not record["title"]:
             continue
         seen.add(record["id"])
-        authors = [resolver.author(record["id"], i, name, profile, profiles.get(profile) if profile else None)
-                   for i, (name, profile) in enumerate(record["authors"])]
+        authors: list[dict[str, Any]] = []
         organizations: list[str] = []
-        for _, profile in record["authors"]:
-            credited = resolver.organization(profiles.get(profile) if profile else None)
+        unknown_affiliation = False
+        for position, (name, profile) in enumerate(record["authors"]):
+            found = profiles.get(profile) if profile else None
+            authors.append(resolver.author(record["id"], position, name, profile, found))
+            credited = resolver.organization(found)
+            unknown_affiliation |= credited is None
             if credited and credited not in organizations:
                 organizations.append(credited)
         paper: dict[str, Any] = {"openreview": record["id"], "edition": edition, "title": record["title"], "authors": authors}
         if organizations:
             paper["organizations"] = organizations
-            if any(p is None or not (profiles.get(p) or {}).get("institution") for _, p in record["authors"]):
+            if unknown_affiliation:
                 paper["organizations_complete"] = False
         if record["decision"]:
             paper["decision"] = record["decision"]
@@ -539,8 +546,9 @@ def _without_retrieval(folder: Path) -> dict[str, str]:
     return out
 
 
-def write_plan(plan: Plan, settings: Settings) -> tuple[Path, bool]:
-    """Write the import's folder atomically, after checking it builds; (folder, changed)."""
+def write_plan(plan: Plan, settings: Settings, dataset: Dataset) -> tuple[Path, bool]:
+    """Write the import's folder atomically, after checking it builds with `dataset` (data/ and
+    the other imports); (folder, changed)."""
     imports = settings.imports
     imports.mkdir(parents=True, exist_ok=True)
     final = imports / plan.key
@@ -551,7 +559,7 @@ def write_plan(plan: Plan, settings: Settings) -> tuple[Path, bool]:
             path = staging / relative
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(_dump(content), encoding="utf-8")
-        _check_builds(settings, staging, plan.key)
+        _check_builds(dataset, staging)
         if final.is_dir() and _without_retrieval(final) == _without_retrieval(staging):
             return final, False
         previous = imports / f".previous-{plan.key}-{os.getpid()}"
@@ -564,15 +572,15 @@ def write_plan(plan: Plan, settings: Settings) -> tuple[Path, bool]:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _check_builds(settings: Settings, staging: Path, key: str) -> None:
-    """Load and resolve the data with the staged import in place of the old one, and make its RDF."""
+def _check_builds(dataset: Dataset, staging: Path) -> None:
+    """Read the staged files back beside `dataset`, resolve everything and make the import's RDF."""
     from . import rdf
 
-    dataset = load_dataset(settings.data_dir, folders=[*_other_imports(settings, key), staging])
-    registry = build_registry(dataset)
-    for source in dataset.sources:
-        if source.path.is_relative_to(staging):
-            rdf.source_quads(source, registry)
+    staged = load_folder(staging)
+    combined = Dataset(**{name: getattr(dataset, name) + items for name, items in staged.items()}, files=dataset.files)
+    registry = build_registry(combined)
+    for source in staged["sources"]:
+        rdf.source_quads(source, registry)
 
 
 def _other_imports(settings: Settings, key: str) -> list[Path]:
@@ -611,12 +619,7 @@ def run_import(settings: Settings, venue: str, *, api: str = "auto", reviews: bo
     retrieved = (now or (lambda: dt.datetime.now(dt.timezone.utc)))()
     plan = plan_import(dataset, venue, api, fetcher.base, submissions, profiles, reviews, limit is None, retrieved)
     try:
-        folder, changed = write_plan(plan, settings)
+        folder, changed = write_plan(plan, settings, dataset)
     except DataError as exc:
         raise ImportFailed(f"the import of {venue} does not build, nothing written: {exc}") from exc
     return ImportResult(folder, changed, api, fetcher.requests, plan.stats)
-
-
-def source_of(folder: Path) -> Source:
-    """The import's own source file (for callers that report on an import)."""
-    return load_source(next((folder / "sources").glob("*.yaml")))

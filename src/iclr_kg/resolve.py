@@ -37,11 +37,23 @@ class Registry:
             raise DataError(path, entity.line("key"), "key", f"duplicate {kind} key {key!r}")
         self.keys[kind][key] = entity
         for name in [key, *names]:
-            self.names[kind][normalize(name)].add(key)
+            self.alias(kind, name, key)
+
+    def alias(self, kind: str, name: str, key: str) -> None:
+        """Let `name` (case, width and spacing folded) also stand for the entity `key`."""
+        self.names[kind][normalize(name)].add(key)
+
+    def candidates(self, kind: str, name: str) -> set[str]:
+        return self.names[kind].get(normalize(name), set())
+
+    def find(self, kind: str, name: str) -> str | None:
+        """The key of the one `kind` entity called `name`, or None (unknown or ambiguous)."""
+        found = self.candidates(kind, name)
+        return next(iter(found)) if len(found) == 1 else None
 
     def resolve(self, kind: str, name: str, path: Path, line: int | None, field_name: str) -> str:
         """The key of the one `kind` entity called `name`, or a DataError saying why not."""
-        candidates = self.names[kind].get(normalize(name), set())
+        candidates = self.candidates(kind, name)
         if not candidates:
             raise DataError(path, line, field_name, f"unknown {kind} {name!r}: add it (or an alias) to the {kind} registry")
         if len(candidates) > 1:
@@ -75,7 +87,7 @@ def build_registry(dataset: Dataset) -> Registry:
     for source in dataset.sources:
         for link in source.profiles:
             key = registry.resolve("person", link.person, source.path, link.line("person"), "profiles.person")
-            registry.names["person"][normalize(link.profile)].add(key)
+            registry.alias("person", link.profile, key)
 
     # Every cross-reference inside the registries must point at a known key.
     for org in dataset.organizations:
