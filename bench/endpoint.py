@@ -260,32 +260,32 @@ def main() -> None:
 
 def report(results: dict, servers: list[Server], queries: list[Query], args: argparse.Namespace) -> None:
     names = [s.name for s in servers]
-    args.connections = sorted(set(args.connections) | set(args.saved_connections)) if not args.only_saved else args.saved_connections
+    measured = args.saved_connections if args.only_saved else sorted(set(args.connections) | set(args.saved_connections))
     print(f"\n### Endpoint benchmark ({'synthetic, %d papers' % args.papers if args.papers else 'real graph'}; "
           f"{args.sequential} sequential requests, wrk {args.duration:g} s per level, {args.rounds} rounds A B A B)\n")
-    levels = " | ".join(f"req/s @{c}" for c in args.connections)
+    levels = " | ".join(f"req/s @{c}" for c in measured)
     print(f"| query | server | round | median ms | p95 ms | {levels} | errors |")
-    print("|---|---|---:|---:|---:|" + "---:|" * len(args.connections) + "---:|")
+    print("|---|---|---:|---:|---:|" + "---:|" * len(measured) + "---:|")
     for query in queries:
         for name in names:
             for r in range(args.rounds):
                 row = results[(name, query.name, r)]
-                rates = " | ".join(f"{row.get(f'rps{c}', float('nan')):.0f}" for c in args.connections)
+                rates = " | ".join(f"{row.get(f'rps{c}', float('nan')):.0f}" for c in measured)
                 print(f"| {query.name} | {name} | {r + 1} | {row['median']:.2f} | {row['p95']:.2f} | {rates} | {row['errors']:.0f} |")
-    print("\n| query | ratio | round | median latency | " + " | ".join(f"throughput @{c}" for c in args.connections) + " |")
-    print("|---|---|---:|---:|" + "---:|" * len(args.connections))
+    print("\n| query | ratio | round | median latency | " + " | ".join(f"throughput @{c}" for c in measured) + " |")
+    print("|---|---|---:|---:|" + "---:|" * len(measured))
     for query in queries:
         for peer in names[1:]:
             for r in range(args.rounds):
                 ours, other = results[("ours", query.name, r)], results[(peer, query.name, r)]
-                rates = " | ".join(f"{ours.get(f'rps{c}', 0) / other[f'rps{c}']:.2f}x" if other.get(f"rps{c}") else "-" for c in args.connections)
+                rates = " | ".join(f"{ours.get(f'rps{c}', 0) / other[f'rps{c}']:.2f}x" if other.get(f"rps{c}") else "-" for c in measured)
                 print(f"| {query.name} | ours / {peer} | {r + 1} | {ours['median'] / other['median']:.2f}x | {rates} |")
     if "ours, no cache" in names and "ours, no workers" in names and not args.only_saved:
         print("\nTime-limit machinery (worker processes), uncached: throughput ours-no-cache / ours-no-workers")
         for query in queries[:1]:
             for r in range(args.rounds):
                 a, b = results[("ours, no cache", query.name, r)], results[("ours, no workers", query.name, r)]
-                rates = ", ".join(f"@{c}: {a[f'rps{c}'] / b[f'rps{c}']:.2f}x" for c in args.connections if b.get(f"rps{c}"))
+                rates = ", ".join(f"@{c}: {a[f'rps{c}'] / b[f'rps{c}']:.2f}x" for c in measured if b.get(f"rps{c}"))
                 print(f"- {query.name}, round {r + 1}: median {a['median']:.2f} vs {b['median']:.2f} ms; {rates}")
     print("\n| server | round | peak RSS MiB (with children) | large select TTFB ms | memory growth while streaming MiB |")
     print("|---|---:|---:|---:|---:|")

@@ -146,8 +146,8 @@ def result_response(body: Iterable[bytes] | bytes, media_type: str) -> Response:
 def cache_key(query: QueryRequest) -> tuple:
     """Everything the bytes of a result depend on: the store generation and the request."""
     return (str(state().generation_key()), query.text, query.include_inferred,
-            tuple(query.default_graph or ()) if query.default_graph is not None else None,
-            tuple(query.named_graphs or ()) if query.named_graphs is not None else None,
+            None if query.default_graph is None else tuple(query.default_graph),
+            None if query.named_graphs is None else tuple(query.named_graphs),
             tuple(sorted(query.substitutions.items())), tuple(sorted((query.formats or {}).items(), key=str)))
 
 
