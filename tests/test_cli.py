@@ -188,3 +188,67 @@ def test_serve_builds_then_serves_with_waitress(tmp_path: Path) -> None:
         process.terminate()
         output = process.communicate(timeout=20)[0]
     assert "building it first" in output and "serving" in output and "with gunicorn" in output
+
+
+# Regressions (hardening #14): one line, never a traceback or a clobbered file.
+
+
+@pytest.mark.parametrize("args, message", [
+    (("query", "queries/no-such-file.rq"), "no such query file: queries/no-such-file.rq"),
+    (("query", "ASK {}", "-o", "/nonexistent-folder/out.csv"), "the folder /nonexistent-folder does not exist"),
+    (("query", "ASK {}", "-o", "/tmp"), "is a directory"),
+    (("export", "-o", "/nonexistent-folder/out.ttl"), "does not exist"),
+])
+def test_cli_mistakes_are_one_line(built: Path, args: tuple[str, ...], message: str) -> None:
+    done = run(args[0], "--store", str(built), *args[1:])
+    assert done.returncode == 1, done.stderr
+    assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_non_utf8_query_file_is_one_line(built: Path, tmp_path: Path) -> None:
+    query = tmp_path / "latin1.rq"
+    query.write_bytes("SELECT * WHERE { ?s ?p \"caf\xe9\" }".encode("latin-1"))
+    done = run("query", "--store", str(built), str(query))
+    assert done.returncode == 1 and "is not UTF-8 text" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_failing_query_leaves_an_existing_output_file_alone(built: Path, tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{probe.getsockname()[1]}/sparql"  # allow-listed, but nobody answers
+    out = tmp_path / "existing.csv"
+    out.write_text("precious\n")
+    env = {**os.environ, "ICLR_KG_SERVICES": dead}
+    done = subprocess.run([CLI, "query", "--store", str(built), "-o", str(out), f"SELECT * WHERE {{ SERVICE <{dead}> {{ ?s ?p ?o }} }}"],
+                          capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 1 and "failed while running" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert out.read_text() == "precious\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["existing.csv"]  # no temporary file left behind
+    assert run("query", "--store", str(built), "-o", str(out), "ASK {}").returncode == 0
+    assert out.read_text().strip() == "true"
+
+
+@pytest.mark.parametrize("variable, value, message", [
+    ("ICLR_KG_QUERY_TIMEOUT", "abc", "ICLR_KG_QUERY_TIMEOUT: 'abc' is not a number"),
+    ("ICLR_KG_PORT", "abc", "ICLR_KG_PORT: 'abc' is not a whole number"),
+    ("ICLR_KG_UPDATE_TOKEN_FILE", "/nonexistent/token", "ICLR_KG_UPDATE_TOKEN_FILE: cannot read /nonexistent/token"),
+    ("ICLR_KG_REASONER", "bogus", "ICLR_KG_REASONER: 'bogus' is not one of fast, owlrl"),
+    ("ICLR_KG_QUERY_TIMEOUT", "-3", "must be a positive number"),
+])
+def test_bad_settings_are_refused_when_they_load(built: Path, variable: str, value: str, message: str) -> None:
+    env = {**os.environ, variable: value}
+    done = subprocess.run([CLI, "query", "--store", str(built), "ASK {}"], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 1 and message in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_serve_refuses_a_malformed_saved_query_before_starting(built: Path, tmp_path: Path) -> None:
+    queries = tmp_path / "queries"
+    queries.mkdir()
+    (queries / "broken.rq").write_text("# title: Broken\n# description: d\n# param: x weird\nSELECT * {}\n")
+    env = {**os.environ, "ICLR_KG_QUERIES_DIR": str(queries)}
+    done = subprocess.run([CLI, "serve", "--store", str(built), "--port", "1"], capture_output=True, text=True, env=env,
+                          timeout=60, check=False)
+    assert done.returncode == 1 and "bad param header" in done.stderr and "Traceback" not in done.stderr

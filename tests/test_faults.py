@@ -49,8 +49,24 @@ def test_a_build_killed_at_any_point_leaves_the_old_store(tiny_data, big_data: P
     else:  # the build finished before the kill: then the new store is complete
         assert process.returncode == 0
         assert int(select(open_read_only(settings.store), COUNT)[0]["n"]) > int(count[0]["n"])
+    good = current_generation(settings.store)
     build(settings)  # the lock died with the process; the next build works and prunes leftovers
-    assert len(list((settings.store / "generations").iterdir())) <= 3
+    folders = {p for p in (settings.store / "generations").iterdir() if p.is_dir()}
+    assert folders == {good, current_generation(settings.store)}  # the killed build's folder is gone
+
+
+def test_partial_generations_are_removed_and_never_count_as_kept(tiny_data) -> None:
+    """Regression (hardening #12): killed builds left 0-quad folders; the next good build kept
+    them and deleted the previous good generation."""
+    settings = tiny_data()
+    build(settings)
+    good = current_generation(settings.store)
+    for name in ("20991231T000000-1-1", "20991231T000000-1-2"):  # newer names than any real build
+        (settings.store / "generations" / name).mkdir()
+    build(settings)
+    folders = {p for p in (settings.store / "generations").iterdir() if p.is_dir()}
+    assert folders == {good, current_generation(settings.store)}
+    assert int(select(open_read_only(settings.store), COUNT)[0]["n"]) > 0
 
 
 def test_a_second_build_is_refused_with_a_clear_message(tiny_data, big_data: Path) -> None:

@@ -77,3 +77,19 @@ def test_real_data_loads() -> None:
     dataset = load_dataset(resource_dir("data"))
     assert len(dataset.sources) == 5
     assert {s.source.seed[:3] for s in dataset.sources} == {"000", "001", "002", "003", "004"}
+
+
+def test_unknown_top_level_keys_in_a_registry_are_errors(tiny_data) -> None:
+    """Regression (hardening #15): they were silently ignored although the module says otherwise."""
+    from iclr_kg.errors import DataError
+    from iclr_kg.sources import load_dataset
+
+    settings = tiny_data(**{"people.yaml": """
+        people:
+          - {key: yang-song, name: Yang Song, native_name: {zh: 宋飏}}
+          - {key: ben-poole, name: Ben Poole}
+        peopel:
+          - {key: jane-doe, name: Jane Doe}
+        """})
+    with pytest.raises(DataError, match=r"people.yaml:4: peopel: unknown top-level key; this file holds people"):
+        load_dataset(settings.data_dir)

@@ -247,3 +247,41 @@ def test_quickstatements_only_for_checked_links(tiny_data) -> None:
     build(settings)
     lines = quickstatements(load_dataset(settings.data_dir), open_read_only(settings.store))
     assert lines == ['Q900100\tP166\tQ900200\tP585\t+2021-00-00T00:00:00Z/9\tS854\t"https://w3id.org/iclr-kg/resource/paper/PxTIG12RRHS"']
+
+
+def test_a_junk_answer_is_an_error_and_never_cached(tmp_path: Path) -> None:
+    """Regression (hardening #15): a proxy's or captive portal's JSON was cached as an answer."""
+
+    class Junk(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+            body = b'{"status": "maintenance"}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Junk)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = WikidataClient(f"http://127.0.0.1:{server.server_address[1]}/w/api.php", cache_dir=tmp_path / "cache")
+        with pytest.raises(WikidataError, match="not a Wikidata API answer"):
+            client.search("Stanford University", "en")
+        assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").iterdir())
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_cache_is_kept_per_api_address(api, tmp_path: Path) -> None:
+    first = WikidataClient(api, cache_dir=tmp_path / "cache")
+    first.search("Stanford University", "en")
+    other = WikidataClient(api.replace("127.0.0.1", "localhost"), cache_dir=tmp_path / "cache")
+    other.search("Stanford University", "en")
+    assert first.requests == 1 and other.requests == 1  # the second service is asked, not answered from the first's cache
+    again = WikidataClient(api, cache_dir=tmp_path / "cache")
+    again.search("Stanford University", "en")
+    assert again.requests == 0

@@ -6,9 +6,10 @@ shows the traceback instead.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from itertools import chain
 from pathlib import Path
 from typing import IO, Any
@@ -17,10 +18,11 @@ import click
 from pyoxigraph import NamedNode, QueryBoolean, QuerySolutions, serialize
 
 from . import config
+from .atomic import atomic_output, check_writable
 from .config import Settings
 from .errors import IclrKgError, QueryError
 from .formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
-from .saved import get_saved
+from .saved import get_saved, load_saved
 from .store import STATS_CLASSES, STATS_GRAPHS, open_read_only, query_graphs, run_query
 
 GRAPH_CHOICES = "all|asserted|inferred|ontology|wikidata|entities|GRAPH_IRI"
@@ -92,8 +94,33 @@ def validate(store: Path | None, validator: str) -> None:
         sys.exit(1)
 
 
-def _output(path: Path | None) -> IO[bytes]:
-    return open(path, "wb") if path else sys.stdout.buffer
+@contextlib.contextmanager
+def _output(path: Path | None) -> Iterator[IO[bytes]]:
+    """Standard output, or a file written whole only if everything succeeds."""
+    if path is None:
+        yield sys.stdout.buffer
+        return
+    with atomic_output(path) as out:
+        yield out
+
+
+def _read_query_argument(argument: str) -> str:
+    """The query text: the argument itself, or the file it names.
+
+    An argument without whitespace and without `{` cannot be a query, so it names a file, and
+    a missing or unreadable file is said so, instead of being parsed as SPARQL."""
+    candidate = Path(argument)
+    looks_like_path = not any(c.isspace() for c in argument) and "{" not in argument
+    if len(argument) < 4096 and (looks_like_path or candidate.is_file()):
+        try:
+            return candidate.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise QueryError(f"no such query file: {argument}") from None
+        except UnicodeDecodeError:
+            raise QueryError(f"{argument} is not UTF-8 text") from None
+        except OSError as exc:
+            raise QueryError(f"cannot read {argument}: {exc.strerror}") from None
+    return argument
 
 
 @main.command()
@@ -121,12 +148,23 @@ def query(query_or_file: str | None, store: Path | None, saved_name: str | None,
             raise QueryError("--param takes NAME=VALUE")
         text, substitutions = saved.text, saved.substitutions(values)
     elif query_or_file:
-        candidate = Path(query_or_file)
-        text = candidate.read_text(encoding="utf-8") if len(query_or_file) < 4096 and candidate.is_file() else query_or_file
+        text = _read_query_argument(query_or_file)
     else:
         raise QueryError("give a query, a query file, or --saved NAME")
+    if output is not None:
+        check_writable(output)
     db = open_read_only(settings.store)
     result = run_query(db, text, include_inferred=not no_inferred, substitutions=substitutions, services=settings.services)
+    try:
+        _write_result(result, fmt, output)
+    except BrokenPipeError:  # `| head`: the reader has what it wanted
+        raise
+    except (OSError, RuntimeError, ValueError) as exc:  # evaluation is lazy: SERVICE calls fail here
+        raise QueryError(f"the query failed while running: {exc}") from None
+
+
+def _write_result(result: Any, fmt: str | None, output: Path | None) -> None:
+    """Serialize a query result to `output` (whole, or not at all) or standard output."""
     if isinstance(result, (QueryBoolean, QuerySolutions)):
         chosen = RESULT_FORMATS.get(fmt or "csv")
         if chosen is None:
@@ -181,7 +219,7 @@ def export(store: Path | None, graph_choice: str, fmt: str, output: Path | None,
         from .wikidata import write_sssom
 
         dataset = load_dataset(settings.data_dir, settings.imports)
-        with (open(output, "w", encoding="utf-8") if output else sys.stdout) as out:
+        with (atomic_output(output, "w") if output else contextlib.nullcontext(sys.stdout)) as out:
             if mappings:
                 write_sssom(dataset, out)
             else:
@@ -189,6 +227,8 @@ def export(store: Path | None, graph_choice: str, fmt: str, output: Path | None,
                 out.write("".join(line + "\n" for line in lines))
                 click.echo(f"{len(lines)} QuickStatements lines", err=True)
         return
+    if output is not None:
+        check_writable(output)
     db = open_read_only(settings.store)
     graphs = _graphs_for(graph_choice, db)
     chosen = RDF_FORMATS[fmt]
@@ -328,6 +368,7 @@ def serve(store: Path | None, host: str | None, port: int | None, server: str | 
         click.echo(f"no store at {settings.store}: building it first")
         click.echo(run_build(settings).summary())
     open_read_only(settings.store)  # a corrupt store fails here, with a clear message, not at the first query
+    load_saved(settings.queries_dir)  # a malformed saved query fails here, not in every web process's boot
     chosen = settings.server
     if chosen == "gunicorn" and not _gunicorn_available():
         chosen = "waitress"

@@ -9,7 +9,13 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .errors import SettingsError
+
 ENV_PREFIX = "ICLR_KG_"
+# Settings with a fixed set of values.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "reasoner": ("fast", "owlrl"), "validator": ("fast", "pyshacl"), "server": ("gunicorn", "waitress"),
+}
 BASE = "https://w3id.org/iclr-kg/"
 ONTOLOGY_NS = BASE + "ontology#"
 RESOURCE_BASE = BASE + "resource/"
@@ -81,10 +87,13 @@ class Settings:
     validator: str = "fast"  # "fast" (SHACL compiled to SPARQL in Oxigraph) or "pyshacl" (the reference)
     query_timeout: float = 30.0
     query_workers: int = 4
+    query_memory: int | None = None  # MiB of address space per query worker; None: a twelfth of RAM (1-4 GiB); 0: no limit
     result_cache: int = 64  # MiB per web process for small results of the current store; 0: off
     # SPARQL endpoints that SERVICE may call (comma-separated in ICLR_KG_SERVICES)
     services: tuple[str, ...] = ("https://query.wikidata.org/sparql", "https://query-scholarly.wikidata.org/sparql")
     update_token: str | None = None
+    # Sources that LOAD on /update may fetch (comma-separated in ICLR_KG_LOAD_SOURCES); none by default
+    load_sources: tuple[str, ...] = ()
     wikidata_api: str = "https://www.wikidata.org/w/api.php"
     imports_dir: Path | None = None  # where `import` writes and `build` reads imports; see `imports`
     openreview_api: str = "https://api.openreview.net"  # API v1 (venues up to 2023)
@@ -107,19 +116,44 @@ class Settings:
         env: dict[str, object] = {}
         for name, convert in (
             ("store", Path), ("data_dir", Path), ("ontology_dir", Path), ("queries_dir", Path),
-            ("reasoner", str), ("validator", str), ("query_timeout", float), ("query_workers", int), ("result_cache", int), ("update_token", str),
+            ("reasoner", str), ("validator", str), ("query_timeout", float), ("query_workers", int), ("query_memory", int), ("result_cache", int), ("update_token", str),
             ("host", str), ("port", int), ("wikidata_api", str), ("server", str), ("imports_dir", Path),
             ("openreview_api", str), ("openreview_api_v2", str), ("openreview_pause", float), ("openreview_retries", int),
         ):
             raw = _env(name.upper())
             if raw is not None:
-                env[name] = convert(raw)
-        services = _env("SERVICES")
-        if services is not None:
-            env["services"] = tuple(s.strip() for s in services.split(",") if s.strip())
+                try:
+                    env[name] = convert(raw)
+                except ValueError:
+                    kind = {int: "a whole number", float: "a number"}.get(convert, "a value")  # type: ignore[call-overload]
+                    raise SettingsError(f"{ENV_PREFIX}{name.upper()}: {raw!r} is not {kind}") from None
+        for name in ("services", "load_sources"):
+            listed = _env(name.upper())
+            if listed is not None:
+                env[name] = tuple(s.strip() for s in listed.split(",") if s.strip())
         token_file = _env("UPDATE_TOKEN_FILE")
         if token_file and "update_token" not in env:
-            env["update_token"] = Path(token_file).read_text(encoding="utf-8").strip()
+            try:
+                env["update_token"] = Path(token_file).read_text(encoding="utf-8").strip()
+            except (OSError, UnicodeDecodeError) as exc:
+                raise SettingsError(f"{ENV_PREFIX}UPDATE_TOKEN_FILE: cannot read {token_file}: {exc}") from None
         settings = replace(settings, **env)  # type: ignore[arg-type]
         flags = {k: v for k, v in overrides.items() if v is not None}
-        return replace(settings, **flags)  # type: ignore[arg-type]
+        return replace(settings, **flags).checked()  # type: ignore[arg-type]
+
+    def checked(self) -> "Settings":
+        """Refuse values no command could use, when settings load, before any work is done."""
+        for name, allowed in CHOICES.items():
+            value = getattr(self, name)
+            if value not in allowed:
+                raise SettingsError(f"{ENV_PREFIX}{name.upper()}: {value!r} is not one of {', '.join(allowed)}")
+        if not 0 < self.query_timeout < float("inf"):
+            raise SettingsError(f"{ENV_PREFIX}QUERY_TIMEOUT: must be a positive number of seconds, not {self.query_timeout}")
+        for name in ("query_workers", "result_cache", "openreview_retries"):
+            if getattr(self, name) < 0:
+                raise SettingsError(f"{ENV_PREFIX}{name.upper()}: must not be negative")
+        if self.query_memory is not None and self.query_memory < 0:
+            raise SettingsError(f"{ENV_PREFIX}QUERY_MEMORY: must not be negative (0: no limit)")
+        if not 0 < self.port < 65536:
+            raise SettingsError(f"{ENV_PREFIX}PORT: {self.port} is not a port number")
+        return self

@@ -48,3 +48,7 @@ class ImportFailed(IclrKgError):
     """An import could not fetch, or its result would not build; nothing was written."""
 
     exit_code = 3
+
+
+class SettingsError(IclrKgError):
+    """A setting (flag or ICLR_KG_* variable) has a value no command can use."""

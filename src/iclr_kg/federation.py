@@ -1,11 +1,23 @@
-"""SERVICE calls only to allow-listed SPARQL endpoints.
+"""What may leave the process: SERVICE calls to allow-listed endpoints, LOAD from allowed sources.
 
-Oxigraph performs `SERVICE <iri> { … }` itself (its HTTP client is compiled into the wheel), so
-the only place to stop a query from reaching an arbitrary host is before it runs. This module
-reads the query with a small SPARQL lexer (comments, strings and IRIs are tokens, so the word
-SERVICE inside them is not a call), resolves each SERVICE target (an IRI, or a prefixed name
-through the query's PREFIX declarations and ours) and refuses any target not on the list,
-as well as a variable target, which could be bound to anything.
+Oxigraph performs `SERVICE <iri> { … }` and `LOAD <iri>` itself (its HTTP client is compiled into
+the wheel) and offers no hook on the outgoing request, so the only place to stop a query from
+reaching an arbitrary host is before it runs. A lexer that decides what is a comment, a string
+or an IRI can disagree with Oxigraph's (an adversarial review got past one with `\\u` escapes in
+an IRI and a `#`), so this check does not decide that. It over-approximates instead:
+
+- every occurrence of the word SERVICE (or LOAD), in any context (comments and strings
+  included), case-insensitively, that is not part of a longer name, is taken as a call;
+- each call's target is read the way the grammar allows (optional comments and SILENT, then
+  an IRI, a prefixed name or a variable); anything else after the word cannot be a call, since
+  Oxigraph would refuse the query, so it is passed over;
+- a prefixed name is resolved through *every* PREFIX declaration of that name found anywhere,
+  and our predeclared one: all of them must give an allowed IRI;
+- a query that calls out and holds a `\\uXXXX` / `\\UXXXXXXXX` escape anywhere is refused:
+  without escapes, an IRI token ends at the first `>` for Oxigraph as for us.
+
+A false alarm costs a clear 400 on a query that mentions the word oddly; a miss would cost an
+open proxy. Tests in tests/web/test_hardening.py hold the known bypasses.
 """
 
 from __future__ import annotations
@@ -14,73 +26,111 @@ import re
 
 from .errors import QueryError
 
-WIKIDATA = "https://query.wikidata.org/sparql"
-WIKIDATA_SCHOLARLY = "https://query-scholarly.wikidata.org/sparql"
-DEFAULT_ALLOWED = (WIKIDATA, WIKIDATA_SCHOLARLY)
+ESCAPE = re.compile(r"\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}")
+# The keyword, not preceded or followed by a character that would make it part of a name.
+# Oxigraph's parser needs no boundary around a keyword (`trueSERVICE<…>` and `SERVICEe:x` both
+# call out), but a name that a `:`, `?` or `$` starts swallows the word (`iclr:service`).
+_CALL = {
+    "SERVICE": re.compile(r"(?<![:?$])service", re.IGNORECASE),
+    "LOAD": re.compile(r"(?<![:?$])load", re.IGNORECASE),
+}
+_PREFIX_WORD = re.compile(r"(?<![:?$])prefix", re.IGNORECASE)
+_SPACE_OR_COMMENT = re.compile(r"(?:\s+|#[^\n\r]*)*")
+_SILENT = re.compile(r"silent(?![\w:-])", re.IGNORECASE)
+_IRI = re.compile(r"<([^<>\"{}|^`\\\x00-\x20]*)>")
+_VAR = re.compile(r"[?$]([A-Za-z0-9_\u00B7-\uFFFF]+)")
+_PNAME = re.compile(r"([A-Za-z\u00C0-\uFFFF][\w.\-\u00B7-\uFFFF]*)?:([A-Za-z0-9_-]*)(?=[\s{#]|$)")
+_TOKEN = re.compile(r"[^\s{]*")
+# Targets and declarations are read within this many characters: the patterns above then cost
+# O(WINDOW) per occurrence, never O(len(text)), whatever the text repeats.
+WINDOW = 512
+_PNAME_NS = re.compile(r"([A-Za-z\u00C0-\uFFFF][\w.\-\u00B7-\uFFFF]*)?:")
+_ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_UNKNOWN = object()
 
-_TOKEN = re.compile(
-    r"""(?P<comment>\#[^\n]*)
-      | (?P<string>'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")
-      | (?P<iri><[^<>"{}|^`\\\s]*>)
-      | (?P<var>[?$][A-Za-z0-9_\u00B7-\uFFFF]+)
-      | (?P<pname>[A-Za-z][\w.-]*?:[^\s{}()<>,;]*|:[^\s{}()<>,;]*)
-      | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
-      | (?P<other>\S)""",
-    re.VERBOSE,
-)
+
+def _decode(match: re.Match[str]) -> str:
+    code = int(match.group()[2:], 16)
+    return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
 
 
-_SERVICE_WORD = re.compile("service", re.IGNORECASE)
+def _skip(text: str, pos: int) -> int:
+    return _SPACE_OR_COMMENT.match(text, pos).end()  # type: ignore[union-attr]
 
 
-def _tokens(text: str) -> list[tuple[str, str]]:
-    return [(m.lastgroup or "", m.group()) for m in _TOKEN.finditer(text) if m.lastgroup != "comment"]
+def _declared_prefixes(text: str) -> dict[str, set[object]]:
+    """Every `PREFIX name: <iri>` anywhere in the text; a declaration we cannot read is _UNKNOWN."""
+    declared: dict[str, set[object]] = {}
+    for word in _PREFIX_WORD.finditer(text):
+        pos = _skip(text, word.end())
+        name = _PNAME_NS.match(text, pos, pos + WINDOW)
+        if name is None:
+            declared.setdefault("*", set()).add(_UNKNOWN)  # an unreadable name could be any
+            continue
+        iri = _IRI.match(text, start := _skip(text, name.end()), start + WINDOW)
+        value = iri.group(1) if iri is not None and _ABSOLUTE.match(iri.group(1)) else _UNKNOWN
+        declared.setdefault(name.group(1) or "", set()).add(value)
+    return declared
 
 
-def service_targets(text: str, prefixes: dict[str, str], bound: dict[str, str] | None = None) -> list[str | None]:
-    """The endpoint IRI of every SERVICE in the query (None for an unbound variable or an
-    unresolvable name). `bound` gives the values of variables fixed by substitution."""
-    if not _SERVICE_WORD.search(text):
-        return []  # no SERVICE keyword at all (Oxigraph decodes no escapes in keywords): skip the lexer
-    bound = bound or {}
-    tokens = _tokens(text)
-    declared = dict(prefixes)
+def outbound_targets(text: str, keyword: str, prefixes: dict[str, str], bound: dict[str, str] | None = None) -> list[str | None]:
+    """Every IRI that a `keyword` (SERVICE or LOAD) in the query could call; None where the target
+    could be anything (a variable not bound by substitution, a relative IRI, an unknown prefix)."""
+    finder = _CALL[keyword]
+    has_escapes = ESCAPE.search(text) is not None
+    decoded = ESCAPE.sub(_decode, text) if has_escapes else text
+    calls = list(finder.finditer(decoded))
+    if not calls:
+        return []
+    if has_escapes:
+        raise QueryError(f"a query that uses {keyword} may not contain \\u or \\U escapes; write the characters themselves")
+    declared: dict[str, set[object]] | None = None
     targets: list[str | None] = []
-    for i, (kind, value) in enumerate(tokens):
-        if kind == "word" and value.upper() == "PREFIX" and i + 2 < len(tokens):
-            name, iri = tokens[i + 1][1], tokens[i + 2][1]
-            if iri.startswith("<"):
-                declared[name.rstrip(":")] = iri[1:-1]
-        if kind != "word" or value.upper() != "SERVICE":
-            continue
-        j = i + 1
-        if j < len(tokens) and tokens[j][0] == "word" and tokens[j][1].upper() == "SILENT":
-            j += 1
-        if j >= len(tokens):
-            targets.append(None)
-            continue
-        target_kind, target = tokens[j]
-        if target_kind == "iri":
-            targets.append(target[1:-1])
-        elif target_kind == "pname":
-            prefix, _, local = target.partition(":")
-            targets.append(declared[prefix] + local if prefix in declared else None)
-        elif target_kind == "var":
-            targets.append(bound.get(target[1:]))
-        else:
-            targets.append(None)
+    for call in calls:
+        pos = _skip(text, call.end())
+        silent = _SILENT.match(text, pos, pos + WINDOW)
+        if silent is not None:
+            pos = _skip(text, silent.end())
+        if (iri := _IRI.match(text, pos, pos + WINDOW)) is not None:
+            targets.append(iri.group(1) if _ABSOLUTE.match(iri.group(1)) else None)
+        elif (var := _VAR.match(text, pos, pos + WINDOW)) is not None:
+            targets.append((bound or {}).get(var.group(1)))
+        elif (pname := _PNAME.match(text, pos, pos + WINDOW)) is not None:
+            if declared is None:
+                declared = _declared_prefixes(text)
+            name, local = pname.group(1) or "", pname.group(2)
+            candidates = set(declared.get(name, set())) | declared.get("*", set())
+            if name in prefixes:
+                candidates.add(prefixes[name])
+            if not candidates or _UNKNOWN in candidates:
+                targets.append(None)
+            else:
+                targets.extend(f"{namespace}{local}" for namespace in sorted(candidates, key=str))  # type: ignore[misc]
+        elif ":" in _TOKEN.match(text, pos, pos + WINDOW).group():  # type: ignore[union-attr]
+            targets.append(None)  # a prefixed name we do not read exactly (escapes, dots): refuse
+        # anything else cannot follow the keyword in a query Oxigraph accepts: no call
     return targets
 
 
 def check_services(text: str, allowed: tuple[str, ...], prefixes: dict[str, str], bound: dict[str, str] | None = None) -> None:
-    """Raise QueryError if the query calls a SERVICE that is not allow-listed.
+    """Raise QueryError if the query could call a SERVICE that is not allow-listed.
 
     A variable endpoint passes only when a saved query's parameter binds it (`bound`) to an
     allowed IRI; in a query sent as text it could be bound to anything, so it is refused.
     """
-    for target in service_targets(text, prefixes, bound):
+    for target in outbound_targets(text, "SERVICE", prefixes, bound):
         if target is None:
-            raise QueryError("SERVICE needs a fixed endpoint IRI here (a variable could name any host)")
+            raise QueryError("SERVICE needs a fixed endpoint IRI here: an absolute IRI, not a variable or a relative IRI, which could name any host")
         if target not in allowed:
             listed = ", ".join(allowed) or "none"
             raise QueryError(f"SERVICE <{target}> is not allowed; federated queries may call: {listed}")
+
+
+def check_update(text: str, allowed_services: tuple[str, ...], allowed_loads: tuple[str, ...], prefixes: dict[str, str]) -> None:
+    """An update may call allow-listed SERVICEs and LOAD only from the allow-listed sources."""
+    check_services(text, allowed_services, prefixes)
+    for target in outbound_targets(text, "LOAD", prefixes):
+        if target is None or target not in allowed_loads:
+            listed = ", ".join(allowed_loads) or "none are configured (ICLR_KG_LOAD_SOURCES)"
+            raise QueryError(f"LOAD <{target or '?'}> is not allowed: it would fetch a URL from this server; "
+                             f"allowed sources: {listed}")

@@ -13,7 +13,10 @@ worker → parent: ("kind", "results"|"rdf") or ("error", kind, message), then (
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue
+import resource
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -23,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import IclrKgError, QueryError, StoreError
+from .streaming import ClosingBody
 
 CHUNK = 64 * 1024
 
@@ -41,6 +45,14 @@ class EvaluationFailed(IclrKgError):
 
 class ServiceFailed(EvaluationFailed):
     """A federated SERVICE endpoint could not be reached or answered with an error."""
+
+
+class QueryMemoryExceeded(IclrKgError):
+    """The query grew its worker past the memory limit; the worker was replaced."""
+
+
+class StreamAborted(IclrKgError):
+    """A streamed result failed after its status was sent: the connection must be cut."""
 
 
 @dataclass
@@ -157,7 +169,10 @@ class _PipeWriter:
         self.conn.send(("done",))
 
 
-def _worker_main(conn: Connection) -> None:  # pragma: no cover - runs in the child process
+def _worker_main(conn: Connection, memory_mib: int = 0) -> None:  # pragma: no cover - runs in the child process
+    if memory_mib > 0:  # a runaway query aborts this process, not the machine
+        limit = memory_mib * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     from pyoxigraph import Store
 
     stores: dict[str, Store] = {}
@@ -172,6 +187,8 @@ def _worker_main(conn: Connection) -> None:  # pragma: no cover - runs in the ch
                 stores.clear()
                 store = stores[generation] = Store.read_only(generation.split("#", 1)[0])
             result = run_request(store, request)
+        except MemoryError:
+            os._exit(3)  # the parent reports the memory limit and starts a fresh worker
         except QueryError as exc:
             conn.send(("error", "query", str(exc)))
             continue
@@ -200,6 +217,8 @@ def _worker_main(conn: Connection) -> None:  # pragma: no cover - runs in the ch
             writer.finish()
         except (BrokenPipeError, EOFError):
             return
+        except MemoryError:
+            os._exit(3)
         except Exception as exc:  # noqa: BLE001 - evaluation is lazy: SERVICE calls fail here
             failure = "service" if isinstance(exc, OSError) else "evaluation"  # network errors are OSErrors
             conn.send(("error", failure, f"{type(exc).__name__}: {exc}"))
@@ -231,13 +250,45 @@ def _send_rows(conn: Connection, result: Any, limit: int) -> None:  # pragma: no
 # ------------------------------------------------------------------------------------------
 # Parent side
 
+# A worker whose resident memory is above this after a query is replaced: Python and RocksDB keep
+# what a large query grew to, and the next large query would start from there.
+RECYCLE_RSS = 512 * 2**20
+WATCH_INTERVAL = 0.25  # seconds between the watchdog's looks at running queries' deadlines
+
+
+def default_query_memory() -> int:
+    """MiB of address space per query worker: a twelfth of the machine, between 1 and 4 GiB.
+
+    Two web processes with four workers each then stay within two thirds of memory even if every
+    worker runs a runaway query at once."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+    except (ValueError, OSError, AttributeError):
+        return 2048
+    return max(1024, min(4096, total // 12))
+
 
 class _Worker:
-    def __init__(self, context: Any):
+    def __init__(self, context: Any, memory_mib: int):
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_worker_main, args=(child,), daemon=True, name="iclr-kg-query")
+        self.process = context.Process(target=_worker_main, args=(child, memory_mib), daemon=True, name="iclr-kg-query")
         self.process.start()
         child.close()
+
+    def rss(self) -> int:
+        """Resident bytes of the worker process (0 where /proc cannot tell)."""
+        try:
+            with open(f"/proc/{self.process.pid}/statm", "rb") as statm:
+                return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError, IndexError):
+            return 0
+
+    def death(self) -> str:
+        """Why the worker ended, in words, once it has."""
+        self.process.join(timeout=1)
+        if self.process.exitcode in (-signal.SIGABRT, -signal.SIGKILL, 3):
+            return "the query used more memory than a query may (ICLR_KG_QUERY_MEMORY)"
+        return "the query worker died"
 
     def kill(self) -> None:
         if self.process.is_alive():
@@ -247,16 +298,33 @@ class _Worker:
 
 
 class QueryPool:
-    """A fixed number of query worker processes, handed out one per running query."""
+    """A fixed number of query worker processes, handed out one per running query.
 
-    def __init__(self, size: int = 4, wait_for_worker: float = 30.0):
+    Admission is bounded: a client may hold at most half of the workers while others wait, and
+    at most `4 × size` requests wait at all; past either, `PoolBusy` at once (503 with
+    Retry-After) instead of a queue that grows with every slow query. A watchdog thread kills
+    the worker of any query past its deadline, also while the web thread is blocked writing to a
+    client that does not read.
+    """
+
+    def __init__(self, size: int = 4, wait_for_worker: float = 30.0, memory_mib: int | None = None):
         self._context = multiprocessing.get_context("spawn")
+        self.size = size
+        self.memory_mib = default_query_memory() if memory_mib is None else memory_mib
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self._wait = wait_for_worker
         self._lock = threading.Lock()
         self._closed = False
+        self._running: set[RunningQuery] = set()
+        self._per_client: dict[str, int] = {}
+        self._waiting = 0
         for _ in range(size):
-            self._idle.put(_Worker(self._context))
+            self._idle.put(self._spawn())
+        self._watchdog = threading.Thread(target=self._watch, name="iclr-kg-query-watchdog", daemon=True)
+        self._watchdog.start()
+
+    def _spawn(self) -> _Worker:
+        return _Worker(self._context, self.memory_mib)
 
     def close(self) -> None:
         self._closed = True
@@ -266,28 +334,73 @@ class QueryPool:
             except queue.Empty:
                 return
 
-    def _acquire(self) -> _Worker:
-        try:
-            return self._idle.get(timeout=self._wait)
-        except queue.Empty:
-            raise PoolBusy(f"the endpoint is busy: no query worker became free within {self._wait:.0f} s") from None
+    @property
+    def idle(self) -> int:
+        """How many workers wait for a query now."""
+        return self._idle.qsize()
 
-    def _release(self, worker: _Worker, healthy: bool) -> None:
-        if healthy and not self._closed:
+    def worker_pids(self) -> set[int]:
+        """The process ids of the idle workers (for tests and monitoring)."""
+        return {w.process.pid for w in list(self._idle.queue)}  # type: ignore[misc]
+
+    def _admit(self, client: str | None) -> None:
+        with self._lock:
+            if self._idle.qsize() == 0:
+                if self._waiting >= 4 * self.size:
+                    raise PoolBusy(f"the endpoint is busy: {self._waiting} queries are waiting for a worker")
+                if client is not None and self._per_client.get(client, 0) >= max(1, self.size // 2):
+                    raise PoolBusy("the endpoint is busy and this client already runs its share of queries")
+            self._waiting += 1
+
+    def _acquire(self, wait: float) -> _Worker:
+        try:
+            return self._idle.get(timeout=max(0.0, wait))
+        except queue.Empty:
+            raise PoolBusy(f"the endpoint is busy: no query worker became free within {wait:.0f} s") from None
+        finally:
+            with self._lock:
+                self._waiting -= 1
+
+    def _release(self, running: "RunningQuery", healthy: bool) -> None:
+        with self._lock:
+            self._running.discard(running)
+            if running.client is not None:
+                left = self._per_client.get(running.client, 1) - 1
+                if left > 0:
+                    self._per_client[running.client] = left
+                else:
+                    self._per_client.pop(running.client, None)
+        worker = running.worker
+        if healthy and not self._closed and worker.rss() < max(RECYCLE_RSS, self.memory_mib * 2**20 // 4):
             self._idle.put(worker)
             return
         worker.kill()
         if not self._closed:
-            self._idle.put(_Worker(self._context))
+            self._idle.put(self._spawn())
 
-    def start(self, generation: Path, request: QueryRequest, timeout: float) -> "RunningQuery":
+    def _watch(self) -> None:
+        """Kill the workers of queries past their deadline, whatever the web thread is doing."""
+        while not self._closed:
+            time.sleep(WATCH_INTERVAL)
+            now = time.monotonic()
+            with self._lock:
+                late = [r for r in self._running if now > r.deadline + WATCH_INTERVAL]
+            for running in late:
+                running.abandon()
+
+    def start(self, generation: Path, request: QueryRequest, timeout: float, client: str | None = None) -> "RunningQuery":
         """Send `request` to a worker; returns once the worker knows the result's kind.
 
         Raises QueryError (parser message), QueryTimeout, PoolBusy or StoreError.
         """
-        worker = self._acquire()
         deadline = time.monotonic() + timeout
-        running = RunningQuery(self, worker, deadline, timeout)
+        self._admit(client)
+        worker = self._acquire(min(self._wait, timeout))
+        running = RunningQuery(self, worker, deadline, timeout, client)
+        with self._lock:
+            self._running.add(running)
+            if client is not None:
+                self._per_client[client] = self._per_client.get(client, 0) + 1
         try:
             worker.conn.send((str(generation), request))
             message = running.receive()
@@ -295,8 +408,7 @@ class QueryPool:
             running.abandon()
             raise
         if message[0] == "error":
-            self._release(worker, healthy=True)
-            running.finished = True
+            running.finish()
             errors = {"query": QueryError, "evaluation": EvaluationFailed, "service": ServiceFailed}
             raise errors.get(message[1], StoreError)(message[2])
         running.kind = message[1]
@@ -319,33 +431,43 @@ class QueryPool:
 class RunningQuery:
     """A query that a worker evaluates; stream its serialization with `body(format)`."""
 
-    def __init__(self, pool: QueryPool, worker: _Worker, deadline: float, timeout: float):
-        self.pool, self.worker, self.deadline, self.timeout = pool, worker, deadline, timeout
+    def __init__(self, pool: QueryPool, worker: _Worker, deadline: float, timeout: float, client: str | None = None):
+        self.pool, self.worker, self.deadline, self.timeout, self.client = pool, worker, deadline, timeout, client
         self.kind = ""
         self.format: str | None = None  # chosen up front (QueryRequest.formats)
         self.prefetched: bytes | None = None
         self.rows: dict[str, Any] | None = None
         self.finished = False
+        self._done = threading.Lock()
 
     def receive(self) -> tuple[Any, ...]:
         remaining = self.deadline - time.monotonic()
-        if remaining <= 0 or not self.worker.conn.poll(remaining):
-            raise QueryTimeout(f"the query was stopped after its time limit of {self.timeout:g} s")
         try:
+            if remaining <= 0 or not self.worker.conn.poll(remaining):
+                raise QueryTimeout(f"the query was stopped after its time limit of {self.timeout:g} s")
             return self.worker.conn.recv()  # type: ignore[no-any-return]
         except (EOFError, OSError):
-            raise StoreError("the query worker died (out of memory?)") from None
+            if time.monotonic() >= self.deadline:  # the watchdog stopped it
+                raise QueryTimeout(f"the query was stopped after its time limit of {self.timeout:g} s") from None
+            reason = self.worker.death()
+            if "memory" in reason:
+                raise QueryMemoryExceeded(reason) from None
+            raise StoreError(f"{reason} (out of memory?)") from None
+
+    def _end(self, healthy: bool) -> None:
+        with self._done:
+            if self.finished:
+                return
+            self.finished = True
+        self.pool._release(self, healthy=healthy)
 
     def finish(self) -> None:
-        if not self.finished:
-            self.finished = True
-            self.pool._release(self.worker, healthy=True)
+        """The worker answered in full and waits for the next query."""
+        self._end(healthy=True)
 
     def abandon(self) -> None:
         """Kill the worker (deadline passed, client gone, or an error mid-way) and replace it."""
-        if not self.finished:
-            self.finished = True
-            self.pool._release(self.worker, healthy=False)
+        self._end(healthy=False)
 
     def cancel(self) -> None:
         """The client will not get this result (e.g. 406): tell the worker to drop it."""
@@ -357,12 +479,17 @@ class RunningQuery:
         except OSError:
             self.abandon()
 
-    def body(self, fmt: str) -> Iterator[bytes]:
+    def body(self, fmt: str) -> ClosingBody:
         """The serialization in format `fmt`, chunk by chunk, as the worker writes it.
 
-        A deadline passed mid-stream ends the response early (the status is already sent) and
-        kills the worker; so does a client that stops reading.
+        The worker is released when the body is closed, iterated or not (HEAD never iterates).
+        A failure after the first chunk was sent (the deadline, an evaluation error) cannot change
+        the status any more: it raises StreamAborted, and the server cuts the connection, so that
+        a client sees a broken transfer rather than a short result that looks whole.
         """
+        return ClosingBody(self._chunks(fmt), self.abandon)
+
+    def _chunks(self, fmt: str) -> Iterator[bytes]:
         if self.prefetched is not None:
             yield self.prefetched
             return
@@ -370,18 +497,17 @@ class RunningQuery:
             if self.format is None:
                 self.worker.conn.send(fmt)
             while True:
-                message = self.receive()
+                try:
+                    message = self.receive()
+                except IclrKgError as exc:
+                    raise StreamAborted(f"result cut short: {exc}") from None
                 if message[0] == "data":
                     yield message[1]
                 elif message[0] == "done":
                     self.finish()
                     return
                 else:
-                    self.abandon()
-                    return
-        except QueryTimeout:
-            self.abandon()
-            yield f"\n# query stopped after its time limit of {self.timeout:g} s; the result is incomplete\n".encode()
+                    raise StreamAborted(f"result cut short: the query failed while running: {message[2]}")
         finally:
             self.abandon()
 
@@ -394,7 +520,7 @@ class InProcessQuery:
     """
 
     def __init__(self, store: Any, request: QueryRequest):
-        from .web.streaming import Producer
+        from .streaming import Producer
 
         def produce() -> Any:
             return run_request(store, request)

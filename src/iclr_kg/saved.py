@@ -30,6 +30,16 @@ ABSOLUTE_IRI = re.compile(r"^[a-z][a-z0-9+.-]*:[^\s<>\"{}|\\^`]*$", re.IGNORECAS
 XSD_INTEGER = NamedNode("http://www.w3.org/2001/XMLSchema#integer")
 
 
+def parse_iri(value: str, what: str) -> NamedNode:
+    """`value` as an absolute IRI, or a QueryError naming `what` (a parameter) and the reason."""
+    if not ABSOLUTE_IRI.match(value):
+        raise QueryError(f"{what}: {value!r} is not an absolute IRI")
+    try:
+        return NamedNode(value)
+    except ValueError as exc:  # what the pattern lets through and RFC 3987 does not (%00, a:b#c#d)
+        raise QueryError(f"{what}: {value!r} is not a valid IRI ({exc})") from None
+
+
 @dataclass(frozen=True)
 class Param:
     name: str

@@ -412,6 +412,11 @@ def _registry_list(path: Path, section: str, model: type[Curated], required: boo
         if not required and isinstance(raw, LineDict):
             return []
         raise DataError(path, getattr(raw, "line", 1), section, f"expected a top-level `{section}:` list")
+    known = {name for name, (registry, _) in SECTIONS.items() if REGISTRY_FILES[registry] == path.name}
+    for key in raw:
+        if key not in known:
+            raise DataError(path, raw.key_lines.get(key, 1), str(key),
+                            f"unknown top-level key; this file holds {', '.join(sorted(known))}")
     items = raw[section]
     if not isinstance(items, LineList):
         raise DataError(path, raw.key_lines[section], section, "expected a list")

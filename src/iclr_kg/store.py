@@ -25,6 +25,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, QueryBoolean, Que
 from . import config
 from .errors import QueryError, StoreError
 from .federation import check_services
+from .querytext import check_nesting
 
 KEEP_GENERATIONS = 2
 
@@ -79,7 +80,12 @@ def build_lock(store_dir: Path) -> Iterator[None]:
 
 
 def publish(store_dir: Path, quads: Iterable[Quad]) -> Path:
-    """Load `quads` into a new generation and make it current. Call under `build_lock`."""
+    """Load `quads` into a new generation and make it current. Call under `build_lock`.
+
+    A generation counts as built only once its marker `<id>.complete` exists beside it, written
+    after the database is flushed and closed; a build killed before that leaves a folder that
+    the next build removes, and pruning never counts it among the generations to keep.
+    """
     generations = store_dir / "generations"
     generations.mkdir(parents=True, exist_ok=True)
     generation = generations / f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{time.monotonic_ns()}"
@@ -88,6 +94,7 @@ def publish(store_dir: Path, quads: Iterable[Quad]) -> Path:
         store.bulk_extend(_with_merged_default_graph(quads))
         store.flush()
         del store
+        _marker(generation).touch()
     except BaseException:
         shutil.rmtree(generation, ignore_errors=True)
         raise
@@ -100,6 +107,10 @@ def publish(store_dir: Path, quads: Iterable[Quad]) -> Path:
     return generation
 
 
+def _marker(generation: Path) -> Path:
+    return generation.with_name(generation.name + ".complete")
+
+
 def _with_merged_default_graph(quads: Iterable[Quad]) -> Iterator[Quad]:
     """Each quad, and its triple in the default graph: the store dedups, giving the RDF merge."""
     default = DefaultGraph()
@@ -109,11 +120,14 @@ def _with_merged_default_graph(quads: Iterable[Quad]) -> Iterator[Quad]:
 
 
 def _prune(generations: Path, keep: Path) -> None:
-    """Delete old generations, keeping the newest few so readers of the previous one survive."""
-    existing = sorted(p for p in generations.iterdir() if p.is_dir())
-    for old in existing[:-KEEP_GENERATIONS]:
-        if old != keep:
-            shutil.rmtree(old, ignore_errors=True)
+    """Delete partial generations (killed builds) and all but the newest complete ones, so that
+    readers of the previous generation survive one more build."""
+    folders = sorted(p for p in generations.iterdir() if p.is_dir())
+    complete = [p for p in folders if _marker(p).exists() or p == keep]
+    for folder in folders:
+        if folder != keep and folder not in complete[-KEEP_GENERATIONS:]:
+            shutil.rmtree(folder, ignore_errors=True)
+            _marker(folder).unlink(missing_ok=True)
 
 
 STATS_GRAPHS = """
@@ -154,6 +168,7 @@ def run_query(
     A syntax error becomes a QueryError carrying the parser's message and position. SERVICE
     may only call the endpoints in `services` (default: the configured allow-list).
     """
+    check_nesting(sparql)
     bound = {v.value: t.value for v, t in (substitutions or {}).items() if isinstance(t, NamedNode)}
     check_services(sparql, services if services is not None else config.Settings().services, config.QUERY_PREFIXES, bound)
     kwargs: dict[str, object] = {"prefixes": config.QUERY_PREFIXES}

@@ -71,7 +71,8 @@ class WikidataClient:
         self.cache = JsonCache(cache_dir)
 
     def _cache_name(self, params: dict[str, str]) -> str:
-        return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest() + ".json"
+        """Keyed by the API's address too: answers of a test stand-in never serve the real API."""
+        return hashlib.sha256(json.dumps([self.api, params], sort_keys=True).encode()).hexdigest() + ".json"
 
     def call(self, **params: str) -> Any:
         """One API call (cached), retried with backoff on 429, 5xx and maxlag."""
@@ -107,6 +108,9 @@ class WikidataClient:
                 continue
             if error:
                 raise WikidataError(f"Wikidata API error {error.get('code')}: {error.get('info')}")
+            if not isinstance(payload, dict) or not ({"search", "entities"} & payload.keys()):
+                raise WikidataError(f"{self.api} answered {params.get('action')} with something that is not a Wikidata "
+                                    f"API answer; nothing was cached")
             self.cache.put(self._cache_name(params), payload)
             return payload
         raise WikidataError("unreachable")  # pragma: no cover

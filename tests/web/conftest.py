@@ -45,3 +45,44 @@ def server(app: Flask) -> Iterator[str]:
             time.sleep(0.05)
     yield f"http://127.0.0.1:{port}"
     wsgi.close()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for(url: str, seconds: float = 60) -> None:
+    import urllib.request
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            urllib.request.urlopen(url, timeout=2).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+@pytest.fixture(scope="session")
+def default_server(real_store, real_settings: Settings) -> Iterator[str]:
+    """`iclr-kg serve` as shipped (gunicorn, two web processes, query workers) on the real graph."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    port = free_port()
+    env = {**os.environ, "ICLR_KG_SERVICES": ",".join(real_settings.services)}
+    process = subprocess.Popen([str(Path(sys.executable).with_name("iclr-kg")), "serve", "--store", str(real_settings.store),
+                                "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(url + "/health")
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

@@ -13,7 +13,7 @@ POINT = "SELECT ?name WHERE { ?a iclr:authorshipOf paper:NzTU59SYbNq ; iclr:auth
 
 
 def test_repeated_query_is_served_from_the_cache_with_an_etag(app, client) -> None:
-    memo = app.wsgi_app.memo  # exact repeats of a GET are answered before Flask is entered
+    memo = app.extensions["iclr_kg"].memo.memo  # exact repeats of a GET are answered before Flask is entered
     hits = memo.hits
     first = client.get("/sparql", query_string={"query": POINT, "format": "csv"})
     second = client.get("/sparql", query_string={"query": POINT, "format": "csv"})

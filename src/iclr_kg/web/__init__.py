@@ -5,14 +5,17 @@ from __future__ import annotations
 from flask import Flask
 
 from ..config import Settings
+from .bodylimit import BodyLimit
 from .state import AppState
+
+MAX_BODY = 1024 * 1024
 
 
 def create_app(settings: Settings | None = None) -> Flask:
     """Build the app for `settings` (defaults and ICLR_KG_* variables if None)."""
     settings = settings or Settings.from_env()
     app = Flask(__name__)
-    app.config["MAX_CONTENT_LENGTH"] = 1024 * 1024  # larger POST bodies get 413
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY  # larger POST bodies get 413
     state = app.extensions["iclr_kg"] = AppState(settings)
 
     from . import openapi, pages, resources, sparql
@@ -38,5 +41,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     if state.cache is not None:
         from .cache import ResponseMemo
 
-        app.wsgi_app = ResponseMemo(app.wsgi_app, state.generation_key, state.cache.budget)  # type: ignore[method-assign]
+        state.memo = ResponseMemo(app.wsgi_app, state.generation_key, state.cache.budget)
+        app.wsgi_app = state.memo  # type: ignore[method-assign]
+    app.wsgi_app = BodyLimit(app.wsgi_app, MAX_BODY)  # type: ignore[method-assign]
     return app

@@ -3,8 +3,8 @@ for the same bytes until the next build.
 
 Keys hold the store generation, so a rebuild (or an update) starts afresh without any flush.
 Only deterministic queries are kept (no SERVICE, no NOW/RAND/UUID/BNODE), and only results a
-worker sent whole in its first message (complete, and under 64 KiB: large results stream
-straight through and are never copied), within a byte budget per web process, least recently
+worker sent whole in its first message (complete, and at most one pipe chunk, 64 KiB: large
+results stream straight through and are never copied), within a byte budget per web process, least recently
 used out first.
 A hit skips the query worker hop and the evaluation: on repeated point lookups (entity pages,
 saved queries) that is most of a request's cost. `ICLR_KG_RESULT_CACHE=0` turns it off.
@@ -40,14 +40,21 @@ class ResultCache:
         self.budget = budget_bytes
         self.size = 0
         self.hits = self.misses = 0
-        self._items: OrderedDict[tuple, Cached] = OrderedDict()
+        self._items: OrderedDict[bytes, Cached] = OrderedDict()
         self._lock = threading.Lock()
 
     @staticmethod
     def cacheable(text: str) -> bool:
         return not VOLATILE.search(text)
 
+    @staticmethod
+    def digest(key: tuple) -> bytes:
+        """What the cache keeps of a key: 16 bytes, however long the query was (the budget then
+        counts what is really held; a key of a 250 KiB query used to cost 250 KiB uncounted)."""
+        return hashlib.blake2b(repr(key).encode(), digest_size=16).digest()
+
     def get(self, key: tuple) -> Cached | None:
+        key = self.digest(key)  # type: ignore[assignment]
         with self._lock:
             found = self._items.get(key)
             if found is None:
@@ -60,17 +67,23 @@ class ResultCache:
     def put(self, key: tuple, body: bytes, media_type: str, headers: tuple[tuple[str, str], ...] = ()) -> Cached | None:
         if len(body) > min(ITEM_LIMIT, self.budget):
             return None
-        item = Cached(body, media_type, '"' + hashlib.blake2b(repr(key).encode() + body, digest_size=12).hexdigest() + '"', headers)
+        digest = self.digest(key)
+        item = Cached(body, media_type, '"' + hashlib.blake2b(digest + body, digest_size=12).hexdigest() + '"', headers)
         with self._lock:
-            old = self._items.pop(key, None)
+            old = self._items.pop(digest, None)
             if old is not None:
-                self.size -= len(old.body)
-            self._items[key] = item
-            self.size += len(body)
+                self.size -= _cost(old)
+            self._items[digest] = item
+            self.size += _cost(item)
             while self.size > self.budget:
                 _, evicted = self._items.popitem(last=False)
-                self.size -= len(evicted.body)
+                self.size -= _cost(evicted)
         return item
+
+
+def _cost(item: Cached) -> int:
+    """Bytes an entry holds: its body, headers, and about 200 for the key and bookkeeping."""
+    return len(item.body) + sum(len(k) + len(v) for k, v in item.headers) + 200
 
 
 class ResponseMemo:

@@ -46,6 +46,8 @@ def cell(term: object) -> Cell:
         return Cell("")
     if isinstance(term, NamedNode):
         local = local_path(term.value)
+        if local is None and not term.value.startswith(("http://", "https://")):
+            return Cell(short(term.value))  # javascript:, data:, urn: and the like are shown, never linked
         return Cell(short(term.value), href=local or term.value, external=local is None)
     if isinstance(term, BlankNode):
         return Cell(f"_:{term.value}")

@@ -10,9 +10,9 @@ from .. import config
 from ..errors import QueryError, StoreError
 from ..formats import RDF_FORMATS, RESULT_FORMATS
 from ..saved import NAME
-from ..store import STATS_CLASSES, STATS_GRAPHS, run_query
-from ..pool import EvaluationFailed, PoolBusy, QueryTimeout
-from .html import HTML_ROW_LIMIT, rows_table, table
+from ..store import STATS_CLASSES, STATS_GRAPHS
+from ..pool import EvaluationFailed, PoolBusy, QueryMemoryExceeded, QueryTimeout
+from .html import HTML_ROW_LIMIT, rows_table
 from .sparql import evaluation_failed, run_saved, start_query, state
 
 blueprint = Blueprint("pages", __name__)
@@ -60,7 +60,7 @@ def result_page(template: str, text: str, substitutions: dict | None = None, **c
         running = start_query(text, substitutions, row_limit=HTML_ROW_LIMIT)
         return render_template(template, query=text, table=rows_table(running.rows or {}, started),
                                inferred=include_inferred, **context)
-    except (QueryTimeout, PoolBusy) as exc:
+    except (QueryTimeout, PoolBusy, QueryMemoryExceeded, StoreError) as exc:
         return render_template(template, query=text, error=str(exc), inferred=include_inferred, **context), 503
     except EvaluationFailed as exc:
         status = evaluation_failed(exc).status_code
@@ -108,20 +108,31 @@ def saved_query(name: str) -> Response | str | tuple[str, int]:
                        formats=list(RESULT_FORMATS) + list(RDF_FORMATS))
 
 
+HEALTH_QUERY = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"
+HEALTH_TIMEOUT = 5.0
+
+
 @blueprint.route("/health")
 def health() -> tuple[Response, int]:
+    """ok only if a query can be answered now: the count goes through a query worker, under the
+    same time and memory limits as any query (a damaged store cannot hang or bloat this process)."""
+    started = time.perf_counter()
     try:
-        store = state().store()
-        count = next(iter(store.query("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")))["n"].value  # type: ignore[index]
-    except StoreError as exc:
+        running = start_query(HEALTH_QUERY, row_limit=1, timeout=HEALTH_TIMEOUT, client=None)
+        count = int(running.rows["rows"][0][0][1])  # type: ignore[index]
+    except (StoreError, QueryTimeout, PoolBusy, QueryMemoryExceeded, EvaluationFailed, QueryError) as exc:
         return jsonify({"status": "unavailable", "error": str(exc)}), 503
-    return jsonify({"status": "ok", "generation": state().generation, "quads": int(count)}), 200
+    return jsonify({"status": "ok", "generation": state().generation, "quads": count,
+                    "seconds": round(time.perf_counter() - started, 3)}), 200
 
 
 @blueprint.route("/stats")
-def stats() -> str:
-    store = state().store()
+def stats() -> str | tuple[str, int]:
+    """Counts per graph and class, computed by query workers under the usual limits."""
     started = time.perf_counter()
-    graphs = table(run_query(store, STATS_GRAPHS), started)
-    classes = table(run_query(store, STATS_CLASSES), started)
+    try:
+        graphs = rows_table(start_query(STATS_GRAPHS, row_limit=HTML_ROW_LIMIT).rows or {}, started)
+        classes = rows_table(start_query(STATS_CLASSES, row_limit=HTML_ROW_LIMIT).rows or {}, started)
+    except (StoreError, QueryTimeout, PoolBusy, QueryMemoryExceeded, EvaluationFailed) as exc:
+        return render_template("error.html", status=503, message=str(exc)), 503
     return render_template("stats.html", graphs=graphs, classes=classes, generation=state().generation)

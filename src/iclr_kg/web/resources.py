@@ -14,9 +14,10 @@ from pyoxigraph import DefaultGraph, NamedNode, serialize
 from .. import config
 from ..formats import RDF_ALIASES, NotAcceptable, choose
 from .html import cell, short
-from ..saved import ABSOLUTE_IRI
+from ..errors import QueryError
+from ..saved import parse_iri
 from .sparql import requested_format, state, text_error
-from .streaming import stream
+from ..streaming import stream
 
 blueprint = Blueprint("resources", __name__)
 
@@ -181,9 +182,10 @@ def data() -> Response:
             return chain.from_iterable(store.quads_for_pattern(None, None, None, g) for g in named)
 
         return rdf_response(every_quad, graph_aware=True, fixed=name)
-    if not ABSOLUTE_IRI.match(graph_iri):
-        return text_error(400, f"graph: {graph_iri!r} is not an absolute IRI")
-    graph = NamedNode(graph_iri)
+    try:
+        graph = parse_iri(graph_iri, "graph")
+    except QueryError as exc:
+        return text_error(400, str(exc))
     if not store.contains_named_graph(graph):
         return text_error(404, f"no graph {graph_iri} in this store")
     return rdf_response(lambda: (q.triple for q in store.quads_for_pattern(None, None, None, graph)))

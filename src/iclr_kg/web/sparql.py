@@ -7,25 +7,26 @@ default-graph-uri / named-graph-uri; content negotiation with `format=` overridi
 from __future__ import annotations
 
 import hmac
-import re
+import urllib.parse
 from collections.abc import Iterable
 
 from flask import Blueprint, Response, current_app, redirect, request, url_for
 from pyoxigraph import NamedNode, serialize
 
-from ..errors import QueryError
-from ..pool import EvaluationFailed, InProcessQuery, ServiceFailed, PoolBusy, QueryRequest, QueryTimeout, RunningQuery
+from ..errors import QueryError, StoreError
+from ..pool import (
+    EvaluationFailed, InProcessQuery, PoolBusy, QueryMemoryExceeded, QueryRequest, QueryTimeout, RunningQuery, ServiceFailed,
+)
 from ..formats import NotAcceptable, choose
-from ..saved import ABSOLUTE_IRI, SavedQuery
+from .. import config
+from ..federation import check_update
+from ..querytext import check_nesting, update_keyword
+from ..saved import SavedQuery, parse_iri
 from .state import AppState
 
 blueprint = Blueprint("sparql", __name__)
 
 MAX_QUERY_BYTES = 256 * 1024
-UPDATE_WORDS = re.compile(
-    r"^\s*(?:(?:PREFIX\s+\S*\s*<[^>]*>|BASE\s*<[^>]*>)\s*)*(INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)\b",
-    re.IGNORECASE,
-)
 
 
 def state() -> AppState:
@@ -49,15 +50,15 @@ def graph_list(name: str) -> list[NamedNode] | None:
     values = request.values.getlist(name)
     if not values:
         return None
-    for value in values:
-        if not ABSOLUTE_IRI.match(value):
-            raise QueryError(f"{name}: {value!r} is not an absolute IRI")
-    return [NamedNode(v) for v in values]
+    return [parse_iri(v, name) for v in values]
 
 
 def read_query() -> str | None:
     """The one query of the request, from the URL, a form or the body; 400 on two or none."""
     found: list[str] = []
+    _check_percent_encoding(request.query_string)
+    if request.method == "POST" and request.mimetype == "application/x-www-form-urlencoded":
+        _check_percent_encoding(request.get_data(cache=True))
     if request.method == "POST" and request.mimetype == "application/sparql-query":
         try:
             found.append(request.get_data(cache=False).decode("utf-8"))
@@ -75,6 +76,16 @@ def read_query() -> str | None:
     if len(found[0].encode("utf-8")) > MAX_QUERY_BYTES:
         raise _TooLarge(f"the query is longer than {MAX_QUERY_BYTES} bytes")
     return found[0]
+
+
+def _check_percent_encoding(raw: bytes) -> None:
+    """A query string or form whose %-escapes are not UTF-8 is a 400: decoding them leniently
+    would run a query other than the one sent (U+FFFD where the bytes were)."""
+    try:
+        for part in raw.split(b"&"):
+            urllib.parse.unquote_to_bytes(part.replace(b"+", b" ")).decode("utf-8")
+    except UnicodeDecodeError:
+        raise QueryError("the request's %-escapes are not valid UTF-8") from None
 
 
 class _TooLarge(QueryError):
@@ -121,16 +132,25 @@ def query_request(text: str, substitutions: dict | None = None, row_limit: int |
     )
 
 
+_CLIENT = object()
+
+
 def start_query(text: str, substitutions: dict | None = None, row_limit: int | None = None,
-                prepared: QueryRequest | None = None) -> RunningQuery | InProcessQuery:
-    """Hand the query to a worker process under the time limit (in-process if workers = 0)."""
+                prepared: QueryRequest | None = None, timeout: float | None = None,
+                client: object = _CLIENT) -> RunningQuery | InProcessQuery:
+    """Hand the query to a worker process under the time limit (in-process if workers = 0).
+
+    `client` is who counts against the per-client share of workers: the remote address, or None
+    for the app's own checks (/health)."""
     try:
         query = prepared or query_request(text, substitutions, row_limit)
         if state().settings.query_workers == 0:
             return InProcessQuery(state().store(), query)
-        return state().pool.start(state().generation_key(), query, query_timeout())
+        who = request.remote_addr if client is _CLIENT else client
+        limit = query_timeout() if timeout is None else min(timeout, query_timeout())
+        return state().pool.start(state().generation_key(), query, limit, client=who)  # type: ignore[arg-type]
     except QueryError:
-        if UPDATE_WORDS.match(text):
+        if update_keyword(text):
             raise QueryError("SPARQL Update is not accepted at /sparql; updates go to /update (with a token)") from None
         raise
 
@@ -192,7 +212,7 @@ def run_or_error(text: str, substitutions: dict | None = None) -> Response:
     """`execute`, with the client's mistakes (and our limits) mapped to HTTP status codes."""
     try:
         return execute(text, substitutions=substitutions)
-    except QueryTimeout as exc:
+    except (QueryTimeout, QueryMemoryExceeded, StoreError) as exc:
         return text_error(503, str(exc))
     except PoolBusy as exc:
         response = text_error(503, str(exc))
@@ -282,15 +302,34 @@ def update() -> Response:
         response = text_error(401, "updates need the header Authorization: Bearer <token>")
         response.headers["WWW-Authenticate"] = 'Bearer realm="iclr-kg"'
         return response
-    text = request.get_data(as_text=True) if request.mimetype == "application/sparql-update" else request.form.get("update")
-    if not text:
-        return text_error(400, "no update given: POST application/sparql-update or a form field `update`")
     try:
-        state().writable_store().update(text)
+        text = read_update()
+        check_nesting(text)
+        check_update(text, state().settings.services, state().settings.load_sources, config.QUERY_PREFIXES)
+        state().writable_store().update(text, prefixes=config.QUERY_PREFIXES)
     except SyntaxError as exc:
         return text_error(400, f"SPARQL syntax error: {exc}")
+    except QueryError as exc:
+        return text_error(400, str(exc))
+    except OSError as exc:
+        return text_error(502, f"the update could not fetch what it loads: {exc}")
     state().updates += 1
     return Response(status=204)
+
+
+def read_update() -> str:
+    """The one update of the request: the body (application/sparql-update) or one form field."""
+    if request.mimetype == "application/sparql-update":
+        try:
+            return request.get_data(cache=False).decode("utf-8")
+        except UnicodeDecodeError:
+            raise QueryError("the update is not valid UTF-8") from None
+    found = request.form.getlist("update") + request.args.getlist("update")
+    if len(found) > 1:
+        raise QueryError("the request carries more than one update")
+    if not found or not found[0].strip():
+        raise QueryError("no update given: POST application/sparql-update or a form field `update`")
+    return found[0]
 
 
 @blueprint.route("/sparql", methods=["OPTIONS"])

@@ -10,7 +10,7 @@ from pyoxigraph import Store
 from ..config import Settings
 from ..saved import SavedQuery, load_saved
 from ..pool import QueryPool
-from .cache import ResultCache
+from .cache import ResponseMemo, ResultCache
 from ..store import current_generation, open_read_only
 
 
@@ -35,6 +35,7 @@ class AppState:
         # No cache with updates enabled: an update in one web process would not reach the others' caches.
         cached = settings.result_cache > 0 and not settings.update_token
         self.cache = ResultCache(settings.result_cache * 2**20) if cached else None
+        self.memo: ResponseMemo | None = None  # set by create_app: whole responses answered before Flask
 
     @property
     def pool(self) -> QueryPool:
@@ -42,7 +43,7 @@ class AppState:
         if self._pool is None:
             with self._lock:
                 if self._pool is None:
-                    self._pool = QueryPool(self.settings.query_workers)
+                    self._pool = QueryPool(self.settings.query_workers, memory_mib=self.settings.query_memory)
         return self._pool
 
     def generation_key(self) -> Path | str:

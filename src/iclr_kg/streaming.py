@@ -10,6 +10,7 @@ the next write fail and ends the work.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import queue
 import threading
@@ -19,6 +20,32 @@ from typing import IO, Any, Generic, TypeVar
 CHUNK = 64 * 1024
 _DONE = object()
 R = TypeVar("R")
+
+
+class ClosingBody:
+    """A response body whose `close()` releases what it holds, whether or not it was iterated.
+
+    WSGI servers call `close()` on every response body; Werkzeug answers HEAD (and 204/304)
+    without iterating the body at all, so a generator's `finally` never runs there. Cleanup that
+    hangs off `close()` holds for HEAD, for clients that go away, and for bodies read to the end.
+    """
+
+    def __init__(self, chunks: Iterator[bytes], release: Callable[[], None]):
+        self._chunks, self._release = chunks, release
+
+    def __iter__(self) -> "ClosingBody":
+        return self
+
+    def __next__(self) -> bytes:
+        return next(self._chunks)
+
+    def close(self) -> None:
+        try:
+            close = getattr(self._chunks, "close", None)
+            if close is not None:
+                close()
+        finally:
+            self._release()
 
 
 class ClientGone(OSError):
@@ -96,12 +123,16 @@ class Producer(Generic[R]):
         return value
 
     def cancel(self) -> None:
-        """Do not write anything (the request ended with an error)."""
+        """Do not write anything (the request ended with an error, or its body was closed)."""
         self._cancelled.set()
-        self._writer.put(None)
+        with contextlib.suppress(queue.Full):
+            self._writer.put_nowait(None)  # wakes the thread if it still waits to be told how
 
-    def body(self, write: Callable[[R, IO[bytes]], None]) -> Iterator[bytes]:
-        """Start writing with `write(result, output)`; yield the bytes as they come."""
+    def body(self, write: Callable[[R, IO[bytes]], None]) -> ClosingBody:
+        """Start writing with `write(result, output)`; the bytes as they come, released on close."""
+        return ClosingBody(self._chunks_of(write), self.cancel)
+
+    def _chunks_of(self, write: Callable[[R, IO[bytes]], None]) -> Iterator[bytes]:
         self._writer.put(write)
         try:
             while True:
@@ -115,7 +146,7 @@ class Producer(Generic[R]):
             self._cancelled.set()
 
 
-def stream(produce: Callable[[], R], write: Callable[[R, IO[bytes]], None]) -> Iterator[bytes]:
+def stream(produce: Callable[[], R], write: Callable[[R, IO[bytes]], None]) -> ClosingBody:
     """Produce and write on one worker thread when nothing needs deciding in between."""
     producer = Producer(produce, lambda result: None)
     producer.wait()

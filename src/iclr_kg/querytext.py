@@ -1,0 +1,108 @@
+"""Cheap checks on query text before a parser sees it: each one linear in the text's length.
+
+They run in the web process and the CLI, where nothing stops a slow check and a crash takes the
+process down, so there is no regular expression with nested quantifiers here and no recursion:
+- `check_nesting`: Oxigraph's recursive-descent parser overflows its stack (a segfault, not an
+  error) somewhere between 2,000 and 5,000 nested `{`; real queries nest a few levels.
+- `update_keyword`: the first keyword after the prologue, so that an update sent to /sparql gets
+  the hint "updates go to /update" rather than the parser's "expected CONSTRUCT".
+"""
+
+from __future__ import annotations
+
+from .errors import QueryError
+
+MAX_NESTING = 200
+OPENERS, CLOSERS = "{([", "})]"
+UPDATE_KEYWORDS = frozenset({"INSERT", "DELETE", "LOAD", "CLEAR", "CREATE", "DROP", "COPY", "MOVE", "ADD", "WITH"})
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest nesting of brackets outside strings, IRIs and comments (a linear scan).
+
+    Strings and comments are skipped as the SPARQL grammar reads them; where this reading is
+    off, the depth is counted too high, never too low for the brackets the parser sees, because
+    every bracket outside what we take for a string or comment counts.
+    """
+    depth = deepest = 0
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in OPENERS:
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in CLOSERS:
+            depth = max(0, depth - 1)
+        elif c == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        elif c in "\"'":
+            i = _string_end(text, i)
+            continue
+        i += 1
+    return deepest
+
+
+def _string_end(text: str, start: int) -> int:
+    """The index after the string literal that starts at `start` (short or long form)."""
+    quote = text[start]
+    if text.startswith(quote * 3, start):
+        end = start + 3
+        while True:
+            end = text.find(quote * 3, end)
+            if end < 0:
+                return len(text)
+            if _escaped(text, end):
+                end += 1
+                continue
+            return end + 3
+    i = start + 1
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == quote or c == "\n":
+            return i + 1
+        i += 1
+    return i
+
+
+def _escaped(text: str, index: int) -> bool:
+    backslashes = 0
+    while index - backslashes - 1 >= 0 and text[index - backslashes - 1] == "\\":
+        backslashes += 1
+    return backslashes % 2 == 1
+
+
+def check_nesting(text: str) -> None:
+    """Refuse text nested deeper than MAX_NESTING before the parser recurses into it."""
+    depth = nesting_depth(text)
+    if depth > MAX_NESTING:
+        raise QueryError(f"the query nests brackets {depth} deep; at most {MAX_NESTING} levels are accepted")
+
+
+def update_keyword(text: str) -> str | None:
+    """The first keyword after the prologue (BOM, comments, PREFIX and BASE), if it starts an update."""
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c.isspace() or c == "\ufeff":
+            i += 1
+        elif c == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end + 1
+        else:
+            end = i
+            while end < n and (text[end].isalpha()):
+                end += 1
+            word = text[i:end].upper()
+            if word in ("PREFIX", "BASE"):
+                close = text.find(">", end)
+                if close < 0:
+                    return None
+                i = close + 1
+                continue
+            return word if word in UPDATE_KEYWORDS else None
+    return None

@@ -1,0 +1,367 @@
+"""Regressions from the adversarial review of the public endpoint (hardening, round two).
+
+One test per defect, each against the real store and, where the defect lived in the server, a
+real server on 127.0.0.1 (`default_server` is `iclr-kg serve` as shipped: gunicorn).
+"""
+
+from __future__ import annotations
+
+import gc
+import http.client
+import http.server
+import socket
+import subprocess
+import sys
+import threading
+import time
+import tracemalloc
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from iclr_kg.web import create_app
+
+CLI = str(Path(sys.executable).with_name("iclr-kg"))
+BIG = "SELECT * WHERE { ?s ?p ?o } LIMIT 6000"  # well over one 64 KiB chunk
+CROSS = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f }"
+
+
+def get(url: str, timeout: float = 15, method: str = "GET", headers: dict | None = None) -> tuple[int, bytes]:
+    request = urllib.request.Request(url, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def q(query: str, **params: str) -> str:
+    return urllib.parse.urlencode({"query": query, **params})
+
+
+# --- 1. HEAD requests must not keep query workers or threads ---------------------------------
+
+
+def test_head_requests_release_their_query_workers(default_server: str) -> None:
+    paths = [f"/sparql?{q(BIG, format='tsv')}", f"/?{q(BIG)}", "/queries/award-papers?format=csv"]
+    for path in paths:
+        for _ in range(10):  # more than the 8 workers of two web processes
+            status, _ = get(default_server + path, method="HEAD")
+            assert status in (200, 404)
+    status, body = get(f"{default_server}/sparql?{q('ASK {}', format='json')}", timeout=10)
+    assert status == 200 and b"true" in body
+
+
+def test_head_on_exports_leaves_no_thread_behind(server: str) -> None:
+    before = threading.active_count()
+    for _ in range(40):
+        get(f"{server}/data?default", method="HEAD")
+        get(f"{server}/resource/paper/NzTU59SYbNq", method="HEAD", headers={"Accept": "text/turtle"})
+    deadline = time.monotonic() + 5
+    while threading.active_count() > before + 4 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert threading.active_count() <= before + 4
+
+
+# --- 2. SERVICE and LOAD reach only allow-listed hosts -----------------------------------------
+
+
+@pytest.fixture
+def trap() -> Iterator[tuple[str, list[str]]]:
+    """An HTTP server on 127.0.0.1 that records every request: nothing may reach it."""
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+            hits.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/sparql-results+json")
+            self.end_headers()
+            self.wfile.write(b'{"head":{"vars":["x"]},"results":{"bindings":[{"x":{"type":"literal","value":"leaked"}}]}}')
+
+        do_POST = do_GET  # noqa: N815
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/sparql", hits
+    httpd.shutdown()
+    httpd.server_close()
+
+
+BYPASSES = [
+    'BASE <http://example.org/>\nSELECT ?x WHERE { BIND(<\\u0041#> AS ?a) SERVICE <TRAP> { ?x ?y ?z } }',
+    "SELECT * WHERE { ?s ?p 1SERVICE <TRAP> { ?x ?y ?z } }",
+    "SELECT * WHERE { ?s ?p ?o.SERVICE <TRAP> { ?x ?y ?z } }",
+    "PREFIX e: <TRAPNS> SELECT * WHERE { SERVICEe:sparql { ?x ?y ?z } }",
+    "SELECT * WHERE { SERVICE#comment\n<TRAP> { ?x ?y ?z } }",
+    "PREFIX wd: <TRAPNS> SELECT * WHERE { SERVICE SILENT wd:sparql { ?x ?y ?z } }",
+    "SELECT * WHERE { SERVICE <TRAP\\u003E { ?x ?y ?z } }",
+]
+
+
+@pytest.mark.parametrize("template", BYPASSES)
+def test_service_allow_list_bypasses_are_refused(client, trap, template: str) -> None:
+    url, hits = trap
+    query = template.replace("TRAPNS", url.rsplit("/", 1)[0] + "/").replace("TRAP", url)
+    response = client.get("/sparql", query_string={"query": query, "format": "json"})
+    assert response.status_code == 400, response.data
+    assert hits == []
+
+
+def test_service_bypass_is_refused_by_the_cli_too(real_settings, trap) -> None:
+    url, hits = trap
+    query = BYPASSES[0].replace("TRAP", url)
+    done = subprocess.run([CLI, "query", "--store", str(real_settings.store), query], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "escapes" in done.stderr and "Traceback" not in done.stderr
+    assert hits == []
+
+
+def test_load_on_update_is_refused_unless_allow_listed(tiny_data, trap) -> None:
+    from iclr_kg.pipeline import build
+
+    url, hits = trap
+    settings = replace(tiny_data(), update_token="secret")
+    build(settings)
+    client = create_app(settings).test_client()
+    auth = {"Authorization": "Bearer secret"}
+    for update in (f"LOAD <{url}>", f"LOAD SILENT <{url}> INTO GRAPH <urn:g>", f"LOAD#c\n<{url}>",
+                   f"INSERT {{ ?s ?p ?o }} WHERE {{ SERVICE <{url}> {{ ?s ?p ?o }} }}"):
+        response = client.post("/update", data={"update": update}, headers=auth)
+        assert response.status_code == 400 and b"not allowed" in response.data, (update, response.data)
+    assert hits == []
+
+
+# --- 3. A memory bound per query worker --------------------------------------------------------
+
+
+def test_a_query_past_the_memory_limit_is_503_and_others_are_served(real_settings) -> None:
+    app = create_app(replace(real_settings, query_workers=1, query_memory=1024, result_cache=0))
+    client = app.test_client()
+    try:
+        query = "SELECT ?a ?o WHERE { ?a ?b ?c . ?d ?e ?o } ORDER BY ?o LIMIT 1"
+        response = client.get("/sparql", query_string={"query": query, "format": "json", "timeout": "25"})
+        assert response.status_code == 503 and b"memory" in response.data, response.data
+        ok = client.get("/sparql", query_string={"query": "ASK { ?s ?p ?o }", "format": "json"})
+        assert ok.status_code == 200
+    finally:
+        app.extensions["iclr_kg"].pool.close()
+
+
+# --- 4. No super-linear regular expression on user input in the web process -------------------
+
+
+def test_update_hint_is_linear_on_hostile_input(client) -> None:
+    from iclr_kg.querytext import update_keyword
+
+    hostile = "PREFIX " + "<" * 261_993
+    started = time.monotonic()
+    assert update_keyword(hostile) is None
+    assert time.monotonic() - started < 1.0
+    response = client.post("/sparql", data=hostile.encode(), content_type="application/sparql-query")
+    assert response.status_code == 400
+
+
+@pytest.mark.parametrize("prologue", ["# a comment\n", "\ufeff", "PREFIX x: <http://x/>\n# c\nBASE <http://b/>\n"])
+def test_update_hint_sees_past_comments_and_bom(client, prologue: str) -> None:
+    response = client.post("/sparql", data={"query": prologue + "INSERT DATA { <a:b> <a:b> <a:b> }"})
+    assert response.status_code == 400 and b"/update" in response.data
+
+
+# --- 5. Bodies over the limit are 413 whatever the transfer encoding ---------------------------
+
+
+def _chunked_post(base: str, path: str, content_type: str, body: bytes) -> tuple[int, bytes]:
+    host, port = base.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    try:
+        connection.request("POST", path, body=iter([body[i:i + 65536] for i in range(0, len(body), 65536)]),
+                           headers={"Content-Type": content_type, "Transfer-Encoding": "chunked"}, encode_chunked=True)
+        response = connection.getresponse()
+        return response.status, response.read()
+    except (ConnectionResetError, BrokenPipeError):
+        return 413, b"connection cut after the limit"
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("which", ["default_server", "server"])
+def test_chunked_bodies_over_the_limit_are_413(request, which: str) -> None:
+    base = request.getfixturevalue(which)
+    update = ("INSERT DATA { <urn:a> <urn:b> 1 } ;\n" + "# padding\n" * 120_000 + "INSERT DATA { <urn:a> <urn:b> 2 }").encode()
+    assert _chunked_post(base, "/update", "application/sparql-update", update)[0] == 413
+    form = urllib.parse.urlencode({"query": "ASK {} #" + "x" * 1_100_000}).encode()
+    assert _chunked_post(base, "/sparql", "application/x-www-form-urlencoded", form)[0] == 413
+    status, body = _chunked_post(base, "/sparql", "application/sparql-query", b"ASK { ?s ?p ?o }")
+    assert status == 200 and b"true" in body, body  # a chunked body under the limit is read whole
+
+
+# --- 6. Deadlines hold while writing to a client that does not read; admission is bounded -------
+
+
+def test_a_client_that_never_reads_loses_its_worker_at_the_deadline(app, server: str) -> None:
+    pool = app.extensions["iclr_kg"].pool
+    workers = app.extensions["iclr_kg"].settings.query_workers
+    host, port = server.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port))) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.sendall(f"GET /sparql?{q(CROSS, format='tsv', timeout='2')} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        time.sleep(1)
+        assert pool.idle < workers  # the worker is busy, blocked writing
+        deadline = time.monotonic() + 8
+        while pool.idle < workers and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert pool.idle == workers  # killed at its deadline and replaced, client still connected
+
+
+def test_admission_is_bounded_per_client(real_settings) -> None:
+    from iclr_kg.pool import PoolBusy, QueryPool, QueryRequest
+    from iclr_kg.store import current_generation
+
+    generation = current_generation(real_settings.store)
+    pool = QueryPool(2)
+    slow = QueryRequest("SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }", formats={"results": "json", "rdf": None})
+    started: list[object] = []
+    try:
+        threads = [threading.Thread(target=lambda: _swallow(lambda: pool.start(generation, slow, 3, client="greedy"))) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + 10
+        while pool.idle and time.monotonic() < deadline:
+            time.sleep(0.05)
+        began = time.monotonic()
+        with pytest.raises(PoolBusy, match="share"):
+            pool.start(generation, slow, 3, client="greedy")
+        assert time.monotonic() - began < 1  # refused at once, not after waiting
+        fair = pool.start(generation, QueryRequest("ASK {}", formats={"results": "json", "rdf": None}), 10, client="other")
+        started.append(fair)
+        assert fair.prefetched is not None and b"true" in fair.prefetched  # another client waits its turn and is served
+        for thread in threads:
+            thread.join()
+    finally:
+        pool.close()
+
+
+def _swallow(call) -> None:  # type: ignore[no-untyped-def]
+    try:
+        call()
+    except Exception:  # noqa: BLE001 - the slow queries are meant to time out
+        pass
+
+
+# --- 7. A stream that fails after its status is visibly broken ---------------------------------
+
+
+def test_a_stream_cut_by_the_time_limit_is_a_broken_transfer(default_server: str) -> None:
+    url = f"{default_server}/sparql?{q(CROSS, format='csv', timeout='2')}"
+    with urllib.request.urlopen(url, timeout=30) as response:
+        assert response.status == 200
+        with pytest.raises(http.client.IncompleteRead):
+            while response.read(65536):
+                pass
+
+
+# --- 9. Deep nesting is refused before the parser recurses -------------------------------------
+
+
+def test_deep_nesting_is_a_400_not_a_crash(client, real_settings) -> None:
+    deep = "SELECT * WHERE " + "{" * 10_000 + " ?s ?p ?o " + "}" * 10_000
+    response = client.post("/sparql", data=deep.encode(), content_type="application/sparql-query")
+    assert response.status_code == 400 and b"nests" in response.data
+    assert client.get("/sparql", query_string={"query": "ASK {}", "format": "json"}).status_code == 200
+    done = subprocess.run([CLI, "query", "--store", str(real_settings.store), deep], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "nests" in done.stderr
+
+
+def test_deep_nesting_on_update_is_a_400(tiny_data) -> None:
+    from iclr_kg.pipeline import build
+
+    settings = replace(tiny_data(), update_token="secret")
+    build(settings)
+    client = create_app(settings).test_client()
+    deep = "INSERT { <urn:a> <urn:b> 1 } WHERE " + "{" * 10_000 + "}" * 10_000
+    response = client.post("/update", data={"update": deep}, headers={"Authorization": "Bearer secret"})
+    assert response.status_code == 400 and b"nests" in response.data
+
+
+def test_nesting_depth_ignores_brackets_in_strings_and_comments() -> None:
+    from iclr_kg.querytext import nesting_depth
+
+    assert nesting_depth('SELECT * { ?s ?p "{{{{" # {{{{\n FILTER((1)) }') == 3
+    assert nesting_depth("SELECT * { ?s ?p '''{{{'''. { ?a ?b ?c } }") == 2
+
+
+# --- 10. The result cache counts what it holds ---------------------------------------------------
+
+
+def test_result_cache_keys_do_not_grow_memory() -> None:
+    from iclr_kg.web.cache import ResultCache
+
+    cache = ResultCache(64 * 2**20)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        for i in range(200):
+            key = ("generation", f"SELECT * {{}} # {i} " + "x" * 250_000)
+            cache.put(key, b"small result", "application/json")
+            del key
+        gc.collect()
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert held < 2 * 2**20  # 200 keys of 250 KB would hold 50 MB
+    assert cache.get(("generation", "SELECT * {} # 7 " + "x" * 250_000)) is not None
+
+
+# --- 11. Invalid IRIs are 400 --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["a:%00", "a:%7F", "a:b%23c%23d", "a:\x00"])
+def test_invalid_graph_iris_are_400(client, value: str) -> None:
+    for name in ("default-graph-uri", "named-graph-uri"):
+        response = client.get("/sparql", query_string={"query": "ASK {}", name: urllib.parse.unquote(value)})
+        assert response.status_code == 400, (name, value, response.data)
+    assert client.get("/data", query_string={"graph": urllib.parse.unquote(value)}).status_code == 400
+
+
+# --- 13. /health answers ok only when a query can be answered ----------------------------------
+
+
+def test_health_goes_through_a_query_worker(real_settings) -> None:
+    app = create_app(replace(real_settings, query_workers=1))
+    client = app.test_client()
+    try:
+        assert client.get("/health").get_json()["status"] == "ok"
+        pool = app.extensions["iclr_kg"].pool
+        held = pool.start(app.extensions["iclr_kg"].generation_key(),
+                          __import__("iclr_kg.pool", fromlist=["QueryRequest"]).QueryRequest(CROSS, formats={"results": "tsv", "rdf": None}), 60)
+        response = client.get("/health")
+        assert response.status_code == 503 and response.get_json()["status"] == "unavailable"
+        held.abandon()
+        assert client.get("/health").status_code == 200
+    finally:
+        app.extensions["iclr_kg"].pool.close()
+
+
+# --- 15. Small ones ------------------------------------------------------------------------------
+
+
+def test_javascript_iris_in_results_are_not_links(client) -> None:
+    page = client.get("/", query_string={"query": "SELECT ?x WHERE { BIND(<javascript:alert(1)> AS ?x) }"})
+    assert page.status_code == 200
+    assert b"javascript:alert(1)" in page.data and b'href="javascript:' not in page.data
+
+
+def test_invalid_utf8_escapes_in_a_query_string_are_400(client) -> None:
+    response = client.get("/sparql?query=SELECT%20(%22%FF%22%20AS%20%3Fx)%20%7B%7D&format=json")
+    assert response.status_code == 400 and b"UTF-8" in response.data
+    form = client.post("/sparql", data=b"query=SELECT%20(%22%FF%22%20AS%20%3Fx)%20%7B%7D",
+                       content_type="application/x-www-form-urlencoded")
+    assert form.status_code == 400
