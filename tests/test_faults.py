@@ -131,3 +131,22 @@ def test_serve_keeps_serving_during_a_rebuild_and_switches_after(tiny_data, big_
         server.terminate()
         server.wait(timeout=20)
 
+
+
+def test_check_store_names_a_damaged_generation(tiny_data) -> None:
+    """Regression (hardening #8): damaged SST files made stats hang or abort; check-store reads
+    every generation whole in a child process with limits and names the damaged one."""
+    settings = tiny_data()
+    build(settings)
+    ok = subprocess.run([CLI, "check-store", "--store", str(settings.store)], capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0 and ok.stdout.startswith("ok") and "(current)" in ok.stdout
+    generation = current_generation(settings.store)
+    for sst in generation.glob("*.sst"):
+        data = bytearray(sst.read_bytes())
+        for offset in range(len(data) // 4, len(data) * 3 // 4, 997):
+            data[offset] ^= 0xFF
+        sst.write_bytes(bytes(data))
+    done = subprocess.run([CLI, "check-store", "--store", str(settings.store)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"DAMAGED  {generation.name} (current)" in done.stdout and "iclr-kg build" in done.stderr
+    assert "Traceback" not in done.stderr

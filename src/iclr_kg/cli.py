@@ -20,10 +20,10 @@ from pyoxigraph import NamedNode, QueryBoolean, QuerySolutions, serialize
 from . import config
 from .atomic import atomic_output, check_writable
 from .config import Settings
-from .errors import IclrKgError, QueryError
+from .errors import IclrKgError, QueryError, StoreError
 from .formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
 from .saved import get_saved, load_saved
-from .store import STATS_CLASSES, STATS_GRAPHS, open_read_only, query_graphs, run_query
+from .store import STATS_CLASSES, STATS_GRAPHS, current_generation, open_read_only, query_graphs, run_query
 
 GRAPH_CHOICES = "all|asserted|inferred|ontology|wikidata|entities|GRAPH_IRI"
 
@@ -407,6 +407,31 @@ def _serve_gunicorn(settings: Settings, processes: int, threads: int) -> None:
             return create_app(settings)  # in each web process, after the fork
 
     Server().run()
+
+
+@main.command("check-store")
+@store_option
+@fails_cleanly
+def check_store(store: Path | None) -> None:
+    """Read every generation of the store whole and name the damaged ones (exit 1 if the
+    current one is damaged: rebuild with `iclr-kg build`)."""
+    from .pool import default_query_memory
+    from .store import check_generation, generations
+
+    settings = Settings.from_env(store=store)
+    current = current_generation(settings.store)
+    found = generations(settings.store)
+    if not found:
+        raise StoreError(f"no store at {settings.store}: run `iclr-kg build --store {settings.store}` first")
+    damaged_current = False
+    for generation in found:
+        ok, detail = check_generation(generation, settings.query_memory or default_query_memory())
+        mark = " (current)" if generation == current else ""
+        click.echo(f"{'ok' if ok else 'DAMAGED':8} {generation.name}{mark}: {detail}")
+        damaged_current |= (not ok and generation == current)
+    if damaged_current:
+        click.echo("the current generation is damaged: run `iclr-kg build` to make a new one", err=True)
+        sys.exit(1)
 
 
 @main.command()

@@ -130,6 +130,61 @@ def _prune(generations: Path, keep: Path) -> None:
             _marker(folder).unlink(missing_ok=True)
 
 
+def generations(store_dir: Path) -> list[Path]:
+    """The complete generations of a store, oldest first (the current one among them)."""
+    folder = store_dir / "generations"
+    if not folder.is_dir():
+        return []
+    current = current_generation(store_dir)
+    return sorted(p for p in folder.iterdir() if p.is_dir() and (_marker(p).exists() or p == current))
+
+
+def _read_everything(path: str, memory_mib: int, answer: object) -> None:  # pragma: no cover - child process
+    import resource
+
+    if memory_mib > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_mib * 2**20, memory_mib * 2**20))
+    try:
+        store = Store.read_only(path)
+        quads = sum(1 for _ in store.quads_for_pattern(None, None, None, None))
+        predicates = {q.predicate for q in store.quads_for_pattern(None, None, None, DefaultGraph())}
+        # each predicate's quads come through the predicate-first indexes, the stats through others
+        by_predicate = sum(sum(1 for _ in store.quads_for_pattern(None, p, None, None)) for p in predicates)
+        for stats in (STATS_GRAPHS, STATS_CLASSES):
+            for _ in store.query(stats, prefixes=config.QUERY_PREFIXES):  # type: ignore[union-attr]
+                pass
+        answer.send(("ok", quads, by_predicate))  # type: ignore[attr-defined]
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent as the damage found
+        answer.send(("damaged", f"{type(exc).__name__}: {exc}"))  # type: ignore[attr-defined]
+
+
+def check_generation(generation: Path, memory_mib: int = 2048, timeout: float = 600) -> tuple[bool, str]:
+    """Read every quad of a generation in a child process (a damaged file can abort the reader or
+    make it allocate without bound; the child has a memory limit and a time limit)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    parent, child = context.Pipe(duplex=False)
+    process = context.Process(target=_read_everything, args=(str(generation), memory_mib, child), daemon=True)
+    process.start()
+    child.close()
+    try:
+        if not parent.poll(timeout):
+            return False, f"reading it took longer than {timeout:g} s"
+        answer = parent.recv()
+    except EOFError:
+        process.join(timeout=5)
+        return False, f"the reader died (exit {process.exitcode}): damaged or out of memory"
+    finally:
+        if process.is_alive():
+            process.kill()
+        process.join(timeout=5)
+        parent.close()
+    if answer[0] == "ok":
+        return True, f"{answer[1]} quads read, {answer[2]} again by predicate, statistics computed"
+    return False, answer[1]
+
+
 STATS_GRAPHS = """
 SELECT ?graph (COUNT(*) AS ?triples) WHERE { GRAPH ?graph { ?s ?p ?o } }
 GROUP BY ?graph ORDER BY ?graph
