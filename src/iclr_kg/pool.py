@@ -55,6 +55,10 @@ class StreamAborted(IclrKgError):
     """A streamed result failed after its status was sent: the connection must be cut."""
 
 
+# Failures that say "not now", not "your query is wrong": answered 503.
+UNAVAILABLE: tuple[type[IclrKgError], ...] = (QueryTimeout, PoolBusy, QueryMemoryExceeded, StoreError)
+
+
 @dataclass
 class QueryRequest:
     """Everything a worker needs to run one query; plain data, so it crosses the pipe."""
@@ -283,12 +287,12 @@ class _Worker:
         except (OSError, ValueError, IndexError):
             return 0
 
-    def death(self) -> str:
-        """Why the worker ended, in words, once it has."""
+    def death(self) -> IclrKgError:
+        """Why the worker ended, as the error to raise, once it has."""
         self.process.join(timeout=1)
         if self.process.exitcode in (-signal.SIGABRT, -signal.SIGKILL, 3):
-            return "the query used more memory than a query may (ICLR_KG_QUERY_MEMORY)"
-        return "the query worker died"
+            return QueryMemoryExceeded("the query used more memory than a query may (ICLR_KG_QUERY_MEMORY)")
+        return StoreError("the query worker died (out of memory?)")
 
     def kill(self) -> None:
         if self.process.is_alive():
@@ -449,10 +453,7 @@ class RunningQuery:
         except (EOFError, OSError):
             if time.monotonic() >= self.deadline:  # the watchdog stopped it
                 raise QueryTimeout(f"the query was stopped after its time limit of {self.timeout:g} s") from None
-            reason = self.worker.death()
-            if "memory" in reason:
-                raise QueryMemoryExceeded(reason) from None
-            raise StoreError(f"{reason} (out of memory?)") from None
+            raise self.worker.death() from None
 
     def _end(self, healthy: bool) -> None:
         with self._done:

@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 
 from flask import url_for
-from pyoxigraph import BlankNode, Literal, NamedNode, QueryBoolean, QuerySolutions, QueryTriples
+from pyoxigraph import BlankNode, Literal, NamedNode
 
 from .. import config
 
@@ -69,29 +69,6 @@ class Table:
     boolean: bool | None = None
     truncated: bool = False
     seconds: float = 0.0
-
-
-def table(result: QueryBoolean | QuerySolutions | QueryTriples, started: float) -> Table:
-    """At most HTML_ROW_LIMIT rows of a result, for a page; `truncated` says if there were more."""
-    out = Table()
-    if isinstance(result, QueryBoolean):
-        out.boolean = bool(result)
-    elif isinstance(result, QuerySolutions):
-        out.columns = [v.value for v in result.variables]
-        for row in result:
-            if len(out.rows) == HTML_ROW_LIMIT:
-                out.truncated = True
-                break
-            out.rows.append([cell(row[name]) for name in out.columns])
-    else:
-        out.columns = ["subject", "predicate", "object"]
-        for triple in result:
-            if len(out.rows) == HTML_ROW_LIMIT:
-                out.truncated = True
-                break
-            out.rows.append([cell(triple.subject), cell(triple.predicate), cell(triple.object)])
-    out.seconds = time.perf_counter() - started
-    return out
 
 
 def plain_cell(term: tuple[str, str, str | None, str | None] | None) -> Cell:

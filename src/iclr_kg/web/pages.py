@@ -7,11 +7,11 @@ import time
 from flask import Blueprint, Response, abort, jsonify, render_template, request, url_for
 
 from .. import config
-from ..errors import QueryError, StoreError
+from ..errors import QueryError
 from ..formats import RDF_FORMATS, RESULT_FORMATS
 from ..saved import NAME
 from ..store import STATS_CLASSES, STATS_GRAPHS
-from ..pool import EvaluationFailed, PoolBusy, QueryMemoryExceeded, QueryTimeout
+from ..pool import UNAVAILABLE, EvaluationFailed
 from .html import HTML_ROW_LIMIT, rows_table
 from .sparql import evaluation_failed, run_saved, start_query, state
 
@@ -60,7 +60,7 @@ def result_page(template: str, text: str, substitutions: dict | None = None, **c
         running = start_query(text, substitutions, row_limit=HTML_ROW_LIMIT)
         return render_template(template, query=text, table=rows_table(running.rows or {}, started),
                                inferred=include_inferred, **context)
-    except (QueryTimeout, PoolBusy, QueryMemoryExceeded, StoreError) as exc:
+    except UNAVAILABLE as exc:
         return render_template(template, query=text, error=str(exc), inferred=include_inferred, **context), 503
     except EvaluationFailed as exc:
         status = evaluation_failed(exc).status_code
@@ -120,7 +120,7 @@ def health() -> tuple[Response, int]:
     try:
         running = start_query(HEALTH_QUERY, row_limit=1, timeout=HEALTH_TIMEOUT, client=None)
         count = int(running.rows["rows"][0][0][1])  # type: ignore[index]
-    except (StoreError, QueryTimeout, PoolBusy, QueryMemoryExceeded, EvaluationFailed, QueryError) as exc:
+    except (*UNAVAILABLE, EvaluationFailed, QueryError) as exc:
         return jsonify({"status": "unavailable", "error": str(exc)}), 503
     return jsonify({"status": "ok", "generation": state().generation, "quads": count,
                     "seconds": round(time.perf_counter() - started, 3)}), 200
@@ -133,6 +133,6 @@ def stats() -> str | tuple[str, int]:
     try:
         graphs = rows_table(start_query(STATS_GRAPHS, row_limit=HTML_ROW_LIMIT).rows or {}, started)
         classes = rows_table(start_query(STATS_CLASSES, row_limit=HTML_ROW_LIMIT).rows or {}, started)
-    except (StoreError, QueryTimeout, PoolBusy, QueryMemoryExceeded, EvaluationFailed) as exc:
+    except (*UNAVAILABLE, EvaluationFailed) as exc:
         return render_template("error.html", status=503, message=str(exc)), 503
     return render_template("stats.html", graphs=graphs, classes=classes, generation=state().generation)

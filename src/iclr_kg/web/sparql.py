@@ -13,10 +13,8 @@ from collections.abc import Iterable
 from flask import Blueprint, Response, current_app, redirect, request, url_for
 from pyoxigraph import NamedNode, serialize
 
-from ..errors import QueryError, StoreError
-from ..pool import (
-    EvaluationFailed, InProcessQuery, PoolBusy, QueryMemoryExceeded, QueryRequest, QueryTimeout, RunningQuery, ServiceFailed,
-)
+from ..errors import QueryError
+from ..pool import UNAVAILABLE, EvaluationFailed, InProcessQuery, PoolBusy, QueryRequest, RunningQuery, ServiceFailed
 from ..formats import NotAcceptable, choose
 from .. import config
 from ..federation import check_update
@@ -212,11 +210,10 @@ def run_or_error(text: str, substitutions: dict | None = None) -> Response:
     """`execute`, with the client's mistakes (and our limits) mapped to HTTP status codes."""
     try:
         return execute(text, substitutions=substitutions)
-    except (QueryTimeout, QueryMemoryExceeded, StoreError) as exc:
-        return text_error(503, str(exc))
-    except PoolBusy as exc:
+    except UNAVAILABLE as exc:
         response = text_error(503, str(exc))
-        response.headers["Retry-After"] = "5"
+        if isinstance(exc, PoolBusy):
+            response.headers["Retry-After"] = "5"
         return response
     except EvaluationFailed as exc:
         return evaluation_failed(exc)
