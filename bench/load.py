@@ -2,11 +2,17 @@
 
     python bench/load.py                      # 16 clients for 60 s on the real graph
     python bench/load.py --clients 32 --seconds 30 --url http://127.0.0.1:8000
+    python bench/load.py --seconds 30 --slowloris 300 --slow-queries 8 --non-readers 8   # under attack
 
 Without --url it builds the real graph into a temporary store and starts `iclr-kg serve` on a
 free 127.0.0.1 port. Each client loops over the saved queries (JSON results, keep-alive
 connection) until the time is up, with a bounded number of requests. Prints requests, errors,
 throughput and p50/p95/p99 latency per query and overall; exits 1 on any error.
+
+Attacks run beside the clients, for the whole time: `--slowloris N` keeps N connections
+trickling header lines (reopening any the server closes), `--slow-queries N` loops N clients
+on a query that runs to its time limit, `--non-readers N` keeps N connections that ask for a
+large result and never read it. The figures are then those of the well-behaved clients.
 """
 
 from __future__ import annotations
@@ -68,9 +74,10 @@ def client(url: str, names: list[str], until: float, max_requests: int, results:
             response = connection.getresponse()
             body = response.read()
             elapsed = time.perf_counter() - started
-            if response.status != 200 or not json.loads(body)["results"]["bindings"]:
+            if response.status != 200:
                 errors.append((name, response.status, body[:200]))
             else:
+                json.loads(body)["results"]["bindings"]  # a whole JSON result (empty for reviews without imports)
                 results.append((name, elapsed))
         except (OSError, http.client.HTTPException, ValueError) as exc:
             errors.append((name, "exception", repr(exc)))
@@ -79,12 +86,82 @@ def client(url: str, names: list[str], until: float, max_requests: int, results:
         done += 1
 
 
+CROSS = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f }"  # runs until its time limit
+
+
+def slowloris(host: str, port: int, count: int, until: float, tally: dict) -> None:
+    """Keep `count` connections sending one header line per second, never the blank line."""
+    sockets: list[socket.socket | None] = [None] * count
+    while time.monotonic() < until:
+        for i in range(count):
+            try:
+                if sockets[i] is None:
+                    sockets[i] = socket.create_connection((host, port), timeout=5)
+                    sockets[i].sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+                    tally["opened"] += 1
+                sockets[i].sendall(b"X-Slow: 1\r\n")
+            except OSError:
+                tally["cut"] += 1
+                if sockets[i] is not None:
+                    sockets[i].close()
+                sockets[i] = None
+        time.sleep(1)
+    for sock in sockets:
+        if sock is not None:
+            sock.close()
+
+
+def slow_querier(url: str, until: float, tally: dict) -> None:
+    parsed = urllib.parse.urlparse(url)
+    path = "/sparql?" + urllib.parse.urlencode({"query": CROSS, "format": "tsv", "timeout": "10"})
+    while time.monotonic() < until:
+        tally["sent"] += 1
+        try:
+            connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=120)
+            connection.request("GET", path)
+            response = connection.getresponse()
+            response.read()
+            tally[response.status] = tally.get(response.status, 0) + 1
+        except (OSError, http.client.HTTPException):
+            tally["broken"] = tally.get("broken", 0) + 1
+        time.sleep(0.1)
+
+
+def non_reader(host: str, port: int, until: float, tally: dict) -> None:
+    path = "/sparql?" + urllib.parse.urlencode({"query": "SELECT * WHERE { ?s ?p ?o }", "format": "tsv"})
+    while time.monotonic() < until:
+        with socket.create_connection((host, port)) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            tally["sent"] += 1
+            time.sleep(min(40.0, max(0.0, until - time.monotonic())))  # hold it, unread
+
+
+def start_attacks(url: str, args: argparse.Namespace, until: float) -> tuple[list[threading.Thread], dict]:
+    parsed = urllib.parse.urlparse(url)
+    tallies: dict[str, dict] = {"slowloris": {"opened": 0, "cut": 0}, "slow queries": {"sent": 0}, "non-readers": {"sent": 0}}
+    threads = []
+    if args.slowloris:
+        threads.append(threading.Thread(target=slowloris, args=(parsed.hostname, parsed.port, args.slowloris, until,
+                                                                 tallies["slowloris"]), daemon=True))
+    threads += [threading.Thread(target=slow_querier, args=(url, until, tallies["slow queries"]), daemon=True)
+                for _ in range(args.slow_queries)]
+    threads += [threading.Thread(target=non_reader, args=(parsed.hostname, parsed.port, until, tallies["non-readers"]),
+                                 daemon=True) for _ in range(args.non_readers)]
+    for thread in threads:
+        thread.start()
+    return threads, tallies
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--max-requests", type=int, default=100_000, help="per client, to bound the loop")
     parser.add_argument("--url", help="an already running endpoint (default: start one)")
+    parser.add_argument("--slowloris", type=int, default=0, help="connections trickling their headers")
+    parser.add_argument("--slow-queries", type=int, default=0, help="clients looping on a query that hits its time limit")
+    parser.add_argument("--non-readers", type=int, default=0, help="connections that never read their large result")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "src"))
     from iclr_kg.config import resource_dir
@@ -101,6 +178,8 @@ def main() -> None:
             results: list[tuple[str, float]] = []
             errors: list[tuple] = []
             until = time.monotonic() + args.seconds
+            attackers, tallies = start_attacks(url, args, until)
+            time.sleep(2 if attackers else 0)  # let the attack take hold first
             threads = [threading.Thread(target=client, args=(url, names, until, args.max_requests, results, errors, i))
                        for i in range(args.clients)]
             started = time.monotonic()
@@ -114,7 +193,12 @@ def main() -> None:
                 process.terminate()
                 process.wait(timeout=30)
     latencies = [t for _, t in results]
-    print(f"{args.clients} clients, {wall:.1f} s, {len(results)} requests ok, {len(errors)} errors, "
+    if attackers:
+        print("under attack:", "; ".join(f"{name} {tally}" for name, tally in tallies.items() if tally))
+    by_status: dict[object, int] = {}
+    for error in errors:
+        by_status[error[1]] = by_status.get(error[1], 0) + 1
+    print(f"{args.clients} clients, {wall:.1f} s, {len(results)} requests ok, {len(errors)} errors {by_status or ''}, "
           f"{len(results) / wall:.1f} req/s")
     print(f"latency p50 {percentile(latencies, .5) * 1000:.1f} ms, p95 {percentile(latencies, .95) * 1000:.1f} ms, "
           f"p99 {percentile(latencies, .99) * 1000:.1f} ms, mean {statistics.fmean(latencies) * 1000:.1f} ms")

@@ -357,7 +357,8 @@ def serve(store: Path | None, host: str | None, port: int | None, server: str | 
     """Serve the SPARQL endpoint and pages; builds the store first if there is none.
 
     gunicorn runs several web processes (each with its own query workers), so the Python web
-    layer uses every core; waitress is one process and works on any platform.
+    layer uses every core; in each, waitress's event loop reads the requests (web/server.py).
+    `--server waitress` is one such process without gunicorn, and works on any platform.
     """
     from .pipeline import build as run_build
     from .store import current_generation
@@ -376,10 +377,9 @@ def serve(store: Path | None, host: str | None, port: int | None, server: str | 
     if chosen == "gunicorn":
         _serve_gunicorn(settings, processes, threads)
         return
-    import waitress
+    from .web.server import make_server, serve_forever
 
-    waitress.serve(create_app(settings), host=settings.host, port=settings.port, threads=threads, ident="iclr-kg",
-                   channel_timeout=120, clear_untrusted_proxy_headers=True)
+    serve_forever(make_server(create_app(settings), None, threads, settings.request_timeout, host=settings.host, port=settings.port))
 
 
 def _gunicorn_available() -> bool:
@@ -394,11 +394,12 @@ def _serve_gunicorn(settings: Settings, processes: int, threads: int) -> None:
     from gunicorn.app.base import BaseApplication
 
     from .web import create_app
+    from .web.server import gunicorn_worker_class
 
     class Server(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:
             options = {"bind": f"{settings.host}:{settings.port}", "workers": processes, "threads": threads,
-                       "worker_class": "gthread", "timeout": int(settings.query_timeout) + 60,
+                       "worker_class": gunicorn_worker_class(settings.request_timeout), "timeout": int(settings.query_timeout) + 60,
                        "graceful_timeout": 10, "accesslog": None, "errorlog": "-", "loglevel": "warning"}
             for key, value in options.items():
                 self.cfg.set(key, value)

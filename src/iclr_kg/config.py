@@ -86,6 +86,7 @@ class Settings:
     reasoner: str = "fast"
     validator: str = "fast"  # "fast" (SHACL compiled to SPARQL in Oxigraph) or "pyshacl" (the reference)
     query_timeout: float = 30.0
+    request_timeout: float = 20.0  # seconds to receive a whole request (head and body) from its first byte
     query_workers: int = 4
     query_memory: int | None = None  # MiB of address space per query worker; None: a twelfth of RAM (1-4 GiB); 0: no limit
     result_cache: int = 64  # MiB per web process for small results of the current store; 0: off
@@ -116,7 +117,7 @@ class Settings:
         env: dict[str, object] = {}
         for name, convert in (
             ("store", Path), ("data_dir", Path), ("ontology_dir", Path), ("queries_dir", Path),
-            ("reasoner", str), ("validator", str), ("query_timeout", float), ("query_workers", int), ("query_memory", int), ("result_cache", int), ("update_token", str),
+            ("reasoner", str), ("validator", str), ("query_timeout", float), ("request_timeout", float), ("query_workers", int), ("query_memory", int), ("result_cache", int), ("update_token", str),
             ("host", str), ("port", int), ("wikidata_api", str), ("server", str), ("imports_dir", Path),
             ("openreview_api", str), ("openreview_api_v2", str), ("openreview_pause", float), ("openreview_retries", int),
         ):
@@ -149,6 +150,8 @@ class Settings:
                 raise SettingsError(f"{ENV_PREFIX}{name.upper()}: {value!r} is not one of {', '.join(allowed)}")
         if not 0 < self.query_timeout < float("inf"):
             raise SettingsError(f"{ENV_PREFIX}QUERY_TIMEOUT: must be a positive number of seconds, not {self.query_timeout}")
+        if not 0 < self.request_timeout < float("inf"):
+            raise SettingsError(f"{ENV_PREFIX}REQUEST_TIMEOUT: must be a positive number of seconds, not {self.request_timeout}")
         for name in ("query_workers", "result_cache", "openreview_retries"):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{ENV_PREFIX}{name.upper()}: must not be negative")

@@ -27,15 +27,13 @@ def client(app: Flask) -> FlaskClient:
 
 @pytest.fixture(scope="session")
 def server(app: Flask) -> Iterator[str]:
-    """The app behind waitress on a free 127.0.0.1 port, for real HTTP clients."""
-    import waitress.server
+    """The app behind our waitress front end (`--server waitress`) on a free 127.0.0.1 port."""
+    from iclr_kg.web.server import make_server
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    wsgi = waitress.server.create_server(app, host="127.0.0.1", port=port, threads=4)
+    wsgi = make_server(app, None, 4, 20.0, host="127.0.0.1", port=0)
     thread = threading.Thread(target=wsgi.run, daemon=True)
     thread.start()
+    port = wsgi.effective_port
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         try:
@@ -76,7 +74,8 @@ def default_server(real_store, real_settings: Settings) -> Iterator[str]:
     from pathlib import Path
 
     port = free_port()
-    env = {**os.environ, "ICLR_KG_SERVICES": ",".join(real_settings.services)}
+    # A short request timeout, so the slowloris test sees trickling clients cut off quickly.
+    env = {**os.environ, "ICLR_KG_SERVICES": ",".join(real_settings.services), "ICLR_KG_REQUEST_TIMEOUT": "4"}
     process = subprocess.Popen([str(Path(sys.executable).with_name("iclr-kg")), "serve", "--store", str(real_settings.store),
                                 "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"

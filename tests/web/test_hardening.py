@@ -221,6 +221,32 @@ def test_a_client_that_never_reads_loses_its_worker_at_the_deadline(app, server:
         assert pool.idle == workers  # killed at its deadline and replaced, client still connected
 
 
+def test_slowloris_neither_starves_health_nor_keeps_its_sockets(default_server: str) -> None:
+    host, port = default_server.removeprefix("http://").split(":")
+    trickling = [socket.create_connection((host, int(port))) for _ in range(200)]  # 25x the threads of both processes
+    try:
+        for sock in trickling:
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+        started = time.monotonic()
+        for _ in range(3):
+            for sock in trickling:
+                sock.sendall(b"X-Slow: 1\r\n")  # never the blank line that ends the headers
+            assert get(default_server + "/health", timeout=5)[0] == 200
+            time.sleep(0.5)
+        time.sleep(max(0.0, started + 4 + 2 * 2 + 1 - time.monotonic()))  # request timeout (4 s) + two sweeps
+        closed = 0
+        for sock in trickling:
+            sock.settimeout(2)
+            try:
+                closed += sock.recv(1) == b""
+            except ConnectionResetError:
+                closed += 1
+        assert closed == len(trickling)  # each cut off at ICLR_KG_REQUEST_TIMEOUT, trickle or not
+    finally:
+        for sock in trickling:
+            sock.close()
+
+
 def test_admission_is_bounded_per_client(real_settings) -> None:
     from iclr_kg.pool import PoolBusy, QueryPool, QueryRequest
     from iclr_kg.store import current_generation
