@@ -150,3 +150,11 @@ def test_check_store_names_a_damaged_generation(tiny_data) -> None:
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"DAMAGED  {generation.name} (current)" in done.stdout and "iclr-kg build" in done.stderr
     assert "Traceback" not in done.stderr
+    # stats and query read the damaged store in a worker under the limits: one line, no abort, no file
+    out = settings.store.parent / "out.csv"
+    for args in (["stats"], ["query", "SELECT * WHERE { ?s ?p ?o }", "-o", str(out)]):
+        failed = subprocess.run([CLI, *args, "--store", str(settings.store)], capture_output=True, text=True, timeout=120)
+        assert failed.returncode == 1, (args, failed.stdout, failed.stderr)
+        assert failed.stderr.startswith("error: ") and failed.stderr.count("\n") == 1, failed.stderr
+        assert "Traceback" not in failed.stderr
+    assert not out.exists()

@@ -15,15 +15,22 @@ from pathlib import Path
 from typing import IO, Any
 
 import click
-from pyoxigraph import NamedNode, QueryBoolean, QuerySolutions, serialize
+from pyoxigraph import NamedNode, serialize
 
 from . import config
 from .atomic import atomic_output, check_writable
 from .config import Settings
 from .errors import IclrKgError, QueryError, StoreError
 from .formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
+from .pool import EvaluationFailed, QueryPool, QueryRequest, RunningQuery
 from .saved import get_saved, load_saved
-from .store import STATS_CLASSES, STATS_GRAPHS, current_generation, open_read_only, query_graphs, run_query
+from .store import (
+    STATS_CLASSES,
+    STATS_GRAPHS,
+    current_generation,
+    open_read_only,
+    query_graphs,
+)
 
 GRAPH_CHOICES = "all|asserted|inferred|ontology|wikidata|entities|GRAPH_IRI"
 
@@ -153,34 +160,49 @@ def query(query_or_file: str | None, store: Path | None, saved_name: str | None,
         raise QueryError("give a query, a query file, or --saved NAME")
     if output is not None:
         check_writable(output)
-    db = open_read_only(settings.store)
-    result = run_query(db, text, include_inferred=not no_inferred, substitutions=substitutions, services=settings.services)
+    formats = {"results": fmt or "csv", "rdf": fmt or "turtle"}
+    formats = {kind: name if name in (RESULT_FORMATS if kind == "results" else RDF_FORMATS) else None
+               for kind, name in formats.items()}
+    request = QueryRequest(text, include_inferred=not no_inferred, services=settings.services, formats=formats,
+                           substitutions={v.value: str(t) for v, t in (substitutions or {}).items()})
     try:
-        _write_result(result, fmt, output)
-    except BrokenPipeError:  # `| head`: the reader has what it wanted
-        raise
-    except (OSError, RuntimeError, ValueError) as exc:  # evaluation is lazy: SERVICE calls fail here
+        with isolated_query(settings, request) as running:
+            _write_running(running, fmt, output)
+    except EvaluationFailed as exc:  # evaluation is lazy: SERVICE calls fail after the query parsed
         raise QueryError(f"the query failed while running: {exc}") from None
 
 
-def _write_result(result: Any, fmt: str | None, output: Path | None) -> None:
-    """Serialize a query result to `output` (whole, or not at all) or standard output."""
-    if isinstance(result, (QueryBoolean, QuerySolutions)):
-        chosen = RESULT_FORMATS.get(fmt or "csv")
-        if chosen is None:
-            raise QueryError(f"format {fmt!r} is not a result format: {', '.join(RESULT_FORMATS)}")
-        with _output(output) as out:
-            result.serialize(out, chosen.results)
-    else:
-        chosen = RDF_FORMATS.get(fmt or "turtle")
-        if chosen is None:
-            raise QueryError(f"format {fmt!r} is not an RDF format: {', '.join(RDF_FORMATS)}")
-        if chosen.supports_graphs:
-            with _output(output) as out:
-                serialize(result, out, chosen.rdf)
-        else:
-            with _output(output) as out:
-                serialize(result, out, chosen.rdf, prefixes=config.EXPORT_PREFIXES)
+def _write_running(running: RunningQuery, fmt: str | None, output: Path | None) -> None:
+    """Copy a worker's serialization to `output` (whole, or not at all) or standard output."""
+    if running.format is None:
+        kind, known = ("a result", RESULT_FORMATS) if running.kind == "results" else ("an RDF", RDF_FORMATS)
+        raise QueryError(f"format {fmt!r} is not {kind} format: {', '.join(known)}")
+    with _output(output) as out:
+        for chunk in running.body(running.format):
+            out.write(chunk)
+
+
+def _rows(settings: Settings, text: str) -> list[list[Any]]:
+    """The rows of a small SELECT, as (kind, value, language, datatype) per term, from a worker."""
+    with isolated_query(settings, QueryRequest(text, row_limit=10_000)) as running:
+        return (running.rows or {}).get("rows", [])
+
+
+@contextlib.contextmanager
+def isolated_query(settings: Settings, request: QueryRequest) -> Iterator[RunningQuery]:
+    """Run a query in a worker process under the query time and memory limits, as the endpoint does.
+
+    A damaged store can abort the reading process or make it allocate without bound; here that
+    ends the worker and the command prints one line, instead of aborting or hanging the CLI.
+    """
+    generation = current_generation(settings.store)
+    if generation is None:
+        open_read_only(settings.store)  # raises the clear "no store" error
+    pool = QueryPool(1, memory_mib=settings.query_memory)
+    try:
+        yield pool.start(generation, request, settings.query_timeout)  # type: ignore[arg-type]
+    finally:
+        pool.close()
 
 
 def _graphs_for(choice: str, db: Any) -> list[NamedNode]:
@@ -440,13 +462,13 @@ def check_store(store: Path | None) -> None:
 @fails_cleanly
 def stats(store: Path | None) -> None:
     """Triples per graph and entities per class of the ontology."""
-    db = open_read_only(Settings.from_env(store=store).store)
+    settings = Settings.from_env(store=store)
     click.echo("triples per graph:")
-    for row in run_query(db, STATS_GRAPHS):  # type: ignore[union-attr]
-        click.echo(f"  {int(row['triples'].value):>8}  {row['graph'].value}")
+    for graph, triples in _rows(settings, STATS_GRAPHS):
+        click.echo(f"  {int(triples[1]):>8}  {graph[1]}")
     click.echo("entities per class (inferred included):")
-    for row in run_query(db, STATS_CLASSES):  # type: ignore[union-attr]
-        click.echo(f"  {int(row['entities'].value):>8}  iclr:{row['class'].value.split('#', 1)[1]}")
+    for cls, entities in _rows(settings, STATS_CLASSES):
+        click.echo(f"  {int(entities[1]):>8}  iclr:{cls[1].split('#', 1)[1]}")
 
 
 if __name__ == "__main__":

@@ -189,7 +189,11 @@ def _worker_main(conn: Connection, memory_mib: int = 0) -> None:  # pragma: no c
             store = stores.get(generation)
             if store is None:  # a new build, or an update made since: open a fresh snapshot
                 stores.clear()
-                store = stores[generation] = Store.read_only(generation.split("#", 1)[0])
+                try:
+                    store = stores[generation] = Store.read_only(generation.split("#", 1)[0])
+                except (OSError, RuntimeError) as exc:  # RocksDB reports damage as RuntimeError
+                    conn.send(("error", "store", f"the store cannot be read ({exc}); `iclr-kg check-store` names the damage"))
+                    continue
             result = run_request(store, request)
         except MemoryError:
             os._exit(3)  # the parent reports the memory limit and starts a fresh worker
