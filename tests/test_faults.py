@@ -33,7 +33,8 @@ def big_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("delay", [0.3, 1.0, 2.5, 5.0])
-def test_a_build_killed_at_any_point_leaves_the_old_store(tiny_data, big_data: Path, delay: float) -> None:
+def test_a_build_killed_at_any_point_leaves_the_old_store(tiny_data, big_data: Path, delay: float, monkeypatch) -> None:
+    monkeypatch.setattr("iclr_kg.store.KEEP_SECONDS", 0)  # no grace for readers of replaced generations here
     settings = tiny_data()
     build(settings)
     before, count = current_generation(settings.store), select(open_read_only(settings.store), COUNT)

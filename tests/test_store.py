@@ -63,8 +63,11 @@ def test_a_second_build_is_refused_while_one_runs(tiny_data) -> None:
     build(settings)  # the lock is released afterwards
 
 
-def test_old_generations_are_pruned(tmp_path: Path) -> None:
+def test_old_generations_are_pruned(tmp_path: Path, monkeypatch) -> None:
     quad = Quad(NamedNode("http://a"), NamedNode("http://b"), NamedNode("http://c"), NamedNode("http://g"))
+    recent = [publish(tmp_path, [quad]) for _ in range(4)]
+    assert all(g.is_dir() for g in recent)  # replaced just now: queries may still read them
+    monkeypatch.setattr("iclr_kg.store.KEEP_SECONDS", 0)
     generations = [publish(tmp_path, [quad]) for _ in range(4)]
     assert sorted(p.name for p in (tmp_path / "generations").iterdir()) == sorted(
         [g.name for g in generations[-2:]] + [g.name + ".complete" for g in generations[-2:]])

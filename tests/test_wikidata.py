@@ -18,6 +18,7 @@ from iclr_kg.errors import QueryError
 from iclr_kg.pipeline import build
 from iclr_kg.sources import load_dataset
 from iclr_kg.store import open_read_only, run_query
+from tests.conftest import TINY_SOURCE as TINY_SOURCE_TEXT
 from iclr_kg.wikidata import USER_AGENT, WikidataClient, WikidataError, accept, quickstatements, reconcile, write_proposals, write_sssom
 
 from .conftest import select
@@ -238,15 +239,53 @@ def test_sssom_export(tmp_path: Path) -> None:
     assert len(rows) == len(load_dataset(resource_dir("data")).links)
 
 
-def test_quickstatements_only_for_checked_links(tiny_data) -> None:
-    settings = tiny_data(**{"wikidata.yaml": """
+def test_quickstatements_only_for_checked_links_with_checkable_references(tiny_data) -> None:
+    """Regression (correctness #5): reconciled-accepted links were exported, and the reference
+    (S854) was our own IRI; now only checked links, referenced by the official announcement the
+    article cites, or by OpenReview with the import's date (S813) for imported facts."""
+    cited = TINY_SOURCE_TEXT.replace("      summary: A fixture.", "      summary: A fixture.\n      cites: [https://blog.iclr.cc/2021/awards/, https://www.zhihu.com/x]")
+    imported = """
+    source:
+      key: openreview-iclr2024
+      kind: import
+      title: ICLR 2024 on OpenReview
+      language: en
+      service: https://api2.openreview.net
+      venue: ICLR.cc/2024/Conference
+      retrieved: 2026-05-01T10:00:00
+      summary: An import.
+    editions:
+      - edition: ICLR 2021
+    papers:
+      - openreview: AbCdEfGhIj
+        edition: ICLR 2021
+        title: An imported paper
+        authors: [Ben Poole]
+        awards: [ICLR 2021 Outstanding Paper Award]
+    """
+    settings = tiny_data(source=cited, extra_sources={"import.yaml": imported}, **{"wikidata.yaml": """
         links:
           - {entity: paper/PxTIG12RRHS, qid: Q900100, method: checked, evidence: a test fixture}
+          - {entity: paper/AbCdEfGhIj, qid: Q900101, method: checked, evidence: a test fixture}
+          - {entity: award/iclr2021-outstanding-paper, qid: Q900200, method: checked, evidence: a test fixture}
+          - {entity: organization/google, qid: Q95, method: reconciled-accepted, evidence: a test fixture}
+        """})
+    build(settings)
+    lines, unreferenced = quickstatements(load_dataset(settings.data_dir), open_read_only(settings.store))
+    assert sorted(lines) == [
+        'Q900100\tP166\tQ900200\tP585\t+2021-00-00T00:00:00Z/9\tS854\t"https://blog.iclr.cc/2021/awards/"',
+        'Q900101\tP166\tQ900200\tP585\t+2021-00-00T00:00:00Z/9\tS854\t"https://openreview.net/forum?id=AbCdEfGhIj"'
+        '\tS813\t+2026-05-01T00:00:00Z/11',
+    ]
+    assert unreferenced == 0
+    # a link that is only reconciled-accepted gives no statement
+    settings = tiny_data(source=cited, **{"wikidata.yaml": """
+        links:
+          - {entity: paper/PxTIG12RRHS, qid: Q900100, method: reconciled-accepted, evidence: a test fixture}
           - {entity: award/iclr2021-outstanding-paper, qid: Q900200, method: checked, evidence: a test fixture}
         """})
     build(settings)
-    lines = quickstatements(load_dataset(settings.data_dir), open_read_only(settings.store))
-    assert lines == ['Q900100\tP166\tQ900200\tP585\t+2021-00-00T00:00:00Z/9\tS854\t"https://w3id.org/iclr-kg/resource/paper/PxTIG12RRHS"']
+    assert quickstatements(load_dataset(settings.data_dir), open_read_only(settings.store)) == ([], 0)
 
 
 def test_a_junk_answer_is_an_error_and_never_cached(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from pyoxigraph import NamedNode, serialize
 from . import config
 from .atomic import atomic_output, check_writable
 from .config import Settings
-from .errors import IclrKgError, QueryError, StoreError
+from .errors import IclrKgError, QueryError, SettingsError, StoreError
 from .formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
 from .pool import EvaluationFailed, QueryPool, QueryRequest, RunningQuery
 from .saved import get_saved, load_saved
@@ -229,7 +229,7 @@ def _graphs_for(choice: str, db: Any) -> list[NamedNode]:
 @click.option("-f", "--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="turtle", show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write to FILE instead of stdout.")
 @click.option("--mappings", type=click.Choice(["sssom"]), help="Export the Wikidata links as an SSSOM TSV instead.")
-@click.option("--quickstatements", is_flag=True, help="Export QuickStatements for what Wikidata may lack (checked links only).")
+@click.option("--quickstatements", is_flag=True, help="Export QuickStatements for what Wikidata may lack (checked links only, referenced by URL).")
 @fails_cleanly
 def export(store: Path | None, graph_choice: str, fmt: str, output: Path | None, mappings: str | None,
            quickstatements: bool) -> None:
@@ -245,9 +245,12 @@ def export(store: Path | None, graph_choice: str, fmt: str, output: Path | None,
             if mappings:
                 write_sssom(dataset, out)
             else:
-                lines = statements(dataset, open_read_only(settings.store))
+                lines, unreferenced = statements(dataset, open_read_only(settings.store))
                 out.write("".join(line + "\n" for line in lines))
                 click.echo(f"{len(lines)} QuickStatements lines", err=True)
+                if unreferenced:
+                    click.echo(f"{unreferenced} award statement(s) left out: no source of theirs gives a URL Wikidata "
+                               "accepts as a reference (an official ICLR announcement, or OpenReview)", err=True)
         return
     if output is not None:
         check_writable(output)
@@ -382,15 +385,17 @@ def serve(store: Path | None, host: str | None, port: int | None, server: str | 
     layer uses every core; in each, waitress's event loop reads the requests (web/server.py).
     `--server waitress` is one such process without gunicorn, and works on any platform.
     """
-    from .pipeline import build as run_build
-    from .store import current_generation
     from .web import create_app
 
     settings = Settings.from_env(store=store, host=host, port=port, server=server)
     if current_generation(settings.store) is None:
         click.echo(f"no store at {settings.store}: building it first")
-        click.echo(run_build(settings).summary())
-    open_read_only(settings.store)  # a corrupt store fails here, with a clear message, not at the first query
+    # In a spawned process: gunicorn forks the web processes from this one, and RocksDB opened
+    # before a fork breaks in the children (its threads do not survive: a writer hangs, readers
+    # abort or segfault at exit). A corrupt store fails here, with a clear message.
+    built = _in_fresh_process(_prepare_store, settings)
+    if built:
+        click.echo(built)
     load_saved(settings.queries_dir)  # a malformed saved query fails here, not in every web process's boot
     chosen = settings.server
     if chosen == "gunicorn" and not _gunicorn_available():
@@ -401,7 +406,40 @@ def serve(store: Path | None, host: str | None, port: int | None, server: str | 
         return
     from .web.server import make_server, serve_forever
 
-    serve_forever(make_server(create_app(settings), None, threads, settings.request_timeout, host=settings.host, port=settings.port))
+    try:
+        server = make_server(create_app(settings), None, threads, settings.request_timeout, host=settings.host, port=settings.port)
+    except OSError as exc:
+        raise SettingsError(f"cannot listen on {settings.host}:{settings.port}: {exc.strerror}") from None
+    serve_forever(server)
+
+
+def _prepare_store(settings: Settings) -> str:
+    """Build the store if there is none, then open it once (what `serve` checks before starting)."""
+    from .pipeline import build as run_build
+
+    summary = run_build(settings).summary() if current_generation(settings.store) is None else ""
+    open_read_only(settings.store)
+    return summary
+
+
+def _in_fresh_process(function: Callable[..., Any], *args: Any) -> Any:
+    """`function(*args)` in a spawned process; an IclrKgError there is raised here, as one line."""
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        outcome = pool.apply(_capture, (function, *args))
+    if outcome[0] == "error":
+        error = IclrKgError(outcome[1])
+        error.exit_code = outcome[2]
+        raise error
+    return outcome[1]
+
+
+def _capture(function: Callable[..., Any], *args: Any) -> tuple[Any, ...]:
+    try:
+        return ("ok", function(*args))
+    except IclrKgError as exc:
+        return ("error", str(exc), exc.exit_code)
 
 
 def _gunicorn_available() -> bool:
@@ -430,6 +468,60 @@ def _serve_gunicorn(settings: Settings, processes: int, threads: int) -> None:
             return create_app(settings)  # in each web process, after the fork
 
     Server().run()
+
+
+@main.group("updates")
+def updates_group() -> None:
+    """The journal of accepted updates: list them, export them as SPARQL Update, drop them.
+
+    Every update accepted on /update (and every Graph Store write) is journaled before it is
+    acknowledged and replayed onto each new build. To make one permanent, turn the export into
+    data/ and drop it from the journal.
+    """
+
+
+@updates_group.command("list")
+@store_option
+@fails_cleanly
+def updates_list(store: Path | None) -> None:
+    """One line per journaled update: id, time, kind, size and its first line."""
+    from .updates import Journal
+
+    entries = Journal(Settings.from_env(store=store).store).entries()
+    for entry in entries:
+        first = next((line.strip() for line in entry.update.splitlines() if line.strip()), "")
+        click.echo(f"{entry.id:>5}  {entry.at}  {entry.kind:<11} {len(entry.update):>7} chars  {first[:80]}")
+    click.echo(f"{len(entries)} journaled update(s)", err=True)
+
+
+@updates_group.command("export")
+@store_option
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write to FILE instead of stdout.")
+@fails_cleanly
+def updates_export(store: Path | None, output: Path | None) -> None:
+    """The journal as one SPARQL Update file (our prefixes declared), runnable as it is."""
+    from .updates import Journal, export_text
+
+    if output is not None:
+        check_writable(output)
+    text = export_text(Journal(Settings.from_env(store=store).store).entries())
+    with _output(output) as out:
+        out.write(text.encode("utf-8"))
+
+
+@updates_group.command("drop")
+@store_option
+@click.argument("ids", nargs=-1, type=int)
+@click.option("--all", "drop_all", is_flag=True, help="Drop every entry.")
+@fails_cleanly
+def updates_drop(store: Path | None, ids: tuple[int, ...], drop_all: bool) -> None:
+    """Remove entries from the journal (the next build will not replay them)."""
+    from .updates import drop
+
+    if not ids and not drop_all:
+        raise QueryError("name the entries to drop (ids from `iclr-kg updates list`), or --all")
+    dropped = drop(Settings.from_env(store=store).store, None if drop_all else set(ids))
+    click.echo(f"dropped {len(dropped)} update(s); the store being served keeps them until the next build")
 
 
 @main.command("check-store")

@@ -25,6 +25,7 @@ GRAPH_ONTOLOGY = GRAPH_BASE + "ontology"
 GRAPH_INFERRED = GRAPH_BASE + "inferred"
 GRAPH_ENTITIES = GRAPH_BASE + "entities"
 GRAPH_WIKIDATA = GRAPH_BASE + "wikidata"
+GRAPH_UPDATES = GRAPH_BASE + "updates"  # what updates insert into the default graph
 GRAPH_SOURCE_BASE = GRAPH_BASE + "source/"
 
 PREFIXES: dict[str, str] = {

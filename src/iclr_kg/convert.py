@@ -22,4 +22,4 @@ def to_rdflib(quads: Iterable[Quad | Triple]) -> rdflib.Graph:
 def from_rdflib(triples: Iterable[tuple[Node, Node, Node]]) -> list[Triple]:
     """rdflib triples (a graph or any iterable) back as pyoxigraph triples, via N-Triples."""
     data = "".join(_nt_row(t) for t in triples).encode("utf-8")
-    return list(parse(data, format=RdfFormat.N_TRIPLES))
+    return [quad.triple for quad in parse(data, format=RdfFormat.N_TRIPLES)]

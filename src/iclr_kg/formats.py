@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pyoxigraph import QueryResultsFormat, RdfFormat
+from werkzeug.datastructures import MIMEAccept
 
 
 @dataclass(frozen=True)
@@ -66,11 +67,17 @@ RDF_ALIASES = {
 }
 
 
+def _without_parameters(accept: object) -> MIMEAccept:
+    """The Accept header with media type parameters dropped (`text/turtle; charset=utf-8` is
+    text/turtle, which we send in UTF-8); Werkzeug would match no offer without the parameter."""
+    return MIMEAccept([(value.split(";", 1)[0].strip(), quality) for value, quality in accept])  # type: ignore[attr-defined]
+
+
 class NotAcceptable(ValueError):
     """No format both the client and we accept."""
 
 
-def choose(kind: str, requested: str | None, accept: "object | None") -> Format:
+def choose(kind: str, requested: str | None, accept: object | None) -> Format:
     """Pick the output format for `kind` ("results" or "rdf").
 
     An explicit `requested` value (format=, output=, results=) wins over the Accept header; an
@@ -87,7 +94,7 @@ def choose(kind: str, requested: str | None, accept: "object | None") -> Format:
     by_type = {f.media_type: f for f in formats.values()}
     if kind == "results":
         by_type.setdefault("application/json", formats["json"])
-    best = accept.best_match(list(by_type))  # type: ignore[attr-defined]
+    best = _without_parameters(accept).best_match(list(by_type))
     if best is None:
         offered = ", ".join(by_type)
         raise NotAcceptable(f"none of the accepted media types can be produced; offered: {offered}")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 import rdflib
-from pyoxigraph import NamedNode, Quad
+from pyoxigraph import NamedNode, Quad, Store
 
 from . import config, rdf, shaclsparql
 from .config import Settings
@@ -19,6 +19,7 @@ from .reason import infer, infer_oxigraph
 from .resolve import build_registry
 from .sources import load_dataset
 from .store import build_lock, publish
+from .updates import replay
 from .validate import ValidationResult, load_shapes, validate
 
 T = TypeVar("T")
@@ -87,7 +88,7 @@ def infer_quads(compiled: Compiled, reasoner: str) -> list[Quad]:
     graph = NamedNode(config.GRAPH_INFERRED)
     if reasoner == "fast":  # pyoxigraph terms throughout, no rdflib copy of the data
         triples = infer_oxigraph([q.triple for q in compiled.asserted], [q.triple for q in compiled.ontology])
-    else:
+    else:  # reuse the rdflib copies validation may have made
         triples = from_rdflib(infer(compiled.asserted_graph, compiled.ontology_graph, reasoner))
     return [Quad(t.subject, t.predicate, t.object, graph) for t in triples]
 
@@ -95,6 +96,11 @@ def infer_quads(compiled: Compiled, reasoner: str) -> list[Quad]:
 def build(settings: Settings) -> BuildReport:
     """Build the store at `settings.store`; on any error the previous store stays current."""
     report = BuildReport()
+
+    def replay_journal(db: Store) -> dict[str, int]:
+        """Accepted updates outlive the build: run them onto the new generation (updates.py)."""
+        return {"journal": replay(db, settings.store, settings.reasoner)}
+
     with build_lock(settings.store):
         compiled = compile_graph(settings, report)
         assert compiled.validation is not None
@@ -105,6 +111,6 @@ def build(settings: Settings) -> BuildReport:
         for quad in quads:
             name = quad.graph_name.value  # type: ignore[union-attr]
             report.counts[name] = report.counts.get(name, 0) + 1
-        generation = report.timed("store", lambda: publish(settings.store, quads))
+        generation = report.timed("store", lambda: publish(settings.store, quads, finish=replay_journal))
         report.generation = str(generation)
     return report

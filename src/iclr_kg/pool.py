@@ -70,6 +70,7 @@ class QueryRequest:
     substitutions: dict[str, str] = field(default_factory=dict)  # variable → term in N-Triples syntax
     row_limit: int | None = None  # for pages: send the first rows as terms instead of a serialization
     services: tuple[str, ...] = ()  # SERVICE endpoints the query may call
+    base: str | None = None  # the IRI relative IRIs resolve against (the endpoint's URL)
     # The format to use for each kind of result ("results", "rdf"), chosen before the query runs
     # (None: not acceptable); lets the worker answer in one message instead of three.
     formats: dict[str, str | None] | None = None
@@ -98,6 +99,7 @@ def run_request(store: Any, request: QueryRequest) -> Any:
         default_graph=[NamedNode(g) for g in request.default_graph] if request.default_graph is not None else None,
         named_graphs=[NamedNode(g) for g in request.named_graphs] if request.named_graphs is not None else None,
         services=request.services,
+        base=request.base,
     )
 
 

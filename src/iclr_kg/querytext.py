@@ -106,3 +106,73 @@ def update_keyword(text: str) -> str | None:
                 continue
             return word if word in UPDATE_KEYWORDS else None
     return None
+
+
+def top_level_words(text: str) -> list[tuple[int, str]]:
+    """(index, WORD) of each keyword-like word outside brackets, strings, IRIs and comments.
+
+    Words that are part of a variable (`?where`) or a prefixed name (`ex:with`, `with:x`) are
+    not keywords and are left out. Linear in the text's length.
+    """
+    words: list[tuple[int, str]] = []
+    depth, i, n = 0, 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in OPENERS:
+            depth += 1
+        elif c in CLOSERS:
+            depth = max(0, depth - 1)
+        elif c == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        elif c in "\"'":
+            i = _string_end(text, i)
+            continue
+        elif c == "<" and depth == 0:
+            end = text.find(">", i)
+            i = n if end < 0 else end + 1
+            continue
+        elif c.isalpha() or c == "_":
+            end = i
+            while end < n and (text[end].isalnum() or text[end] in "_-"):
+                end += 1
+            before = text[i - 1] if i else " "
+            after = text[end] if end < n else " "
+            if depth == 0 and before not in "?$:" and after != ":":
+                words.append((i, text[i:end].upper()))
+            i = end
+            continue
+        i += 1
+    return words
+
+
+def add_using(update: str, using: list[str], using_named: list[str]) -> str:
+    """The update with the protocol's `using-graph-uri` / `using-named-graph-uri` written in.
+
+    SPARQL 1.1 Protocol §2.2.3: they set the dataset of every operation with a WHERE clause, as
+    USING / USING NAMED would, and a request that gives them and also has USING, USING NAMED or
+    WITH in its text is an error. So a `USING <g>` clause goes before each WHERE that ends a
+    DELETE/INSERT template (not the short form DELETE WHERE, which takes no USING).
+    """
+    words = top_level_words(update)
+    clash = sorted({word for _, word in words if word in ("USING", "WITH")})
+    if clash:
+        raise QueryError(f"the update has {' and '.join(clash)} and the request gives using-graph-uri or "
+                         "using-named-graph-uri; the protocol allows only one way to set its dataset")
+    clause = "".join(f" USING <{g}>" for g in using) + "".join(f" USING NAMED <{g}>" for g in using_named) + " "
+    pieces, last = [], 0
+    for number, (index, word) in enumerate(words):
+        if word != "WHERE":
+            continue
+        if number and words[number - 1][1] == "DELETE" and _only_space(update[words[number - 1][0] + 6:index]):
+            continue  # DELETE WHERE { … }
+        pieces += [update[last:index], clause]
+        last = index
+    pieces.append(update[last:])
+    return "".join(pieces)
+
+
+def _only_space(text: str) -> bool:
+    """Nothing but whitespace and comments."""
+    return all(line.split("#", 1)[0].strip() == "" for line in text.split("\n"))

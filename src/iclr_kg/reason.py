@@ -85,6 +85,15 @@ def infer_oxigraph(asserted: list[Any], ontology: list[Any]) -> list[Any]:
     return [Triple(*t) for t in closure_oxigraph(asserted, ontology) if keep_inferred_oxigraph(*t)]
 
 
+def infer_triples(asserted: list[Any], ontology: list[Any], reasoner: str = "fast") -> list[Any]:
+    """The inferred triples for pyoxigraph triples, by the chosen reasoner (build and updates)."""
+    if reasoner == "fast":  # pyoxigraph terms throughout, no rdflib copy of the data
+        return infer_oxigraph(asserted, ontology)
+    from .convert import from_rdflib, to_rdflib
+
+    return from_rdflib(infer(to_rdflib(asserted), to_rdflib(ontology), reasoner))
+
+
 def infer(asserted: rdflib.Graph, ontology: rdflib.Graph, reasoner: str = "fast") -> set[tuple[Node, Node, Node]]:
     """The inferred graph: triples the reasoner derives that are neither asserted nor filtered.
 

@@ -5,6 +5,8 @@ Layout of a store directory:
     STORE/current            symlink to the generation being served
     STORE/generations/<id>/  one Oxigraph database per successful build
     STORE/build.lock         held (flock) while a build runs
+    STORE/write.lock         held (flock) by each update, and by a build while it publishes
+    STORE/journal.jsonl      every accepted update (updates.py), replayed onto each build
 
 A build writes a new generation beside the old one and swings `current` with an atomic rename
 only after everything succeeded, so a failed or killed build leaves the previous store serving.
@@ -14,11 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import shutil
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, QueryBoolean, QuerySolutions, QueryTriples, Store, Variable
 
@@ -28,6 +32,7 @@ from .federation import check_services
 from .querytext import check_nesting
 
 KEEP_GENERATIONS = 2
+KEEP_SECONDS = 300  # a generation replaced less than this ago stays, for the queries still reading it
 
 
 _resolved: dict[tuple[str, str], Path] = {}
@@ -79,9 +84,11 @@ def build_lock(store_dir: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def publish(store_dir: Path, quads: Iterable[Quad]) -> Path:
+def publish(store_dir: Path, quads: Iterable[Quad], finish: Callable[[Store], dict[str, Any]] | None = None) -> Path:
     """Load `quads` into a new generation and make it current. Call under `build_lock`.
 
+    `finish` runs on the loaded database under the write lock, just before it is published (the
+    build replays the update journal there); what it returns is recorded in the marker.
     A generation counts as built only once its marker `<id>.complete` exists beside it, written
     after the database is flushed and closed; a build killed before that leaves a folder that
     the next build removes, and pruning never counts it among the generations to keep.
@@ -92,19 +99,57 @@ def publish(store_dir: Path, quads: Iterable[Quad]) -> Path:
     try:
         store = Store(str(generation))
         store.bulk_extend(_with_merged_default_graph(quads))
-        store.flush()
-        del store
-        _marker(generation).touch()
+        with write_lock(store_dir):
+            record = finish(store) if finish is not None else {}
+            store.flush()
+            del store
+            complete_generation(generation, record)
+            publish_generation(store_dir, generation)
     except BaseException:
-        shutil.rmtree(generation, ignore_errors=True)
+        if current_generation(store_dir) != generation:
+            shutil.rmtree(generation, ignore_errors=True)
         raise
+    return generation
+
+
+@contextlib.contextmanager
+def write_lock(store_dir: Path) -> Iterator[None]:
+    """The store's one-writer lock: held for each update (from any web process) and while a build
+    replays the update journal and publishes, so no update falls between the two."""
+    store_dir.mkdir(parents=True, exist_ok=True)
+    with open(store_dir / "write.lock", "a+") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def complete_generation(generation: Path, record: dict[str, Any]) -> None:
+    """Mark a flushed and closed generation complete; `record` says what it holds (journal id)."""
+    marker = _marker(generation)
+    temporary = marker.with_name(marker.name + ".tmp")
+    temporary.write_text(json.dumps(record), encoding="utf-8")
+    os.replace(temporary, marker)
+
+
+def generation_record(generation: Path) -> dict[str, Any]:
+    """What `complete_generation` recorded (empty for generations from before records)."""
+    try:
+        text = _marker(generation).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    return json.loads(text) if text.strip() else {}
+
+
+def publish_generation(store_dir: Path, generation: Path) -> None:
+    """Swing `current` to a complete generation (an atomic rename) and prune old ones."""
     tmp_link = store_dir / f".current-{os.getpid()}"
     with contextlib.suppress(FileNotFoundError):
         tmp_link.unlink()
     tmp_link.symlink_to(generation.relative_to(store_dir))
     os.replace(tmp_link, store_dir / "current")
-    _prune(generations, keep=generation)
-    return generation
+    _prune(store_dir / "generations", keep=generation)
 
 
 def _marker(generation: Path) -> Path:
@@ -120,14 +165,35 @@ def _with_merged_default_graph(quads: Iterable[Quad]) -> Iterator[Quad]:
 
 
 def _prune(generations: Path, keep: Path) -> None:
-    """Delete partial generations (killed builds) and all but the newest complete ones, so that
-    readers of the previous generation survive one more build."""
+    """Delete partial generations (killed builds and updates, not one a build is loading) and
+    complete ones that are neither among the newest KEEP_GENERATIONS nor replaced less than
+    KEEP_SECONDS ago, so that queries still running on them finish (each update makes one)."""
     folders = sorted(p for p in generations.iterdir() if p.is_dir())
     complete = [p for p in folders if _marker(p).exists() or p == keep]
+    recent = time.time() - KEEP_SECONDS
+    replaced_recently = {older for older, newer in zip(complete, complete[1:])
+                         if _marker(newer).exists() and _marker(newer).stat().st_mtime > recent}
     for folder in folders:
-        if folder != keep and folder not in complete[-KEEP_GENERATIONS:]:
-            shutil.rmtree(folder, ignore_errors=True)
-            _marker(folder).unlink(missing_ok=True)
+        if folder == keep or folder in complete[-KEEP_GENERATIONS:] or folder in replaced_recently:
+            continue
+        if folder not in complete and _being_written(folder):
+            continue  # a build loading it in another process
+        shutil.rmtree(folder, ignore_errors=True)
+        _marker(folder).unlink(missing_ok=True)
+
+
+def _being_written(folder: Path) -> bool:
+    """Whether a live process holds the database open for writing (RocksDB's POSIX lock on LOCK)."""
+    try:
+        with open(folder / "LOCK", "rb+") as handle:
+            try:
+                fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return True
+            fcntl.lockf(handle, fcntl.LOCK_UN)
+    except OSError:
+        return False
+    return False
 
 
 def generations(store_dir: Path) -> list[Path]:
@@ -213,6 +279,7 @@ def run_query(
     default_graph: list[NamedNode] | None = None,
     named_graphs: list[NamedNode] | None = None,
     services: tuple[str, ...] | None = None,
+    base: str | None = None,
 ) -> QueryBoolean | QuerySolutions | QueryTriples:
     """Run a SPARQL query whose default graph is the merge of all graphs (inferred optional).
 
@@ -221,12 +288,13 @@ def run_query(
     default graph is the list of the other graphs, where such a triple counts once per graph.
 
     A syntax error becomes a QueryError carrying the parser's message and position. SERVICE
-    may only call the endpoints in `services` (default: the configured allow-list).
+    may only call the endpoints in `services` (default: the configured allow-list). Relative
+    IRIs resolve against `base` (the endpoint's URL on the web; SPARQL Protocol §2.1.4).
     """
     check_nesting(sparql)
     bound = {v.value: t.value for v, t in (substitutions or {}).items() if isinstance(t, NamedNode)}
     check_services(sparql, services if services is not None else config.Settings().services, config.QUERY_PREFIXES, bound)
-    kwargs: dict[str, object] = {"prefixes": config.QUERY_PREFIXES}
+    kwargs: dict[str, object] = {"prefixes": config.QUERY_PREFIXES, "base_iri": base}
     if default_graph is not None:
         kwargs["default_graph"] = default_graph
     elif not include_inferred:

@@ -330,18 +330,50 @@ def write_sssom(dataset: Dataset, out: Any) -> None:
         out.write("\t".join(cell.replace("\t", " ") for cell in row) + "\n")
 
 
-def quickstatements(dataset: Dataset, store: Any) -> list[str]:
+# Hosts of ICLR's own announcements: what Wikidata editors accept as a reference for an award.
+OFFICIAL_HOSTS = ("iclr.cc", "blog.iclr.cc", "iclr-conf.medium.com")
+QUICKSTATEMENTS_QUERY = """
+SELECT ?paper ?award ?year ?kind ?cited ?retrieved WHERE {
+  GRAPH ?g { ?conferral iclr:conferredOn ?paper ; iclr:conferredAward ?award }
+  ?g iclr:statedIn ?source . ?source a ?kind .
+  ?award iclr:awardedAt/iclr:year ?year .
+  OPTIONAL { ?source iclr:cites ?cited }
+  OPTIONAL { ?source iclr:retrievedAt ?retrieved }
+}"""
+
+
+def quickstatements(dataset: Dataset, store: Any) -> tuple[list[str], int]:
     """QuickStatements (V1) lines adding to Wikidata what we know and it may lack: for papers
-    with a checked link, the award received (P166) with its point in time (P585), and our
-    source as a reference URL (S854). Only for entities whose links are checked."""
+    and awards with *checked* links, the award received (P166) with its point in time (P585).
+
+    Each statement's reference is a URL a Wikidata editor can check (S854), with its retrieval
+    date (S813) where we know it: for facts imported from OpenReview, the paper's forum page and
+    the import's date; for facts from an article, the official ICLR announcement it cites (the
+    article itself has no URL in our data). A statement with no such reference is left out;
+    the second value counts those."""
     from .store import run_query
 
-    links = {f"https://w3id.org/iclr-kg/resource/{link.entity}": link.qid for link in dataset.links}
-    query = """SELECT ?paper ?award ?year WHERE { ?paper iclr:receivedAward ?award . ?award iclr:awardedAt/iclr:year ?year }"""
-    lines = []
-    for row in run_query(store, query):  # type: ignore[union-attr]
+    links = {f"https://w3id.org/iclr-kg/resource/{link.entity}": link.qid for link in dataset.links
+             if link.method == "checked"}
+    references: dict[tuple[str, str, str], set[tuple[str, str | None]]] = {}
+    for row in run_query(store, QUICKSTATEMENTS_QUERY):  # type: ignore[union-attr]
         paper, award = row["paper"].value, row["award"].value
-        if paper in links and award in links:
-            lines.append(f"{links[paper]}\tP166\t{links[award]}\tP585\t+{row['year'].value}-00-00T00:00:00Z/9"
-                         f"\tS854\t\"{paper}\"")
-    return sorted(lines)
+        if paper not in links or award not in links:
+            continue
+        found = references.setdefault((paper, award, row["year"].value), set())
+        retrieved = row["retrieved"].value[:10] if row["retrieved"] is not None else None
+        if row["kind"].value.endswith("#DataImport"):
+            found.add((f"https://openreview.net/forum?id={paper.rsplit('/', 1)[1]}", retrieved))
+        elif row["cited"] is not None and urllib.parse.urlsplit(row["cited"].value).hostname in OFFICIAL_HOSTS:
+            found.add((row["cited"].value, retrieved))
+    lines, unreferenced = [], 0
+    for (paper, award, year), found in sorted(references.items()):
+        if not found:
+            unreferenced += 1
+            continue
+        url, retrieved = sorted(found, key=lambda r: (r[1] is None, r[0]))[0]
+        line = f"{links[paper]}\tP166\t{links[award]}\tP585\t+{year}-00-00T00:00:00Z/9\tS854\t\"{url}\""
+        if retrieved:
+            line += f"\tS813\t+{retrieved}T00:00:00Z/11"
+        lines.append(line)
+    return lines, unreferenced

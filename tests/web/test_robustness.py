@@ -48,7 +48,7 @@ BAD_INPUT = [
     ("negative timeout", {"path": "/sparql", "query_string": {"query": OK, "timeout": "-1"}}, 400, "timeout"),
     ("bad saved-query parameter", {"path": "/queries/coauthors", "query_string": {"person": "javascript:alert(1) x", "format": "json"}}, 400, "not a valid iri"),
     ("unsupported POST media type", {"path": "/sparql", "method": "POST", "data": b"{}", "content_type": "application/json"}, 415, ""),
-    ("PUT on /data", {"path": "/data?default", "method": "PUT", "data": b""}, 405, ""),
+    ("PUT on /data without a token configured", {"path": "/data?default", "method": "PUT", "data": b""}, 403, "disabled"),
 ]
 
 

@@ -104,3 +104,33 @@ def dump_dom(url: str, tmp_path) -> str:
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
 
+
+
+@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium is not installed (CI installs it)")
+def test_pages_load_without_console_errors_and_the_endpoint_link_explains_it(server: str, tmp_path) -> None:
+    """Regression (correctness #6): the nav's "SPARQL endpoint" opened /sparql?query=ASK {} (406 or
+    raw JSON in a browser) and /favicon.ico was a 404 on every page (a console error)."""
+    assert CHROMIUM, "chromium must be installed in CI"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+            page.on("response", lambda response: errors.append(f"{response.status} {response.url}") if response.status >= 400 else None)
+            for path in ("/", "/queries", "/ontology", "/stats"):
+                page.goto(server + path)
+                page.wait_for_load_state("networkidle")
+            page.click("nav >> text=SPARQL endpoint")
+            page.wait_for_load_state("networkidle")
+            assert page.url == server + "/sparql"
+            assert page.locator("h1").inner_text() == "SPARQL endpoint"
+            assert f"{server}/sparql" in page.locator("main").inner_text()
+            page.screenshot(path=str(tmp_path / "endpoint.png"), full_page=True)
+            icon = page.request.get(server + "/favicon.ico")
+            assert icon.status == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+            assert errors == []
+        finally:
+            browser.close()

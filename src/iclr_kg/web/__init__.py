@@ -18,9 +18,10 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY  # larger POST bodies get 413
     state = app.extensions["iclr_kg"] = AppState(settings)
 
-    from . import openapi, pages, resources, sparql
+    from . import openapi, pages, resources, sparql, writes
 
     app.register_blueprint(sparql.blueprint)
+    app.register_blueprint(writes.blueprint)
     app.register_blueprint(pages.blueprint)
     app.register_blueprint(resources.blueprint)
     app.register_blueprint(openapi.blueprint)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from flask import Blueprint, Response, abort, jsonify, render_template, request, url_for
+from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
 
 from .. import config
 from ..errors import QueryError
@@ -110,6 +110,12 @@ def saved_query(name: str) -> Response | str | tuple[str, int]:
 
 HEALTH_QUERY = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"
 HEALTH_TIMEOUT = 5.0
+
+
+@blueprint.route("/favicon.ico")
+def favicon() -> Response:
+    """Browsers ask for /favicon.ico whatever the page links; send them to the icon we have."""
+    return redirect(url_for("static", filename="favicon.svg"), code=301)  # type: ignore[return-value]
 
 
 @blueprint.route("/health")

@@ -12,12 +12,12 @@ from flask import Blueprint, Response, abort, render_template, request
 from pyoxigraph import DefaultGraph, NamedNode, serialize
 
 from .. import config
-from ..formats import RDF_ALIASES, NotAcceptable, choose
-from .html import cell, short
 from ..errors import QueryError
+from ..formats import RDF_ALIASES, NotAcceptable, choose
 from ..saved import parse_iri
-from .sparql import requested_format, state, text_error
 from ..streaming import stream
+from .html import cell, short
+from .sparql import requested_format, state, text_error
 
 blueprint = Blueprint("resources", __name__)
 
@@ -85,7 +85,7 @@ def describe(store: object, iri: NamedNode) -> dict[str, object]:
 
     properties = []
     # rdf:type first, then properties with asserted values, then the purely inferred ones
-    order = lambda x: (x != "http://www.w3.org/1999/02/22-rdf-syntax-ns#type", not asserted(x), short(x))  # noqa: E731
+    order = lambda x: (x != "http://www.w3.org/1999/02/22-rdf-syntax-ns#type", not asserted(x), short(x))
     for p in sorted(objects, key=order):
         values = []
         for key, o in objects[p].items():
@@ -161,7 +161,7 @@ def ontology_terms(store: object, graph: NamedNode) -> dict[str, object]:
 
 @blueprint.route("/data")
 def data() -> Response:
-    """Graph Store Protocol, read only: ?default (the merged graph) or ?graph=IRI."""
+    """Graph Store Protocol reads: ?default (the merged graph), ?graph=IRI, or every graph (writes: writes.py)."""
     store = state().store()
     graph_iri = request.args.get("graph")
     if "default" in request.args and graph_iri is None:
@@ -182,6 +182,17 @@ def data() -> Response:
             return chain.from_iterable(store.quads_for_pattern(None, None, None, g) for g in named)
 
         return rdf_response(every_quad, graph_aware=True, fixed=name)
+    return named_graph_response(graph_iri)
+
+
+@blueprint.route("/data/<path:_>")
+def data_direct(_: str) -> Response:
+    """Graph Store Protocol, direct identification: the graph whose IRI is this URL."""
+    return named_graph_response(request.base_url)
+
+
+def named_graph_response(graph_iri: str) -> Response:
+    store = state().store()
     try:
         graph = parse_iri(graph_iri, "graph")
     except QueryError as exc:
@@ -196,4 +207,4 @@ def not_found(_: Exception) -> tuple[str, int]:
     return render_template("error.html", status=404, message="Not found."), 404
 
 
-__all__ = ["blueprint", "abort"]
+__all__ = ["abort", "blueprint"]

@@ -6,19 +6,24 @@ default-graph-uri / named-graph-uri; content negotiation with `format=` overridi
 
 from __future__ import annotations
 
-import hmac
 import urllib.parse
 from collections.abc import Iterable
 
-from flask import Blueprint, Response, current_app, redirect, request, url_for
+from flask import Blueprint, Response, current_app, render_template, request, url_for
 from pyoxigraph import NamedNode, serialize
 
 from ..errors import QueryError
-from ..pool import UNAVAILABLE, EvaluationFailed, InProcessQuery, PoolBusy, QueryRequest, RunningQuery, ServiceFailed
 from ..formats import NotAcceptable, choose
-from .. import config
-from ..federation import check_update
-from ..querytext import check_nesting, update_keyword
+from ..pool import (
+    UNAVAILABLE,
+    EvaluationFailed,
+    InProcessQuery,
+    PoolBusy,
+    QueryRequest,
+    RunningQuery,
+    ServiceFailed,
+)
+from ..querytext import update_keyword
 from ..saved import SavedQuery, parse_iri
 from .state import AppState
 
@@ -58,10 +63,7 @@ def read_query() -> str | None:
     if request.method == "POST" and request.mimetype == "application/x-www-form-urlencoded":
         _check_percent_encoding(request.get_data(cache=True))
     if request.method == "POST" and request.mimetype == "application/sparql-query":
-        try:
-            found.append(request.get_data(cache=False).decode("utf-8"))
-        except UnicodeDecodeError:
-            raise QueryError("the query is not valid UTF-8") from None
+        found.append(utf8_body("query"))
         found += request.args.getlist("query")
     else:
         found += request.args.getlist("query")
@@ -74,6 +76,17 @@ def read_query() -> str | None:
     if len(found[0].encode("utf-8")) > MAX_QUERY_BYTES:
         raise _TooLarge(f"the query is longer than {MAX_QUERY_BYTES} bytes")
     return found[0]
+
+
+def utf8_body(what: str) -> str:
+    """The request body as text: the protocol requires UTF-8 (a charset other than it is a 400)."""
+    charset = request.mimetype_params.get("charset", "utf-8").lower().replace("_", "-")
+    if charset not in ("utf-8", "utf8"):
+        raise QueryError(f"the {what} must be sent as UTF-8, not {charset}")
+    try:
+        return request.get_data(cache=False).decode("utf-8")
+    except UnicodeDecodeError:
+        raise QueryError(f"the {what} is not valid UTF-8") from None
 
 
 def _check_percent_encoding(raw: bytes) -> None:
@@ -127,6 +140,7 @@ def query_request(text: str, substitutions: dict | None = None, row_limit: int |
         substitutions={v.value: str(t) for v, t in (substitutions or {}).items()},
         row_limit=row_limit,
         services=state().settings.services,
+        base=request.base_url,
     )
 
 
@@ -166,7 +180,7 @@ def cache_key(query: QueryRequest) -> tuple:
     return (str(state().generation_key()), query.text, query.include_inferred,
             None if query.default_graph is None else tuple(query.default_graph),
             None if query.named_graphs is None else tuple(query.named_graphs),
-            tuple(sorted(query.substitutions.items())), tuple(sorted((query.formats or {}).items(), key=str)))
+            tuple(sorted(query.substitutions.items())), tuple(sorted((query.formats or {}).items(), key=str)), query.base)
 
 
 def execute(text: str, *, substitutions: dict | None = None) -> Response:
@@ -248,8 +262,11 @@ def sparql() -> Response:
 def service_description() -> Response:
     """GET /sparql without a query: a SPARQL Service Description for RDF clients, else the page."""
     best = request.accept_mimetypes.best_match(["text/html", "text/turtle", "application/n-triples", "application/rdf+xml", "application/ld+json"])
-    if best in (None, "text/html"):
-        return redirect(url_for("pages.index"))  # type: ignore[return-value]
+    if best in (None, "text/html"):  # a browser: a page on how to use the endpoint
+        settings = state().settings
+        return Response(render_template("endpoint.html", endpoint=request.base_url, services=settings.services,
+                                        timeout=f"{settings.query_timeout:g}", updates=bool(settings.update_token),
+                                        update_endpoint=url_for("writes.update", _external=True)), mimetype="text/html")
     endpoint = request.base_url
     turtle = f"""@prefix sd: <http://www.w3.org/ns/sparql-service-description#> .
 @prefix formats: <http://www.w3.org/ns/formats/> .
@@ -286,47 +303,6 @@ def run_saved(saved: SavedQuery) -> Response:
     except QueryError as exc:
         return text_error(400, str(exc))
     return run_or_error(saved.text, substitutions)
-
-
-@blueprint.route("/update", methods=["POST"], provide_automatic_options=False)
-def update() -> Response:
-    """SPARQL Update, only with the configured token (Authorization: Bearer <token>)."""
-    token = state().settings.update_token
-    if not token:
-        return text_error(403, "updates are disabled on this endpoint (no update token is configured)")
-    given = request.headers.get("Authorization", "")
-    if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
-        response = text_error(401, "updates need the header Authorization: Bearer <token>")
-        response.headers["WWW-Authenticate"] = 'Bearer realm="iclr-kg"'
-        return response
-    try:
-        text = read_update()
-        check_nesting(text)
-        check_update(text, state().settings.services, state().settings.load_sources, config.QUERY_PREFIXES)
-        state().writable_store().update(text, prefixes=config.QUERY_PREFIXES)
-    except SyntaxError as exc:
-        return text_error(400, f"SPARQL syntax error: {exc}")
-    except QueryError as exc:
-        return text_error(400, str(exc))
-    except OSError as exc:
-        return text_error(502, f"the update could not fetch what it loads: {exc}")
-    state().updates += 1
-    return Response(status=204)
-
-
-def read_update() -> str:
-    """The one update of the request: the body (application/sparql-update) or one form field."""
-    if request.mimetype == "application/sparql-update":
-        try:
-            return request.get_data(cache=False).decode("utf-8")
-        except UnicodeDecodeError:
-            raise QueryError("the update is not valid UTF-8") from None
-    found = request.form.getlist("update") + request.args.getlist("update")
-    if len(found) > 1:
-        raise QueryError("the request carries more than one update")
-    if not found or not found[0].strip():
-        raise QueryError("no update given: POST application/sparql-update or a form field `update`")
-    return found[0]
 
 
 @blueprint.route("/sparql", methods=["OPTIONS"])

@@ -9,7 +9,8 @@ from pyoxigraph import Store
 
 from ..config import Settings
 from ..saved import SavedQuery, load_saved
-from ..pool import QueryPool
+from ..pool import QueryPool, default_query_memory
+from ..updates import Writer
 from .cache import ResponseMemo, ResultCache
 from ..store import current_generation, open_read_only
 
@@ -17,9 +18,10 @@ from ..store import current_generation, open_read_only
 class AppState:
     """Holds one read-only handle on the current store generation.
 
-    Each request asks for `store()`, which checks (one readlink) whether a build has swung
-    `current` to a new generation and, if so, opens that one: a rebuild goes live without a
-    restart, and requests already running finish on the handle they had.
+    Each request asks for `store()`, which checks (one readlink) whether a build or an update
+    has swung `current` to a new generation and, if so, opens that one: a rebuild or an update
+    (from any web process) goes live without a restart, and requests already running finish on
+    the handle they had. Nothing here writes: updates go through `updates.apply`.
     """
 
     def __init__(self, settings: Settings):
@@ -27,15 +29,22 @@ class AppState:
         self._lock = threading.Lock()
         self._generation: Path | None = None
         self._store: Store | None = None
-        self._writable: Store | None = None
-        self._writable_generation: Path | None = None
         self.saved: dict[str, SavedQuery] = load_saved(settings.queries_dir)
         self._pool: QueryPool | None = None
-        self.updates = 0  # bumped by /update so workers reopen a fresh snapshot
-        # No cache with updates enabled: an update in one web process would not reach the others' caches.
-        cached = settings.result_cache > 0 and not settings.update_token
-        self.cache = ResultCache(settings.result_cache * 2**20) if cached else None
+        self._writer: Writer | None = None
+        # Keyed by generation: an update (from any web process) makes a new one, so nothing stale is served.
+        self.cache = ResultCache(settings.result_cache * 2**20) if settings.result_cache > 0 else None
         self.memo: ResponseMemo | None = None  # set by create_app: whole responses answered before Flask
+
+    @property
+    def writer(self) -> Writer:
+        """The process that runs this web process's writes, started on first use."""
+        if self._writer is None:
+            memory = self.settings.query_memory
+            with self._lock:
+                if self._writer is None:
+                    self._writer = Writer(default_query_memory() if memory is None else memory)
+        return self._writer
 
     @property
     def pool(self) -> QueryPool:
@@ -46,17 +55,15 @@ class AppState:
                     self._pool = QueryPool(self.settings.query_workers, memory_mib=self.settings.query_memory)
         return self._pool
 
-    def generation_key(self) -> Path | str:
-        """The current generation's path (plus the update count) for the workers."""
+    def generation_key(self) -> str:
+        """The current generation's path, for the workers (each update makes a new generation)."""
         generation = current_generation(self.settings.store)
         if generation is None:
             open_read_only(self.settings.store)  # raises the clear "no store" error
-        return f"{generation}#{self.updates}" if self.updates else str(generation)
+        return str(generation)
 
     def store(self) -> Store:
-        """The store to query: read-only, or the writable handle when updates are enabled."""
-        if self.settings.update_token:
-            return self.writable_store()
+        """A read-only handle on the current generation, reopened when `current` moves."""
         generation = current_generation(self.settings.store)
         if self._store is not None and generation == self._generation:
             return self._store
@@ -65,20 +72,6 @@ class AppState:
                 self._store = open_read_only(self.settings.store)
                 self._generation = generation
             return self._store
-
-    def writable_store(self) -> Store:
-        """A read-write handle on the current generation (only used with an update token).
-
-        Updates change the served generation only; the next build, from data/, replaces them.
-        """
-        generation = current_generation(self.settings.store)
-        with self._lock:
-            if self._writable is None or generation != self._writable_generation:
-                if generation is None:
-                    open_read_only(self.settings.store)  # raises the clear "no store" error
-                self._writable = Store(str(generation))
-                self._writable_generation = generation
-            return self._writable
 
     @property
     def generation(self) -> str:

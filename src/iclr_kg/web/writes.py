@@ -1,0 +1,164 @@
+"""Writes, with the update token: SPARQL Update at /update and Graph Store writes on /data.
+
+Both become one SPARQL Update that `updates.apply` runs (in the writer process, under the
+store's write lock, within the query time limit), journals
+before the response, and reasons on (see updates.py). Graph Store writes (PUT, POST, DELETE on
+`/data?graph=IRI` or `/data?default`, and POST on `/data` to create a graph) are turned into
+INSERT DATA / DROP operations, so the journal has one kind of entry to replay.
+"""
+
+from __future__ import annotations
+
+import hmac
+import uuid
+
+from flask import Blueprint, Response, request
+from pyoxigraph import DefaultGraph, NamedNode, RdfFormat, parse, serialize
+
+from .. import config
+from ..errors import QueryError, StoreError
+from ..federation import check_update
+from ..formats import RDF_FORMATS
+from ..querytext import add_using, check_nesting
+from ..saved import parse_iri
+from .sparql import graph_list, state, text_error, utf8_body
+
+blueprint = Blueprint("writes", __name__)
+
+# Media types a Graph Store write may send (no N-Quads / TriG: the request names the graph).
+BODY_FORMATS = {f.media_type: f.rdf for f in RDF_FORMATS.values() if not f.supports_graphs}
+BODY_FORMATS["application/x-turtle"] = RdfFormat.TURTLE
+BODY_FORMATS["text/plain"] = RdfFormat.N_TRIPLES  # the N-Triples type before it had its own
+
+
+def refused() -> Response | None:
+    """The answer to a write without the configured token (403 if none is configured), or None."""
+    token = state().settings.update_token
+    if not token:
+        return text_error(403, "updates are disabled on this endpoint (no update token is configured)")
+    given = request.headers.get("Authorization", "")
+    if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+        response = text_error(401, "updates need the header Authorization: Bearer <token>")
+        response.headers["WWW-Authenticate"] = 'Bearer realm="iclr-kg"'
+        return response
+    return None
+
+
+def run_write(text: str, kind: str, base: str, success: int = 204, headers: dict[str, str] | None = None) -> Response:
+    """Check, apply and journal one write; the status says what happened to it."""
+    settings = state().settings
+    try:
+        check_nesting(text)
+        check_update(text, settings.services, settings.load_sources, config.QUERY_PREFIXES)
+        state().writer.apply(settings.store, text, base=base, kind=kind, reasoner=settings.reasoner,
+                             timeout=settings.query_timeout)
+    except QueryError as exc:
+        return text_error(400, str(exc))
+    except StoreError as exc:
+        return text_error(503, str(exc))
+    except OSError as exc:
+        return text_error(502, f"the update could not fetch what it loads: {exc}")
+    response = Response(status=success)
+    response.headers.update(headers or {})
+    return response
+
+
+@blueprint.route("/update", methods=["POST"], provide_automatic_options=False)
+def update() -> Response:
+    """SPARQL 1.1 Update over the protocol (§2.2), with the token. Relative IRIs resolve against
+    this endpoint's URL; using-graph-uri / using-named-graph-uri set the dataset of each WHERE."""
+    denied = refused()
+    if denied is not None:
+        return denied
+    if request.mimetype not in ("application/sparql-update", "application/x-www-form-urlencoded"):
+        return text_error(415, "POST an update as application/sparql-update or as a form field `update`")
+    try:
+        text = read_update()
+        using, using_named = graph_list("using-graph-uri"), graph_list("using-named-graph-uri")
+        if using or using_named:
+            text = add_using(text, [g.value for g in using or []], [g.value for g in using_named or []])
+    except QueryError as exc:
+        return text_error(400, str(exc))
+    return run_write(text, "update", request.base_url)
+
+
+def read_update() -> str:
+    """The one update of the request: the body (application/sparql-update) or one form field."""
+    if request.mimetype == "application/sparql-update":
+        return utf8_body("update")
+    found = request.form.getlist("update") + request.args.getlist("update")
+    if len(found) > 1:
+        raise QueryError("the request carries more than one update")
+    if not found or not found[0].strip():
+        raise QueryError("no update given: POST application/sparql-update or a form field `update`")
+    return found[0]
+
+
+@blueprint.route("/data", methods=["PUT", "POST", "DELETE"])
+def graph_store() -> Response:
+    """Graph Store HTTP Protocol writes (§5.3-5.6), indirect graph identification (?graph=, ?default)."""
+    graph_iri = request.args.get("graph")
+    if graph_iri is None and "default" not in request.args:
+        if request.method != "POST":
+            return refused() or text_error(400, "give ?graph=IRI or ?default")
+        # §5.5: a POST to the store itself makes a new graph, named by a URL of ours (so that
+        # direct identification reaches it too), and says where in Location
+        return write_graph(f"{request.host_url}data/{uuid.uuid4()}", created=True)
+    return write_graph(graph_iri)
+
+
+@blueprint.route("/data/<path:_>", methods=["PUT", "POST", "DELETE"])
+def graph_store_direct(_: str) -> Response:
+    """Graph Store HTTP Protocol writes, direct identification: the graph whose IRI is this URL."""
+    return write_graph(request.base_url)
+
+
+def write_graph(graph_iri: str | None, created: bool = False) -> Response:
+    """PUT, POST or DELETE of one graph (None: the default graph) as one journaled update."""
+    denied = refused()
+    if denied is not None:
+        return denied
+    try:
+        graph = parse_iri(graph_iri, "graph") if graph_iri is not None else DefaultGraph()
+    except QueryError as exc:
+        return text_error(400, str(exc))
+    target = f"GRAPH <{graph.value}>" if isinstance(graph, NamedNode) else "DEFAULT"
+    store = state().store()
+    if isinstance(graph, NamedNode):
+        exists = store.contains_named_graph(graph)
+    else:  # the union of all graphs; what is written to it itself lives in graph/updates
+        exists = next(iter(store.quads_for_pattern(None, None, None, NamedNode(config.GRAPH_UPDATES))), None) is not None
+    if request.method == "DELETE":
+        if not exists:
+            return text_error(404, f"no graph {graph_iri or 'in the default graph'} in this store")
+        return run_write(f"DROP {target}", "graph-store", request.base_url)
+    try:
+        triples = read_triples(graph_iri or request.base_url)
+    except QueryError as exc:
+        return text_error(400, str(exc))
+    data = serialize(triples, format=RdfFormat.N_TRIPLES).decode("utf-8") if triples else ""
+    insert = f"INSERT DATA {{ {'GRAPH <' + graph.value + '> { ' if isinstance(graph, NamedNode) else ''}{data}" \
+             f"{' }' if isinstance(graph, NamedNode) else ''} }}"
+    text = f"DROP SILENT {target} ;\n{insert}" if request.method == "PUT" else insert
+    status = 201 if not exists or created else 204
+    return run_write(text, "graph-store", request.base_url, success=status,
+                     headers={"Location": graph_iri} if created and graph_iri else None)
+
+
+def read_triples(base: str) -> list:
+    """The request body's triples, parsed by its Content-Type (a 400 names what is wrong)."""
+    media_type = request.mimetype
+    if media_type == "multipart/form-data":  # §5.5: each part is a graph to merge
+        parts = list(request.files.values())
+        return [t for part in parts for t in _parse(part.read(), part.mimetype, base)]
+    return _parse(request.get_data(cache=False), media_type, base)
+
+
+def _parse(body: bytes, media_type: str, base: str) -> list:
+    rdf_format = BODY_FORMATS.get(media_type)
+    if rdf_format is None:
+        raise QueryError(f"cannot read {media_type or 'a body without a Content-Type'}; send one of {', '.join(BODY_FORMATS)}")
+    try:
+        return [quad.triple for quad in parse(body, format=rdf_format, base_iri=base)]
+    except SyntaxError as exc:
+        raise QueryError(f"the {media_type} body does not parse: {exc}") from None

@@ -1,0 +1,273 @@
+"""Updates in every mode: the default server (gunicorn, two web processes), the journal, kill -9,
+builds that replay, and inferences that follow each update (checked against full reasoning)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
+from pyoxigraph import NamedNode
+
+from iclr_kg import config
+from iclr_kg.config import Settings
+from iclr_kg.errors import QueryError
+from iclr_kg.pipeline import build
+from iclr_kg.reason import infer_triples
+from iclr_kg.store import current_generation, open_read_only
+from iclr_kg.updates import Journal, apply
+
+from .conftest import free_port, wait_for
+
+CLI = str(Path(sys.executable).with_name("iclr-kg"))
+TOKEN = "s3cret"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+PAPER = "https://w3id.org/iclr-kg/resource/paper/PxTIG12RRHS"
+RES = config.RESOURCE_BASE
+
+
+def http(url: str, data: bytes | None = None, headers: dict | None = None, method: str | None = None,
+         timeout: float = 30) -> tuple[int, bytes]:
+    request = urllib.request.Request(url, data=data, headers=headers or {}, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def post_update(base: str, text: str, **params: str) -> tuple[int, bytes]:
+    query = f"?{urllib.parse.urlencode(params)}" if params else ""
+    return http(f"{base}/update{query}", text.encode(), {**AUTH, "Content-Type": "application/sparql-update"})
+
+
+def ask(base: str, text: str) -> bool:
+    status, body = http(f"{base}/sparql?" + urllib.parse.urlencode({"query": text, "format": "json"}))
+    assert status == 200, body
+    return bool(json.loads(body)["boolean"])
+
+
+@pytest.fixture
+def update_server(tiny_data) -> Iterator[tuple[str, Settings, subprocess.Popen]]:
+    """`iclr-kg serve` as shipped (gunicorn, two web processes), updates enabled, on a tiny store."""
+    settings = tiny_data()
+    build(settings)
+    port = free_port()
+    env = {**os.environ, "ICLR_KG_UPDATE_TOKEN": TOKEN, "ICLR_KG_QUERY_WORKERS": "2",
+           "ICLR_KG_DATA_DIR": str(settings.data_dir), "ICLR_KG_ONTOLOGY_DIR": str(settings.ontology_dir)}
+    process = subprocess.Popen([CLI, "serve", "--store", str(settings.store), "--port", str(port)], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(base + "/health")
+        yield base, settings, process
+    finally:
+        if process.returncode is None:
+            process.terminate()
+            process.communicate(timeout=30)  # reads and closes stderr
+
+
+def authorship(number: int, person: str = "ben-poole") -> str:
+    node = f"<{RES}authorship/test-{number}>"
+    return (f"<{PAPER}> iclr:hasAuthorship {node} . {node} a iclr:Authorship ; "
+            f"iclr:authorshipBy <{RES}person/{person}> ; iclr:position {number} .")
+
+
+# --- 1. the default server: one writer, every process sees each update, no crash ----------------
+
+
+def test_concurrent_updates_and_queries_on_the_default_server(update_server) -> None:
+    base, settings, process = update_server
+    failures: list[object] = []
+
+    def writer(offset: int) -> None:
+        for i in range(5):
+            text = f"INSERT DATA {{ GRAPH <urn:test> {{ <urn:s{offset}-{i}> <urn:p> {offset * 10 + i} }} }}"
+            status, body = post_update(base, text)
+            if status != 204:
+                failures.append((status, body))
+
+    def reader() -> None:
+        for _ in range(15):
+            for _attempt in range(50):  # a 503 with Retry-After is admission control: wait and retry
+                status, body = http(f"{base}/sparql?" + urllib.parse.urlencode({"query": "SELECT (COUNT(*) AS ?n) WHERE { ?s <urn:p> ?o }", "format": "json"}))
+                if status != 503:
+                    break
+                time.sleep(0.1)
+            if status != 200:
+                failures.append((status, body))
+
+    threads = [threading.Thread(target=writer, args=(k,)) for k in range(3)] + [threading.Thread(target=reader) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    for _ in range(8):  # on every web process and query worker: each request sees all 15
+        status, body = http(f"{base}/sparql?" + urllib.parse.urlencode({"query": "SELECT (COUNT(*) AS ?n) WHERE { ?s <urn:p> ?o }", "format": "json"}))
+        assert status == 200 and json.loads(body)["results"]["bindings"][0]["n"]["value"] == "15"
+    assert http(base + "/health")[0] == 200
+    assert [e.id for e in Journal(settings.store).entries()] == list(range(1, 16))
+    process.terminate()
+    _, errors = process.communicate(timeout=30)
+    for sign in ("Traceback", "SIGSEGV", "SIGABRT", "LOCK", "terminate called"):
+        assert sign not in errors, errors
+
+
+# --- 2. journaled, replayed by build, exported, dropped ----------------------------------------
+
+
+def test_updates_outlive_builds_until_dropped(tiny_data, tmp_path: Path) -> None:
+    settings = tiny_data()
+    build(settings)
+    apply(settings.store, f"INSERT DATA {{ GRAPH <urn:curated> {{ {authorship(7)} }} }}")
+    apply(settings.store, "INSERT DATA { <urn:default> <urn:p> 1 }")  # into the default graph
+    query = "ASK { GRAPH <urn:curated> { ?a iclr:position 7 } GRAPH ?u { <urn:default> <urn:p> 1 } }"
+    assert bool(open_read_only(settings.store).query(query, prefixes=config.QUERY_PREFIXES))
+    build(settings)  # from data/, then the journal replayed
+    assert bool(open_read_only(settings.store).query(query, prefixes=config.QUERY_PREFIXES))
+    exported = tmp_path / "journal.ru"
+    done = subprocess.run([CLI, "updates", "export", "--store", str(settings.store), "-o", str(exported)],
+                          capture_output=True, text=True, check=True)
+    listed = subprocess.run([CLI, "updates", "list", "--store", str(settings.store)], capture_output=True, text=True, check=True)
+    assert listed.stdout.count("\n") == 2 and "2 journaled" in listed.stderr and done.returncode == 0
+    dropped = subprocess.run([CLI, "updates", "drop", "--all", "--store", str(settings.store)], capture_output=True, text=True, check=False)
+    assert dropped.returncode == 0 and "dropped 2" in dropped.stdout
+    build(settings)
+    assert not bool(open_read_only(settings.store).query(query, prefixes=config.QUERY_PREFIXES))
+    # the export is a SPARQL Update file that runs as it is: it gives back what the journal gave
+    apply(settings.store, exported.read_text(encoding="utf-8"))
+    assert bool(open_read_only(settings.store).query(query, prefixes=config.QUERY_PREFIXES))
+
+
+def test_dropping_an_unknown_entry_is_one_line(tiny_data) -> None:
+    settings = tiny_data()
+    build(settings)
+    done = subprocess.run([CLI, "updates", "drop", "42", "--store", str(settings.store)], capture_output=True, text=True, check=False)
+    assert done.returncode == 1 and done.stderr.startswith("error: no journaled update 42")
+
+
+WRITER = """
+import sys
+from pathlib import Path
+from iclr_kg.updates import apply
+for i in range(1000):
+    apply(Path(sys.argv[1]), f"INSERT DATA {{ GRAPH <urn:k> {{ <urn:k{i}> <urn:v> {i} }} }}")
+    print(i, flush=True)
+"""
+
+
+@pytest.mark.parametrize("delay", [0.4, 0.9, 1.7, 2.6])
+def test_kill_9_loses_no_acknowledged_update(tiny_data, delay: float) -> None:
+    settings = tiny_data()
+    build(settings)
+    process = subprocess.Popen([sys.executable, "-c", WRITER, str(settings.store)], stdout=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    process.send_signal(signal.SIGKILL)
+    out, _ = process.communicate(timeout=30)
+    acknowledged = [int(line) for line in out.split()]
+    assert acknowledged, "the writer acknowledged nothing before the kill; raise the delay"
+    apply(settings.store, "INSERT DATA { <urn:after> <urn:v> 0 }")  # the next writer recovers first
+    stored = {int(row["o"].value) for row in open_read_only(settings.store).query("SELECT ?o WHERE { GRAPH <urn:k> { ?s <urn:v> ?o } }")}
+    assert set(acknowledged) <= stored
+    build(settings)  # and a build replays the same
+    rebuilt = {int(row["o"].value) for row in open_read_only(settings.store).query("SELECT ?o WHERE { GRAPH <urn:k> { ?s <urn:v> ?o } }")}
+    assert rebuilt == stored
+    assert all((p / "CURRENT").exists() for p in (settings.store / "generations").iterdir() if p.is_dir())
+
+
+# --- 3. inferences follow updates ---------------------------------------------------------------
+
+
+def test_inserting_and_deleting_an_authorship_updates_what_is_derived(update_server) -> None:
+    base, _, _ = update_server
+    derived = f"ASK {{ <{PAPER}> iclr:hasAuthor <{RES}person/new> ; schema:author <{RES}person/new> ; wdt:P50 <{RES}person/new> }}"
+    assert not ask(base, derived)
+    assert post_update(base, f"INSERT DATA {{ GRAPH <urn:g> {{ {authorship(5, 'new')} }} }}")[0] == 204
+    assert ask(base, derived)
+    assert post_update(base, f"DELETE WHERE {{ GRAPH <urn:g> {{ <{RES}authorship/test-5> ?p ?o }} }}")[0] == 204
+    assert not ask(base, derived)
+
+
+def test_an_update_may_not_add_to_the_inferred_graph(update_server) -> None:
+    base, _, _ = update_server
+    status, body = post_update(base, f"INSERT DATA {{ GRAPH <{config.GRAPH_INFERRED}> {{ <urn:x> <urn:y> <urn:z> }} }}")
+    assert status == 400 and b"reasoner" in body
+    assert not ask(base, "ASK { <urn:x> <urn:y> <urn:z> }")
+
+
+PEOPLE = ["yang-song", "ben-poole", "new-1", "new-2"]
+step = st.tuples(st.sampled_from(["insert", "delete"]), st.integers(1, 4), st.sampled_from(PEOPLE),
+                 st.sampled_from(["urn:g1", "urn:g2", "default"]))
+
+
+@hypothesis_settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(step, min_size=1, max_size=6))
+def test_the_inferred_graph_equals_full_reasoning_after_any_updates(tiny_data, steps) -> None:
+    settings = tiny_data()
+    if current_generation(settings.store) is None:
+        build(settings)
+    for action, number, person, graph in steps:
+        triples = authorship(number, person)
+        wrapped = triples if graph == "default" else f"GRAPH <{graph}> {{ {triples} }}"
+        verb = "INSERT DATA" if action == "insert" else "DELETE DATA"
+        apply(settings.store, f"{verb} {{ {wrapped} }}")
+    store = open_read_only(settings.store)
+    inferred, ontology = NamedNode(config.GRAPH_INFERRED), NamedNode(config.GRAPH_ONTOLOGY)
+    graphs = [g for g in store.named_graphs() if g not in (inferred, ontology)]
+    asserted = {q.triple for g in graphs for q in store.quads_for_pattern(None, None, None, g)}
+    schema = [q.triple for q in store.quads_for_pattern(None, None, None, ontology)]
+    expected = set(infer_triples(list(asserted), schema, "owlrl")) - asserted  # the reference reasoner
+    assert {q.triple for q in store.quads_for_pattern(None, None, None, inferred)} == expected
+    union = {q.triple for g in store.named_graphs() for q in store.quads_for_pattern(None, None, None, g)}
+    assert {q.triple for q in store.quads_for_pattern(None, None, None, config_default())} == union
+
+
+def config_default():
+    from pyoxigraph import DefaultGraph
+
+    return DefaultGraph()
+
+
+def test_a_bad_update_writes_nothing(tiny_data) -> None:
+    settings = tiny_data()
+    build(settings)
+    before = current_generation(settings.store)
+    with pytest.raises(QueryError, match="syntax"):
+        apply(settings.store, "INSERT DATA { <urn:a> <urn:b> }")
+    assert current_generation(settings.store) == before and Journal(settings.store).entries() == []
+
+
+# --- 4. the protocol's update details (the W3C manifests run in test_w3c.py) ----------------------
+
+
+def test_protocol_details_of_updates(update_server) -> None:
+    base, _, _ = update_server
+    # relative IRIs resolve against the endpoint's URL, in queries and updates
+    status, body = http(f"{base}/sparql?" + urllib.parse.urlencode({"query": "CONSTRUCT { <s> <p> 1 } WHERE {}", "format": "ntriples"}))
+    assert status == 200 and f"<{base}/s>".encode() in body
+    assert post_update(base, "INSERT DATA { GRAPH <urn:base> { <urn:s> <urn:p> <rel> } }")[0] == 204
+    assert ask(base, f"ASK {{ GRAPH <urn:base> {{ <urn:s> <urn:p> <{base}/rel> }} }}")
+    # using-graph-uri sets the WHERE's dataset
+    assert post_update(base, "INSERT DATA { GRAPH <urn:u1> { <urn:a> a <urn:C> } GRAPH <urn:u2> { <urn:b> a <urn:C> } }")[0] == 204
+    assert post_update(base, "INSERT { GRAPH <urn:out> { ?s a <urn:D> } } WHERE { ?s a <urn:C> }", **{"using-graph-uri": "urn:u1"})[0] == 204
+    assert ask(base, "ASK { GRAPH <urn:out> { <urn:a> a <urn:D> } }") and not ask(base, "ASK { GRAPH <urn:out> { <urn:b> a <urn:D> } }")
+    # two updates in one request, and a dataset given twice, are 400
+    status, _ = http(f"{base}/update", urllib.parse.urlencode([("update", "CLEAR SILENT GRAPH <urn:x>")] * 2).encode(),
+                     {**AUTH, "Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 400
+    status, body = post_update(base, "WITH <urn:u1> DELETE { ?s a <urn:C> } WHERE { ?s a <urn:C> }", **{"using-named-graph-uri": "urn:u2"})
+    assert status == 400 and b"only one way" in body
