@@ -176,3 +176,40 @@ def add_using(update: str, using: list[str], using_named: list[str]) -> str:
 def _only_space(text: str) -> bool:
     """Nothing but whitespace and comments."""
     return all(line.split("#", 1)[0].strip() == "" for line in text.split("\n"))
+
+
+def split_update(update: str) -> list[str]:
+    """The operations of an update request, each runnable alone: the `;`-separated parts, each
+    preceded by the PREFIX and BASE declarations of the parts before it (they stay in scope)."""
+    cuts, depth, i, n = [], 0, 0, len(update)
+    while i < n:
+        c = update[i]
+        if c in OPENERS:
+            depth += 1
+        elif c in CLOSERS:
+            depth = max(0, depth - 1)
+        elif c == "#":
+            end = update.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        elif c in "\"'":
+            i = _string_end(update, i)
+            continue
+        elif c == "<" and depth == 0:
+            end = update.find(">", i)
+            i = n if end < 0 else end + 1
+            continue
+        elif c == ";" and depth == 0:
+            cuts.append(i)
+        i += 1
+    parts = [update[start + 1 if start >= 0 else 0:end] for start, end in zip([-1, *cuts], [*cuts, n])]
+    operations, prologue = [], ""
+    for part in parts:
+        words = top_level_words(part)
+        first = next((index for index, word in words if word in UPDATE_KEYWORDS), None)
+        if first is None:  # only declarations (or nothing): they carry over to what follows
+            prologue += part + "\n"
+            continue
+        operations.append(prologue + part)
+        prologue += part[:first] + "\n"
+    return operations

@@ -40,6 +40,7 @@ from pyoxigraph import DefaultGraph, NamedNode, Quad, Store, Triple
 
 from . import config
 from .errors import InconsistentGraph, QueryError, StoreError
+from .querytext import split_update
 from .store import (
     complete_generation,
     current_generation,
@@ -175,40 +176,50 @@ def replay(db: Store, store_dir: Path, reasoner: str = "fast") -> int:
 def run_entry(db: Store, update: str, base: str | None, reasoner: str, maintain_after: bool = True) -> None:
     """Run one update with the union-default-graph rules of the module docstring.
 
-    The store is read whole twice (before and after the update) and the rest is worked out in
-    memory, writing only differences: about 60 ms per read on the real graph.
+    Each operation of the request runs on its own, so that what it did to the default graph is
+    told by comparing the store before and after it: `CLEAR ALL ; INSERT DATA {…}` first
+    clears, then inserts. The request stays atomic: nothing is published unless all succeed.
+    The store is read whole around each operation, and the rest is worked out in memory.
     """
-    inferred, default = NamedNode(config.GRAPH_INFERRED), DefaultGraph()
-    before = _quads(db)
-    try:
-        db.update(update, base_iri=base, prefixes=config.QUERY_PREFIXES)
-    except SyntaxError as exc:
-        raise QueryError(f"SPARQL syntax error: {exc}") from None
-    except ValueError as exc:
-        raise QueryError(f"the update failed: {exc}") from None
-    after = _quads(db)
-    before_default = {q.triple for q in before if q.graph_name == default}
-    after_default = {q.triple for q in after if q.graph_name == default}
-    removed = before_default - after_default
-    # Deleted from the default graph: no graph states it any more, except where this update
-    # itself wrote it (CLEAR ALL followed by INSERT DATA, say).
-    stale = [q for q in before & after if q.triple in removed and q.graph_name not in (default, inferred)]
-    for quad in stale:
-        db.remove(quad)
-    kept = NamedNode(config.GRAPH_UPDATES)
-    added = {Quad(t.subject, t.predicate, t.object, kept) for t in after_default - before_default}
-    if added:
-        db.extend(added)  # inserted into the default graph: kept in graph/updates
-    after = (after - set(stale)) | added
-    written = {q.triple for q in after - before if q.graph_name == inferred}
+    inferred = NamedNode(config.GRAPH_INFERRED)
+    written: set[Triple] = set()
+    quads: set[Quad] | None = None
+    for operation in split_update(update) or [update]:
+        before = quads if quads is not None else _quads(db)
+        try:
+            db.update(operation, base_iri=base, prefixes=config.QUERY_PREFIXES)
+        except SyntaxError as exc:
+            raise QueryError(f"SPARQL syntax error: {exc}") from None
+        except ValueError as exc:
+            raise QueryError(f"the update failed: {exc}") from None
+        quads = _settle_default_graph(db, before, _quads(db))
+        written |= {q.triple for q in quads - before if q.graph_name == inferred}
     if not (maintain_after or written):
         return
-    derived = maintain(db, reasoner, after)
+    derived = maintain(db, reasoner, quads)
     refused = written - derived
     if refused:
         example = next(iter(refused))
         raise QueryError(f"the update adds to {config.GRAPH_INFERRED}, which holds only what the reasoner derives "
                          f"(e.g. {example}); put asserted triples in another graph")
+
+
+def _settle_default_graph(db: Store, before: set[Quad], after: set[Quad]) -> set[Quad]:
+    """Carry one operation's changes to the default graph over to the named graphs; returns the
+    store's quads afterwards. Deleted from the default graph: deleted from every graph that
+    stated it (unless the operation itself wrote it there). Inserted: kept in graph/updates."""
+    default, inferred = DefaultGraph(), NamedNode(config.GRAPH_INFERRED)
+    before_default = {q.triple for q in before if q.graph_name == default}
+    after_default = {q.triple for q in after if q.graph_name == default}
+    removed = before_default - after_default
+    stale = {q for q in before & after if q.triple in removed and q.graph_name not in (default, inferred)}
+    for quad in stale:
+        db.remove(quad)
+    kept = NamedNode(config.GRAPH_UPDATES)
+    added = {Quad(t.subject, t.predicate, t.object, kept) for t in after_default - before_default}
+    if added:
+        db.extend(added)
+    return (after - stale) | added
 
 
 def _quads(db: Store) -> set[Quad]:

@@ -271,3 +271,19 @@ def test_protocol_details_of_updates(update_server) -> None:
     assert status == 400
     status, body = post_update(base, "WITH <urn:u1> DELETE { ?s a <urn:C> } WHERE { ?s a <urn:C> }", **{"using-named-graph-uri": "urn:u2"})
     assert status == 400 and b"only one way" in body
+
+
+def test_clearing_then_reinserting_the_same_triples_keeps_them(tiny_data) -> None:
+    """One request that clears everything and puts back a graph's own triples must keep them:
+    each operation's effect on the default graph is told apart from the next one's."""
+    settings = tiny_data()
+    build(settings)
+    apply(settings.store, "INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> <urn:c> } }")
+    apply(settings.store, "CLEAR ALL ; INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> <urn:c> } }")
+    store = open_read_only(settings.store)
+    assert bool(store.query("ASK { GRAPH <urn:g> { <urn:a> <urn:b> <urn:c> } }"))
+    assert bool(store.query("ASK { <urn:a> <urn:b> <urn:c> }"))  # and in the default graph, the union
+    apply(settings.store, "PREFIX x: <urn:x:> DELETE DATA { <urn:a> <urn:b> <urn:c> } ; INSERT DATA { GRAPH <urn:h> { x:a x:b x:c } }")
+    store = open_read_only(settings.store)
+    assert not bool(store.query("ASK { GRAPH ?g { <urn:a> <urn:b> <urn:c> } }"))
+    assert bool(store.query("ASK { GRAPH <urn:h> { <urn:x:a> <urn:x:b> <urn:x:c> } }"))  # the prefix carried over
