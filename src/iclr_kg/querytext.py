@@ -10,6 +10,8 @@ process down, so there is no regular expression with nested quantifiers here and
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from .errors import QueryError
 
 MAX_NESTING = 200
@@ -108,13 +110,10 @@ def update_keyword(text: str) -> str | None:
     return None
 
 
-def top_level_words(text: str) -> list[tuple[int, str]]:
-    """(index, WORD) of each keyword-like word outside brackets, strings, IRIs and comments.
-
-    Words that are part of a variable (`?where`) or a prefixed name (`ex:with`, `with:x`) are
-    not keywords and are left out. Linear in the text's length.
-    """
-    words: list[tuple[int, str]] = []
+def _top_level(text: str) -> Iterator[tuple[int, str]]:
+    """(index, token) for each `;` and keyword-like word outside brackets, strings, IRIs and
+    comments, in one linear scan. Words in a variable (`?where`) or a prefixed name
+    (`ex:with`, `with:x`) are not keywords and are left out; words come upper-cased."""
     depth, i, n = 0, 0, len(text)
     while i < n:
         c = text[i]
@@ -133,6 +132,8 @@ def top_level_words(text: str) -> list[tuple[int, str]]:
             end = text.find(">", i)
             i = n if end < 0 else end + 1
             continue
+        elif c == ";" and depth == 0:
+            yield i, ";"
         elif c.isalpha() or c == "_":
             end = i
             while end < n and (text[end].isalnum() or text[end] in "_-"):
@@ -140,11 +141,15 @@ def top_level_words(text: str) -> list[tuple[int, str]]:
             before = text[i - 1] if i else " "
             after = text[end] if end < n else " "
             if depth == 0 and before not in "?$:" and after != ":":
-                words.append((i, text[i:end].upper()))
+                yield i, text[i:end].upper()
             i = end
             continue
         i += 1
-    return words
+
+
+def top_level_words(text: str) -> list[tuple[int, str]]:
+    """(index, WORD) of each keyword-like word outside brackets, strings, IRIs and comments."""
+    return [(index, token) for index, token in _top_level(text) if token != ";"]
 
 
 def add_using(update: str, using: list[str], using_named: list[str]) -> str:
@@ -181,32 +186,11 @@ def _only_space(text: str) -> bool:
 def split_update(update: str) -> list[str]:
     """The operations of an update request, each runnable alone: the `;`-separated parts, each
     preceded by the PREFIX and BASE declarations of the parts before it (they stay in scope)."""
-    cuts, depth, i, n = [], 0, 0, len(update)
-    while i < n:
-        c = update[i]
-        if c in OPENERS:
-            depth += 1
-        elif c in CLOSERS:
-            depth = max(0, depth - 1)
-        elif c == "#":
-            end = update.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        elif c in "\"'":
-            i = _string_end(update, i)
-            continue
-        elif c == "<" and depth == 0:
-            end = update.find(">", i)
-            i = n if end < 0 else end + 1
-            continue
-        elif c == ";" and depth == 0:
-            cuts.append(i)
-        i += 1
-    parts = [update[start + 1 if start >= 0 else 0:end] for start, end in zip([-1, *cuts], [*cuts, n])]
+    cuts = [index for index, token in _top_level(update) if token == ";"]
+    parts = [update[start + 1 if start >= 0 else 0:end] for start, end in zip([-1, *cuts], [*cuts, len(update)])]
     operations, prologue = [], ""
     for part in parts:
-        words = top_level_words(part)
-        first = next((index for index, word in words if word in UPDATE_KEYWORDS), None)
+        first = next((index for index, word in top_level_words(part) if word in UPDATE_KEYWORDS), None)
         if first is None:  # only declarations (or nothing): they carry over to what follows
             prologue += part + "\n"
             continue
