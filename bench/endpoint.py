@@ -55,8 +55,14 @@ def core_queries(synthetic: bool) -> list[Query]:
     person = f"{RES}person/person-0" if synthetic else f"{RES}person/ian-gemp"
     aggregate = load_saved(ROOT / "queries")["awards-per-organization"].text
     return [
-        Query("point lookup", f"SELECT ?pos ?name WHERE {{ ?a iclr:authorshipOf <{paper}> ; iclr:authorPosition ?pos ; iclr:authorshipBy/iclr:name ?name }} ORDER BY ?pos"),
-        Query("two-hop join", f"SELECT DISTINCT ?co WHERE {{ ?p iclr:hasAuthor <{person}> , ?co . FILTER (?co != <{person}>) }}"),
+        Query(
+            "point lookup",
+            f"SELECT ?pos ?name WHERE {{ ?a iclr:authorshipOf <{paper}> ; iclr:authorPosition ?pos ; iclr:authorshipBy/iclr:name ?name }} ORDER BY ?pos",
+        ),
+        Query(
+            "two-hop join",
+            f"SELECT DISTINCT ?co WHERE {{ ?p iclr:hasAuthor <{person}> , ?co . FILTER (?co != <{person}>) }}",
+        ),
         Query("aggregate", aggregate),
         Query("construct", f"CONSTRUCT {{ <{paper}> ?p ?o }} WHERE {{ <{paper}> ?p ?o }}", accept="text/turtle"),
         Query("large select", "SELECT ?s ?p ?o WHERE { ?s ?p ?o } LIMIT 50000", accept="text/tab-separated-values"),
@@ -69,8 +75,11 @@ def saved_queries() -> list[Query]:
         if "SERVICE" in saved.text:
             continue  # federated queries need the internet; every peer would fail them alike
         text = saved.text
-        values = " ".join(f"VALUES ?{p.name} {{ {'<' + p.default + '>' if p.kind == 'iri' else repr(p.default)} }}"
-                          for p in saved.params if p.default)
+        values = " ".join(
+            f"VALUES ?{p.name} {{ {'<' + p.default + '>' if p.kind == 'iri' else repr(p.default)} }}"
+            for p in saved.params
+            if p.default
+        )
         out.append(Query(f"saved: {name}", text + ("\n" + values if values else "")))
     return out
 
@@ -91,7 +100,9 @@ class Server:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
         command = [part.replace("{port}", str(self.port)) for part in self.command]
-        self.process = subprocess.Popen(command, env={**os.environ, **self.env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            command, env={**os.environ, **self.env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline:
             try:
@@ -127,10 +138,14 @@ class Server:
                 self.process.kill()
 
 
-def request(server: Server, text: str, accept: str, connection: http.client.HTTPConnection | None = None) -> tuple[int, bytes]:
+def request(
+    server: Server, text: str, accept: str, connection: http.client.HTTPConnection | None = None
+) -> tuple[int, bytes]:
     own = connection is None
     connection = connection or http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
-    connection.request("GET", server.path + "?" + urllib.parse.urlencode({"query": PREFIXES + text}), headers={"Accept": accept})
+    connection.request(
+        "GET", server.path + "?" + urllib.parse.urlencode({"query": PREFIXES + text}), headers={"Accept": accept}
+    )
     response = connection.getresponse()
     body = response.read()
     if own:
@@ -156,7 +171,9 @@ def time_to_first_byte(server: Server, query: Query) -> tuple[float, float, floa
     path = server.path + "?" + urllib.parse.urlencode({"query": PREFIXES + query.text})
     before, peak = server.rss(), 0.0
     started = time.perf_counter()
-    connection.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: {query.accept}\r\nConnection: close\r\n\r\n".encode())
+    connection.sendall(
+        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: {query.accept}\r\nConnection: close\r\n\r\n".encode()
+    )
     first = connection.recv(65536)
     ttfb = time.perf_counter() - started
     total = len(first)
@@ -169,8 +186,25 @@ def time_to_first_byte(server: Server, query: Query) -> tuple[float, float, floa
 
 def throughput(server: Server, query: Query, connections: int, duration: float) -> tuple[float, int]:
     url = f"http://127.0.0.1:{server.port}{server.path}?" + urllib.parse.urlencode({"query": PREFIXES + query.text})
-    done = subprocess.run(["wrk", "-t", str(min(2, connections)), "-c", str(connections), "-d", f"{duration:g}s",
-                           "--timeout", "30s", "-H", f"Accept: {query.accept}", url], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [
+            "wrk",
+            "-t",
+            str(min(2, connections)),
+            "-c",
+            str(connections),
+            "-d",
+            f"{duration:g}s",
+            "--timeout",
+            "30s",
+            "-H",
+            f"Accept: {query.accept}",
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     rps = re.search(r"Requests/sec:\s+([\d.]+)", done.stdout)
     errors = sum(int(n) for n in re.findall(r"Non-2xx or 3xx responses: (\d+)", done.stdout))
     socket_errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", done.stdout)
@@ -192,7 +226,9 @@ def prepare(workdir: Path, papers: int | None) -> tuple[Path, Path, Path]:
     copy = workdir / "oxigraph"
     shutil.copytree((store / "current").resolve(), copy)
     triples = workdir / "all.nt"
-    subprocess.run([str(BIN / "iclr-kg"), "export", "--store", str(store), "-f", "ntriples", "-o", str(triples)], check=True)
+    subprocess.run(
+        [str(BIN / "iclr-kg"), "export", "--store", str(store), "-f", "ntriples", "-o", str(triples)], check=True
+    )
     return store, copy, triples
 
 
@@ -205,12 +241,21 @@ def main() -> None:
     parser.add_argument("--connections", type=int, nargs="+", default=[1, 8, 32])
     parser.add_argument("--no-saved", action="store_true", help="skip the saved queries")
     parser.add_argument("--only-saved", action="store_true", help="only the saved queries")
-    parser.add_argument("--saved-connections", type=int, nargs="*", default=[],
-                        help="also measure throughput of the saved queries at these levels (e.g. 8)")
+    parser.add_argument(
+        "--saved-connections",
+        type=int,
+        nargs="*",
+        default=[],
+        help="also measure throughput of the saved queries at these levels (e.g. 8)",
+    )
     parser.add_argument("--no-rdflib", action="store_true", help="skip rdflib-endpoint")
     parser.add_argument("--no-oxigraph", action="store_true", help="skip Oxigraph's server")
     parser.add_argument("--no-workers-variant", action="store_true", help="skip ours without worker processes")
-    parser.add_argument("--baseline", type=Path, help="another checkout of iclr-kg to measure as 'ours (baseline)', for before/after figures")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout of iclr-kg to measure as 'ours (baseline)', for before/after figures",
+    )
     args = parser.parse_args()
     if not shutil.which("wrk"):
         raise SystemExit("wrk is needed: apt-get install wrk")
@@ -219,21 +264,48 @@ def main() -> None:
         store, copy, triples = prepare(workdir, args.papers)
         servers = [Server("ours", [str(BIN / "iclr-kg"), "serve", "--store", str(store), "--port", "{port}"])]
         if args.baseline:
-            servers.append(Server("ours (baseline)", [sys.executable, "-m", "iclr_kg.cli", "serve", "--store", str(store), "--port", "{port}"],
-                                  env={"PYTHONPATH": str(args.baseline.resolve() / "src")}))
+            servers.append(
+                Server(
+                    "ours (baseline)",
+                    [sys.executable, "-m", "iclr_kg.cli", "serve", "--store", str(store), "--port", "{port}"],
+                    env={"PYTHONPATH": str(args.baseline.resolve() / "src")},
+                )
+            )
         if not args.no_workers_variant:
             # Both uncached, so that their ratio is the cost of the time-limit machinery alone.
-            servers.append(Server("ours, no cache", [str(BIN / "iclr-kg"), "serve", "--store", str(store), "--port", "{port}"],
-                                  env={"ICLR_KG_RESULT_CACHE": "0"}))
-            servers.append(Server("ours, no workers", [str(BIN / "iclr-kg"), "serve", "--store", str(store), "--port", "{port}"],
-                                  env={"ICLR_KG_QUERY_WORKERS": "0", "ICLR_KG_RESULT_CACHE": "0"}))
+            servers.append(
+                Server(
+                    "ours, no cache",
+                    [str(BIN / "iclr-kg"), "serve", "--store", str(store), "--port", "{port}"],
+                    env={"ICLR_KG_RESULT_CACHE": "0"},
+                )
+            )
+            servers.append(
+                Server(
+                    "ours, no workers",
+                    [str(BIN / "iclr-kg"), "serve", "--store", str(store), "--port", "{port}"],
+                    env={"ICLR_KG_QUERY_WORKERS": "0", "ICLR_KG_RESULT_CACHE": "0"},
+                )
+            )
         if not args.no_oxigraph:
-            servers.append(Server("oxigraph", [str(BIN / "oxigraph"), "serve-read-only", "--location", str(copy),
-                                               "--bind", "127.0.0.1:{port}"], path="/query"))
+            servers.append(
+                Server(
+                    "oxigraph",
+                    [str(BIN / "oxigraph"), "serve-read-only", "--location", str(copy), "--bind", "127.0.0.1:{port}"],
+                    path="/query",
+                )
+            )
         if not args.no_rdflib:
-            servers.append(Server("rdflib-endpoint", [str(BIN / "rdflib-endpoint"), "serve", "--host", "127.0.0.1",
-                                                      "--port", "{port}", str(triples)], path="/"))
-        queries = ([] if args.only_saved else core_queries(bool(args.papers))) + ([] if args.no_saved else saved_queries())
+            servers.append(
+                Server(
+                    "rdflib-endpoint",
+                    [str(BIN / "rdflib-endpoint"), "serve", "--host", "127.0.0.1", "--port", "{port}", str(triples)],
+                    path="/",
+                )
+            )
+        queries = ([] if args.only_saved else core_queries(bool(args.papers))) + (
+            [] if args.no_saved else saved_queries()
+        )
         results: dict[tuple[str, str, int], dict[str, float]] = {}
         for round_number in range(args.rounds):
             for server in servers:
@@ -260,9 +332,13 @@ def main() -> None:
 
 def report(results: dict, servers: list[Server], queries: list[Query], args: argparse.Namespace) -> None:
     names = [s.name for s in servers]
-    measured = args.saved_connections if args.only_saved else sorted(set(args.connections) | set(args.saved_connections))
-    print(f"\n### Endpoint benchmark ({'synthetic, %d papers' % args.papers if args.papers else 'real graph'}; "
-          f"{args.sequential} sequential requests, wrk {args.duration:g} s per level, {args.rounds} rounds A B A B)\n")
+    measured = (
+        args.saved_connections if args.only_saved else sorted(set(args.connections) | set(args.saved_connections))
+    )
+    print(
+        f"\n### Endpoint benchmark ({f'synthetic, {args.papers} papers' if args.papers else 'real graph'}; "
+        f"{args.sequential} sequential requests, wrk {args.duration:g} s per level, {args.rounds} rounds A B A B)\n"
+    )
     levels = " | ".join(f"req/s @{c}" for c in measured)
     print(f"| query | server | round | median ms | p95 ms | {levels} | errors |")
     print("|---|---|---:|---:|---:|" + "---:|" * len(measured) + "---:|")
@@ -271,14 +347,19 @@ def report(results: dict, servers: list[Server], queries: list[Query], args: arg
             for r in range(args.rounds):
                 row = results[(name, query.name, r)]
                 rates = " | ".join(f"{row.get(f'rps{c}', float('nan')):.0f}" for c in measured)
-                print(f"| {query.name} | {name} | {r + 1} | {row['median']:.2f} | {row['p95']:.2f} | {rates} | {row['errors']:.0f} |")
+                print(
+                    f"| {query.name} | {name} | {r + 1} | {row['median']:.2f} | {row['p95']:.2f} | {rates} | {row['errors']:.0f} |"
+                )
     print("\n| query | ratio | round | median latency | " + " | ".join(f"throughput @{c}" for c in measured) + " |")
     print("|---|---|---:|---:|" + "---:|" * len(measured))
     for query in queries:
         for peer in names[1:]:
             for r in range(args.rounds):
                 ours, other = results[("ours", query.name, r)], results[(peer, query.name, r)]
-                rates = " | ".join(f"{ours.get(f'rps{c}', 0) / other[f'rps{c}']:.2f}x" if other.get(f"rps{c}") else "-" for c in measured)
+                rates = " | ".join(
+                    f"{ours.get(f'rps{c}', 0) / other[f'rps{c}']:.2f}x" if other.get(f"rps{c}") else "-"
+                    for c in measured
+                )
                 print(f"| {query.name} | ours / {peer} | {r + 1} | {ours['median'] / other['median']:.2f}x | {rates} |")
     if "ours, no cache" in names and "ours, no workers" in names and not args.only_saved:
         print("\nTime-limit machinery (worker processes), uncached: throughput ours-no-cache / ours-no-workers")
@@ -287,12 +368,16 @@ def report(results: dict, servers: list[Server], queries: list[Query], args: arg
                 a, b = results[("ours, no cache", query.name, r)], results[("ours, no workers", query.name, r)]
                 rates = ", ".join(f"@{c}: {a[f'rps{c}'] / b[f'rps{c}']:.2f}x" for c in measured if b.get(f"rps{c}"))
                 print(f"- {query.name}, round {r + 1}: median {a['median']:.2f} vs {b['median']:.2f} ms; {rates}")
-    print("\n| server | round | peak RSS MiB (with children) | large select TTFB ms | memory growth while streaming MiB |")
+    print(
+        "\n| server | round | peak RSS MiB (with children) | large select TTFB ms | memory growth while streaming MiB |"
+    )
     print("|---|---:|---:|---:|---:|")
     for name in names:
         for r in range(args.rounds):
             large = results.get((name, "large select", r), {})
-            print(f"| {name} | {r + 1} | {results[(name, 'peak memory', r)]['peak_rss']:.0f} | {large.get('ttfb', float('nan')):.1f} | {large.get('growth', float('nan')):.1f} |")
+            print(
+                f"| {name} | {r + 1} | {results[(name, 'peak memory', r)]['peak_rss']:.0f} | {large.get('ttfb', float('nan')):.1f} | {large.get('growth', float('nan')):.1f} |"
+            )
 
 
 if __name__ == "__main__":

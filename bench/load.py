@@ -45,8 +45,11 @@ def start_server(workdir: Path) -> tuple[subprocess.Popen, str]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     cli = str(Path(sys.executable).with_name("iclr-kg"))
-    process = subprocess.Popen([cli, "serve", "--store", str(workdir / "store"), "--port", str(port)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [cli, "serve", "--store", str(workdir / "store"), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
@@ -70,7 +73,9 @@ def client(url: str, names: list[str], until: float, max_requests: int, results:
         name = rng.choice(names)
         started = time.perf_counter()
         try:
-            connection.request("GET", f"/queries/{name}?format=json", headers={"Accept": "application/sparql-results+json"})
+            connection.request(
+                "GET", f"/queries/{name}?format=json", headers={"Accept": "application/sparql-results+json"}
+            )
             response = connection.getresponse()
             body = response.read()
             elapsed = time.perf_counter() - started
@@ -139,15 +144,30 @@ def non_reader(host: str, port: int, until: float, tally: dict) -> None:
 
 def start_attacks(url: str, args: argparse.Namespace, until: float) -> tuple[list[threading.Thread], dict]:
     parsed = urllib.parse.urlparse(url)
-    tallies: dict[str, dict] = {"slowloris": {"opened": 0, "cut": 0}, "slow queries": {"sent": 0}, "non-readers": {"sent": 0}}
+    tallies: dict[str, dict] = {
+        "slowloris": {"opened": 0, "cut": 0},
+        "slow queries": {"sent": 0},
+        "non-readers": {"sent": 0},
+    }
     threads = []
     if args.slowloris:
-        threads.append(threading.Thread(target=slowloris, args=(parsed.hostname, parsed.port, args.slowloris, until,
-                                                                 tallies["slowloris"]), daemon=True))
-    threads += [threading.Thread(target=slow_querier, args=(url, until, tallies["slow queries"]), daemon=True)
-                for _ in range(args.slow_queries)]
-    threads += [threading.Thread(target=non_reader, args=(parsed.hostname, parsed.port, until, tallies["non-readers"]),
-                                 daemon=True) for _ in range(args.non_readers)]
+        threads.append(
+            threading.Thread(
+                target=slowloris,
+                args=(parsed.hostname, parsed.port, args.slowloris, until, tallies["slowloris"]),
+                daemon=True,
+            )
+        )
+    threads += [
+        threading.Thread(target=slow_querier, args=(url, until, tallies["slow queries"]), daemon=True)
+        for _ in range(args.slow_queries)
+    ]
+    threads += [
+        threading.Thread(
+            target=non_reader, args=(parsed.hostname, parsed.port, until, tallies["non-readers"]), daemon=True
+        )
+        for _ in range(args.non_readers)
+    ]
     for thread in threads:
         thread.start()
     return threads, tallies
@@ -160,7 +180,9 @@ def main() -> None:
     parser.add_argument("--max-requests", type=int, default=100_000, help="per client, to bound the loop")
     parser.add_argument("--url", help="an already running endpoint (default: start one)")
     parser.add_argument("--slowloris", type=int, default=0, help="connections trickling their headers")
-    parser.add_argument("--slow-queries", type=int, default=0, help="clients looping on a query that hits its time limit")
+    parser.add_argument(
+        "--slow-queries", type=int, default=0, help="clients looping on a query that hits its time limit"
+    )
     parser.add_argument("--non-readers", type=int, default=0, help="connections that never read their large result")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "src"))
@@ -180,8 +202,10 @@ def main() -> None:
             until = time.monotonic() + args.seconds
             attackers, tallies = start_attacks(url, args, until)
             time.sleep(2 if attackers else 0)  # let the attack take hold first
-            threads = [threading.Thread(target=client, args=(url, names, until, args.max_requests, results, errors, i))
-                       for i in range(args.clients)]
+            threads = [
+                threading.Thread(target=client, args=(url, names, until, args.max_requests, results, errors, i))
+                for i in range(args.clients)
+            ]
             started = time.monotonic()
             for thread in threads:
                 thread.start()
@@ -198,14 +222,18 @@ def main() -> None:
     by_status: dict[object, int] = {}
     for error in errors:
         by_status[error[1]] = by_status.get(error[1], 0) + 1
-    print(f"{args.clients} clients, {wall:.1f} s, {len(results)} requests ok, {len(errors)} errors {by_status or ''}, "
-          f"{len(results) / wall:.1f} req/s")
-    print(f"latency p50 {percentile(latencies, .5) * 1000:.1f} ms, p95 {percentile(latencies, .95) * 1000:.1f} ms, "
-          f"p99 {percentile(latencies, .99) * 1000:.1f} ms, mean {statistics.fmean(latencies) * 1000:.1f} ms")
+    print(
+        f"{args.clients} clients, {wall:.1f} s, {len(results)} requests ok, {len(errors)} errors {by_status or ''}, "
+        f"{len(results) / wall:.1f} req/s"
+    )
+    print(
+        f"latency p50 {percentile(latencies, 0.5) * 1000:.1f} ms, p95 {percentile(latencies, 0.95) * 1000:.1f} ms, "
+        f"p99 {percentile(latencies, 0.99) * 1000:.1f} ms, mean {statistics.fmean(latencies) * 1000:.1f} ms"
+    )
     print("\n| saved query | requests | p50 ms | p95 ms |\n|---|---:|---:|---:|")
     for name in names:
         mine = [t for n, t in results if n == name]
-        print(f"| {name} | {len(mine)} | {percentile(mine, .5) * 1000:.1f} | {percentile(mine, .95) * 1000:.1f} |")
+        print(f"| {name} | {len(mine)} | {percentile(mine, 0.5) * 1000:.1f} | {percentile(mine, 0.95) * 1000:.1f} |")
     for error in errors[:10]:
         print("error:", error, file=sys.stderr)
     sys.exit(1 if errors else 0)

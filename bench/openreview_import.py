@@ -79,7 +79,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--submissions", type=int, default=10000)
     parser.add_argument("--reviews", type=int, default=4, help="reviews per submission")
-    parser.add_argument("--pause", type=float, default=0.0, help="seconds between requests (the product's default is 1.0)")
+    parser.add_argument(
+        "--pause", type=float, default=0.0, help="seconds between requests (the product's default is 1.0)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -88,26 +90,50 @@ def main() -> None:
         venue = synth.openreview_venue(args.submissions, args.reviews)
         venue_file.write_text(json.dumps(venue), encoding="utf-8")
         notes = sum(len(n) for n in venue["notes"].values())  # type: ignore[union-attr]
-        print(f"synthetic venue: {notes} submissions, {len(venue['profiles'])} profiles "  # type: ignore[arg-type]
-              f"({venue_file.stat().st_size / 2**20:.1f} MiB JSON, {time.perf_counter() - started:.1f} s)", file=sys.stderr)
+        print(
+            f"synthetic venue: {notes} submissions, {len(venue['profiles'])} profiles "  # type: ignore[arg-type]
+            f"({venue_file.stat().st_size / 2**20:.1f} MiB JSON, {time.perf_counter() - started:.1f} s)",
+            file=sys.stderr,
+        )
         port = free_port()
-        standin = subprocess.Popen([sys.executable, "-m", "tests.openreview_standin", "--venue-file", str(venue_file), "--port", str(port)],
-                                   cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        standin = subprocess.Popen(
+            [sys.executable, "-m", "tests.openreview_standin", "--venue-file", str(venue_file), "--port", str(port)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         standin.stdout.readline()  # type: ignore[union-attr]  # "OpenReview stand-in on ..."
         url = f"http://127.0.0.1:{port}"
-        env = {**os.environ, "TQDM_DISABLE": "1", "ICLR_KG_OPENREVIEW_API": url, "ICLR_KG_OPENREVIEW_API_V2": url,
-               "ICLR_KG_OPENREVIEW_PAUSE": str(args.pause), "ICLR_KG_STORE": str(work / "store")}
+        env = {
+            **os.environ,
+            "TQDM_DISABLE": "1",
+            "ICLR_KG_OPENREVIEW_API": url,
+            "ICLR_KG_OPENREVIEW_API_V2": url,
+            "ICLR_KG_OPENREVIEW_PAUSE": str(args.pause),
+            "ICLR_KG_STORE": str(work / "store"),
+        }
         try:
             rows = []
             rows.append(("peer: openreview-py fetch only", *measured([sys.executable, "-c", PEER, url, VENUE], env)))
-            import_command = [str(BIN / "iclr-kg"), "import", "openreview", "--venue", VENUE, "--reviews", "--api", "v1"]
+            import_command = [
+                str(BIN / "iclr-kg"),
+                "import",
+                "openreview",
+                "--venue",
+                VENUE,
+                "--reviews",
+                "--api",
+                "v1",
+            ]
             rows.append(("ours: import (fetch, resolve, check, write)", *measured(import_command, env)))
             rows.append(("ours: import again, from the disk cache", *measured(import_command, env)))
             rows.append(("ours: build with the import", *measured([str(BIN / "iclr-kg"), "build"], env)))
         finally:
             standin.terminate()
             standin.wait(timeout=10)
-    print(f"\n### OpenReview import ({args.submissions:,} submissions x {args.reviews} reviews, pause {args.pause:g} s)\n")
+    print(
+        f"\n### OpenReview import ({args.submissions:,} submissions x {args.reviews} reviews, pause {args.pause:g} s)\n"
+    )
     print("| step | seconds | peak MiB | last line |")
     print("|---|---:|---:|---|")
     for name, seconds, peak, last in rows:

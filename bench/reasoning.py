@@ -48,13 +48,21 @@ def child(reasoner: str, data_file: str, ontology_file: str) -> None:
     else:
         inferred = len(infer(data, ontology, reasoner))
         seconds = time.perf_counter() - start
-    print(json.dumps({"seconds": seconds, "inferred": inferred, "peak_mib": peak_mib(), "growth_mib": peak_mib() - before}))
+    print(
+        json.dumps(
+            {"seconds": seconds, "inferred": inferred, "peak_mib": peak_mib(), "growth_mib": peak_mib() - before}
+        )
+    )
 
 
 def run_child(reasoner: str, data_file: Path, ontology_file: Path) -> dict[str, float]:
     """One reasoner in its own process; a crash (e.g. killed for lack of memory) is a result too."""
-    done = subprocess.run([sys.executable, __file__, "--child", reasoner, str(data_file), str(ontology_file)],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", reasoner, str(data_file), str(ontology_file)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode != 0:
         return {"seconds": float("nan"), "inferred": -1, "peak_mib": float("nan"), "failed": f"exit {done.returncode}"}
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -89,9 +97,13 @@ def full_build(data_dir: Path, workdir: Path) -> dict[str, float]:
 
     store = workdir / f"store-{data_dir.name}"
     start = time.perf_counter()
-    process = subprocess.Popen([str(Path(sys.executable).with_name("iclr-kg")), "build", "--store", str(store)],
-                               env={**os.environ, "ICLR_KG_DATA_DIR": str(data_dir)}, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [str(Path(sys.executable).with_name("iclr-kg")), "build", "--store", str(store)],
+        env={**os.environ, "ICLR_KG_DATA_DIR": str(data_dir)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     peak = 0.0
     watched = psutil.Process(process.pid)
     while process.poll() is None:
@@ -111,8 +123,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 50000])
     parser.add_argument("--owlrl-max", type=int, default=10000, help="skip owlrl above this many papers")
-    parser.add_argument("--reasonable-max", type=int, default=1000,
-                        help="skip reasonable above this many papers (at 10,000 it needed more than 24 GiB here)")
+    parser.add_argument(
+        "--reasonable-max",
+        type=int,
+        default=1000,
+        help="skip reasonable above this many papers (at 10,000 it needed more than 24 GiB here)",
+    )
     parser.add_argument("--build", action="store_true", help="also time a full iclr-kg build at each size")
     parser.add_argument("--child", nargs=3, metavar=("REASONER", "DATA", "ONTOLOGY"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -126,7 +142,9 @@ def main() -> None:
             data_dir, data_file, ontology_file, triples = prepare(papers, workdir)
             result: dict[str, object] = {"papers": papers, "triples": triples}
             for reasoner in ("owlrl", "reasonable", "fast"):
-                if (reasoner == "owlrl" and papers > args.owlrl_max) or (reasoner == "reasonable" and papers > args.reasonable_max):
+                if (reasoner == "owlrl" and papers > args.owlrl_max) or (
+                    reasoner == "reasonable" and papers > args.reasonable_max
+                ):
                     continue
                 result[reasoner] = run_child(reasoner, data_file, ontology_file)
                 print(f"  {papers} papers, {reasoner}: {result[reasoner]}", file=sys.stderr)
@@ -141,19 +159,25 @@ def print_table(rows: list[dict]) -> None:
     def cell(row: dict, name: str, key: str, fmt: str) -> str:
         return format(row[name][key], fmt) if name in row else "-"
 
-    print("| papers | asserted triples | owlrl s | reasonable s | ours s | owlrl/ours | ours/reasonable | inferred (ours) | inferred (owlrl) | ours peak MiB | owlrl peak MiB |")
+    print(
+        "| papers | asserted triples | owlrl s | reasonable s | ours s | owlrl/ours | ours/reasonable | inferred (ours) | inferred (owlrl) | ours peak MiB | owlrl peak MiB |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
         ratio = f"{row['owlrl']['seconds'] / row['fast']['seconds']:.1f}x" if "owlrl" in row else "-"
         vs_reasonable = f"{row['fast']['seconds'] / row['reasonable']['seconds']:.2f}x" if "reasonable" in row else "-"
-        print(f"| {row['papers']} | {row['triples']} | {cell(row, 'owlrl', 'seconds', '.2f')} | {cell(row, 'reasonable', 'seconds', '.2f')} "
-              f"| {cell(row, 'fast', 'seconds', '.2f')} | {ratio} | {vs_reasonable} | {cell(row, 'fast', 'inferred', 'd')} "
-              f"| {cell(row, 'owlrl', 'inferred', 'd')} | {cell(row, 'fast', 'peak_mib', '.0f')} | {cell(row, 'owlrl', 'peak_mib', '.0f')} |")
+        print(
+            f"| {row['papers']} | {row['triples']} | {cell(row, 'owlrl', 'seconds', '.2f')} | {cell(row, 'reasonable', 'seconds', '.2f')} "
+            f"| {cell(row, 'fast', 'seconds', '.2f')} | {ratio} | {vs_reasonable} | {cell(row, 'fast', 'inferred', 'd')} "
+            f"| {cell(row, 'owlrl', 'inferred', 'd')} | {cell(row, 'fast', 'peak_mib', '.0f')} | {cell(row, 'owlrl', 'peak_mib', '.0f')} |"
+        )
     builds = [row for row in rows if "build" in row]
     if builds:
         print("\n| papers | full build s | build peak MiB | stages |\n|---:|---:|---:|---|")
         for row in builds:
-            print(f"| {row['papers']} | {row['build']['seconds']:.1f} | {row['build']['peak_mib']:.0f} | {row['build']['detail']} |")
+            print(
+                f"| {row['papers']} | {row['build']['seconds']:.1f} | {row['build']['peak_mib']:.0f} | {row['build']['detail']} |"
+            )
 
 
 if __name__ == "__main__":

@@ -39,23 +39,51 @@ def generate(papers: int, seed: int = 7) -> dict[str, object]:
     organizations = []
     for i in range(n_top):
         kind = "university" if i % 3 else "company"
-        organizations.append({"key": f"org-{i}", "name": f"Organization {i}", "kind": kind,
-                              "labels": {"zh-Hans": f"机构{i}"}})
+        organizations.append(
+            {"key": f"org-{i}", "name": f"Organization {i}", "kind": kind, "labels": {"zh-Hans": f"机构{i}"}}
+        )
         for j in range(rng.randint(0, 3)):
-            organizations.append({"key": f"org-{i}-{j}", "name": f"Organization {i} unit {j}",
-                                  "kind": "department" if kind == "university" else "research-lab",
-                                  "parent": f"org-{i}"})
+            organizations.append(
+                {
+                    "key": f"org-{i}-{j}",
+                    "name": f"Organization {i} unit {j}",
+                    "kind": "department" if kind == "university" else "research-lab",
+                    "parent": f"org-{i}",
+                }
+            )
             if rng.random() < 0.3:
-                organizations.append({"key": f"org-{i}-{j}-a", "name": f"Organization {i} unit {j} group A",
-                                      "kind": "research-lab", "parent": f"org-{i}-{j}"})
+                organizations.append(
+                    {
+                        "key": f"org-{i}-{j}-a",
+                        "name": f"Organization {i} unit {j} group A",
+                        "kind": "research-lab",
+                        "parent": f"org-{i}-{j}",
+                    }
+                )
     people = [{"key": f"person-{i}", "name": f"Person {i}"} for i in range(n_people)]
     events = {
-        "conferences": [{"key": "iclr", "name": "International Conference on Learning Representations", "aliases": ["ICLR"]}],
+        "conferences": [
+            {"key": "iclr", "name": "International Conference on Learning Representations", "aliases": ["ICLR"]}
+        ],
         "editions": [{"key": f"iclr{y}", "conference": "iclr", "year": y, "name": f"ICLR {y}"} for y in EDITIONS],
-        "awards": [{"key": f"iclr{y}-outstanding-paper", "name": f"ICLR {y} Outstanding Paper Award",
-                    "kind": "outstanding-paper", "edition": f"iclr{y}"} for y in EDITIONS]
-        + [{"key": f"iclr{y}-honorable-mention", "name": f"ICLR {y} Honorable Mention",
-            "kind": "honorable-mention", "edition": f"iclr{y}"} for y in EDITIONS],
+        "awards": [
+            {
+                "key": f"iclr{y}-outstanding-paper",
+                "name": f"ICLR {y} Outstanding Paper Award",
+                "kind": "outstanding-paper",
+                "edition": f"iclr{y}",
+            }
+            for y in EDITIONS
+        ]
+        + [
+            {
+                "key": f"iclr{y}-honorable-mention",
+                "name": f"ICLR {y} Honorable Mention",
+                "kind": "honorable-mention",
+                "edition": f"iclr{y}",
+            }
+            for y in EDITIONS
+        ],
     }
     by_edition: dict[int, list[dict[str, object]]] = {y: [] for y in EDITIONS}
     for i in range(papers):
@@ -67,8 +95,11 @@ def generate(papers: int, seed: int = 7) -> dict[str, object]:
                 authors.append(name)
         orgs = sorted({organizations[_zipf_index(rng, len(organizations))]["name"] for _ in range(rng.randint(1, 3))})
         paper: dict[str, object] = {
-            "openreview": f"S{i:09d}x", "edition": f"ICLR {year}", "title": f"Synthetic paper {i}",
-            "authors": authors, "organizations": orgs,
+            "openreview": f"S{i:09d}x",
+            "edition": f"ICLR {year}",
+            "title": f"Synthetic paper {i}",
+            "authors": authors,
+            "organizations": orgs,
             "decision": "accepted" if rng.random() < 0.3 else "rejected",
         }
         if paper["decision"] == "accepted":
@@ -88,8 +119,14 @@ def generate(papers: int, seed: int = 7) -> dict[str, object]:
     }
     for year, items in by_edition.items():
         files[f"sources/synthetic-{year}.yaml"] = {
-            "source": {"key": f"synthetic-{year}", "title": f"Synthetic ICLR {year}", "language": "en",
-                       "seed": "synthetic", "about": [f"ICLR {year}"], "summary": "Synthetic data for benchmarks."},
+            "source": {
+                "key": f"synthetic-{year}",
+                "title": f"Synthetic ICLR {year}",
+                "language": "en",
+                "seed": "synthetic",
+                "about": [f"ICLR {year}"],
+                "summary": "Synthetic data for benchmarks.",
+            },
             "editions": [{"edition": f"ICLR {year}", "submissions": len(items)}],
             "papers": items,
         }
@@ -102,12 +139,20 @@ def write(papers: int, out: Path, seed: int = 7) -> Path:
         path = out / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("w", encoding="utf-8") as handle:
-            yaml.dump(content, handle, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), allow_unicode=True, sort_keys=False, width=120)
+            yaml.dump(
+                content,
+                handle,
+                Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
+                allow_unicode=True,
+                sort_keys=False,
+                width=120,
+            )
     return out
 
 
-def openreview_venue(submissions: int, reviews: int = 4, seed: int = 11, venue: str = "ICLR.cc/2021/Conference",
-                     api: str = "v1") -> dict[str, object]:
+def openreview_venue(
+    submissions: int, reviews: int = 4, seed: int = 11, venue: str = "ICLR.cc/2021/Conference", api: str = "v1"
+) -> dict[str, object]:
     """A synthetic OpenReview venue in the API's JSON shapes: {notes: {invitation: [...]}, profiles: {...}}.
 
     Decisions in ICLR 2021's proportions (about 2% oral, 5% spotlight, 22% poster, 61% rejected,
@@ -123,7 +168,9 @@ def openreview_venue(submissions: int, reviews: int = 4, seed: int = 11, venue: 
     n_people = max(50, submissions * 3)
     institutions = [f"Synthetic Institute {i}" for i in range(max(10, submissions // 50))]
     profiles: dict[str, dict[str, object]] = {}
-    outcomes = ["oral"] * 2 + ["spotlight"] * 5 + ["poster"] * 22 + ["reject"] * 61 + ["withdrawn"] * 9 + ["desk-rejected"]
+    outcomes = (
+        ["oral"] * 2 + ["spotlight"] * 5 + ["poster"] * 22 + ["reject"] * 61 + ["withdrawn"] * 9 + ["desk-rejected"]
+    )
     papers = []
     for i in range(submissions):
         authors: list[tuple[str, str | None]] = []
@@ -138,7 +185,11 @@ def openreview_venue(submissions: int, reviews: int = 4, seed: int = 11, venue: 
                 profiles[pid] = profile(pid, name, institutions[k], f"inst{k}.example.edu")
         outcome = rng.choice(outcomes)
         scored = [(f"R{i:07d}x{k}", rng.choice([1, 3, 5, 6, 8, 10]), rng.randint(1, 5)) for k in range(reviews)]
-        papers.append(Paper(f"P{i:09d}", f"Synthetic submission {i}", authors, outcome, scored if outcome != "desk-rejected" else []))
+        papers.append(
+            Paper(
+                f"P{i:09d}", f"Synthetic submission {i}", authors, outcome, scored if outcome != "desk-rejected" else []
+            )
+        )
     return {"notes": venue_notes(api, venue, papers), "profiles": profiles}
 
 
@@ -146,7 +197,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--papers", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--openreview", type=int, metavar="SUBMISSIONS", help="write an OpenReview-shaped venue (JSON) instead")
+    parser.add_argument(
+        "--openreview", type=int, metavar="SUBMISSIONS", help="write an OpenReview-shaped venue (JSON) instead"
+    )
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     if args.openreview:

@@ -37,15 +37,24 @@ def main() -> None:
         settings = Settings(store=Path(tmp) / "store")
         if args.papers:
             data = Path(tmp) / "data"
-            subprocess.run([sys.executable, str(ROOT / "bench" / "synth.py"), "--papers", str(args.papers), "--out", str(data)],
-                           check=True, capture_output=True)
+            subprocess.run(
+                [sys.executable, str(ROOT / "bench" / "synth.py"), "--papers", str(args.papers), "--out", str(data)],
+                check=True,
+                capture_output=True,
+            )
             settings = Settings(store=Path(tmp) / "store", data_dir=data)
         started = time.perf_counter()
         report = build(settings)
         full_build = time.perf_counter() - started
         quads = sum(report.counts.values())
-        paper = next(iter(open_read_only(settings.store).query("SELECT ?p WHERE { ?p a iclr:Paper } LIMIT 1",
-                                                                prefixes={"iclr": "https://w3id.org/iclr-kg/ontology#"})))[0]
+        paper = next(
+            iter(
+                open_read_only(settings.store).query(
+                    "SELECT ?p WHERE { ?p a iclr:Paper } LIMIT 1",
+                    prefixes={"iclr": "https://w3id.org/iclr-kg/ontology#"},
+                )
+            )
+        )[0]
         reasoning: list[float] = []
         original = reason.infer_oxigraph
 
@@ -61,8 +70,10 @@ def main() -> None:
         for i in range(args.updates):
             node = f"<urn:bench:authorship-{i // 2}>"
             if i % 2 == 0:
-                text = (f"INSERT DATA {{ GRAPH <urn:bench> {{ {paper} <https://w3id.org/iclr-kg/ontology#hasAuthorship> {node} . "
-                        f"{node} <https://w3id.org/iclr-kg/ontology#authorshipBy> <urn:bench:person-{i}> }} }}")
+                text = (
+                    f"INSERT DATA {{ GRAPH <urn:bench> {{ {paper} <https://w3id.org/iclr-kg/ontology#hasAuthorship> {node} . "
+                    f"{node} <https://w3id.org/iclr-kg/ontology#authorshipBy> <urn:bench:person-{i}> }} }}"
+                )
             else:
                 text = f"DELETE WHERE {{ GRAPH <urn:bench> {{ {node} ?p ?o }} }}"
             begun = time.perf_counter()
@@ -72,8 +83,10 @@ def main() -> None:
         median, p95 = statistics.median(times), ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
         print(f"graph: {quads:,} quads ({'real' if not args.papers else f'{args.papers:,} synthetic papers'})")
         print(f"full build (the peer): {full_build:.2f} s")
-        print(f"per update: median {median * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms over {len(times)} updates; "
-              f"reasoning {statistics.median(reasoning) * 1000:.0f} ms of it (median)")
+        print(
+            f"per update: median {median * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms over {len(times)} updates; "
+            f"reasoning {statistics.median(reasoning) * 1000:.0f} ms of it (median)"
+        )
         print(f"an update costs {median / full_build:.2f}x a full build")
 
 

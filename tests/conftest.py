@@ -40,12 +40,17 @@ def wikidata_standin(tmp_path_factory: pytest.TempPathFactory):
     location = tmp_path_factory.mktemp("wikidata-standin")
     oxigraph = str(Path(sys.executable).with_name("oxigraph"))
     fixture = Path(__file__).parent / "fixtures" / "wikidata-standin.ttl"
-    subprocess.run([oxigraph, "load", "--location", str(location), "--file", str(fixture)], check=True, capture_output=True)
+    subprocess.run(
+        [oxigraph, "load", "--location", str(location), "--file", str(fixture)], check=True, capture_output=True
+    )
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    process = subprocess.Popen([oxigraph, "serve-read-only", "--location", str(location), "--bind", f"127.0.0.1:{port}"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [oxigraph, "serve-read-only", "--location", str(location), "--bind", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}/query"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

@@ -18,14 +18,24 @@ import json
 import threading
 import urllib.parse
 from dataclasses import dataclass, field
-from pathlib import Path
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
-DECISIONS_V1 = {"oral": "Accept (Oral)", "spotlight": "Accept (Spotlight)", "poster": "Accept (Poster)", "reject": "Reject"}
-RATING_V1 = {1: "1: Trivial or wrong", 3: "3: Clear rejection", 5: "5: Marginally below acceptance threshold",
-             6: "6: Marginally above acceptance threshold", 8: "8: Top 50% of accepted papers, clear accept",
-             10: "10: Top 5% of accepted papers, seminal paper"}
+DECISIONS_V1 = {
+    "oral": "Accept (Oral)",
+    "spotlight": "Accept (Spotlight)",
+    "poster": "Accept (Poster)",
+    "reject": "Reject",
+}
+RATING_V1 = {
+    1: "1: Trivial or wrong",
+    3: "3: Clear rejection",
+    5: "5: Marginally below acceptance threshold",
+    6: "6: Marginally above acceptance threshold",
+    8: "8: Top 50% of accepted papers, clear accept",
+    10: "10: Top 5% of accepted papers, seminal paper",
+}
 
 
 @dataclass
@@ -60,18 +70,44 @@ def _author_id(venue: str, number: int, name: str, profile: str | None) -> str:
 
 
 def _v1(venue: str, number: int, paper: Paper) -> tuple[str, dict[str, Any]]:
-    kind = {"withdrawn": "Withdrawn_Submission", "desk-rejected": "Desk_Rejected_Submission"}.get(paper.outcome, "Blind_Submission")
-    replies = [{"id": rid, "forum": paper.id, "replyto": paper.id, "invitation": f"{venue}/Paper{number}/-/Official_Review",
-                "content": {"rating": _rating_text(r), "confidence": f"{c}: The reviewer is fairly confident"}}
-               for rid, r, c in paper.reviews]
+    kind = {"withdrawn": "Withdrawn_Submission", "desk-rejected": "Desk_Rejected_Submission"}.get(
+        paper.outcome, "Blind_Submission"
+    )
+    replies = [
+        {
+            "id": rid,
+            "forum": paper.id,
+            "replyto": paper.id,
+            "invitation": f"{venue}/Paper{number}/-/Official_Review",
+            "content": {"rating": _rating_text(r), "confidence": f"{c}: The reviewer is fairly confident"},
+        }
+        for rid, r, c in paper.reviews
+    ]
     if paper.outcome in DECISIONS_V1:
-        replies.append({"id": f"D{paper.id}"[:12], "forum": paper.id, "replyto": paper.id, "invitation": f"{venue}/Paper{number}/-/Decision",
-                        "content": {"title": "Final Decision", "decision": DECISIONS_V1[paper.outcome]}})
-    note = {"id": paper.id, "forum": paper.id, "number": number, "invitation": f"{venue}/-/{kind}", "cdate": 1601000000000 + number,
-            "content": {"title": paper.title, "authors": [a for a, _ in paper.authors],
-                        "authorids": [_author_id(venue, number, a, p) for a, p in paper.authors],
-                        "abstract": "An abstract.", "keywords": ["learning"]},
-            "details": {"directReplies": replies}}
+        replies.append(
+            {
+                "id": f"D{paper.id}"[:12],
+                "forum": paper.id,
+                "replyto": paper.id,
+                "invitation": f"{venue}/Paper{number}/-/Decision",
+                "content": {"title": "Final Decision", "decision": DECISIONS_V1[paper.outcome]},
+            }
+        )
+    note = {
+        "id": paper.id,
+        "forum": paper.id,
+        "number": number,
+        "invitation": f"{venue}/-/{kind}",
+        "cdate": 1601000000000 + number,
+        "content": {
+            "title": paper.title,
+            "authors": [a for a, _ in paper.authors],
+            "authorids": [_author_id(venue, number, a, p) for a, p in paper.authors],
+            "abstract": "An abstract.",
+            "keywords": ["learning"],
+        },
+        "details": {"directReplies": replies},
+    }
     return f"{venue}/-/{kind}", note
 
 
@@ -82,25 +118,70 @@ def _v2(venue: str, number: int, paper: Paper) -> tuple[str, dict[str, Any]]:
         "desk-rejected": (f"{venue}/Desk_Rejected_Submission", f"ICLR {year} Conference Desk Rejected Submission"),
         "reject": (f"{venue}/Rejected_Submission", f"Submitted to ICLR {year}"),
     }.get(paper.outcome, (venue, f"ICLR {year} {paper.outcome}"))
-    replies = [{"id": rid, "forum": paper.id, "replyto": paper.id, "invitations": [f"{venue}/Submission{number}/-/Official_Review"],
-                "content": {"rating": {"value": r}, "confidence": {"value": c}}} for rid, r, c in paper.reviews]
+    replies = [
+        {
+            "id": rid,
+            "forum": paper.id,
+            "replyto": paper.id,
+            "invitations": [f"{venue}/Submission{number}/-/Official_Review"],
+            "content": {"rating": {"value": r}, "confidence": {"value": c}},
+        }
+        for rid, r, c in paper.reviews
+    ]
     if paper.outcome in DECISIONS_V1:
-        decision = DECISIONS_V1[paper.outcome].replace("Oral", "oral").replace("Spotlight", "spotlight").replace("Poster", "poster")
-        replies.append({"id": f"D{paper.id}"[:12], "forum": paper.id, "replyto": paper.id,
-                        "invitations": [f"{venue}/Submission{number}/-/Decision"], "content": {"decision": {"value": decision}}})
-    note = {"id": paper.id, "forum": paper.id, "number": number, "domain": venue,
-            "invitations": [f"{venue}/-/Submission", f"{venue}/-/Post_Submission"],
-            "content": {"title": {"value": paper.title}, "authors": {"value": [a for a, _ in paper.authors]},
-                        "authorids": {"value": [_author_id(venue, number, a, p) for a, p in paper.authors]},
-                        "venue": {"value": label}, "venueid": {"value": venueid}},
-            "details": {"directReplies": replies}}
+        decision = (
+            DECISIONS_V1[paper.outcome]
+            .replace("Oral", "oral")
+            .replace("Spotlight", "spotlight")
+            .replace("Poster", "poster")
+        )
+        replies.append(
+            {
+                "id": f"D{paper.id}"[:12],
+                "forum": paper.id,
+                "replyto": paper.id,
+                "invitations": [f"{venue}/Submission{number}/-/Decision"],
+                "content": {"decision": {"value": decision}},
+            }
+        )
+    note = {
+        "id": paper.id,
+        "forum": paper.id,
+        "number": number,
+        "domain": venue,
+        "invitations": [f"{venue}/-/Submission", f"{venue}/-/Post_Submission"],
+        "content": {
+            "title": {"value": paper.title},
+            "authors": {"value": [a for a, _ in paper.authors]},
+            "authorids": {"value": [_author_id(venue, number, a, p) for a, p in paper.authors]},
+            "venue": {"value": label},
+            "venueid": {"value": venueid},
+        },
+        "details": {"directReplies": replies},
+    }
     return f"{venue}/-/Submission", note
 
 
-def profile(profile_id: str, name: str, institution: str | None, domain: str | None = None, position: str = "Researcher") -> dict[str, Any]:
-    history = [{"position": position, "start": 2018, "end": None, "institution": {"name": institution, "domain": domain or ""}}] if institution else []
-    return {"id": profile_id, "active": True,
-            "content": {"names": [{"fullname": name, "username": profile_id, "preferred": True}], "history": history}}
+def profile(
+    profile_id: str, name: str, institution: str | None, domain: str | None = None, position: str = "Researcher"
+) -> dict[str, Any]:
+    history = (
+        [
+            {
+                "position": position,
+                "start": 2018,
+                "end": None,
+                "institution": {"name": institution, "domain": domain or ""},
+            }
+        ]
+        if institution
+        else []
+    )
+    return {
+        "id": profile_id,
+        "active": True,
+        "content": {"names": [{"fullname": name, "username": profile_id, "preferred": True}], "history": history},
+    }
 
 
 class StandIn(ThreadingHTTPServer):
@@ -108,8 +189,13 @@ class StandIn(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, notes: dict[str, list[dict[str, Any]]], profiles: dict[str, dict[str, Any]],
-                 groups: dict[str, dict[str, Any]] | None = None, port: int = 0):
+    def __init__(
+        self,
+        notes: dict[str, list[dict[str, Any]]],
+        profiles: dict[str, dict[str, Any]],
+        groups: dict[str, dict[str, Any]] | None = None,
+        port: int = 0,
+    ):
         super().__init__(("127.0.0.1", port), _Handler)
         self.notes, self.profiles, self.groups = notes, profiles, groups or {}
         self.requests: list[str] = []
@@ -120,7 +206,7 @@ class StandIn(ThreadingHTTPServer):
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}"
 
-    def start(self) -> "StandIn":
+    def start(self) -> StandIn:
         threading.Thread(target=self.serve_forever, daemon=True).start()
         return self
 
@@ -152,7 +238,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(500, {"name": "Error", "message": "Internal server error (stand-in outage)"})
         return failing
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         if self._failing():
             return
         url = urllib.parse.urlsplit(self.path)
@@ -164,20 +250,22 @@ class _Handler(BaseHTTPRequestHandler):
             if "after" in query:
                 notes = [n for n in notes if n["id"] > query["after"]]
             offset, limit = int(query.get("offset", 0)), int(query.get("limit", 1000))
-            page = notes[offset:offset + limit]
+            page = notes[offset : offset + limit]
             if "directReplies" not in query.get("details", ""):
                 page = [{k: v for k, v in n.items() if k != "details"} for n in page]
             self._send(200, {"notes": page, "count": len(notes)})
         elif url.path == "/groups":
             group = self.server.groups.get(query.get("id", ""))
             if group is None:
-                self._send(404, {"name": "NotFoundError", "message": f"Group Not Found: {query.get('id')}", "status": 404})
+                self._send(
+                    404, {"name": "NotFoundError", "message": f"Group Not Found: {query.get('id')}", "status": 404}
+                )
             else:
                 self._send(200, {"groups": [group]})
         else:
             self._send(404, {"name": "NotFoundError", "message": "Not Found", "status": 404})
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
         if self._failing():
             return
@@ -190,7 +278,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--venue-file", type=Path, required=True, help="JSON {notes, profiles, groups} (bench/synth.py --openreview)")
+    parser.add_argument(
+        "--venue-file", type=Path, required=True, help="JSON {notes, profiles, groups} (bench/synth.py --openreview)"
+    )
     parser.add_argument("--port", type=int, default=8765)
     args = parser.parse_args()
     venue = json.loads(args.venue_file.read_text(encoding="utf-8"))

@@ -42,21 +42,38 @@ def test_count_query_prints_a_count(built: Path) -> None:
     assert header == "n" and int(value) > 5000
 
 
-@pytest.mark.parametrize("fmt, check", [
-    ("json", lambda out: json.loads(out)["results"]["bindings"][0]["name"]["value"] == "Ian Gemp"),
-    ("xml", lambda out: "<literal>Ian Gemp</literal>" in out),
-    ("csv", lambda out: out.splitlines()[1].endswith("Ian Gemp")),
-    ("tsv", lambda out: "\"Ian Gemp\"" in out),
-])
+@pytest.mark.parametrize(
+    "fmt, check",
+    [
+        ("json", lambda out: json.loads(out)["results"]["bindings"][0]["name"]["value"] == "Ian Gemp"),
+        ("xml", lambda out: "<literal>Ian Gemp</literal>" in out),
+        ("csv", lambda out: out.splitlines()[1].endswith("Ian Gemp")),
+        ("tsv", lambda out: '"Ian Gemp"' in out),
+    ],
+)
 def test_result_formats(built: Path, fmt: str, check) -> None:
-    done = run("query", "--store", str(built), "-f", fmt,
-               "SELECT ?name WHERE { paper:NzTU59SYbNq iclr:firstAuthor/iclr:name ?name }")
+    done = run(
+        "query",
+        "--store",
+        str(built),
+        "-f",
+        fmt,
+        "SELECT ?name WHERE { paper:NzTU59SYbNq iclr:firstAuthor/iclr:name ?name }",
+    )
     assert done.returncode == 0 and check(done.stdout), done.stdout
 
 
-@pytest.mark.parametrize("fmt, rdflib_format", [
-    ("turtle", "turtle"), ("ntriples", "nt"), ("nquads", "nquads"), ("trig", "trig"), ("jsonld", "json-ld"), ("rdfxml", "xml"),
-])
+@pytest.mark.parametrize(
+    "fmt, rdflib_format",
+    [
+        ("turtle", "turtle"),
+        ("ntriples", "nt"),
+        ("nquads", "nquads"),
+        ("trig", "trig"),
+        ("jsonld", "json-ld"),
+        ("rdfxml", "xml"),
+    ],
+)
 def test_construct_formats_parse(built: Path, fmt: str, rdflib_format: str) -> None:
     done = run("query", "--store", str(built), "-f", fmt, "DESCRIBE paper:NzTU59SYbNq")
     assert done.returncode == 0, done.stderr
@@ -66,8 +83,17 @@ def test_construct_formats_parse(built: Path, fmt: str, rdflib_format: str) -> N
 
 
 def test_saved_query_with_parameter(built: Path) -> None:
-    done = run("query", "--store", str(built), "--saved", "paper-authors",
-               "--param", "paper=https://w3id.org/iclr-kg/resource/paper/PxTIG12RRHS", "-f", "csv")
+    done = run(
+        "query",
+        "--store",
+        str(built),
+        "--saved",
+        "paper-authors",
+        "--param",
+        "paper=https://w3id.org/iclr-kg/resource/paper/PxTIG12RRHS",
+        "-f",
+        "csv",
+    )
     assert done.returncode == 0, done.stderr
     assert "Yang Song" in done.stdout.splitlines()[1] and len(done.stdout.splitlines()) == 7
 
@@ -106,7 +132,9 @@ def test_export_named_graphs_keep_their_names(built: Path) -> None:
     assert "https://w3id.org/iclr-kg/graph/source/iclr2024-outstanding-papers" in names
     assert "https://w3id.org/iclr-kg/graph/inferred" not in names
     inferred = run("export", "--store", str(built), "--graph", "inferred", "--format", "nquads").stdout
-    assert inferred and all(line.endswith("<https://w3id.org/iclr-kg/graph/inferred> .") for line in inferred.splitlines())
+    assert inferred and all(
+        line.endswith("<https://w3id.org/iclr-kg/graph/inferred> .") for line in inferred.splitlines()
+    )
 
 
 def test_stats(built: Path) -> None:
@@ -120,14 +148,17 @@ def test_validate_reports_conformance(built: Path) -> None:
     assert done.returncode == 0 and "Conforms" in done.stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (("query", "SELECT * WHERE { ?s ?p }"), "error: SPARQL syntax error: error at 1:"),
-    (("query", "--saved", "no-such-query"), "error: no saved query named 'no-such-query'"),
-    (("query", "--saved", "../etc/passwd"), "error: no saved query named '../etc/passwd'"),
-    (("query", "--saved", "paper-authors", "--param", "paper=not an iri"), "is not a valid iri"),
-    (("query", "-f", "turtle", "SELECT * WHERE { ?s ?p ?o } LIMIT 1"), "is not a result format"),
-    (("export", "--graph", "https://example.org/none"), "no graph 'https://example.org/none'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("query", "SELECT * WHERE { ?s ?p }"), "error: SPARQL syntax error: error at 1:"),
+        (("query", "--saved", "no-such-query"), "error: no saved query named 'no-such-query'"),
+        (("query", "--saved", "../etc/passwd"), "error: no saved query named '../etc/passwd'"),
+        (("query", "--saved", "paper-authors", "--param", "paper=not an iri"), "is not a valid iri"),
+        (("query", "-f", "turtle", "SELECT * WHERE { ?s ?p ?o } LIMIT 1"), "is not a result format"),
+        (("export", "--graph", "https://example.org/none"), "no graph 'https://example.org/none'"),
+    ],
+)
 def test_errors_are_one_clear_line(built: Path, args: tuple[str, ...], message: str) -> None:
     done = run(args[0], "--store", str(built), *args[1:])
     assert done.returncode != 0
@@ -171,8 +202,12 @@ def test_serve_builds_then_serves_with_waitress(tmp_path: Path) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    process = subprocess.Popen([CLI, "serve", "--store", str(tmp_path / "store"), "--port", str(port)],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(
+        [CLI, "serve", "--store", str(tmp_path / "store"), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         deadline, status = time.monotonic() + 120, None
         while time.monotonic() < deadline and status is None:
@@ -193,12 +228,15 @@ def test_serve_builds_then_serves_with_waitress(tmp_path: Path) -> None:
 # Regressions (hardening #14): one line, never a traceback or a clobbered file.
 
 
-@pytest.mark.parametrize("args, message", [
-    (("query", "queries/no-such-file.rq"), "no such query file: queries/no-such-file.rq"),
-    (("query", "ASK {}", "-o", "/nonexistent-folder/out.csv"), "the folder /nonexistent-folder does not exist"),
-    (("query", "ASK {}", "-o", "/tmp"), "is a directory"),
-    (("export", "-o", "/nonexistent-folder/out.ttl"), "does not exist"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("query", "queries/no-such-file.rq"), "no such query file: queries/no-such-file.rq"),
+        (("query", "ASK {}", "-o", "/nonexistent-folder/out.csv"), "the folder /nonexistent-folder does not exist"),
+        (("query", "ASK {}", "-o", "/tmp"), "is a directory"),
+        (("export", "-o", "/nonexistent-folder/out.ttl"), "does not exist"),
+    ],
+)
 def test_cli_mistakes_are_one_line(built: Path, args: tuple[str, ...], message: str) -> None:
     done = run(args[0], "--store", str(built), *args[1:])
     assert done.returncode == 1, done.stderr
@@ -207,7 +245,7 @@ def test_cli_mistakes_are_one_line(built: Path, args: tuple[str, ...], message: 
 
 def test_non_utf8_query_file_is_one_line(built: Path, tmp_path: Path) -> None:
     query = tmp_path / "latin1.rq"
-    query.write_bytes("SELECT * WHERE { ?s ?p \"caf\xe9\" }".encode("latin-1"))
+    query.write_bytes('SELECT * WHERE { ?s ?p "caf\xe9" }'.encode("latin-1"))
     done = run("query", "--store", str(built), str(query))
     assert done.returncode == 1 and "is not UTF-8 text" in done.stderr and "Traceback" not in done.stderr
 
@@ -221,25 +259,41 @@ def test_a_failing_query_leaves_an_existing_output_file_alone(built: Path, tmp_p
     out = tmp_path / "existing.csv"
     out.write_text("precious\n")
     env = {**os.environ, "ICLR_KG_SERVICES": dead}
-    done = subprocess.run([CLI, "query", "--store", str(built), "-o", str(out), f"SELECT * WHERE {{ SERVICE <{dead}> {{ ?s ?p ?o }} }}"],
-                          capture_output=True, text=True, env=env, check=False)
-    assert done.returncode == 1 and "failed while running" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    done = subprocess.run(
+        [CLI, "query", "--store", str(built), "-o", str(out), f"SELECT * WHERE {{ SERVICE <{dead}> {{ ?s ?p ?o }} }}"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 1 and "failed while running" in done.stderr and "Traceback" not in done.stderr, (
+        done.stderr
+    )
     assert out.read_text() == "precious\n"
     assert [p.name for p in tmp_path.iterdir()] == ["existing.csv"]  # no temporary file left behind
     assert run("query", "--store", str(built), "-o", str(out), "ASK {}").returncode == 0
     assert out.read_text().strip() == "true"
 
 
-@pytest.mark.parametrize("variable, value, message", [
-    ("ICLR_KG_QUERY_TIMEOUT", "abc", "ICLR_KG_QUERY_TIMEOUT: 'abc' is not a number"),
-    ("ICLR_KG_PORT", "abc", "ICLR_KG_PORT: 'abc' is not a whole number"),
-    ("ICLR_KG_UPDATE_TOKEN_FILE", "/nonexistent/token", "ICLR_KG_UPDATE_TOKEN_FILE: cannot read /nonexistent/token"),
-    ("ICLR_KG_REASONER", "bogus", "ICLR_KG_REASONER: 'bogus' is not one of fast, owlrl"),
-    ("ICLR_KG_QUERY_TIMEOUT", "-3", "must be a positive number"),
-])
+@pytest.mark.parametrize(
+    "variable, value, message",
+    [
+        ("ICLR_KG_QUERY_TIMEOUT", "abc", "ICLR_KG_QUERY_TIMEOUT: 'abc' is not a number"),
+        ("ICLR_KG_PORT", "abc", "ICLR_KG_PORT: 'abc' is not a whole number"),
+        (
+            "ICLR_KG_UPDATE_TOKEN_FILE",
+            "/nonexistent/token",
+            "ICLR_KG_UPDATE_TOKEN_FILE: cannot read /nonexistent/token",
+        ),
+        ("ICLR_KG_REASONER", "bogus", "ICLR_KG_REASONER: 'bogus' is not one of fast, owlrl"),
+        ("ICLR_KG_QUERY_TIMEOUT", "-3", "must be a positive number"),
+    ],
+)
 def test_bad_settings_are_refused_when_they_load(built: Path, variable: str, value: str, message: str) -> None:
     env = {**os.environ, variable: value}
-    done = subprocess.run([CLI, "query", "--store", str(built), "ASK {}"], capture_output=True, text=True, env=env, check=False)
+    done = subprocess.run(
+        [CLI, "query", "--store", str(built), "ASK {}"], capture_output=True, text=True, env=env, check=False
+    )
     assert done.returncode == 1 and message in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
 
@@ -249,6 +303,12 @@ def test_serve_refuses_a_malformed_saved_query_before_starting(built: Path, tmp_
     queries.mkdir()
     (queries / "broken.rq").write_text("# title: Broken\n# description: d\n# param: x weird\nSELECT * {}\n")
     env = {**os.environ, "ICLR_KG_QUERIES_DIR": str(queries)}
-    done = subprocess.run([CLI, "serve", "--store", str(built), "--port", "1"], capture_output=True, text=True, env=env,
-                          timeout=60, check=False)
+    done = subprocess.run(
+        [CLI, "serve", "--store", str(built), "--port", "1"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 1 and "bad param header" in done.stderr and "Traceback" not in done.stderr

@@ -52,7 +52,8 @@ def test_first_author_of_differentiable_nas_and_where_they_studied(real_store) -
     assert one(real_store, "SELECT ?n WHERE { paper:PKubaeJkw3 iclr:firstAuthor/iclr:name ?n }", "n") == "Ruochen Wang"
     q = "SELECT ?school WHERE { paper:PKubaeJkw3 iclr:firstAuthor/schema:alumniOf/iclr:name ?school } ORDER BY ?school"
     assert values(real_store, q, "school") == [
-        "Shanghai University of Finance and Economics", "University of California, Los Angeles",
+        "Shanghai University of Finance and Economics",
+        "University of California, Los Angeles",
     ]
 
 
@@ -61,11 +62,11 @@ def test_highest_average_2021_paper_and_its_scores(real_store) -> None:
            ORDER BY DESC(?avg) LIMIT 1"""
     row = select(real_store, q)[0]
     assert row["p"] == RES + "paper/how-neural-networks-extrapolate" and float(row["avg"]) == 8.75
-    q = "SELECT ?r WHERE { ?v iclr:reviewOf <%s> ; iclr:rating ?r ; iclr:reviewIndex ?i } ORDER BY ?i" % row["p"]
+    q = f"SELECT ?r WHERE {{ ?v iclr:reviewOf <{row['p']}> ; iclr:rating ?r ; iclr:reviewIndex ?i }} ORDER BY ?i"
     assert values(real_store, q, "r") == ["9", "9", "8", "9"]
     from iclr_kg.store import run_query
 
-    assert bool(run_query(real_store, "ASK { <%s> a iclr:AwardedPaper }" % row["p"])) is False
+    assert bool(run_query(real_store, f"ASK {{ <{row['p']}> a iclr:AwardedPaper }}")) is False
 
 
 def test_nine_2020_papers_rated_8_by_all_reviewers_all_talks(real_store) -> None:
@@ -102,7 +103,9 @@ def test_2021_submission_counts_differ_between_articles(real_store) -> None:
     q = """SELECT ?n ?source WHERE { GRAPH ?g { edition:iclr2021 iclr:submissionCount ?n } ?g iclr:statedIn ?source }"""
     by_source = {row["source"].rsplit("/", 1)[1]: row["n"] for row in select(real_store, q)}
     assert by_source == {
-        "iclr2021-awards-overview": "2997", "iclr2021-outstanding-papers": "2997", "iclr2021-notable-submissions": "3013",
+        "iclr2021-awards-overview": "2997",
+        "iclr2021-outstanding-papers": "2997",
+        "iclr2021-notable-submissions": "3013",
     }
 
 
@@ -145,7 +148,11 @@ def test_award_committee_organizations_incomplete(real_store) -> None:
     q = """SELECT ?name WHERE { award:iclr2021-outstanding-paper iclr:committeeOrganization/iclr:name ?name ;
            iclr:committeeListComplete false } ORDER BY ?name"""
     assert values(real_store, q, "name") == [
-        "Google DeepMind", "Meta Platforms", "Microsoft", "Stanford University", "University of Texas at Austin",
+        "Google DeepMind",
+        "Meta Platforms",
+        "Microsoft",
+        "Stanford University",
+        "University of Texas at Austin",
     ]
 
 
@@ -159,7 +166,10 @@ def test_yang_song_facts(real_store) -> None:
 
 
 def test_aston_zhang_facts(real_store) -> None:
-    assert one(real_store, "SELECT ?o WHERE { person:aston-zhang iclr:educatedAt/iclr:name ?o }", "o") == "University of Illinois Urbana-Champaign"
+    assert (
+        one(real_store, "SELECT ?o WHERE { person:aston-zhang iclr:educatedAt/iclr:name ?o }", "o")
+        == "University of Illinois Urbana-Champaign"
+    )
     assert one(real_store, "SELECT ?o WHERE { person:aston-zhang schema:worksFor/iclr:name ?o }", "o") == "Amazon"
 
 
@@ -188,13 +198,24 @@ def test_schema_org_and_wikidata_author_entailments(real_store) -> None:
         counts[term] = one(real_store, f"SELECT (COUNT(*) AS ?n) WHERE {{ ?p {term} ?a }}", "n")
     assert set(counts.values()) == {"115"}, counts
     q = "SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE { ?x a schema:ScholarlyArticle }"
-    assert one(real_store, q, "n") == one(real_store, "SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE { ?x a iclr:Paper }", "n")
+    assert one(real_store, q, "n") == one(
+        real_store, "SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE { ?x a iclr:Paper }", "n"
+    )
 
 
 def test_wikidata_links(real_store) -> None:
-    assert one(real_store, "SELECT ?q WHERE { organization:google skos:exactMatch ?q }", "q") == "http://www.wikidata.org/entity/Q95"
-    assert one(real_store, "SELECT ?q WHERE { organization:deepmind skos:exactMatch ?q }", "q") == "http://www.wikidata.org/entity/Q15733006"
-    assert one(real_store, "SELECT ?q WHERE { organization:meta skos:exactMatch ?q }", "q") == "http://www.wikidata.org/entity/Q380"
+    assert (
+        one(real_store, "SELECT ?q WHERE { organization:google skos:exactMatch ?q }", "q")
+        == "http://www.wikidata.org/entity/Q95"
+    )
+    assert (
+        one(real_store, "SELECT ?q WHERE { organization:deepmind skos:exactMatch ?q }", "q")
+        == "http://www.wikidata.org/entity/Q15733006"
+    )
+    assert (
+        one(real_store, "SELECT ?q WHERE { organization:meta skos:exactMatch ?q }", "q")
+        == "http://www.wikidata.org/entity/Q380"
+    )
     assert values(real_store, "SELECT ?q WHERE { ?p a iclr:Paper ; skos:exactMatch ?q }", "q") == []
 
 

@@ -39,8 +39,9 @@ def test_a_build_killed_at_any_point_leaves_the_old_store(tiny_data, big_data: P
     build(settings)
     before, count = current_generation(settings.store), select(open_read_only(settings.store), COUNT)
     env = {**os.environ, "ICLR_KG_DATA_DIR": str(big_data)}
-    process = subprocess.Popen([CLI, "build", "--store", str(settings.store)], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [CLI, "build", "--store", str(settings.store)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     time.sleep(delay)
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=30)
@@ -73,11 +74,14 @@ def test_partial_generations_are_removed_and_never_count_as_kept(tiny_data) -> N
 def test_a_second_build_is_refused_with_a_clear_message(tiny_data, big_data: Path) -> None:
     settings = tiny_data()
     env = {**os.environ, "ICLR_KG_DATA_DIR": str(big_data)}
-    first = subprocess.Popen([CLI, "build", "--store", str(settings.store)], env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    first = subprocess.Popen(
+        [CLI, "build", "--store", str(settings.store)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         time.sleep(1.0)
-        second = subprocess.run([CLI, "build", "--store", str(settings.store)], env=env, capture_output=True, text=True, check=False)
+        second = subprocess.run(
+            [CLI, "build", "--store", str(settings.store)], env=env, capture_output=True, text=True, check=False
+        )
         assert second.returncode == 1
         assert "another build of" in second.stderr and "is running" in second.stderr
     finally:
@@ -89,7 +93,9 @@ def test_a_corrupt_store_fails_at_start_with_a_clear_error(tmp_path: Path) -> No
     (store / "generations" / "broken").mkdir(parents=True)
     (store / "generations" / "broken" / "CURRENT").write_text("garbage")
     (store / "current").symlink_to("generations/broken")
-    done = subprocess.run([CLI, "serve", "--store", str(store), "--port", "1"], capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [CLI, "serve", "--store", str(store), "--port", "1"], capture_output=True, text=True, timeout=60, check=False
+    )
     assert done.returncode == 1
     assert "cannot be opened" in done.stderr and "Traceback" not in done.stderr
 
@@ -100,9 +106,16 @@ def test_serve_keeps_serving_during_a_rebuild_and_switches_after(tiny_data, big_
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen([CLI, "serve", "--store", str(settings.store), "--port", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/sparql?query=" + urllib.parse.quote("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }") + "&format=json"
+    server = subprocess.Popen(
+        [CLI, "serve", "--store", str(settings.store), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = (
+        f"http://127.0.0.1:{port}/sparql?query="
+        + urllib.parse.quote("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+        + "&format=json"
+    )
 
     def count() -> int:
         with urllib.request.urlopen(url, timeout=20) as response:
@@ -118,8 +131,11 @@ def test_serve_keeps_serving_during_a_rebuild_and_switches_after(tiny_data, big_
                 assert time.monotonic() < deadline
                 time.sleep(0.3)
         env = {**os.environ, "ICLR_KG_DATA_DIR": str(big_data)}
-        rebuild = threading.Thread(target=subprocess.run, args=([CLI, "build", "--store", str(settings.store)],),
-                                   kwargs={"env": env, "capture_output": True, "check": True})
+        rebuild = threading.Thread(
+            target=subprocess.run,
+            args=([CLI, "build", "--store", str(settings.store)],),
+            kwargs={"env": env, "capture_output": True, "check": True},
+        )
         rebuild.start()
         during = []
         while rebuild.is_alive():
@@ -133,13 +149,14 @@ def test_serve_keeps_serving_during_a_rebuild_and_switches_after(tiny_data, big_
         server.wait(timeout=20)
 
 
-
 def test_check_store_names_a_damaged_generation(tiny_data) -> None:
     """Regression (hardening #8): damaged SST files made stats hang or abort; check-store reads
     every generation whole in a child process with limits and names the damaged one."""
     settings = tiny_data()
     build(settings)
-    ok = subprocess.run([CLI, "check-store", "--store", str(settings.store)], capture_output=True, text=True, timeout=120)
+    ok = subprocess.run(
+        [CLI, "check-store", "--store", str(settings.store)], capture_output=True, text=True, timeout=120, check=False
+    )
     assert ok.returncode == 0 and ok.stdout.startswith("ok") and "(current)" in ok.stdout
     generation = current_generation(settings.store)
     for sst in generation.glob("*.sst"):
@@ -147,14 +164,18 @@ def test_check_store_names_a_damaged_generation(tiny_data) -> None:
         for offset in range(len(data) // 4, len(data) * 3 // 4, 997):
             data[offset] ^= 0xFF
         sst.write_bytes(bytes(data))
-    done = subprocess.run([CLI, "check-store", "--store", str(settings.store)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [CLI, "check-store", "--store", str(settings.store)], capture_output=True, text=True, timeout=120, check=False
+    )
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"DAMAGED  {generation.name} (current)" in done.stdout and "iclr-kg build" in done.stderr
     assert "Traceback" not in done.stderr
     # stats and query read the damaged store in a worker under the limits: one line, no abort, no file
     out = settings.store.parent / "out.csv"
     for args in (["stats"], ["query", "SELECT * WHERE { ?s ?p ?o }", "-o", str(out)]):
-        failed = subprocess.run([CLI, *args, "--store", str(settings.store)], capture_output=True, text=True, timeout=120)
+        failed = subprocess.run(
+            [CLI, *args, "--store", str(settings.store)], capture_output=True, text=True, timeout=120, check=False
+        )
         assert failed.returncode == 1, (args, failed.stdout, failed.stderr)
         assert failed.stderr.startswith("error: ") and failed.stderr.count("\n") == 1, failed.stderr
         assert "Traceback" not in failed.stderr

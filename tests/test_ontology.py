@@ -61,27 +61,50 @@ def test_restrictions_stay_in_owl2_rl(ontology: rdflib.Graph) -> None:
 
 def test_every_term_the_data_uses_is_declared(real_store, ontology: rdflib.Graph) -> None:
     declared = declared_terms(ontology)
-    rows = select(real_store, """
+    rows = select(
+        real_store,
+        """
         SELECT DISTINCT ?term WHERE {
           GRAPH ?g { { ?s ?term ?o } UNION { ?s a ?term } }
           FILTER (?g NOT IN (<https://w3id.org/iclr-kg/graph/ontology>, <https://w3id.org/iclr-kg/graph/inferred>))
-        }""")
+        }""",
+    )
     used = {rdflib.URIRef(row["term"]) for row in rows}
     ours = {t for t in used if str(t).startswith(ONTOLOGY_NS)}
     assert ours and ours <= declared, ours - declared
-    allowed = {RDF.type, RDFS.label, RDF.Statement, RDF.subject, RDF.predicate, RDF.object,
-               rdflib.DCTERMS.title, rdflib.DCTERMS.description, rdflib.URIRef("http://schema.org/inLanguage"),
-               rdflib.SKOS.exactMatch}
+    allowed = {
+        RDF.type,
+        RDFS.label,
+        RDF.Statement,
+        RDF.subject,
+        RDF.predicate,
+        RDF.object,
+        rdflib.DCTERMS.title,
+        rdflib.DCTERMS.description,
+        rdflib.URIRef("http://schema.org/inLanguage"),
+        rdflib.SKOS.exactMatch,
+    }
     assert used - ours <= allowed, (used - ours) - allowed
 
 
-@pytest.mark.parametrize("question", [
-    "?x a schema:ScholarlyArticle", "?x a schema:Person", "?x a schema:Organization", "?x schema:name ?n",
-    "?x schema:author ?a", "?x schema:sourceOrganization ?o", "?x schema:affiliation ?o", "?x schema:alumniOf ?o",
-    "?x wdt:P50 ?a", "?x schema:worksFor ?o", "?x wdt:P166 ?a",
-    "organization:google-brain schema:parentOrganization organization:google",
-    "organization:aws-ai schema:parentOrganization organization:amazon",
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "?x a schema:ScholarlyArticle",
+        "?x a schema:Person",
+        "?x a schema:Organization",
+        "?x schema:name ?n",
+        "?x schema:author ?a",
+        "?x schema:sourceOrganization ?o",
+        "?x schema:affiliation ?o",
+        "?x schema:alumniOf ?o",
+        "?x wdt:P50 ?a",
+        "?x schema:worksFor ?o",
+        "?x wdt:P166 ?a",
+        "organization:google-brain schema:parentOrganization organization:google",
+        "organization:aws-ai schema:parentOrganization organization:amazon",
+    ],
+)
 def test_schema_org_and_wikidata_terms_answer_after_reasoning(real_store, question: str) -> None:
     from iclr_kg.store import run_query
 
@@ -106,7 +129,9 @@ def test_ontology_and_data_are_consistent_for_hermit(real_store, tmp_path) -> No
         with onto:
             # xsd:date, xsd:gYear and xsd:gYearMonth are outside the OWL 2 datatype map (see the
             # ontology's header); HermiT treats them as opaque instead of refusing the ontology.
-            owlready2.sync_reasoner_hermit([onto], infer_property_values=False, debug=0, ignore_unsupported_datatypes=True)
+            owlready2.sync_reasoner_hermit(
+                [onto], infer_property_values=False, debug=0, ignore_unsupported_datatypes=True
+            )
     except owlready2.OwlReadyInconsistentOntologyError as exc:  # pragma: no cover - the failure we test for
         pytest.fail(f"HermiT finds the ontology with the data inconsistent: {exc}")
     except subprocess.CalledProcessError as exc:  # pragma: no cover

@@ -28,26 +28,52 @@ V2_VENUE = "ICLR.cc/2024/Conference"
 GRAPH = "https://w3id.org/iclr-kg/graph/source/openreview-iclr-2021"
 
 PAPERS = [
-    Paper("NzTU59SYbNq", "EigenGame: PCA as a Nash Equilibrium",
-          [("Ian Gemp", "~Ian_Gemp1"), ("Brian McWilliams", "~Brian_McWilliams2"),
-           ("Claire Vernade", "~Claire_Vernade1"), ("Thore Graepel", "~Thore_Graepel1")],
-          "oral", [("RevEigen001", 8, 4), ("RevEigen002", 7, 3), ("RevEigen003", 8, 5)]),
-    Paper("MadeUp00001", "A Made-Up Study of Attention Sinks", [("Jane Roe", "~Jane_Roe1"), ("Ian Gemp", "~Ian_Gemp1")],
-          "poster", [("RevMadeUp01", 6, 3), ("RevMadeUp02", 5, 4)]),
-    Paper("MadeUp00002", "Another Made-Up Paper on Pruning", [("Jane Roe", "~Jane_Roe1"), ("Max Mustermann", None)],
-          "reject", [("RevMadeUp03", 3, 4)]),
+    Paper(
+        "NzTU59SYbNq",
+        "EigenGame: PCA as a Nash Equilibrium",
+        [
+            ("Ian Gemp", "~Ian_Gemp1"),
+            ("Brian McWilliams", "~Brian_McWilliams2"),
+            ("Claire Vernade", "~Claire_Vernade1"),
+            ("Thore Graepel", "~Thore_Graepel1"),
+        ],
+        "oral",
+        [("RevEigen001", 8, 4), ("RevEigen002", 7, 3), ("RevEigen003", 8, 5)],
+    ),
+    Paper(
+        "MadeUp00001",
+        "A Made-Up Study of Attention Sinks",
+        [("Jane Roe", "~Jane_Roe1"), ("Ian Gemp", "~Ian_Gemp1")],
+        "poster",
+        [("RevMadeUp01", 6, 3), ("RevMadeUp02", 5, 4)],
+    ),
+    Paper(
+        "MadeUp00002",
+        "Another Made-Up Paper on Pruning",
+        [("Jane Roe", "~Jane_Roe1"), ("Max Mustermann", None)],
+        "reject",
+        [("RevMadeUp03", 3, 4)],
+    ),
     Paper("MadeUp00003", "A Withdrawn Made-Up Paper", [("Alex Example", "~Alex_Example1")], "withdrawn"),
     Paper("MadeUp00004", "A Desk-Rejected Made-Up Paper", [("Alex Example", "~Alex_Example1")], "desk-rejected"),
     Paper("MadeUp00006", "A Rejected Paper Whose Authors Stayed Anonymous", [("Anonymous", None)], "reject"),
-    Paper("MadeUp00005", "A Made-Up Spotlight on Diffusion", [("Yang Song", "~Yang_Song7"), ("Jane Roe", "~Jane_Roe1")],
-          "spotlight", [("RevMadeUp04", 8, 4)]),
+    Paper(
+        "MadeUp00005",
+        "A Made-Up Spotlight on Diffusion",
+        [("Yang Song", "~Yang_Song7"), ("Jane Roe", "~Jane_Roe1")],
+        "spotlight",
+        [("RevMadeUp04", 8, 4)],
+    ),
 ]
-PROFILES = {p["id"]: p for p in [
-    profile("~Ian_Gemp1", "Ian Gemp", "DeepMind", "deepmind.com"),
-    profile("~Jane_Roe1", "Jane Roe", "Example Institute of Learning", "example.edu", "PhD student"),
-    profile("~Alex_Example1", "Alex Example", "Google", "google.com"),
-    profile("~Yang_Song7", "Yang Song", "Example Institute of Learning", "example.edu"),
-]}
+PROFILES = {
+    p["id"]: p
+    for p in [
+        profile("~Ian_Gemp1", "Ian Gemp", "DeepMind", "deepmind.com"),
+        profile("~Jane_Roe1", "Jane Roe", "Example Institute of Learning", "example.edu", "PhD student"),
+        profile("~Alex_Example1", "Alex Example", "Google", "google.com"),
+        profile("~Yang_Song7", "Yang Song", "Example Institute of Learning", "example.edu"),
+    ]
+}
 
 
 @pytest.fixture()
@@ -60,18 +86,36 @@ def v1_server():
 @pytest.fixture()
 def v2_server():
     """API v2: the 2024 venue's group carries a domain, as on OpenReview."""
-    papers = [Paper("V2Paper0001", "A Made-Up Oral of 2024", [("Jane Roe", "~Jane_Roe1")], "oral", [("RevV2Pap01", 10, 4)]),
-              Paper("V2Paper0002", "A Made-Up Rejection of 2024", [("Alex Example", "~Alex_Example1")], "reject", [("RevV2Pap02", 3, 2)]),
-              Paper("V2Paper0003", "A Made-Up Withdrawal of 2024", [("Alex Example", "~Alex_Example1")], "withdrawn")]
-    group = {"id": V2_VENUE, "domain": V2_VENUE, "members": [], "content": {"submission_id": {"value": f"{V2_VENUE}/-/Submission"}}}
+    papers = [
+        Paper("V2Paper0001", "A Made-Up Oral of 2024", [("Jane Roe", "~Jane_Roe1")], "oral", [("RevV2Pap01", 10, 4)]),
+        Paper(
+            "V2Paper0002",
+            "A Made-Up Rejection of 2024",
+            [("Alex Example", "~Alex_Example1")],
+            "reject",
+            [("RevV2Pap02", 3, 2)],
+        ),
+        Paper("V2Paper0003", "A Made-Up Withdrawal of 2024", [("Alex Example", "~Alex_Example1")], "withdrawn"),
+    ]
+    group = {
+        "id": V2_VENUE,
+        "domain": V2_VENUE,
+        "members": [],
+        "content": {"submission_id": {"value": f"{V2_VENUE}/-/Submission"}},
+    }
     server = StandIn(venue_notes("v2", V2_VENUE, papers), PROFILES, groups={V2_VENUE: group}).start()
     yield server
     server.stop()
 
 
 def settings_for(tmp_path: Path, v1: StandIn, v2: StandIn | None = None) -> Settings:
-    return Settings(store=tmp_path / "store", openreview_api=v1.url, openreview_api_v2=(v2 or v1).url,
-                    openreview_pause=0, openreview_retries=0)
+    return Settings(
+        store=tmp_path / "store",
+        openreview_api=v1.url,
+        openreview_api_v2=(v2 or v1).url,
+        openreview_pause=0,
+        openreview_retries=0,
+    )
 
 
 def ask(store: Store, query: str) -> list[tuple[str, ...]]:
@@ -87,17 +131,33 @@ def test_import_then_build_answers_with_both_sources(tmp_path: Path, v1_server: 
     build(settings)
     store = open_read_only(settings.store)
 
-    decisions = dict(ask(store, f"""SELECT ?id ?d WHERE {{ GRAPH <{GRAPH}> {{ ?p iclr:openReviewId ?id ; iclr:decision ?d }} }}"""))
+    decisions = dict(
+        ask(store, f"""SELECT ?id ?d WHERE {{ GRAPH <{GRAPH}> {{ ?p iclr:openReviewId ?id ; iclr:decision ?d }} }}""")
+    )
     assert {k: v.rsplit("#", 1)[1] for k, v in decisions.items()} == {
-        "NzTU59SYbNq": "Accepted", "MadeUp00001": "Accepted", "MadeUp00002": "Rejected",
-        "MadeUp00003": "Withdrawn", "MadeUp00004": "DeskRejected", "MadeUp00005": "Accepted", "MadeUp00006": "Rejected"}
+        "NzTU59SYbNq": "Accepted",
+        "MadeUp00001": "Accepted",
+        "MadeUp00002": "Rejected",
+        "MadeUp00003": "Withdrawn",
+        "MadeUp00004": "DeskRejected",
+        "MadeUp00005": "Accepted",
+        "MadeUp00006": "Rejected",
+    }
     # A never de-anonymized submission has no authors, not a person called "Anonymous".
     assert ask(store, "SELECT ?who WHERE { ?a iclr:authorshipOf paper:MadeUp00006 ; iclr:authorshipBy ?who }") == []
 
     # The paper also in our curated data is one entity: the import's authors are the curated people.
-    authors = ask(store, f"""SELECT ?pos ?who WHERE {{ GRAPH <{GRAPH}> {{ ?a iclr:authorshipOf paper:NzTU59SYbNq ;
-                                iclr:authorPosition ?pos ; iclr:authorshipBy ?who }} }} ORDER BY ?pos""")
-    assert [who.rsplit("/", 1)[1] for _, who in authors] == ["ian-gemp", "brian-mcwilliams", "claire-vernade", "thore-graepel"]
+    authors = ask(
+        store,
+        f"""SELECT ?pos ?who WHERE {{ GRAPH <{GRAPH}> {{ ?a iclr:authorshipOf paper:NzTU59SYbNq ;
+                                iclr:authorPosition ?pos ; iclr:authorshipBy ?who }} }} ORDER BY ?pos""",
+    )
+    assert [who.rsplit("/", 1)[1] for _, who in authors] == [
+        "ian-gemp",
+        "brian-mcwilliams",
+        "claire-vernade",
+        "thore-graepel",
+    ]
     # An author with two papers, known by profile id from now on.
     titles = ask(store, "SELECT ?t WHERE { ?p iclr:hasAuthor person:ian-gemp ; iclr:title ?t }")
     assert {("A Made-Up Study of Attention Sinks",), ("EigenGame: PCA as a Nash Equilibrium",)} <= set(titles)
@@ -107,22 +167,35 @@ def test_import_then_build_answers_with_both_sources(tmp_path: Path, v1_server: 
     assert ask(store, "SELECT ?id WHERE { person:yang-song iclr:openReviewProfile ?id }") == [("~Yang_Song7",)]
     flagged = ask(store, "SELECT ?e WHERE { ?e iclr:needsCuration true } ORDER BY ?e")
     assert [e.rsplit("/", 2)[1] + "/" + e.rsplit("/", 1)[1] for (e,) in flagged] == [
-        "organization/or-example-institute-of-learning", "person/or-alex-example1", "person/or-jane-roe1",
-        "person/or-max-mustermann"]
+        "organization/or-example-institute-of-learning",
+        "person/or-alex-example1",
+        "person/or-jane-roe1",
+        "person/or-max-mustermann",
+    ]
     assert ask(store, "SELECT ?o WHERE { paper:MadeUp00003 iclr:creditedOrganization ?o }") == [
-        ("https://w3id.org/iclr-kg/resource/organization/google",)]
+        ("https://w3id.org/iclr-kg/resource/organization/google",)
+    ]
 
     # Reviews: rating and confidence per review, attributed to the import.
-    reviews = ask(store, f"""SELECT ?r ?c WHERE {{ GRAPH <{GRAPH}> {{ ?x iclr:reviewOf paper:NzTU59SYbNq ;
-                               iclr:rating ?r ; iclr:confidence ?c }} }} ORDER BY ?c""")
+    reviews = ask(
+        store,
+        f"""SELECT ?r ?c WHERE {{ GRAPH <{GRAPH}> {{ ?x iclr:reviewOf paper:NzTU59SYbNq ;
+                               iclr:rating ?r ; iclr:confidence ?c }} }} ORDER BY ?c""",
+    )
     assert reviews == [("7", "3"), ("8", "4"), ("8", "5")]
 
     # Curated facts stay; where the import and an article disagree, both remain, each attributed.
-    counts = ask(store, """SELECT ?n ?src WHERE { GRAPH ?g { edition:iclr2021 iclr:submissionCount ?n }
-                                                 ?g iclr:statedIn ?src } ORDER BY ?n""")
+    counts = ask(
+        store,
+        """SELECT ?n ?src WHERE { GRAPH ?g { edition:iclr2021 iclr:submissionCount ?n }
+                                                 ?g iclr:statedIn ?src } ORDER BY ?n""",
+    )
     assert ("7", "https://w3id.org/iclr-kg/resource/source/openreview-iclr-2021") in counts
     assert any(n != "7" for n, _ in counts)
-    provenance = ask(store, "SELECT ?type ?venue ?service WHERE { source:openreview-iclr-2021 a ?type ; iclr:venueId ?venue ; iclr:service ?service }")
+    provenance = ask(
+        store,
+        "SELECT ?type ?venue ?service WHERE { source:openreview-iclr-2021 a ?type ; iclr:venueId ?venue ; iclr:service ?service }",
+    )
     assert ("https://w3id.org/iclr-kg/ontology#DataImport", V1_VENUE, v1_server.url) in provenance
 
 
@@ -141,7 +214,10 @@ def test_saved_queries_on_imported_data(tmp_path: Path, v1_server: StandIn) -> N
 
     top = rows("top-rated-papers")
     assert [(r[1].rsplit("/", 1)[1], r[3], r[4]) for r in top][:3] == [
-        ("MadeUp00005", "8", "1"), ("NzTU59SYbNq", "7.666666666666666666", "3"), ("MadeUp00001", "5.5", "2")]
+        ("MadeUp00005", "8", "1"),
+        ("NzTU59SYbNq", "7.666666666666666666", "3"),
+        ("MadeUp00001", "5.5", "2"),
+    ]
     assert "Outstanding Paper" in top[1][7]  # the award comes from the curated articles
     spread = {(r[1], r[2]): (r[3], r[4]) for r in rows("award-ratings-vs-accepted")}
     assert spread[("award papers", "8")] == ("2", "0.666666666666666666")
@@ -152,14 +228,17 @@ def test_saved_queries_on_imported_data(tmp_path: Path, v1_server: StandIn) -> N
 
 
 def ask_with(store: Store, query: str, substitutions) -> list[tuple[str, ...]]:  # type: ignore[no-untyped-def]
-    return [tuple(term.value if term is not None else None for term in row) for row in run_query(store, query, substitutions=substitutions)]
+    return [
+        tuple(term.value if term is not None else None for term in row)
+        for row in run_query(store, query, substitutions=substitutions)
+    ]
 
 
 def test_without_reviews_no_review_is_imported(tmp_path: Path, v1_server: StandIn) -> None:
     settings = settings_for(tmp_path, v1_server)
     result = run_import(settings, V1_VENUE, api="v1")
     assert result.stats["reviews"] == 0
-    assert "\"reviews\"" not in (result.folder / "sources" / "openreview-iclr-2021.yaml").read_text()
+    assert '"reviews"' not in (result.folder / "sources" / "openreview-iclr-2021.yaml").read_text()
 
 
 def test_api_v2_venue_is_detected_and_read(tmp_path: Path, v1_server: StandIn, v2_server: StandIn) -> None:
@@ -169,14 +248,18 @@ def test_api_v2_venue_is_detected_and_read(tmp_path: Path, v1_server: StandIn, v
     assert result.stats["submissions"] == 3 and result.stats["accepted"] == 1 and result.stats["withdrawn"] == 1
     build(settings)
     store = open_read_only(settings.store)
-    assert ask(store, "SELECT ?t ?r WHERE { paper:V2Paper0001 iclr:presentationType ?t . ?x iclr:reviewOf paper:V2Paper0001 ; iclr:rating ?r }") == [
-        ("https://w3id.org/iclr-kg/ontology#Oral", "10")]
+    assert ask(
+        store,
+        "SELECT ?t ?r WHERE { paper:V2Paper0001 iclr:presentationType ?t . ?x iclr:reviewOf paper:V2Paper0001 ; iclr:rating ?r }",
+    ) == [("https://w3id.org/iclr-kg/ontology#Oral", "10")]
 
 
 def test_interrupted_import_writes_nothing_and_resumes(tmp_path: Path, v1_server: StandIn) -> None:
     settings = settings_for(tmp_path, v1_server)
     v1_server.fail_after = 2  # the v2 probe and the first page get through; then the service fails
-    with pytest.raises(ImportFailed, match=r"OpenReview at http://127\.0\.0\.1:\d+ answered with an error: Internal server error"):
+    with pytest.raises(
+        ImportFailed, match=r"OpenReview at http://127\.0\.0\.1:\d+ answered with an error: Internal server error"
+    ):
         run_import(settings, V1_VENUE, reviews=True)
     assert not (settings.imports / "openreview-iclr-2021").exists()
     cached = sorted(p.name for p in (settings.imports / ".cache").rglob("*.json"))
@@ -192,10 +275,33 @@ def test_interrupted_import_writes_nothing_and_resumes(tmp_path: Path, v1_server
 
 def test_server_error_is_one_clear_line_from_the_cli(tmp_path: Path, v1_server: StandIn) -> None:
     v1_server.fail_after = 0
-    env = {**os.environ, "ICLR_KG_OPENREVIEW_API": v1_server.url, "ICLR_KG_OPENREVIEW_API_V2": v1_server.url,
-           "ICLR_KG_OPENREVIEW_PAUSE": "0", "ICLR_KG_OPENREVIEW_RETRIES": "1"}
-    done = subprocess.run([sys.executable, "-m", "iclr_kg.cli", "import", "openreview", "--venue", V1_VENUE, "--api", "v1",
-                           "--store", str(tmp_path / "store")], env=env, capture_output=True, text=True, timeout=120)
+    env = {
+        **os.environ,
+        "ICLR_KG_OPENREVIEW_API": v1_server.url,
+        "ICLR_KG_OPENREVIEW_API_V2": v1_server.url,
+        "ICLR_KG_OPENREVIEW_PAUSE": "0",
+        "ICLR_KG_OPENREVIEW_RETRIES": "1",
+    }
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "iclr_kg.cli",
+            "import",
+            "openreview",
+            "--venue",
+            V1_VENUE,
+            "--api",
+            "v1",
+            "--store",
+            str(tmp_path / "store"),
+        ],
+        env=env,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 3
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith(f"error: OpenReview at {v1_server.url} answered with an error: Internal server error")
@@ -210,7 +316,9 @@ def test_unreachable_service_is_a_clear_error(tmp_path: Path) -> None:
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{probe.getsockname()[1]}"
-    settings = Settings(store=tmp_path / "store", openreview_api=url, openreview_api_v2=url, openreview_pause=0, openreview_retries=0)
+    settings = Settings(
+        store=tmp_path / "store", openreview_api=url, openreview_api_v2=url, openreview_pause=0, openreview_retries=0
+    )
     with pytest.raises(ImportFailed, match=f"OpenReview at {url} could not be reached: ConnectionError"):
         run_import(settings, V1_VENUE, api="v1")
 
@@ -239,19 +347,27 @@ def test_partial_import_states_no_counts(tmp_path: Path, v1_server: StandIn) -> 
 
 def test_new_edition_is_created_for_an_unknown_year(tmp_path: Path) -> None:
     venue = "ICLR.cc/2022/Conference"
-    server = StandIn(venue_notes("v1", venue, [Paper("Y2022Pap01", "A Made-Up Paper of 2022", [("Jane Roe", "~Jane_Roe1")], "poster")]),
-                     PROFILES).start()
+    server = StandIn(
+        venue_notes(
+            "v1", venue, [Paper("Y2022Pap01", "A Made-Up Paper of 2022", [("Jane Roe", "~Jane_Roe1")], "poster")]
+        ),
+        PROFILES,
+    ).start()
     try:
         settings = settings_for(tmp_path, server)
         result = run_import(settings, venue, api="v1")
         assert '"key": "iclr2022"' in (result.folder / "events.yaml").read_text()
         build(settings)
-        assert ask(open_read_only(settings.store), "SELECT ?y WHERE { paper:Y2022Pap01 iclr:submittedTo/iclr:year ?y }") == [("2022",)]
+        assert ask(
+            open_read_only(settings.store), "SELECT ?y WHERE { paper:Y2022Pap01 iclr:submittedTo/iclr:year ?y }"
+        ) == [("2022",)]
     finally:
         server.stop()
 
 
-@pytest.mark.parametrize("venue", ["NeurIPS.cc/2021/Conference", "ICLR.cc/2021/Conference/../../etc", "ICLR.cc/21/Conference"])
+@pytest.mark.parametrize(
+    "venue", ["NeurIPS.cc/2021/Conference", "ICLR.cc/2021/Conference/../../etc", "ICLR.cc/21/Conference"]
+)
 def test_only_iclr_venues_are_accepted(tmp_path: Path, venue: str) -> None:
     with pytest.raises(ImportFailed, match="unsupported venue"):
         run_import(Settings(store=tmp_path / "store", openreview_pause=0), venue, api="v1")
@@ -259,16 +375,29 @@ def test_only_iclr_venues_are_accepted(tmp_path: Path, venue: str) -> None:
 
 def test_identities_whose_names_fold_alike_stay_apart(tmp_path: Path) -> None:
     """A name-only author and a profile whose id folds to the same key are two new people."""
-    papers = [Paper("Collide001", "A Paper by Two Similar Names", [("Kim Example28271", None), ("Kim Example", "~Kim_Example28271")], "poster"),
-              Paper("Collide002", "A Second Paper by One of Them", [("Kim Example", "~Kim_Example28271")], "reject")]
+    papers = [
+        Paper(
+            "Collide001",
+            "A Paper by Two Similar Names",
+            [("Kim Example28271", None), ("Kim Example", "~Kim_Example28271")],
+            "poster",
+        ),
+        Paper("Collide002", "A Second Paper by One of Them", [("Kim Example", "~Kim_Example28271")], "reject"),
+    ]
     server = StandIn(venue_notes("v1", V1_VENUE, papers), {}).start()
     try:
         settings = settings_for(tmp_path, server)
         result = run_import(settings, V1_VENUE, api="v1")
         assert result.stats["new people"] == 2
         build(settings)
-        rows = ask(open_read_only(settings.store), """SELECT ?p (COUNT(?paper) AS ?n) WHERE { ?paper iclr:hasAuthor ?p .
-                   FILTER (STRSTARTS(STR(?p), STR(person:or-kim))) } GROUP BY ?p ORDER BY ?p""")
-        assert [(p.rsplit("/", 1)[1], n) for p, n in rows] == [("or-kim-example28271", "1"), ("or-kim-example28271-2", "2")]
+        rows = ask(
+            open_read_only(settings.store),
+            """SELECT ?p (COUNT(?paper) AS ?n) WHERE { ?paper iclr:hasAuthor ?p .
+                   FILTER (STRSTARTS(STR(?p), STR(person:or-kim))) } GROUP BY ?p ORDER BY ?p""",
+        )
+        assert [(p.rsplit("/", 1)[1], n) for p, n in rows] == [
+            ("or-kim-example28271", "1"),
+            ("or-kim-example28271-2", "2"),
+        ]
     finally:
         server.stop()

@@ -27,14 +27,14 @@ def test_each_source_gets_its_own_graph_and_provenance(tiny_data) -> None:
     graphs = {q.graph_name.value for q in quads}
     assert graphs == {config.GRAPH_ENTITIES, config.GRAPH_WIKIDATA, config.GRAPH_SOURCE_BASE + "tiny"}
     stated = [q for q in quads if q.predicate.value == ICLR + "statedIn"]
-    assert [(q.subject.value, q.object.value) for q in stated] == [(config.GRAPH_SOURCE_BASE + "tiny", RES + "source/tiny")]
+    assert [(q.subject.value, q.object.value) for q in stated] == [
+        (config.GRAPH_SOURCE_BASE + "tiny", RES + "source/tiny")
+    ]
 
 
 def test_authorships_are_ordered_and_first_author_stated(tiny_data) -> None:
     quads = quads_of(tiny_data())
-    positions = {
-        (q.subject.value, q.object.value) for q in quads if q.predicate.value == ICLR + "authorPosition"
-    }
+    positions = {(q.subject.value, q.object.value) for q in quads if q.predicate.value == ICLR + "authorPosition"}
     assert positions == {(RES + "authorship/PxTIG12RRHS-1", "1"), (RES + "authorship/PxTIG12RRHS-2", "2")}
     first = [q.object for q in quads if q.predicate.value == ICLR + "firstAuthor"]
     assert first == [NamedNode(RES + "person/yang-song")]

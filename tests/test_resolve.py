@@ -26,14 +26,16 @@ def test_aliases_labels_and_keys_resolve(tiny_data) -> None:
 
 
 def test_unknown_name_names_file_line_and_field(tiny_data) -> None:
-    settings = tiny_data(source="""
+    settings = tiny_data(
+        source="""
         source: {key: tiny, title: t, language: zh-Hans, seed: s, summary: s}
         papers:
           - openreview: PxTIG12RRHS
             edition: ICLR 2021
             title: A title
             organizations: [斯坦福, Nowhere University]
-        """)
+        """
+    )
     from iclr_kg import rdf
 
     dataset = load_dataset(settings.data_dir)
@@ -45,12 +47,16 @@ def test_unknown_name_names_file_line_and_field(tiny_data) -> None:
 
 
 def test_ambiguous_name_is_an_error(tiny_data) -> None:
-    settings = tiny_data(**{"people.yaml": """
+    settings = tiny_data(
+        **{
+            "people.yaml": """
         people:
           - {key: yang-song, name: Yang Song}
           - {key: yang-song-2, name: Yang Song (other), aliases: [Yang Song]}
           - {key: ben-poole, name: Ben Poole}
-        """})
+        """
+        }
+    )
     dataset = load_dataset(settings.data_dir)
     registry = build_registry(dataset)
     with pytest.raises(DataError, match="ambiguous person 'Yang Song': matches yang-song, yang-song-2"):
@@ -58,27 +64,39 @@ def test_ambiguous_name_is_an_error(tiny_data) -> None:
 
 
 def test_duplicate_registry_key(tiny_data) -> None:
-    settings = tiny_data(**{"people.yaml": """
+    settings = tiny_data(
+        **{
+            "people.yaml": """
         people:
           - {key: ben-poole, name: Ben Poole}
           - {key: ben-poole, name: B. Poole}
-        """})
+        """
+        }
+    )
     with pytest.raises(DataError) as info:
         build_registry(load_dataset(settings.data_dir))
     assert info.value.line == 3 and "duplicate person key" in info.value.message
 
 
 def test_unknown_parent_and_cycles(tiny_data) -> None:
-    settings = tiny_data(**{"organizations.yaml": """
+    settings = tiny_data(
+        **{
+            "organizations.yaml": """
         organizations:
           - {key: a, name: A, kind: company, parent: b}
           - {key: b, name: B, kind: company, parent: a}
-        """})
+        """
+        }
+    )
     with pytest.raises(DataError, match="cycle"):
         build_registry(load_dataset(settings.data_dir))
-    settings = tiny_data(**{"organizations.yaml": """
+    settings = tiny_data(
+        **{
+            "organizations.yaml": """
         organizations:
           - {key: a, name: A, kind: company, parent: nowhere}
-        """})
+        """
+        }
+    )
     with pytest.raises(DataError, match="unknown organization 'nowhere'"):
         build_registry(load_dataset(settings.data_dir))

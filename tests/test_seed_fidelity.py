@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import subprocess
 import unicodedata
-from pathlib import Path
 
 import pytest
 
@@ -22,7 +21,9 @@ CJK = re.compile(r"[\u3400-\u9fff]")
 
 def fold(text: str) -> str:
     """Undo the articles' HTML entities and full-width punctuation; fold spaces and case."""
-    text = re.sub(r"&＃(?:x([0-9a-f]+)|(\d+))；?", lambda m: chr(int(m.group(1), 16) if m.group(1) else int(m.group(2))), text)
+    text = re.sub(
+        r"&＃(?:x([0-9a-f]+)|(\d+))；?", lambda m: chr(int(m.group(1), 16) if m.group(1) else int(m.group(2))), text
+    )
     text = unicodedata.normalize("NFKC", text)
     return " ".join(text.split()).casefold()
 
@@ -72,7 +73,7 @@ def test_no_article_sentence_is_copied() -> None:
 
     def runs(text: str) -> set[str]:
         chars = "".join(CJK.findall(text))
-        return {chars[i:i + window] for i in range(max(0, len(chars) - window + 1))}
+        return {chars[i : i + window] for i in range(max(0, len(chars) - window + 1))}
 
     seed_runs: set[str] = set()
     for path in SEEDS.glob("*.txt"):

@@ -33,8 +33,11 @@ def test_invalid_yaml_names_file_and_line(tmp_path: Path) -> None:
 
 
 def test_unknown_field_is_an_error_with_its_line(tmp_path: Path) -> None:
-    path = write(tmp_path, "source:\n  key: x\n  title: t\n  language: zh-Hans\n  seed: s\n  summary: s\n"
-                 "papers:\n  - openreview: abcdefgh\n    edition: e\n    title: t\n    autors: [A]\n")
+    path = write(
+        tmp_path,
+        "source:\n  key: x\n  title: t\n  language: zh-Hans\n  seed: s\n  summary: s\n"
+        "papers:\n  - openreview: abcdefgh\n    edition: e\n    title: t\n    autors: [A]\n",
+    )
     with pytest.raises(DataError) as info:
         load_source(path)
     assert (info.value.line, info.value.field) == (11, "papers.0.autors")
@@ -42,8 +45,11 @@ def test_unknown_field_is_an_error_with_its_line(tmp_path: Path) -> None:
 
 
 def test_wrong_type_names_the_field(tmp_path: Path) -> None:
-    path = write(tmp_path, "source:\n  key: x\n  title: t\n  language: zh-Hans\n  seed: s\n  summary: s\n"
-                 "editions:\n  - edition: e\n    submissions: many\n")
+    path = write(
+        tmp_path,
+        "source:\n  key: x\n  title: t\n  language: zh-Hans\n  seed: s\n  summary: s\n"
+        "editions:\n  - edition: e\n    submissions: many\n",
+    )
     with pytest.raises(DataError) as info:
         load_source(path)
     assert (info.value.line, info.value.field) == (9, "editions.0.submissions")
@@ -57,8 +63,11 @@ def test_duplicate_key_in_a_mapping(tmp_path: Path) -> None:
 
 
 def test_bad_openreview_id_pattern(tmp_path: Path) -> None:
-    path = write(tmp_path, "source:\n  key: x\n  title: t\n  language: zh-Hans\n  seed: s\n  summary: s\n"
-                 "papers:\n  - openreview: 'not an id'\n    edition: e\n    title: t\n")
+    path = write(
+        tmp_path,
+        "source:\n  key: x\n  title: t\n  language: zh-Hans\n  seed: s\n  summary: s\n"
+        "papers:\n  - openreview: 'not an id'\n    edition: e\n    title: t\n",
+    )
     with pytest.raises(DataError) as info:
         load_source(path)
     assert info.value.line == 8 and info.value.field == "papers.0.openreview"
@@ -84,12 +93,16 @@ def test_unknown_top_level_keys_in_a_registry_are_errors(tiny_data) -> None:
     from iclr_kg.errors import DataError
     from iclr_kg.sources import load_dataset
 
-    settings = tiny_data(**{"people.yaml": """
+    settings = tiny_data(
+        **{
+            "people.yaml": """
         people:
           - {key: yang-song, name: Yang Song, native_name: {zh: 宋飏}}
           - {key: ben-poole, name: Ben Poole}
         peopel:
           - {key: jane-doe, name: Jane Doe}
-        """})
+        """
+        }
+    )
     with pytest.raises(DataError, match=r"people.yaml:4: peopel: unknown top-level key; this file holds people"):
         load_dataset(settings.data_dir)

@@ -29,12 +29,15 @@ def test_build_publishes_a_queryable_store(tiny_data) -> None:
     assert set(report.timings) == {"load", "resolve", "rdf", "validate", "reason", "store"}
 
 
-@pytest.mark.parametrize("breakage, error, where", [
-    ("bad-yaml", DataError, "started at line 3"),
-    ("unknown-entity", DataError, "tiny.yaml:16: authors[1]: unknown person 'Nobody'"),
-    ("bad-ontology", DataError, "iclr.ttl"),
-    ("shacl", ValidationFailed, "rating from 1 to 10"),
-])
+@pytest.mark.parametrize(
+    "breakage, error, where",
+    [
+        ("bad-yaml", DataError, "started at line 3"),
+        ("unknown-entity", DataError, "tiny.yaml:16: authors[1]: unknown person 'Nobody'"),
+        ("bad-ontology", DataError, "iclr.ttl"),
+        ("shacl", ValidationFailed, "rating from 1 to 10"),
+    ],
+)
 def test_a_failed_build_leaves_the_previous_store(tiny_data, breakage: str, error: type, where: str) -> None:
     settings = tiny_data()
     build(settings)
@@ -57,9 +60,8 @@ def test_a_failed_build_leaves_the_previous_store(tiny_data, breakage: str, erro
 
 def test_a_second_build_is_refused_while_one_runs(tiny_data) -> None:
     settings = tiny_data()
-    with build_lock(settings.store):
-        with pytest.raises(StoreError, match="another build"):
-            build(settings)
+    with build_lock(settings.store), pytest.raises(StoreError, match="another build"):
+        build(settings)
     build(settings)  # the lock is released afterwards
 
 
@@ -70,7 +72,8 @@ def test_old_generations_are_pruned(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr("iclr_kg.store.KEEP_SECONDS", 0)
     generations = [publish(tmp_path, [quad]) for _ in range(4)]
     assert sorted(p.name for p in (tmp_path / "generations").iterdir()) == sorted(
-        [g.name for g in generations[-2:]] + [g.name + ".complete" for g in generations[-2:]])
+        [g.name for g in generations[-2:]] + [g.name + ".complete" for g in generations[-2:]]
+    )
     assert current_generation(tmp_path) == generations[-1].resolve()
 
 
@@ -80,13 +83,17 @@ def test_missing_store_gives_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_default_graph_is_the_merge_of_all_graphs(tiny_data) -> None:
-    settings = tiny_data(extra_sources={"second.yaml": """
+    settings = tiny_data(
+        extra_sources={
+            "second.yaml": """
         source: {key: second, title: Another, language: zh-Hans, seed: s, summary: s}
         papers:
           - openreview: PxTIG12RRHS
             edition: ICLR 2021
             title: Score-Based Generative Modeling through Stochastic Differential Equations
-        """})
+        """
+        }
+    )
     build(settings)
     store = open_read_only(settings.store)
     title = "SELECT ?t WHERE { paper:PxTIG12RRHS iclr:title ?t }"

@@ -33,20 +33,46 @@ BROKEN = [
     ("two decisions", "paper:PxTIG12RRHS iclr:decision iclr:Accepted, iclr:Rejected .", None, "at most one decision"),
     ("credited non-organization", "paper:PxTIG12RRHS iclr:creditedOrganization person:ben-poole .", None, "registry"),
     ("average rating out of range", "paper:PxTIG12RRHS iclr:averageRating 12.5 .", None, "average rating"),
-    ("two authors at one position",
-     "authorship:x a iclr:Authorship ; iclr:authorshipOf paper:PxTIG12RRHS ; iclr:authorPosition 1 ; iclr:authorshipBy person:ben-poole .",
-     None, "same position"),
-    ("authorship without position", "", (P.replace("paper/", "authorship/") + "-2", I + "authorPosition"), "exactly one position"),
-    ("authorship naming nobody", "authorship:y a iclr:Authorship ; iclr:authorshipOf paper:PxTIG12RRHS ; iclr:authorPosition 3 .", None, "exactly one person"),
-    ("award paper without authors",
-     "paper:other a iclr:Paper ; iclr:title 'Other' ; iclr:submittedTo edition:iclr2021 . conferral:z a iclr:AwardConferral ; iclr:conferredOn paper:other ; iclr:conferredAward award:iclr2021-outstanding-paper .",
-     None, "at least one author"),
+    (
+        "two authors at one position",
+        "authorship:x a iclr:Authorship ; iclr:authorshipOf paper:PxTIG12RRHS ; iclr:authorPosition 1 ; iclr:authorshipBy person:ben-poole .",
+        None,
+        "same position",
+    ),
+    (
+        "authorship without position",
+        "",
+        (P.replace("paper/", "authorship/") + "-2", I + "authorPosition"),
+        "exactly one position",
+    ),
+    (
+        "authorship naming nobody",
+        "authorship:y a iclr:Authorship ; iclr:authorshipOf paper:PxTIG12RRHS ; iclr:authorPosition 3 .",
+        None,
+        "exactly one person",
+    ),
+    (
+        "award paper without authors",
+        "paper:other a iclr:Paper ; iclr:title 'Other' ; iclr:submittedTo edition:iclr2021 . conferral:z a iclr:AwardConferral ; iclr:conferredOn paper:other ; iclr:conferredAward award:iclr2021-outstanding-paper .",
+        None,
+        "at least one author",
+    ),
     ("person with two names", "person:ben-poole iclr:name 'B. Poole' .", None, "exactly one canonical name"),
     ("edition year not a gYear", "edition:iclr2021 iclr:year 2021 .", None, "xsd:gYear"),
-    ("acceptance rate as a percentage", "edition:iclr2021 iclr:acceptanceRate 29.0 .", None, "fraction between 0 and 1"),
+    (
+        "acceptance rate as a percentage",
+        "edition:iclr2021 iclr:acceptanceRate 29.0 .",
+        None,
+        "fraction between 0 and 1",
+    ),
     ("rating out of range", "review:PxTIG12RRHS-1 iclr:rating 11 .", None, "1 to 10"),
     ("organization cycle", "org:google iclr:subOrganizationOf org:google-brain .", None, "part of itself"),
-    ("Wikidata link not an entity IRI", "org:stanford skos:exactMatch <https://www.wikidata.org/wiki/Q41506> .", None, "Wikidata link"),
+    (
+        "Wikidata link not an entity IRI",
+        "org:stanford skos:exactMatch <https://www.wikidata.org/wiki/Q41506> .",
+        None,
+        "Wikidata link",
+    ),
     ("two links on one entity", "org:google skos:exactMatch wd:Q20800404 .", None, "Wikidata link"),
     ("one QID on two entities", "org:stanford skos:exactMatch wd:Q95 .", None, "linked from two entities"),
 ]
@@ -106,22 +132,35 @@ def test_stored_literals_keep_their_datatypes(real_store) -> None:
     """Oxigraph canonicalizes some derived XSD types; ours must survive storage unchanged."""
     from .conftest import select
 
-    rows = select(real_store, """SELECT DISTINCT ?d WHERE { GRAPH ?g { ?s ?p ?o } FILTER (isLiteral(?o))
-        FILTER (?g != <https://w3id.org/iclr-kg/graph/ontology>) BIND (DATATYPE(?o) AS ?d) }""")
-    assert {r["d"].rsplit("#", 1)[1] for r in rows} <= {"string", "langString", "integer", "decimal", "boolean", "date", "gYear", "gYearMonth"}
+    rows = select(
+        real_store,
+        """SELECT DISTINCT ?d WHERE { GRAPH ?g { ?s ?p ?o } FILTER (isLiteral(?o))
+        FILTER (?g != <https://w3id.org/iclr-kg/graph/ontology>) BIND (DATATYPE(?o) AS ?d) }""",
+    )
+    assert {r["d"].rsplit("#", 1)[1] for r in rows} <= {
+        "string",
+        "langString",
+        "integer",
+        "decimal",
+        "boolean",
+        "date",
+        "gYear",
+        "gYearMonth",
+    }
 
 
 @pytest.mark.parametrize("case, add, remove, expected", BROKEN, ids=[b[0] for b in BROKEN])
 def test_compiled_validator_agrees_with_pyshacl(tiny_compiled, case, add, remove, expected) -> None:
     """The SPARQL-compiled validator reports the same focus nodes and paths as pySHACL."""
+    from pyoxigraph import DefaultGraph, Quad
+
     from iclr_kg import shaclsparql
     from iclr_kg.convert import from_rdflib
-    from pyoxigraph import DefaultGraph, Quad
 
     data, ontology, shapes = tiny_compiled
     broken = broken_copy(data, case, add, remove)
     reference = validate(broken, shapes, ontology)
-    as_quads = lambda g: [Quad(t.subject, t.predicate, t.object, DefaultGraph()) for t in from_rdflib(g)]  # noqa: E731
+    as_quads = lambda g: [Quad(t.subject, t.predicate, t.object, DefaultGraph()) for t in from_rdflib(g)]
     compiled = shaclsparql.validate(as_quads(broken), as_quads(ontology), shapes)
     assert {(v.focus, v.path) for v in compiled.violations} == {(v.focus, v.path) for v in reference.violations}
     assert any(expected in v.message for v in compiled.violations), compiled.report
@@ -132,5 +171,7 @@ def test_compiled_validator_agrees_on_the_real_data(real_settings) -> None:
     from iclr_kg.validate import load_shapes
 
     compiled = compile_graph(real_settings)
-    result = shaclsparql.validate(compiled.asserted, compiled.ontology, load_shapes(real_settings.ontology_dir / "shapes.ttl"))
+    result = shaclsparql.validate(
+        compiled.asserted, compiled.ontology, load_shapes(real_settings.ontology_dir / "shapes.ttl")
+    )
     assert result.conforms == compiled.validation.conforms is True, result.report

@@ -18,25 +18,50 @@ from iclr_kg.errors import QueryError
 from iclr_kg.pipeline import build
 from iclr_kg.sources import load_dataset
 from iclr_kg.store import open_read_only, run_query
+from iclr_kg.wikidata import (
+    USER_AGENT,
+    WikidataClient,
+    WikidataError,
+    accept,
+    quickstatements,
+    reconcile,
+    write_proposals,
+    write_sssom,
+)
 from tests.conftest import TINY_SOURCE as TINY_SOURCE_TEXT
-from iclr_kg.wikidata import USER_AGENT, WikidataClient, WikidataError, accept, quickstatements, reconcile, write_proposals, write_sssom
 
 from .conftest import select
 
 
 def item(qid: str, label: str, p31: str, zh: str | None = None, **claims: str) -> dict:
     """An entity in the shape wbgetentities returns."""
+
     def snak(prop: str, value: str) -> dict:
-        return {"mainsnak": {"snaktype": "value", "property": prop,
-                             "datavalue": {"value": {"entity-type": "item", "numeric-id": int(value[1:]), "id": value},
-                                           "type": "wikibase-entityid"}, "datatype": "wikibase-item"},
-                "type": "statement", "rank": "normal"}
+        return {
+            "mainsnak": {
+                "snaktype": "value",
+                "property": prop,
+                "datavalue": {
+                    "value": {"entity-type": "item", "numeric-id": int(value[1:]), "id": value},
+                    "type": "wikibase-entityid",
+                },
+                "datatype": "wikibase-item",
+            },
+            "type": "statement",
+            "rank": "normal",
+        }
 
     labels = {"en": {"language": "en", "value": label}}
     if zh:
         labels["zh"] = {"language": "zh", "value": zh}
-    return {"type": "item", "id": qid, "labels": labels, "descriptions": {}, "aliases": {},
-            "claims": {"P31": [snak("P31", p31)], **{p: [snak(p, v)] for p, v in claims.items()}}}
+    return {
+        "type": "item",
+        "id": qid,
+        "labels": labels,
+        "descriptions": {},
+        "aliases": {},
+        "claims": {"P31": [snak("P31", p31)], **{p: [snak(p, v)] for p, v in claims.items()}},
+    }
 
 
 ENTITIES = {
@@ -54,7 +79,7 @@ class StandIn(BaseHTTPRequestHandler):
     log: list[dict] = []
     misbehave: list[str] = []  # "429" or "maxlag", consumed one per request
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         params = dict(urllib.parse.parse_qsl(urllib.parse.urlparse(self.path).query))
         StandIn.log.append({"params": params, "agent": self.headers.get("User-Agent")})
         if StandIn.misbehave:
@@ -64,15 +89,38 @@ class StandIn(BaseHTTPRequestHandler):
                 self.send_header("Retry-After", "2")
                 self.end_headers()
                 return
-            self.reply({"error": {"code": "maxlag", "info": "Waiting for a database server: 7 seconds lagged.",
-                                  "host": "db1", "lag": 7, "type": "db"}, "servedby": "mw1"})
+            self.reply(
+                {
+                    "error": {
+                        "code": "maxlag",
+                        "info": "Waiting for a database server: 7 seconds lagged.",
+                        "host": "db1",
+                        "lag": 7,
+                        "type": "db",
+                    },
+                    "servedby": "mw1",
+                }
+            )
             return
         if params.get("action") == "wbsearchentities":
             ids = SEARCH.get(params["search"].casefold(), [])
-            self.reply({"searchinfo": {"search": params["search"]}, "search": [
-                {"id": q, "title": q, "pageid": 1, "concepturi": f"http://www.wikidata.org/entity/{q}",
-                 "label": ENTITIES[q]["labels"]["en"]["value"], "match": {"type": "label", "language": "en", "text": params["search"]}}
-                for q in ids], "success": 1})
+            self.reply(
+                {
+                    "searchinfo": {"search": params["search"]},
+                    "search": [
+                        {
+                            "id": q,
+                            "title": q,
+                            "pageid": 1,
+                            "concepturi": f"http://www.wikidata.org/entity/{q}",
+                            "label": ENTITIES[q]["labels"]["en"]["value"],
+                            "match": {"type": "label", "language": "en", "text": params["search"]},
+                        }
+                        for q in ids
+                    ],
+                    "success": 1,
+                }
+            )
         elif params.get("action") == "wbgetentities":
             ids = params["ids"].split("|")
             self.reply({"entities": {q: ENTITIES.get(q, {"id": q, "missing": ""}) for q in ids}, "success": 1})
@@ -194,9 +242,12 @@ def test_accepting_moves_links_into_the_data_and_the_graph(tiny_data, api, tmp_p
     accepted = accept(review, settings.data_dir / "wikidata.yaml")
     assert [p.entity for p in accepted] == ["organization/stanford"]
     build(settings)
-    rows = select(open_read_only(settings.store), """SELECT ?method ?evidence WHERE {
+    rows = select(
+        open_read_only(settings.store),
+        """SELECT ?method ?evidence WHERE {
         organization:stanford skos:exactMatch wd:Q41506 .
-        ?l rdf:subject organization:stanford ; iclr:linkMethod ?method ; iclr:evidence ?evidence }""")
+        ?l rdf:subject organization:stanford ; iclr:linkMethod ?method ; iclr:evidence ?evidence }""",
+    )
     assert rows[0]["method"] == "reconciled-accepted" and "score" in rows[0]["evidence"]
     assert yaml.safe_load(review.read_text())["proposals"] == []
 
@@ -208,16 +259,22 @@ def test_cli_dry_run_writes_nothing(tiny_data, api, tmp_path: Path) -> None:
 
     settings = tiny_data()
     env = {"ICLR_KG_DATA_DIR": str(settings.data_dir), "ICLR_KG_WIKIDATA_API": api}
-    result = CliRunner().invoke(main, ["link-wikidata", "--store", str(tmp_path / "store"), "--dry-run", "--kind", "organization"], env=env)
+    result = CliRunner().invoke(
+        main, ["link-wikidata", "--store", str(tmp_path / "store"), "--dry-run", "--kind", "organization"], env=env
+    )
     assert result.exit_code == 0, result.output
     assert "organization/stanford -> Q41506" in result.output and "nothing written" in result.output
     assert not (tmp_path / "wikidata-proposals.yaml").exists()
-    result = CliRunner().invoke(main, ["link-wikidata", "--store", str(tmp_path / "store"), "--kind", "organization"], env=env)
+    result = CliRunner().invoke(
+        main, ["link-wikidata", "--store", str(tmp_path / "store"), "--kind", "organization"], env=env
+    )
     assert result.exit_code == 0 and (tmp_path / "wikidata-proposals.yaml").is_file()
 
 
 def test_federated_query_reaches_only_allow_listed_endpoints(real_store, wikidata_standin: str) -> None:
-    query = "SELECT ?country WHERE { organization:google skos:exactMatch ?item . SERVICE <%s> { ?item wdt:P17 ?country } }"
+    query = (
+        "SELECT ?country WHERE { organization:google skos:exactMatch ?item . SERVICE <%s> { ?item wdt:P17 ?country } }"
+    )
     rows = list(run_query(real_store, query % wikidata_standin, services=(wikidata_standin,)))
     assert [r["country"].value for r in rows] == ["http://www.wikidata.org/entity/Q30"]
     with pytest.raises(QueryError, match="not allowed"):
@@ -231,8 +288,15 @@ def test_sssom_export(tmp_path: Path) -> None:
     write_sssom(load_dataset(resource_dir("data")), out)
     text = out.getvalue()
     header = [line for line in text.splitlines() if line.startswith("#")]
-    assert yaml.safe_load("\n".join(line[2:] for line in header))["curie_map"]["wikidata"] == "http://www.wikidata.org/entity/"
-    rows = list(csv.DictReader(io.StringIO("\n".join(line for line in text.splitlines() if not line.startswith("#"))), delimiter="\t"))
+    assert (
+        yaml.safe_load("\n".join(line[2:] for line in header))["curie_map"]["wikidata"]
+        == "http://www.wikidata.org/entity/"
+    )
+    rows = list(
+        csv.DictReader(
+            io.StringIO("\n".join(line for line in text.splitlines() if not line.startswith("#"))), delimiter="\t"
+        )
+    )
     google = next(r for r in rows if r["subject_id"] == "iclr:organization/google")
     assert google["object_id"] == "wikidata:Q95" and google["predicate_id"] == "skos:exactMatch"
     assert google["mapping_justification"] == "semapv:ManualMappingCuration"
@@ -243,7 +307,10 @@ def test_quickstatements_only_for_checked_links_with_checkable_references(tiny_d
     """Regression (correctness #5): reconciled-accepted links were exported, and the reference
     (S854) was our own IRI; now only checked links, referenced by the official announcement the
     article cites, or by OpenReview with the import's date (S813) for imported facts."""
-    cited = TINY_SOURCE_TEXT.replace("      summary: A fixture.", "      summary: A fixture.\n      cites: [https://blog.iclr.cc/2021/awards/, https://www.zhihu.com/x]")
+    cited = TINY_SOURCE_TEXT.replace(
+        "      summary: A fixture.",
+        "      summary: A fixture.\n      cites: [https://blog.iclr.cc/2021/awards/, https://www.zhihu.com/x]",
+    )
     imported = """
     source:
       key: openreview-iclr2024
@@ -263,27 +330,38 @@ def test_quickstatements_only_for_checked_links_with_checkable_references(tiny_d
         authors: [Ben Poole]
         awards: [ICLR 2021 Outstanding Paper Award]
     """
-    settings = tiny_data(source=cited, extra_sources={"import.yaml": imported}, **{"wikidata.yaml": """
+    settings = tiny_data(
+        source=cited,
+        extra_sources={"import.yaml": imported},
+        **{
+            "wikidata.yaml": """
         links:
           - {entity: paper/PxTIG12RRHS, qid: Q900100, method: checked, evidence: a test fixture}
           - {entity: paper/AbCdEfGhIj, qid: Q900101, method: checked, evidence: a test fixture}
           - {entity: award/iclr2021-outstanding-paper, qid: Q900200, method: checked, evidence: a test fixture}
           - {entity: organization/google, qid: Q95, method: reconciled-accepted, evidence: a test fixture}
-        """})
+        """
+        },
+    )
     build(settings)
     lines, unreferenced = quickstatements(load_dataset(settings.data_dir), open_read_only(settings.store))
     assert sorted(lines) == [
         'Q900100\tP166\tQ900200\tP585\t+2021-00-00T00:00:00Z/9\tS854\t"https://blog.iclr.cc/2021/awards/"',
         'Q900101\tP166\tQ900200\tP585\t+2021-00-00T00:00:00Z/9\tS854\t"https://openreview.net/forum?id=AbCdEfGhIj"'
-        '\tS813\t+2026-05-01T00:00:00Z/11',
+        "\tS813\t+2026-05-01T00:00:00Z/11",
     ]
     assert unreferenced == 0
     # a link that is only reconciled-accepted gives no statement
-    settings = tiny_data(source=cited, **{"wikidata.yaml": """
+    settings = tiny_data(
+        source=cited,
+        **{
+            "wikidata.yaml": """
         links:
           - {entity: paper/PxTIG12RRHS, qid: Q900100, method: reconciled-accepted, evidence: a test fixture}
           - {entity: award/iclr2021-outstanding-paper, qid: Q900200, method: checked, evidence: a test fixture}
-        """})
+        """
+        },
+    )
     build(settings)
     assert quickstatements(load_dataset(settings.data_dir), open_read_only(settings.store)) == ([], 0)
 
@@ -292,7 +370,7 @@ def test_a_junk_answer_is_an_error_and_never_cached(tmp_path: Path) -> None:
     """Regression (hardening #15): a proxy's or captive portal's JSON was cached as an answer."""
 
     class Junk(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+        def do_GET(self) -> None:
             body = b'{"status": "maintenance"}'
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -320,7 +398,9 @@ def test_the_cache_is_kept_per_api_address(api, tmp_path: Path) -> None:
     first.search("Stanford University", "en")
     other = WikidataClient(api.replace("127.0.0.1", "localhost"), cache_dir=tmp_path / "cache")
     other.search("Stanford University", "en")
-    assert first.requests == 1 and other.requests == 1  # the second service is asked, not answered from the first's cache
+    assert (
+        first.requests == 1 and other.requests == 1
+    )  # the second service is asked, not answered from the first's cache
     again = WikidataClient(api, cache_dir=tmp_path / "cache")
     again.search("Stanford University", "en")
     assert again.requests == 0

@@ -34,9 +34,20 @@ UT = rdflib.Namespace("http://www.w3.org/2009/sparql/tests/test-update#")
 DAWGT = rdflib.Namespace("http://www.w3.org/2001/sw/DataAccess/tests/test-dawg#")
 SD = rdflib.Namespace("http://www.w3.org/ns/sparql-service-description#")
 NAMED_STATUS = {"OK": 200, "Created": 201, "NoContent": 204, "NotFound": 404, "BadRequest": 400}
-RESULT_TYPES = {"application/sparql-results+json", "application/sparql-results+xml", "text/csv", "text/tab-separated-values"}
-RDF_TYPES = {"text/turtle", "application/n-triples", "application/rdf+xml", "application/ld+json", "application/n-quads",
-             "application/trig"}
+RESULT_TYPES = {
+    "application/sparql-results+json",
+    "application/sparql-results+xml",
+    "text/csv",
+    "text/tab-separated-values",
+}
+RDF_TYPES = {
+    "text/turtle",
+    "application/n-triples",
+    "application/rdf+xml",
+    "application/ld+json",
+    "application/n-quads",
+    "application/trig",
+}
 # Tests that cannot pass on a conforming server, each with the reason (reported as skipped).
 MANIFEST_DEFECTS = {
     "delete__existing_graph": "deletes person/2.ttl, which no earlier test of this deprecated manifest creates",
@@ -106,21 +117,25 @@ def protocol_tests(path: Path) -> list[Test]:
                     expected[str(graph.value(header, HT.fieldName)).lower()] = str(graph.value(header, HT.fieldValue))
             response_body = graph.value(response, HT.body)
             boolean = graph.value(response, MF.expectedBoolean)
-            requests.append(Request(
-                method=str(graph.value(request_node, HT.methodName)),
-                path=str(graph.value(request_node, HT.absolutePath)),
-                headers=headers,
-                body=str(graph.value(body, CNT.chars)) if body is not None else None,
-                encoding=str(graph.value(body, CNT.characterEncoding) or "utf-8") if body is not None else "utf-8",
-                statuses=sorted(_local(s) for s in graph.objects(response, MF.expectedStatus)),
-                boolean=None if boolean is None else bool(boolean.toPython()),
-                result_format=str(graph.value(response, MF.expectedFormat) or "") or None,
-                content_type=expected.get("content-type"),
-                graph=str(graph.value(response_body, CNT.chars)) if response_body is not None else None,
-                location=str(graph.value(response, MF.expectedLocation) or "") or None,
-            ))
-        data = [(path.parent / str(graph.value(d, UT.graph)).rsplit("/", 1)[-1], str(graph.value(d, rdflib.RDFS.label)))
-                for d in graph.objects(node, UT.graphData)]
+            requests.append(
+                Request(
+                    method=str(graph.value(request_node, HT.methodName)),
+                    path=str(graph.value(request_node, HT.absolutePath)),
+                    headers=headers,
+                    body=str(graph.value(body, CNT.chars)) if body is not None else None,
+                    encoding=str(graph.value(body, CNT.characterEncoding) or "utf-8") if body is not None else "utf-8",
+                    statuses=sorted(_local(s) for s in graph.objects(response, MF.expectedStatus)),
+                    boolean=None if boolean is None else bool(boolean.toPython()),
+                    result_format=str(graph.value(response, MF.expectedFormat) or "") or None,
+                    content_type=expected.get("content-type"),
+                    graph=str(graph.value(response_body, CNT.chars)) if response_body is not None else None,
+                    location=str(graph.value(response, MF.expectedLocation) or "") or None,
+                )
+            )
+        data = [
+            (path.parent / str(graph.value(d, UT.graph)).rsplit("/", 1)[-1], str(graph.value(d, rdflib.RDFS.label)))
+            for d in graph.objects(node, UT.graphData)
+        ]
         tests.append(Test(_local(node), str(graph.value(node, MF.name)), requests, data))
     return tests
 
@@ -160,9 +175,24 @@ def prose_tests(path: Path) -> list[Test]:
         code = int(status[0])
         name = {200: "OK", 201: "Created", 204: "NoContent", 404: "NotFound"}.get(code, f"StatusCode{code // 100}xx")
         body = "\n".join(body_lines).strip() or None
-        tests.append(Test(_local(node), str(graph.value(node, MF.name)), [Request(
-            method=method, path=target, headers=headers, body=body, statuses=[name], content_type=expected_type,
-            graph="\n".join(expected_body).strip() or None, location=location)]))
+        tests.append(
+            Test(
+                _local(node),
+                str(graph.value(node, MF.name)),
+                [
+                    Request(
+                        method=method,
+                        path=target,
+                        headers=headers,
+                        body=body,
+                        statuses=[name],
+                        content_type=expected_type,
+                        graph="\n".join(expected_body).strip() or None,
+                        location=location,
+                    )
+                ],
+            )
+        )
     return tests
 
 
@@ -175,7 +205,9 @@ class Runner:
         self.authority = f"{self.host}:{self.port}"
         self.variables: dict[str, str] = {}
 
-    def send(self, method: str, path: str, headers: dict[str, str], body: bytes | None) -> tuple[int, dict[str, str], bytes]:
+    def send(
+        self, method: str, path: str, headers: dict[str, str], body: bytes | None
+    ) -> tuple[int, dict[str, str], bytes]:
         connection = http.client.HTTPConnection(self.host, self.port, timeout=30)
         try:
             connection.request(method, path, body=body, headers=headers)
@@ -197,29 +229,39 @@ class Runner:
             parsed = urllib.parse.urlparse(path)
             path = parsed.path + (f"?{parsed.query}" if parsed.query else "")
         if path.startswith("/sparql/"):
-            rest = path[len("/sparql/"):]
+            rest = path[len("/sparql/") :]
             body = request.body or ""
             content_type = request.headers.get("content-type", "")
-            is_update = content_type.startswith("application/sparql-update") or (
-                content_type.startswith("application/x-www-form-urlencoded") and body.startswith("update=")
-            ) or "update=" in rest
+            is_update = (
+                content_type.startswith("application/sparql-update")
+                or (content_type.startswith("application/x-www-form-urlencoded") and body.startswith("update="))
+                or "update=" in rest
+            )
             return ("/update" if is_update else "/sparql") + rest, is_update
         if path.startswith("/gsp"):
-            path = "/data" + path[len("/gsp"):]
+            path = "/data" + path[len("/gsp") :]
         elif path.startswith("data"):
             path = "/" + path
         return path, request.method in ("PUT", "POST", "DELETE")
 
     def reset(self) -> None:
         """An empty store: every graph dropped."""
-        self.send("POST", "/update", {"Content-Type": "application/sparql-update", "Authorization": f"Bearer {self.token}"},
-                  b"DROP ALL")
+        self.send(
+            "POST",
+            "/update",
+            {"Content-Type": "application/sparql-update", "Authorization": f"Bearer {self.token}"},
+            b"DROP ALL",
+        )
 
     def put_graph(self, data: Path, iri: str) -> None:
         """Load a test's graph with SPARQL Update (the Graph Store tests test the Graph Store)."""
         update = f"INSERT DATA {{ GRAPH <{iri}> {{ {data.read_text(encoding='utf-8')} }} }}"
-        status, _, body = self.send("POST", "/update", {"Content-Type": "application/sparql-update",
-                                                         "Authorization": f"Bearer {self.token}"}, update.encode("utf-8"))
+        status, _, body = self.send(
+            "POST",
+            "/update",
+            {"Content-Type": "application/sparql-update", "Authorization": f"Bearer {self.token}"},
+            update.encode("utf-8"),
+        )
         if status not in (200, 204):
             raise AssertionError(f"loading {data.name} as <{iri}> failed: {status} {body[:200]!r}")
 
@@ -228,8 +270,12 @@ class Runner:
         if fresh:
             self.reset()
         if test.graph_data:
-            self.send("POST", "/update", {"Content-Type": "application/sparql-update", "Authorization": f"Bearer {self.token}"},
-                      b"CLEAR ALL")
+            self.send(
+                "POST",
+                "/update",
+                {"Content-Type": "application/sparql-update", "Authorization": f"Bearer {self.token}"},
+                b"CLEAR ALL",
+            )
             for data, iri in test.graph_data:
                 self.put_graph(data, iri)
         for number, request in enumerate(test.requests, 1):
@@ -292,8 +338,12 @@ def _boolean(media_type: str, content: bytes) -> bool | None:
 
 
 def _rdflib_format(media_type: str) -> str:
-    return {"text/turtle": "turtle", "application/n-triples": "nt", "application/rdf+xml": "xml",
-            "application/ld+json": "json-ld"}.get(media_type, "turtle")
+    return {
+        "text/turtle": "turtle",
+        "application/n-triples": "nt",
+        "application/rdf+xml": "xml",
+        "application/ld+json": "json-ld",
+    }.get(media_type, "turtle")
 
 
 def service_description_tests(runner: Runner) -> list[tuple[str, str | None]]:
@@ -366,8 +416,12 @@ def summary(outcomes: dict[str, list[tuple[str, str | None]]]) -> str:
 
 
 def failures(outcomes: dict[str, list[tuple[str, str | None]]]) -> list[str]:
-    return [f"{label} {name}: {problem}" for label, results in outcomes.items() for name, problem in results
-            if problem and not problem.startswith("skipped:")]
+    return [
+        f"{label} {name}: {problem}"
+        for label, results in outcomes.items()
+        for name, problem in results
+        if problem and not problem.startswith("skipped:")
+    ]
 
 
 def main() -> None:

@@ -38,7 +38,9 @@ GRAPH_CHOICES = "all|asserted|inferred|ontology|wikidata|entities|GRAPH_IRI"
 def store_option(command: Callable[..., Any]) -> Callable[..., Any]:
     """`--store DIR` (or ICLR_KG_STORE) on every command."""
     return click.option(
-        "--store", type=click.Path(path_type=Path), default=None,
+        "--store",
+        type=click.Path(path_type=Path),
+        default=None,
         help="Store directory [env ICLR_KG_STORE; default ./var/store].",
     )(command)
 
@@ -68,10 +70,18 @@ def main(debug: bool) -> None:
 
 @main.command()
 @store_option
-@click.option("--reasoner", type=click.Choice(["fast", "owlrl"]), default=None,
-              help="fast (default) or owlrl, the slow reference [env ICLR_KG_REASONER].")
-@click.option("--validator", type=click.Choice(["fast", "pyshacl"]), default=None,
-              help="fast (default: SHACL compiled to SPARQL) or pyshacl, the reference [env ICLR_KG_VALIDATOR].")
+@click.option(
+    "--reasoner",
+    type=click.Choice(["fast", "owlrl"]),
+    default=None,
+    help="fast (default) or owlrl, the slow reference [env ICLR_KG_REASONER].",
+)
+@click.option(
+    "--validator",
+    type=click.Choice(["fast", "pyshacl"]),
+    default=None,
+    help="fast (default: SHACL compiled to SPARQL) or pyshacl, the reference [env ICLR_KG_VALIDATOR].",
+)
 @fails_cleanly
 def build(store: Path | None, reasoner: str | None, validator: str | None) -> None:
     """Build data/ + ontology/ into a validated, reasoned Oxigraph store.
@@ -87,8 +97,13 @@ def build(store: Path | None, reasoner: str | None, validator: str | None) -> No
 
 @main.command()
 @store_option
-@click.option("--validator", type=click.Choice(["fast", "pyshacl"]), default="pyshacl", show_default=True,
-              help="pyshacl (the reference) or fast (SHACL compiled to SPARQL).")
+@click.option(
+    "--validator",
+    type=click.Choice(["fast", "pyshacl"]),
+    default="pyshacl",
+    show_default=True,
+    help="pyshacl (the reference) or fast (SHACL compiled to SPARQL).",
+)
 @fails_cleanly
 def validate(store: Path | None, validator: str) -> None:
     """Check data/ against the SHACL shapes and print a readable report (exit 1 on violations)."""
@@ -135,13 +150,25 @@ def _read_query_argument(argument: str) -> str:
 @store_option
 @click.option("--saved", "saved_name", metavar="NAME", help="Run the saved query queries/NAME.rq.")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="A saved query parameter.")
-@click.option("-f", "--format", "fmt", default=None,
-              help="json|xml|csv|tsv for SELECT/ASK; turtle|ntriples|nquads|trig|jsonld|rdfxml for CONSTRUCT/DESCRIBE.")
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    default=None,
+    help="json|xml|csv|tsv for SELECT/ASK; turtle|ntriples|nquads|trig|jsonld|rdfxml for CONSTRUCT/DESCRIBE.",
+)
 @click.option("--no-inferred", is_flag=True, help="Leave the inferred graph out of the default graph.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write to FILE instead of stdout.")
 @fails_cleanly
-def query(query_or_file: str | None, store: Path | None, saved_name: str | None, params: tuple[str, ...],
-          fmt: str | None, no_inferred: bool, output: Path | None) -> None:
+def query(
+    query_or_file: str | None,
+    store: Path | None,
+    saved_name: str | None,
+    params: tuple[str, ...],
+    fmt: str | None,
+    no_inferred: bool,
+    output: Path | None,
+) -> None:
     """Run a SPARQL query (inline text, a file, or --saved NAME) against the store.
 
     The default graph is the union of every graph, inferred included, as on the endpoint.
@@ -161,10 +188,17 @@ def query(query_or_file: str | None, store: Path | None, saved_name: str | None,
     if output is not None:
         check_writable(output)
     formats = {"results": fmt or "csv", "rdf": fmt or "turtle"}
-    formats = {kind: name if name in (RESULT_FORMATS if kind == "results" else RDF_FORMATS) else None
-               for kind, name in formats.items()}
-    request = QueryRequest(text, include_inferred=not no_inferred, services=settings.services, formats=formats,
-                           substitutions={v.value: str(t) for v, t in (substitutions or {}).items()})
+    formats = {
+        kind: name if name in (RESULT_FORMATS if kind == "results" else RDF_FORMATS) else None
+        for kind, name in formats.items()
+    }
+    request = QueryRequest(
+        text,
+        include_inferred=not no_inferred,
+        services=settings.services,
+        formats=formats,
+        substitutions={v.value: str(t) for v, t in (substitutions or {}).items()},
+    )
     try:
         with isolated_query(settings, request) as running:
             _write_running(running, fmt, output)
@@ -207,8 +241,10 @@ def isolated_query(settings: Settings, request: QueryRequest) -> Iterator[Runnin
 
 def _graphs_for(choice: str, db: Any) -> list[NamedNode]:
     named = {
-        "inferred": config.GRAPH_INFERRED, "ontology": config.GRAPH_ONTOLOGY,
-        "wikidata": config.GRAPH_WIKIDATA, "entities": config.GRAPH_ENTITIES,
+        "inferred": config.GRAPH_INFERRED,
+        "ontology": config.GRAPH_ONTOLOGY,
+        "wikidata": config.GRAPH_WIKIDATA,
+        "entities": config.GRAPH_ENTITIES,
     }
     everything = query_graphs(db)
     if choice == "all":
@@ -224,15 +260,21 @@ def _graphs_for(choice: str, db: Any) -> list[NamedNode]:
 
 @main.command()
 @store_option
-@click.option("--graph", "graph_choice", default="all", show_default=True, metavar=GRAPH_CHOICES,
-              help="Which graph(s) to export.")
+@click.option(
+    "--graph", "graph_choice", default="all", show_default=True, metavar=GRAPH_CHOICES, help="Which graph(s) to export."
+)
 @click.option("-f", "--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="turtle", show_default=True)
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write to FILE instead of stdout.")
 @click.option("--mappings", type=click.Choice(["sssom"]), help="Export the Wikidata links as an SSSOM TSV instead.")
-@click.option("--quickstatements", is_flag=True, help="Export QuickStatements for what Wikidata may lack (checked links only, referenced by URL).")
+@click.option(
+    "--quickstatements",
+    is_flag=True,
+    help="Export QuickStatements for what Wikidata may lack (checked links only, referenced by URL).",
+)
 @fails_cleanly
-def export(store: Path | None, graph_choice: str, fmt: str, output: Path | None, mappings: str | None,
-           quickstatements: bool) -> None:
+def export(
+    store: Path | None, graph_choice: str, fmt: str, output: Path | None, mappings: str | None, quickstatements: bool
+) -> None:
     """Export the graph, streamed. Turtle and N-Triples merge the chosen graphs into one."""
     settings = Settings.from_env(store=store)
     if mappings or quickstatements:
@@ -241,7 +283,7 @@ def export(store: Path | None, graph_choice: str, fmt: str, output: Path | None,
         from .wikidata import write_sssom
 
         dataset = load_dataset(settings.data_dir, settings.imports)
-        with (atomic_output(output, "w") if output else contextlib.nullcontext(sys.stdout)) as out:
+        with atomic_output(output, "w") if output else contextlib.nullcontext(sys.stdout) as out:
             if mappings:
                 write_sssom(dataset, out)
             else:
@@ -249,8 +291,11 @@ def export(store: Path | None, graph_choice: str, fmt: str, output: Path | None,
                 out.write("".join(line + "\n" for line in lines))
                 click.echo(f"{len(lines)} QuickStatements lines", err=True)
                 if unreferenced:
-                    click.echo(f"{unreferenced} award statement(s) left out: no source of theirs gives a URL Wikidata "
-                               "accepts as a reference (an official ICLR announcement, or OpenReview)", err=True)
+                    click.echo(
+                        f"{unreferenced} award statement(s) left out: no source of theirs gives a URL Wikidata "
+                        "accepts as a reference (an official ICLR announcement, or OpenReview)",
+                        err=True,
+                    )
         return
     if output is not None:
         check_writable(output)
@@ -270,17 +315,32 @@ def export(store: Path | None, graph_choice: str, fmt: str, output: Path | None,
 
 @main.group("link-wikidata", invoke_without_command=True)
 @store_option
-@click.option("--kind", "kinds", multiple=True, type=click.Choice(["organization", "person", "paper"]),
-              help="Which unlinked entities to reconcile (repeatable; default all).")
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    type=click.Choice(["organization", "person", "paper"]),
+    help="Which unlinked entities to reconcile (repeatable; default all).",
+)
 @click.option("--limit", type=int, help="Reconcile at most N entities.")
-@click.option("--min-score", type=float, default=0.7, show_default=True, help="Propose only candidates scoring this or more.")
+@click.option(
+    "--min-score", type=float, default=0.7, show_default=True, help="Propose only candidates scoring this or more."
+)
 @click.option("--dry-run", is_flag=True, help="Print the proposals; write nothing.")
 @click.option("--api", help="Wikidata Action API URL [env ICLR_KG_WIKIDATA_API].")
 @click.option("--review", type=click.Path(path_type=Path), help="Review file [default: next to the store].")
 @click.pass_context
 @fails_cleanly
-def link_wikidata(ctx: click.Context, store: Path | None, kinds: tuple[str, ...], limit: int | None, min_score: float,
-                  dry_run: bool, api: str | None, review: Path | None) -> None:
+def link_wikidata(
+    ctx: click.Context,
+    store: Path | None,
+    kinds: tuple[str, ...],
+    limit: int | None,
+    min_score: float,
+    dry_run: bool,
+    api: str | None,
+    review: Path | None,
+) -> None:
     """Propose Wikidata links for unlinked entities, with evidence, into a review file.
 
     `iclr-kg link-wikidata accept` then moves the proposals a curator keeps into data/wikidata.yaml.
@@ -307,8 +367,10 @@ def link_wikidata(ctx: click.Context, store: Path | None, kinds: tuple[str, ...]
         click.echo(f"{len(proposals)} proposal(s); --dry-run: nothing written ({client.requests} API requests)")
         return
     write_proposals(proposals, review_file)
-    click.echo(f"{len(proposals)} proposal(s) written to {review_file} ({client.requests} API requests); "
-               f"review, then `iclr-kg link-wikidata accept`")
+    click.echo(
+        f"{len(proposals)} proposal(s) written to {review_file} ({client.requests} API requests); "
+        f"review, then `iclr-kg link-wikidata accept`"
+    )
 
 
 @link_wikidata.command("accept")
@@ -336,17 +398,38 @@ def import_group() -> None:
 @store_option
 @click.option("--venue", required=True, help="The OpenReview venue id, e.g. ICLR.cc/2021/Conference.")
 @click.option("--reviews", is_flag=True, help="Also import each public review's rating and confidence.")
-@click.option("--limit", type=click.IntRange(min=1), help="Import at most N submissions (a partial import states no counts).")
-@click.option("--api", "api", type=click.Choice(["auto", "v1", "v2"]), default="auto", show_default=True,
-              help="OpenReview API version; auto asks the v2 API whether the venue is one of its own.")
+@click.option(
+    "--limit", type=click.IntRange(min=1), help="Import at most N submissions (a partial import states no counts)."
+)
+@click.option(
+    "--api",
+    "api",
+    type=click.Choice(["auto", "v1", "v2"]),
+    default="auto",
+    show_default=True,
+    help="OpenReview API version; auto asks the v2 API whether the venue is one of its own.",
+)
 @click.option("--base-url", help="API v1 base URL [env ICLR_KG_OPENREVIEW_API].")
 @click.option("--base-url-v2", help="API v2 base URL [env ICLR_KG_OPENREVIEW_API_V2].")
-@click.option("--imports", "imports_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Imports directory [env ICLR_KG_IMPORTS_DIR; default: imports/ beside the store].")
+@click.option(
+    "--imports",
+    "imports_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Imports directory [env ICLR_KG_IMPORTS_DIR; default: imports/ beside the store].",
+)
 @click.option("--refresh", is_flag=True, help="Drop this venue's cached pages and fetch everything again.")
 @fails_cleanly
-def import_openreview(store: Path | None, venue: str, reviews: bool, limit: int | None, api: str, base_url: str | None,
-                      base_url_v2: str | None, imports_dir: Path | None, refresh: bool) -> None:
+def import_openreview(
+    store: Path | None,
+    venue: str,
+    reviews: bool,
+    limit: int | None,
+    api: str,
+    base_url: str | None,
+    base_url_v2: str | None,
+    imports_dir: Path | None,
+    refresh: bool,
+) -> None:
     """Import a venue's submissions, decisions, authors and (--reviews) review scores from OpenReview.
 
     Pages are cached as they arrive: an interrupted import resumes where it stopped. The import
@@ -354,7 +437,9 @@ def import_openreview(store: Path | None, venue: str, reviews: bool, limit: int 
     """
     from .openreview_import import run_import
 
-    settings = Settings.from_env(store=store, openreview_api=base_url, openreview_api_v2=base_url_v2, imports_dir=imports_dir)
+    settings = Settings.from_env(
+        store=store, openreview_api=base_url, openreview_api_v2=base_url_v2, imports_dir=imports_dir
+    )
     with click.progressbar(length=1, label=f"fetching {venue}", file=sys.stderr, show_pos=True) as bar:
 
         def progress(done: int, total: int) -> None:
@@ -373,12 +458,18 @@ def import_openreview(store: Path | None, venue: str, reviews: bool, limit: int 
 @store_option
 @click.option("--host", default=None, help="Interface to listen on [env ICLR_KG_HOST; default 127.0.0.1].")
 @click.option("--port", type=int, default=None, help="Port [env ICLR_KG_PORT; default 8000].")
-@click.option("--server", type=click.Choice(["gunicorn", "waitress"]), default=None,
-              help="WSGI server [env ICLR_KG_SERVER; default gunicorn where available, else waitress].")
+@click.option(
+    "--server",
+    type=click.Choice(["gunicorn", "waitress"]),
+    default=None,
+    help="WSGI server [env ICLR_KG_SERVER; default gunicorn where available, else waitress].",
+)
 @click.option("--processes", type=int, default=2, show_default=True, help="Web processes (gunicorn).")
 @click.option("--threads", type=int, default=8, show_default=True, help="Threads per web process.")
 @fails_cleanly
-def serve(store: Path | None, host: str | None, port: int | None, server: str | None, processes: int, threads: int) -> None:
+def serve(
+    store: Path | None, host: str | None, port: int | None, server: str | None, processes: int, threads: int
+) -> None:
     """Serve the SPARQL endpoint and pages; builds the store first if there is none.
 
     gunicorn runs several web processes (each with its own query workers), so the Python web
@@ -400,14 +491,18 @@ def serve(store: Path | None, host: str | None, port: int | None, server: str | 
     chosen = settings.server
     if chosen == "gunicorn" and not _gunicorn_available():
         chosen = "waitress"
-    click.echo(f"serving {settings.store} at http://{settings.host}:{settings.port}/ (SPARQL endpoint: /sparql) with {chosen}")
+    click.echo(
+        f"serving {settings.store} at http://{settings.host}:{settings.port}/ (SPARQL endpoint: /sparql) with {chosen}"
+    )
     if chosen == "gunicorn":
         _serve_gunicorn(settings, processes, threads)
         return
     from .web.server import make_server, serve_forever
 
     try:
-        server = make_server(create_app(settings), None, threads, settings.request_timeout, host=settings.host, port=settings.port)
+        server = make_server(
+            create_app(settings), None, threads, settings.request_timeout, host=settings.host, port=settings.port
+        )
     except OSError as exc:
         raise SettingsError(f"cannot listen on {settings.host}:{settings.port}: {exc.strerror}") from None
     serve_forever(server)
@@ -458,9 +553,17 @@ def _serve_gunicorn(settings: Settings, processes: int, threads: int) -> None:
 
     class Server(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:
-            options = {"bind": f"{settings.host}:{settings.port}", "workers": processes, "threads": threads,
-                       "worker_class": gunicorn_worker_class(settings.request_timeout), "timeout": int(settings.query_timeout) + 60,
-                       "graceful_timeout": 10, "accesslog": None, "errorlog": "-", "loglevel": "warning"}
+            options = {
+                "bind": f"{settings.host}:{settings.port}",
+                "workers": processes,
+                "threads": threads,
+                "worker_class": gunicorn_worker_class(settings.request_timeout),
+                "timeout": int(settings.query_timeout) + 60,
+                "graceful_timeout": 10,
+                "accesslog": None,
+                "errorlog": "-",
+                "loglevel": "warning",
+            }
             for key, value in options.items():
                 self.cfg.set(key, value)
 
@@ -543,7 +646,7 @@ def check_store(store: Path | None) -> None:
         ok, detail = check_generation(generation, settings.query_memory or default_query_memory())
         mark = " (current)" if generation == current else ""
         click.echo(f"{'ok' if ok else 'DAMAGED':8} {generation.name}{mark}: {detail}")
-        damaged_current |= (not ok and generation == current)
+        damaged_current |= not ok and generation == current
     if damaged_current:
         click.echo("the current generation is damaged: run `iclr-kg build` to make a new one", err=True)
         sys.exit(1)

@@ -14,7 +14,9 @@ from .errors import SettingsError
 ENV_PREFIX = "ICLR_KG_"
 # Settings with a fixed set of values.
 CHOICES: dict[str, tuple[str, ...]] = {
-    "reasoner": ("fast", "owlrl"), "validator": ("fast", "pyshacl"), "server": ("gunicorn", "waitress"),
+    "reasoner": ("fast", "owlrl"),
+    "validator": ("fast", "pyshacl"),
+    "server": ("gunicorn", "waitress"),
 }
 BASE = "https://w3id.org/iclr-kg/"
 ONTOLOGY_NS = BASE + "ontology#"
@@ -45,8 +47,18 @@ PREFIXES: dict[str, str] = {
     "wdt": "http://www.wikidata.org/prop/direct/",
 }
 ENTITY_KINDS = (
-    "paper", "person", "organization", "conference", "edition", "award", "conferral",
-    "authorship", "review", "role", "source", "link",
+    "paper",
+    "person",
+    "organization",
+    "conference",
+    "edition",
+    "award",
+    "conferral",
+    "authorship",
+    "review",
+    "role",
+    "source",
+    "link",
 )
 # Exports and query results use one prefix per kind of entity (paper:PxTIG12RRHS), which reads
 # better than res:paper\/PxTIG12RRHS; queries may use either.
@@ -89,7 +101,9 @@ class Settings:
     query_timeout: float = 30.0
     request_timeout: float = 20.0  # seconds to receive a whole request (head and body) from its first byte
     query_workers: int = 4
-    query_memory: int | None = None  # MiB of address space per query worker; None: a twelfth of RAM (1-4 GiB); 0: no limit
+    query_memory: int | None = (
+        None  # MiB of address space per query worker; None: a twelfth of RAM (1-4 GiB); 0: no limit
+    )
     result_cache: int = 64  # MiB per web process for small results of the current store; 0: off
     # SPARQL endpoints that SERVICE may call (comma-separated in ICLR_KG_SERVICES)
     services: tuple[str, ...] = ("https://query.wikidata.org/sparql", "https://query-scholarly.wikidata.org/sparql")
@@ -112,15 +126,32 @@ class Settings:
         return self.imports_dir if self.imports_dir is not None else self.store.parent / "imports"
 
     @classmethod
-    def from_env(cls, **overrides: object) -> "Settings":
+    def from_env(cls, **overrides: object) -> Settings:
         """Defaults, then ICLR_KG_* variables, then the non-None `overrides` (the flags)."""
         settings = cls()
         env: dict[str, object] = {}
         for name, convert in (
-            ("store", Path), ("data_dir", Path), ("ontology_dir", Path), ("queries_dir", Path),
-            ("reasoner", str), ("validator", str), ("query_timeout", float), ("request_timeout", float), ("query_workers", int), ("query_memory", int), ("result_cache", int), ("update_token", str),
-            ("host", str), ("port", int), ("wikidata_api", str), ("server", str), ("imports_dir", Path),
-            ("openreview_api", str), ("openreview_api_v2", str), ("openreview_pause", float), ("openreview_retries", int),
+            ("store", Path),
+            ("data_dir", Path),
+            ("ontology_dir", Path),
+            ("queries_dir", Path),
+            ("reasoner", str),
+            ("validator", str),
+            ("query_timeout", float),
+            ("request_timeout", float),
+            ("query_workers", int),
+            ("query_memory", int),
+            ("result_cache", int),
+            ("update_token", str),
+            ("host", str),
+            ("port", int),
+            ("wikidata_api", str),
+            ("server", str),
+            ("imports_dir", Path),
+            ("openreview_api", str),
+            ("openreview_api_v2", str),
+            ("openreview_pause", float),
+            ("openreview_retries", int),
         ):
             raw = _env(name.upper())
             if raw is not None:
@@ -143,16 +174,20 @@ class Settings:
         flags = {k: v for k, v in overrides.items() if v is not None}
         return replace(settings, **flags).checked()  # type: ignore[arg-type]
 
-    def checked(self) -> "Settings":
+    def checked(self) -> Settings:
         """Refuse values no command could use, when settings load, before any work is done."""
         for name, allowed in CHOICES.items():
             value = getattr(self, name)
             if value not in allowed:
                 raise SettingsError(f"{ENV_PREFIX}{name.upper()}: {value!r} is not one of {', '.join(allowed)}")
         if not 0 < self.query_timeout < float("inf"):
-            raise SettingsError(f"{ENV_PREFIX}QUERY_TIMEOUT: must be a positive number of seconds, not {self.query_timeout}")
+            raise SettingsError(
+                f"{ENV_PREFIX}QUERY_TIMEOUT: must be a positive number of seconds, not {self.query_timeout}"
+            )
         if not 0 < self.request_timeout < float("inf"):
-            raise SettingsError(f"{ENV_PREFIX}REQUEST_TIMEOUT: must be a positive number of seconds, not {self.request_timeout}")
+            raise SettingsError(
+                f"{ENV_PREFIX}REQUEST_TIMEOUT: must be a positive number of seconds, not {self.request_timeout}"
+            )
         for name in ("query_workers", "result_cache", "openreview_retries"):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{ENV_PREFIX}{name.upper()}: must not be negative")

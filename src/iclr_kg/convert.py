@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import rdflib
+from pyoxigraph import Quad, RdfFormat, Triple, parse, serialize
 from rdflib.plugins.serializers.nt import _nt_row
 from rdflib.term import Node
-from pyoxigraph import Quad, RdfFormat, Triple, parse, serialize
 
 
 def to_rdflib(quads: Iterable[Quad | Triple]) -> rdflib.Graph:

@@ -32,10 +32,23 @@ Triple = tuple[Term, Term, Term]
 TYPE = RDF.type
 
 UNSUPPORTED = (
-    OWL.unionOf, OWL.intersectionOf, OWL.complementOf, OWL.oneOf, OWL.hasKey, OWL.maxCardinality,
-    OWL.maxQualifiedCardinality, OWL.cardinality, OWL.qualifiedCardinality, OWL.hasSelf,
-    OWL.propertyDisjointWith, OWL.AllDisjointProperties, OWL.IrreflexiveProperty, OWL.AsymmetricProperty,
-    OWL.sourceIndividual, OWL.AllDifferent, OWL.differentFrom,
+    OWL.unionOf,
+    OWL.intersectionOf,
+    OWL.complementOf,
+    OWL.oneOf,
+    OWL.hasKey,
+    OWL.maxCardinality,
+    OWL.maxQualifiedCardinality,
+    OWL.cardinality,
+    OWL.qualifiedCardinality,
+    OWL.hasSelf,
+    OWL.propertyDisjointWith,
+    OWL.AllDisjointProperties,
+    OWL.IrreflexiveProperty,
+    OWL.AsymmetricProperty,
+    OWL.sourceIndividual,
+    OWL.AllDifferent,
+    OWL.differentFrom,
 )
 
 
@@ -115,7 +128,7 @@ class Schema:
         self.disjoint: list[tuple[Term, Term]] = list(triples.subject_objects(OWL.disjointWith))
         for group in triples.subjects(TYPE, OWL.AllDisjointClasses):
             members = list(Collection(triples, triples.value(group, OWL.members)))
-            self.disjoint += [(a, b) for i, a in enumerate(members) for b in members[i + 1:]]
+            self.disjoint += [(a, b) for i, a in enumerate(members) for b in members[i + 1 :]]
 
     def _add_schema_subsumptions(self, sub_class: dict[Term, set[Term]], sub_prop: dict[Term, set[Term]]) -> None:
         """scm-svf1/2, scm-hv, scm-avf1/2: restrictions subsumed through their fillers or properties."""
@@ -224,8 +237,9 @@ class _Encoded:
         self.inverse_functional = {e(p) for p in schema.inverse_functional}
         self.domains = {e(p): {e(c) for c in cs} for p, cs in schema.domains.items()}
         self.ranges = {e(p): {e(c) for c in cs} for p, cs in schema.ranges.items()}
-        self.chain_steps = {e(p): [(i, [e(x) for x in chain], e(q)) for i, chain, q in steps]
-                            for p, steps in schema.chain_steps.items()}
+        self.chain_steps = {
+            e(p): [(i, [e(x) for x in chain], e(q)) for i, chain, q in steps] for p, steps in schema.chain_steps.items()
+        }
         self.svf_by_property = {e(p): [(e(r), e(f)) for r, f in v] for p, v in schema.svf_by_property.items()}
         self.svf_by_filler = {e(f): [(e(r), e(p)) for r, p in v] for f, v in schema.svf_by_filler.items()}
         self.hv_by_property = {e(p): [(e(r), e(v)) for r, v in vs] for p, vs in schema.hv_by_property.items()}
@@ -236,8 +250,16 @@ class _Encoded:
         self.thing, self.nothing, self.same_as, self.type = e(OWL.Thing), e(OWL.Nothing), e(OWL.sameAs), e(TYPE)
 
 
-SCHEMA_PREDICATES = (RDFS.subClassOf, RDFS.subPropertyOf, OWL.equivalentClass, OWL.equivalentProperty,
-                     OWL.inverseOf, RDFS.domain, RDFS.range, OWL.propertyChainAxiom)
+SCHEMA_PREDICATES = (
+    RDFS.subClassOf,
+    RDFS.subPropertyOf,
+    OWL.equivalentClass,
+    OWL.equivalentProperty,
+    OWL.inverseOf,
+    RDFS.domain,
+    RDFS.range,
+    OWL.propertyChainAxiom,
+)
 
 
 def closure(data: Iterable[Triple], ontology: Graph, only_new: bool = False) -> set[Triple]:
@@ -272,18 +294,29 @@ def closure_oxigraph(data: list[Any], ontology: list[Any]) -> set[tuple[Any, Any
             return ox.BlankNode(str(term))
         if term.language:
             return ox.Literal(str(term), language=term.language)
-        return ox.Literal(str(term), datatype=ox.NamedNode(str(term.datatype or "http://www.w3.org/2001/XMLSchema#string")))
+        return ox.Literal(
+            str(term), datatype=ox.NamedNode(str(term.datatype or "http://www.w3.org/2001/XMLSchema#string"))
+        )
 
     schema_predicates = {ox.NamedNode(str(p)) for p in SCHEMA_PREDICATES}
     tbox = Graph()
     for t in (*ontology, *(t for t in data if t.predicate in schema_predicates)):
         tbox.add((to_rdflib(t.subject), to_rdflib(t.predicate), to_rdflib(t.object)))
-    as_tuples = [(t.subject, t.predicate, t.object) for t in ontology], [(t.subject, t.predicate, t.object) for t in data]
+    as_tuples = (
+        [(t.subject, t.predicate, t.object) for t in ontology],
+        [(t.subject, t.predicate, t.object) for t in data],
+    )
     return _evaluate(*as_tuples, Schema(tbox), from_rdflib, ox.Literal, only_new=True)
 
 
-def _evaluate(ontology: list[tuple[Any, Any, Any]], data: list[tuple[Any, Any, Any]], schema: Schema,
-             schema_term: Any, literal_type: type, only_new: bool) -> set[tuple[Any, Any, Any]]:
+def _evaluate(
+    ontology: list[tuple[Any, Any, Any]],
+    data: list[tuple[Any, Any, Any]],
+    schema: Schema,
+    schema_term: Any,
+    literal_type: type,
+    only_new: bool,
+) -> set[tuple[Any, Any, Any]]:
     """Semi-naive evaluation over interned terms; `schema_term` maps schema (rdflib) terms to
     the data's term type, so both kinds of terms share one id space."""
     ids: dict[Any, int] = {}
@@ -320,7 +353,7 @@ def _evaluate(ontology: list[tuple[Any, Any, Any]], data: list[tuple[Any, Any, A
 
 def _fire(triple: tuple[int, int, int], schema: _Encoded, facts: _Facts, derive, literals: set[int]) -> None:  # type: ignore[no-untyped-def]
     s, p, o = triple
-    TYPE, SAME = schema.type, schema.same_as  # noqa: N806
+    TYPE, SAME = schema.type, schema.same_as
     for q in schema.super_props.get(p, ()):  # prp-spo1, prp-eqp
         if q != p:
             derive((s, q, o))
@@ -382,7 +415,7 @@ def _fire(triple: tuple[int, int, int], schema: _Encoded, facts: _Facts, derive,
 
 
 def _fire_type(x: int, c: int, schema: _Encoded, facts: _Facts, derive) -> None:  # type: ignore[no-untyped-def]
-    TYPE = schema.type  # noqa: N806
+    TYPE = schema.type
     for d in schema.super_classes.get(c, ()):  # cax-sco, cax-eqc
         if d != c:
             derive((x, TYPE, d))
@@ -405,7 +438,7 @@ def _chain_matches(chain: list[int], i: int, s: int, o: int, facts: _Facts) -> l
         index = facts.by_po.get(step, {})
         starts = [w for node in starts for w in index.get(node, ())]
     ends = [o]
-    for step in chain[i + 1:]:
+    for step in chain[i + 1 :]:
         index = facts.by_ps.get(step, {})
         ends = [z for node in ends for z in index.get(node, ())]
     return [(a, b) for a in starts for b in ends]
@@ -421,4 +454,6 @@ def _check_consistency(schema: _Encoded, facts: _Facts, terms: list[Term]) -> No
     for x in sorted(terms[i] for i in members.get(schema.nothing, ())):  # cls-nothing2
         problems.append(f"- {x} is an instance of owl:Nothing")
     if problems:
-        raise InconsistentGraph("OWL RL reasoning found the graph inconsistent (disjoint classes):\n" + "\n".join(problems))
+        raise InconsistentGraph(
+            "OWL RL reasoning found the graph inconsistent (disjoint classes):\n" + "\n".join(problems)
+        )

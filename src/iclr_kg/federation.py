@@ -73,7 +73,9 @@ def _declared_prefixes(text: str) -> dict[str, set[object]]:
     return declared
 
 
-def outbound_targets(text: str, keyword: str, prefixes: dict[str, str], bound: dict[str, str] | None = None) -> list[str | None]:
+def outbound_targets(
+    text: str, keyword: str, prefixes: dict[str, str], bound: dict[str, str] | None = None
+) -> list[str | None]:
     """Every IRI that a `keyword` (SERVICE or LOAD) in the query could call; None where the target
     could be anything (a variable not bound by substitution, a relative IRI, an unknown prefix)."""
     finder = _CALL[keyword]
@@ -83,7 +85,9 @@ def outbound_targets(text: str, keyword: str, prefixes: dict[str, str], bound: d
     if not calls:
         return []
     if has_escapes:
-        raise QueryError(f"a query that uses {keyword} may not contain \\u or \\U escapes; write the characters themselves")
+        raise QueryError(
+            f"a query that uses {keyword} may not contain \\u or \\U escapes; write the characters themselves"
+        )
     declared: dict[str, set[object]] | None = None
     targets: list[str | None] = []
     for call in calls:
@@ -112,7 +116,9 @@ def outbound_targets(text: str, keyword: str, prefixes: dict[str, str], bound: d
     return targets
 
 
-def check_services(text: str, allowed: tuple[str, ...], prefixes: dict[str, str], bound: dict[str, str] | None = None) -> None:
+def check_services(
+    text: str, allowed: tuple[str, ...], prefixes: dict[str, str], bound: dict[str, str] | None = None
+) -> None:
     """Raise QueryError if the query could call a SERVICE that is not allow-listed.
 
     A variable endpoint passes only when a saved query's parameter binds it (`bound`) to an
@@ -120,17 +126,23 @@ def check_services(text: str, allowed: tuple[str, ...], prefixes: dict[str, str]
     """
     for target in outbound_targets(text, "SERVICE", prefixes, bound):
         if target is None:
-            raise QueryError("SERVICE needs a fixed endpoint IRI here: an absolute IRI, not a variable or a relative IRI, which could name any host")
+            raise QueryError(
+                "SERVICE needs a fixed endpoint IRI here: an absolute IRI, not a variable or a relative IRI, which could name any host"
+            )
         if target not in allowed:
             listed = ", ".join(allowed) or "none"
             raise QueryError(f"SERVICE <{target}> is not allowed; federated queries may call: {listed}")
 
 
-def check_update(text: str, allowed_services: tuple[str, ...], allowed_loads: tuple[str, ...], prefixes: dict[str, str]) -> None:
+def check_update(
+    text: str, allowed_services: tuple[str, ...], allowed_loads: tuple[str, ...], prefixes: dict[str, str]
+) -> None:
     """An update may call allow-listed SERVICEs and LOAD only from the allow-listed sources."""
     check_services(text, allowed_services, prefixes)
     for target in outbound_targets(text, "LOAD", prefixes):
         if target is None or target not in allowed_loads:
             listed = ", ".join(allowed_loads) or "none are configured (ICLR_KG_LOAD_SOURCES)"
-            raise QueryError(f"LOAD <{target or '?'}> is not allowed: it would fetch a URL from this server; "
-                             f"allowed sources: {listed}")
+            raise QueryError(
+                f"LOAD <{target or '?'}> is not allowed: it would fetch a URL from this server; "
+                f"allowed sources: {listed}"
+            )

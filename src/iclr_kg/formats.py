@@ -29,7 +29,8 @@ class Format:
 
 
 RESULT_FORMATS: dict[str, Format] = {
-    f.name: f for f in (
+    f.name: f
+    for f in (
         Format("json", "application/sparql-results+json", "srj", results=QueryResultsFormat.JSON),
         Format("xml", "application/sparql-results+xml", "srx", results=QueryResultsFormat.XML),
         Format("csv", "text/csv", "csv", results=QueryResultsFormat.CSV),
@@ -38,7 +39,8 @@ RESULT_FORMATS: dict[str, Format] = {
 }
 
 RDF_FORMATS: dict[str, Format] = {
-    f.name: f for f in (
+    f.name: f
+    for f in (
         Format("turtle", "text/turtle", "ttl", rdf=RdfFormat.TURTLE),
         Format("ntriples", "application/n-triples", "nt", rdf=RdfFormat.N_TRIPLES),
         Format("nquads", "application/n-quads", "nq", rdf=RdfFormat.N_QUADS),
@@ -53,17 +55,43 @@ EXPORT_FORMATS = ("turtle", "ntriples", "nquads", "trig")
 # What clients send in `format=`, `output=` or `results=` (SPARQLWrapper, YASGUI, browsers),
 # mapped to our format names. `xml` means SPARQL XML for SELECT/ASK and RDF/XML for graphs.
 RESULT_ALIASES = {
-    "json": "json", "srj": "json", "application/sparql-results+json": "json", "application/json": "json",
-    "xml": "xml", "srx": "xml", "application/sparql-results+xml": "xml",
-    "csv": "csv", "text/csv": "csv", "tsv": "tsv", "text/tab-separated-values": "tsv",
+    "json": "json",
+    "srj": "json",
+    "application/sparql-results+json": "json",
+    "application/json": "json",
+    "xml": "xml",
+    "srx": "xml",
+    "application/sparql-results+xml": "xml",
+    "csv": "csv",
+    "text/csv": "csv",
+    "tsv": "tsv",
+    "text/tab-separated-values": "tsv",
 }
 RDF_ALIASES = {
-    "turtle": "turtle", "ttl": "turtle", "n3": "turtle", "text/turtle": "turtle", "text/n3": "turtle",
-    "ntriples": "ntriples", "nt": "ntriples", "n-triples": "ntriples", "application/n-triples": "ntriples",
-    "nquads": "nquads", "nq": "nquads", "n-quads": "nquads", "application/n-quads": "nquads",
-    "trig": "trig", "application/trig": "trig",
-    "jsonld": "jsonld", "json-ld": "jsonld", "application/ld+json": "jsonld", "json": "jsonld",
-    "rdfxml": "rdfxml", "rdf+xml": "rdfxml", "xml": "rdfxml", "rdf": "rdfxml", "application/rdf+xml": "rdfxml",
+    "turtle": "turtle",
+    "ttl": "turtle",
+    "n3": "turtle",
+    "text/turtle": "turtle",
+    "text/n3": "turtle",
+    "ntriples": "ntriples",
+    "nt": "ntriples",
+    "n-triples": "ntriples",
+    "application/n-triples": "ntriples",
+    "nquads": "nquads",
+    "nq": "nquads",
+    "n-quads": "nquads",
+    "application/n-quads": "nquads",
+    "trig": "trig",
+    "application/trig": "trig",
+    "jsonld": "jsonld",
+    "json-ld": "jsonld",
+    "application/ld+json": "jsonld",
+    "json": "jsonld",
+    "rdfxml": "rdfxml",
+    "rdf+xml": "rdfxml",
+    "xml": "rdfxml",
+    "rdf": "rdfxml",
+    "application/rdf+xml": "rdfxml",
 }
 
 

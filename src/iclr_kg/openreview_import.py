@@ -113,7 +113,9 @@ def _decision(note: Any, venue: str, api: str, invitation: str) -> tuple[str | N
     if venueid.endswith("Rejected_Submission"):
         return "rejected", None
     if venueid == venue:
-        return "accepted", _presentation(str(_value(note.content or {}, "venue") or "")) or _decision_from_replies(note)[1]
+        return "accepted", _presentation(str(_value(note.content or {}, "venue") or "")) or _decision_from_replies(
+            note
+        )[1]
     return _decision_from_replies(note)
 
 
@@ -128,14 +130,27 @@ def submission_record(note: Any, venue: str, api: str, invitation: str, reviews:
     names = list(_value(content, "authors") or [])
     ids = [str(i) for i in _value(content, "authorids") or []]
     ids += [""] * (len(names) - len(ids))
-    authors = [[name, author_id if author_id.startswith("~") else None]
-               for name, author_id in zip(names, ids) if not _anonymous(name, author_id)]
+    authors = [
+        [name, author_id if author_id.startswith("~") else None]
+        for name, author_id in zip(names, ids, strict=False)
+        if not _anonymous(name, author_id)
+    ]
     decision, presentation = _decision(note, venue, api, invitation)
-    record: dict[str, Any] = {"id": note.id, "number": note.number, "title": " ".join(str(_value(content, "title") or "").split()),
-                              "authors": authors, "decision": decision, "presentation": presentation}
+    record: dict[str, Any] = {
+        "id": note.id,
+        "number": note.number,
+        "title": " ".join(str(_value(content, "title") or "").split()),
+        "authors": authors,
+        "decision": decision,
+        "presentation": presentation,
+    }
     if reviews:
         record["reviews"] = [
-            [r["id"], _leading_int(_value(r.get("content") or {}, "rating")), _leading_int(_value(r.get("content") or {}, "confidence"))]
+            [
+                r["id"],
+                _leading_int(_value(r.get("content") or {}, "rating")),
+                _leading_int(_value(r.get("content") or {}, "confidence")),
+            ]
             for r in _replies(note, "Official_Review")
         ]
     return record
@@ -146,13 +161,20 @@ def profile_record(profile: Any) -> dict[str, Any]:
     content = profile.content or {}
     names = content.get("names") or []
     preferred = next((n for n in names if n.get("preferred")), names[0] if names else {})
-    name = preferred.get("fullname") or " ".join(p for p in (preferred.get("first"), preferred.get("middle"), preferred.get("last")) if p)
+    name = preferred.get("fullname") or " ".join(
+        p for p in (preferred.get("first"), preferred.get("middle"), preferred.get("last")) if p
+    )
     history = [h for h in content.get("history") or [] if (h.get("institution") or {}).get("name")]
     current = [h for h in history if not h.get("end")] or history
     latest = max(current, key=lambda h: h.get("start") or 0) if current else None
     institution = (latest or {}).get("institution") or {}
-    return {"id": profile.id, "name": name or None, "institution": institution.get("name"),
-            "domain": institution.get("domain"), "position": (latest or {}).get("position")}
+    return {
+        "id": profile.id,
+        "name": name or None,
+        "institution": institution.get("name"),
+        "domain": institution.get("domain"),
+        "position": (latest or {}).get("position"),
+    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -176,10 +198,17 @@ def make_client(settings: Settings, api: str) -> Any:
         client = openreview.api.OpenReviewClient(baseurl=settings.openreview_api_v2)
     else:
         client = openreview.Client(baseurl=settings.openreview_api)
-    retry = Retry(total=settings.openreview_retries, connect=settings.openreview_retries, read=settings.openreview_retries,
-                  backoff_factor=max(settings.openreview_pause, 0.0) * 2, backoff_max=120,
-                  status_forcelist=[429, 500, 502, 503, 504], allowed_methods=None,
-                  raise_on_status=False, respect_retry_after_header=True)
+    retry = Retry(
+        total=settings.openreview_retries,
+        connect=settings.openreview_retries,
+        read=settings.openreview_retries,
+        backoff_factor=max(settings.openreview_pause, 0.0) * 2,
+        backoff_max=120,
+        status_forcelist=[429, 500, 502, 503, 504],
+        allowed_methods=None,
+        raise_on_status=False,
+        respect_retry_after_header=True,
+    )
     adapter = _TimeoutAdapter(max_retries=retry)
     client.session.mount("http://", adapter)
     client.session.mount("https://", adapter)
@@ -187,7 +216,7 @@ def make_client(settings: Settings, api: str) -> Any:
 
 
 def detect_api(settings: Settings, venue: str) -> str:
-    """"v2" if the venue's group on the v2 API has a domain (OpenReview's own test), else "v1"."""
+    """ "v2" if the venue's group on the v2 API has a domain (OpenReview's own test), else "v1"."""
     import openreview
 
     client = make_client(settings, "v2")
@@ -267,7 +296,10 @@ class Fetcher:
     def invitations(self) -> list[str]:
         if self.api == "v2":
             return [f"{self.venue}/-/Submission"]
-        return [f"{self.venue}/-/{name}" for name in ("Blind_Submission", "Withdrawn_Submission", "Desk_Rejected_Submission")]
+        return [
+            f"{self.venue}/-/{name}"
+            for name in ("Blind_Submission", "Withdrawn_Submission", "Desk_Rejected_Submission")
+        ]
 
     def submissions(self, limit: int | None = None) -> list[dict[str, Any]]:
         """Every submission of the venue (at most `limit`), page by page in id order.
@@ -282,8 +314,10 @@ class Fetcher:
             number = 0
             while limit is None or len(records) < limit:
                 size = PAGE_SIZE if limit is None else min(PAGE_SIZE, limit - len(records))
-                page = self._cached(f"{invitation.rsplit('/', 1)[1]}-{number:05d}-{size}.json",
-                                    lambda: self._fetch_page(invitation, after, size))
+                page = self._cached(
+                    f"{invitation.rsplit('/', 1)[1]}-{number:05d}-{size}.json",
+                    lambda: self._fetch_page(invitation, after, size),  # noqa: B023 - called at once, in this iteration
+                )
                 total += page["count"] or 0
                 records += page["records"]
                 if self.progress:
@@ -299,15 +333,20 @@ class Fetcher:
             notes, count = self.client.get_notes(**query, with_count=True)
         else:
             notes, count = self.client.get_notes(**query, after=after), None
-        return {"count": count, "records": [submission_record(n, self.venue, self.api, invitation, self.reviews) for n in notes]}
+        return {
+            "count": count,
+            "records": [submission_record(n, self.venue, self.api, invitation, self.reviews) for n in notes],
+        }
 
     def profiles(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         wanted = sorted(set(ids))
         found: dict[str, dict[str, Any]] = {}
         for start in range(0, len(wanted), PROFILE_BATCH):
-            batch = wanted[start:start + PROFILE_BATCH]
-            records = self._cached(f"profiles-{start:07d}-{len(batch)}.json",
-                                   lambda: [profile_record(p) for p in self.client.search_profiles(ids=batch)])
+            batch = wanted[start : start + PROFILE_BATCH]
+            records = self._cached(
+                f"profiles-{start:07d}-{len(batch)}.json",
+                lambda: [profile_record(p) for p in self.client.search_profiles(ids=batch)],  # noqa: B023 - called at once
+            )
             found.update((r["id"], r) for r in records)
         return found
 
@@ -354,7 +393,11 @@ class _Resolver:
         # (kind, identity) -> key of the new entity made for it; identity: a profile id, or a folded name
         self.new_keys: dict[tuple[str, str], str] = {}
         self.curated_authors = self._curated_authors(dataset)
-        self.matched: dict[str, set[str]] = {"profile": set(), "paper": set(), "name": set()}  # how registry people were found
+        self.matched: dict[str, set[str]] = {
+            "profile": set(),
+            "paper": set(),
+            "name": set(),
+        }  # how registry people were found
         self.orgs_matched: set[str] = set()
 
     def _curated_authors(self, dataset: Dataset) -> dict[str, list[str | None]]:
@@ -365,10 +408,14 @@ class _Resolver:
                 continue
             for paper in source.papers:
                 if paper.authors and paper.ident not in out:
-                    out[paper.ident] = [self.registry.find("person", a if isinstance(a, str) else a.name) for a in paper.authors]
+                    out[paper.ident] = [
+                        self.registry.find("person", a if isinstance(a, str) else a.name) for a in paper.authors
+                    ]
         return out
 
-    def author(self, paper_id: str, position: int, name: str, profile: str | None, record: dict[str, Any] | None) -> dict[str, Any]:
+    def author(
+        self, paper_id: str, position: int, name: str, profile: str | None, record: dict[str, Any] | None
+    ) -> dict[str, Any]:
         """The author entry for one author slot: by profile id where there is one, else by entity key."""
         ref: dict[str, Any] = {"name": name}
         if profile:
@@ -443,15 +490,26 @@ class _Resolver:
         if new:
             domain = record.get("domain") if record else None
             self.organizations[key] = {
-                "key": key, "name": institution, "kind": "unclassified", "curation": "needed",
+                "key": key,
+                "name": institution,
+                "kind": "unclassified",
+                "curation": "needed",
                 "note": f"From OpenReview profile affiliations{f' ({domain})' if domain else ''}.",
             }
         return key
 
 
-def plan_import(dataset: Dataset, venue: str, api: str, service: str, submissions: list[dict[str, Any]],
-                profiles: dict[str, dict[str, Any]], reviews: bool, complete: bool,
-                retrieved: dt.datetime) -> Plan:
+def plan_import(
+    dataset: Dataset,
+    venue: str,
+    api: str,
+    service: str,
+    submissions: list[dict[str, Any]],
+    profiles: dict[str, dict[str, Any]],
+    reviews: bool,
+    complete: bool,
+    retrieved: dt.datetime,
+) -> Plan:
     """The import's files for `submissions`, resolved against `dataset` (which must not hold this import)."""
     key, year = import_key(venue), venue_year(venue)
     registry = build_registry(dataset)
@@ -475,7 +533,12 @@ def plan_import(dataset: Dataset, venue: str, api: str, service: str, submission
             unknown_affiliation |= credited is None
             if credited and credited not in organizations:
                 organizations.append(credited)
-        paper: dict[str, Any] = {"openreview": record["id"], "edition": edition, "title": record["title"], "authors": authors}
+        paper: dict[str, Any] = {
+            "openreview": record["id"],
+            "edition": edition,
+            "title": record["title"],
+            "authors": authors,
+        }
         if organizations:
             paper["organizations"] = organizations
             if unknown_affiliation:
@@ -486,43 +549,74 @@ def plan_import(dataset: Dataset, venue: str, api: str, service: str, submission
             paper["presentation"] = record["presentation"]
         scored = [r for r in record.get("reviews", []) if r[1] is not None]
         if scored:
-            paper["reviews"] = [{"id": r[0], "rating": r[1], **({"confidence": r[2]} if r[2] is not None else {})} for r in scored]
+            paper["reviews"] = [
+                {"id": r[0], "rating": r[1], **({"confidence": r[2]} if r[2] is not None else {})} for r in scored
+            ]
         papers.append(paper)
-    counts = {d: sum(p.get("decision") == d for p in papers) for d in ("accepted", "rejected", "withdrawn", "desk-rejected")}
+    counts = {
+        d: sum(p.get("decision") == d for p in papers) for d in ("accepted", "rejected", "withdrawn", "desk-rejected")
+    }
     facts: dict[str, Any] = {"edition": edition}
     if complete:
-        facts.update(submissions=len(papers), accepted=counts["accepted"],
-                     orals=sum(p.get("presentation") == "oral" for p in papers),
-                     spotlights=sum(p.get("presentation") == "spotlight" for p in papers),
-                     note=(f"Counted from every submission OpenReview lists for {venue}: "
-                           f"{counts['withdrawn']} withdrawn and {counts['desk-rejected']} desk-rejected included."))
+        facts.update(
+            submissions=len(papers),
+            accepted=counts["accepted"],
+            orals=sum(p.get("presentation") == "oral" for p in papers),
+            spotlights=sum(p.get("presentation") == "spotlight" for p in papers),
+            note=(
+                f"Counted from every submission OpenReview lists for {venue}: "
+                f"{counts['withdrawn']} withdrawn and {counts['desk-rejected']} desk-rejected included."
+            ),
+        )
     else:
         facts["note"] = f"A partial import (--limit): {len(papers)} submissions; no counts are stated."
-    what = "submissions, decisions, authors with their profile ids" + (", public review ratings and confidences" if reviews else "")
+    what = "submissions, decisions, authors with their profile ids" + (
+        ", public review ratings and confidences" if reviews else ""
+    )
     source = {
-        "source": {"key": key, "kind": "import", "title": f"OpenReview: {venue}", "language": "en",
-                   "summary": f"The {what} of {venue}, as OpenReview's API {api} listed them.",
-                   "about": [edition], "service": service, "venue": venue,
-                   "retrieved": retrieved.astimezone(dt.timezone.utc).replace(microsecond=0).isoformat()},
+        "source": {
+            "key": key,
+            "kind": "import",
+            "title": f"OpenReview: {venue}",
+            "language": "en",
+            "summary": f"The {what} of {venue}, as OpenReview's API {api} listed them.",
+            "about": [edition],
+            "service": service,
+            "venue": venue,
+            "retrieved": retrieved.astimezone(dt.UTC).replace(microsecond=0).isoformat(),
+        },
         "editions": [facts],
         "papers": papers,
     }
     if resolver.links:
         source["profiles"] = [{"profile": p, "person": k} for p, k in sorted(resolver.links.items())]
-    stats = {"submissions": len(papers), **counts, "reviews": sum(len(p.get("reviews", [])) for p in papers),
-             **{f"known people by {how}": len(keys) for how, keys in resolver.matched.items()},
-             "new people": len(resolver.people), "known organizations": len(resolver.orgs_matched),
-             "new organizations": len(resolver.organizations)}
-    return Plan(key, source, sorted(resolver.people.values(), key=lambda b: b["key"]),
-                sorted(resolver.organizations.values(), key=lambda b: b["key"]), editions, stats)
+    stats = {
+        "submissions": len(papers),
+        **counts,
+        "reviews": sum(len(p.get("reviews", [])) for p in papers),
+        **{f"known people by {how}": len(keys) for how, keys in resolver.matched.items()},
+        "new people": len(resolver.people),
+        "known organizations": len(resolver.orgs_matched),
+        "new organizations": len(resolver.organizations),
+    }
+    return Plan(
+        key,
+        source,
+        sorted(resolver.people.values(), key=lambda b: b["key"]),
+        sorted(resolver.organizations.values(), key=lambda b: b["key"]),
+        editions,
+        stats,
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # Writing: all or nothing
 
 
-_HEADER = ("# Written by `iclr-kg import openreview`; rerun the import rather than editing here, or copy\n"
-           "# entities into data/ to curate them (an entity in data/ wins: the import then matches it).\n")
+_HEADER = (
+    "# Written by `iclr-kg import openreview`; rerun the import rather than editing here, or copy\n"
+    "# entities into data/ to curate them (an entity in data/ wins: the import then matches it).\n"
+)
 
 
 def _dump(content: dict[str, Any]) -> str:
@@ -600,8 +694,17 @@ class ImportResult:
     stats: dict[str, int]
 
 
-def run_import(settings: Settings, venue: str, *, api: str = "auto", reviews: bool = False, limit: int | None = None,
-               refresh: bool = False, progress: Progress | None = None, now: Callable[[], dt.datetime] | None = None) -> ImportResult:
+def run_import(
+    settings: Settings,
+    venue: str,
+    *,
+    api: str = "auto",
+    reviews: bool = False,
+    limit: int | None = None,
+    refresh: bool = False,
+    progress: Progress | None = None,
+    now: Callable[[], dt.datetime] | None = None,
+) -> ImportResult:
     """Fetch `venue` (through the cache), resolve it, and write it as an import folder."""
     key = import_key(venue)
     if api == "auto":
@@ -616,7 +719,7 @@ def run_import(settings: Settings, venue: str, *, api: str = "auto", reviews: bo
     profile_ids = [p for record in submissions for _, p in record["authors"] if p]
     profiles = fetcher.profiles(profile_ids)
     dataset = load_dataset(settings.data_dir, folders=_other_imports(settings, key))
-    retrieved = (now or (lambda: dt.datetime.now(dt.timezone.utc)))()
+    retrieved = (now or (lambda: dt.datetime.now(dt.UTC)))()
     plan = plan_import(dataset, venue, api, fetcher.base, submissions, profiles, reviews, limit is None, retrieved)
     try:
         folder, changed = write_plan(plan, settings, dataset)

@@ -75,9 +75,12 @@ def compile_graph(settings: Settings, report: BuildReport | None = None) -> Comp
     shapes = load_shapes(settings.ontology_dir / "shapes.ttl")
     if settings.validator == "pyshacl":
         compiled.validation = report.timed(
-            "validate", lambda: validate(compiled.asserted_graph, shapes, compiled.ontology_graph))
+            "validate", lambda: validate(compiled.asserted_graph, shapes, compiled.ontology_graph)
+        )
     elif settings.validator == "fast":
-        compiled.validation = report.timed("validate", lambda: shaclsparql.validate(asserted, compiled.ontology, shapes))
+        compiled.validation = report.timed(
+            "validate", lambda: shaclsparql.validate(asserted, compiled.ontology, shapes)
+        )
     else:
         raise ValueError(f"unknown validator {settings.validator!r}; choose fast or pyshacl")
     return compiled

@@ -94,7 +94,9 @@ def run_request(store: Any, request: QueryRequest) -> Any:
     from .store import run_query
 
     return run_query(
-        store, request.text, include_inferred=request.include_inferred,
+        store,
+        request.text,
+        include_inferred=request.include_inferred,
         substitutions={Variable(k): _term(v) for k, v in request.substitutions.items()} or None,
         default_graph=[NamedNode(g) for g in request.default_graph] if request.default_graph is not None else None,
         named_graphs=[NamedNode(g) for g in request.named_graphs] if request.named_graphs is not None else None,
@@ -104,7 +106,7 @@ def run_request(store: Any, request: QueryRequest) -> Any:
 
 
 def result_kind(result: Any) -> str:
-    """"results" for SELECT / ASK, "rdf" for CONSTRUCT / DESCRIBE."""
+    """ "results" for SELECT / ASK, "rdf" for CONSTRUCT / DESCRIBE."""
     from pyoxigraph import QueryBoolean, QuerySolutions
 
     return "results" if isinstance(result, (QueryBoolean, QuerySolutions)) else "rdf"
@@ -194,7 +196,9 @@ def _worker_main(conn: Connection, memory_mib: int = 0) -> None:  # pragma: no c
                 try:
                     store = stores[generation] = Store.read_only(generation.split("#", 1)[0])
                 except (OSError, RuntimeError) as exc:  # RocksDB reports damage as RuntimeError
-                    conn.send(("error", "store", f"the store cannot be read ({exc}); `iclr-kg check-store` names the damage"))
+                    conn.send(
+                        ("error", "store", f"the store cannot be read ({exc}); `iclr-kg check-store` names the damage")
+                    )
                     continue
             result = run_request(store, request)
         except MemoryError:
@@ -371,7 +375,7 @@ class QueryPool:
             with self._lock:
                 self._waiting -= 1
 
-    def _release(self, running: "RunningQuery", healthy: bool) -> None:
+    def _release(self, running: RunningQuery, healthy: bool) -> None:
         with self._lock:
             self._running.discard(running)
             if running.client is not None:
@@ -398,7 +402,7 @@ class QueryPool:
             for running in late:
                 running.abandon()
 
-    def start(self, generation: Path, request: QueryRequest, timeout: float, client: str | None = None) -> "RunningQuery":
+    def start(self, generation: Path, request: QueryRequest, timeout: float, client: str | None = None) -> RunningQuery:
         """Send `request` to a worker; returns once the worker knows the result's kind.
 
         Raises QueryError (parser message), QueryTimeout, PoolBusy or StoreError.

@@ -163,14 +163,16 @@ def add_using(update: str, using: list[str], using_named: list[str]) -> str:
     words = top_level_words(update)
     clash = sorted({word for _, word in words if word in ("USING", "WITH")})
     if clash:
-        raise QueryError(f"the update has {' and '.join(clash)} and the request gives using-graph-uri or "
-                         "using-named-graph-uri; the protocol allows only one way to set its dataset")
+        raise QueryError(
+            f"the update has {' and '.join(clash)} and the request gives using-graph-uri or "
+            "using-named-graph-uri; the protocol allows only one way to set its dataset"
+        )
     clause = "".join(f" USING <{g}>" for g in using) + "".join(f" USING NAMED <{g}>" for g in using_named) + " "
     pieces, last = [], 0
     for number, (index, word) in enumerate(words):
         if word != "WHERE":
             continue
-        if number and words[number - 1][1] == "DELETE" and _only_space(update[words[number - 1][0] + 6:index]):
+        if number and words[number - 1][1] == "DELETE" and _only_space(update[words[number - 1][0] + 6 : index]):
             continue  # DELETE WHERE { … }
         pieces += [update[last:index], clause]
         last = index
@@ -187,7 +189,10 @@ def split_update(update: str) -> list[str]:
     """The operations of an update request, each runnable alone: the `;`-separated parts, each
     preceded by the PREFIX and BASE declarations of the parts before it (they stay in scope)."""
     cuts = [index for index, token in _top_level(update) if token == ";"]
-    parts = [update[start + 1 if start >= 0 else 0:end] for start, end in zip([-1, *cuts], [*cuts, len(update)])]
+    parts = [
+        update[start + 1 if start >= 0 else 0 : end]
+        for start, end in zip([-1, *cuts], [*cuts, len(update)], strict=True)
+    ]
     operations, prologue = [], ""
     for part in parts:
         first = next((index for index, word in top_level_words(part) if word in UPDATE_KEYWORDS), None)

@@ -17,7 +17,17 @@ from . import config
 from .errors import DataError
 from .resolve import Registry
 from .sources import (
-    AuthorRef, AwardFacts, ConferenceFacts, Curated, Dataset, EditionFacts, Organization, PaperFacts, Person, PersonFacts, Source,
+    AuthorRef,
+    AwardFacts,
+    ConferenceFacts,
+    Curated,
+    Dataset,
+    EditionFacts,
+    Organization,
+    PaperFacts,
+    Person,
+    PersonFacts,
+    Source,
 )
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -64,14 +74,20 @@ def openreview_forum(openreview_id: str) -> NamedNode:
 
 
 ORG_CLASSES = {
-    "university": "University", "company": "Company", "research-lab": "ResearchLab",
-    "department": "Department", "foundation": "Foundation", "as-credited": "UnresolvedOrganization",
+    "university": "University",
+    "company": "Company",
+    "research-lab": "ResearchLab",
+    "department": "Department",
+    "foundation": "Foundation",
+    "as-credited": "UnresolvedOrganization",
     "unclassified": "Organization",
 }
 DECISIONS = {"accepted": "Accepted", "rejected": "Rejected", "withdrawn": "Withdrawn", "desk-rejected": "DeskRejected"}
 AWARD_CLASSES = {
-    "outstanding-paper": "OutstandingPaperAward", "honorable-mention": "HonorableMention",
-    "best-paper": "BestPaperAward", "person-honor": "Award",
+    "outstanding-paper": "OutstandingPaperAward",
+    "honorable-mention": "HonorableMention",
+    "best-paper": "BestPaperAward",
+    "person-honor": "Award",
 }
 PRESENTATIONS = {"oral": "Oral", "spotlight": "Spotlight", "poster": "Poster", "talk": "Talk"}
 
@@ -248,7 +264,8 @@ class _SourceBuilder:
         out, f = self.out, facts
         node = self.ref("edition", f.edition, f, "edition")
         values = {
-            "startDate": (f.start, "date"), "endDate": (f.end, "date"),
+            "startDate": (f.start, "date"),
+            "endDate": (f.end, "date"),
             "submissionCount": (f.submissions, "integer"),
             "acceptedCount": (f.accepted, "integer"),
             "oralCount": (f.orals, "integer"),
@@ -365,7 +382,7 @@ class _SourceBuilder:
         person_key = person.value.rsplit("/", 1)[1]
         roles = [(r, True, "education", i) for i, r in enumerate(facts.education)]
         roles += [(r, False, "positions", i) for i, r in enumerate(facts.positions)]
-        for n, (role, is_education, field, i) in enumerate(roles, start=1):
+        for n, (role, is_education, _field, _i) in enumerate(roles, start=1):
             org = self.ref("organization", role.organization, role, "organization")
             node = iri("role", f"{person_key}-{self.source.source.key}-{n}")
             out.add(node, RDF_TYPE, iclr("Role"))
@@ -402,7 +419,9 @@ def ontology_quads(ontology_file: Path) -> list[Quad]:
         raise DataError(ontology_file, None, None, f"cannot read ontology: {exc}") from exc
     except SyntaxError as exc:
         line = getattr(exc, "lineno", None)
-        raise DataError(ontology_file, line, None, f"invalid Turtle: {exc.msg if hasattr(exc, 'msg') else exc}") from exc
+        raise DataError(
+            ontology_file, line, None, f"invalid Turtle: {exc.msg if hasattr(exc, 'msg') else exc}"
+        ) from exc
 
 
 def asserted_quads(dataset: Dataset, registry: Registry) -> Iterator[Quad]:

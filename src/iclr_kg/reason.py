@@ -11,8 +11,8 @@ from typing import Any
 
 import rdflib
 from owlrl import DeductiveClosure, OWLRL_Semantics
-from rdflib import OWL, RDF, RDFS, XSD, BNode, URIRef
 from pyoxigraph import BlankNode, NamedNode
+from rdflib import OWL, RDF, RDFS, XSD, BNode, URIRef
 from rdflib.term import Node
 
 from .errors import InconsistentGraph
@@ -20,7 +20,9 @@ from .errors import InconsistentGraph
 BUILTIN_NAMESPACES = (str(RDF), str(RDFS), str(OWL), str(XSD))
 _TYPE, _SUBCLASS = RDF.type, RDFS.subClassOf
 TRIVIAL_TYPES = frozenset({OWL.Thing, RDFS.Resource})
-REFLEXIVE_NOISE = frozenset({OWL.sameAs, OWL.equivalentClass, OWL.equivalentProperty, RDFS.subClassOf, RDFS.subPropertyOf})
+REFLEXIVE_NOISE = frozenset(
+    {OWL.sameAs, OWL.equivalentClass, OWL.equivalentProperty, RDFS.subClassOf, RDFS.subPropertyOf}
+)
 TRIVIAL_OBJECT_PREDICATES = frozenset({RDFS.subClassOf, RDFS.domain, RDFS.range})
 _TYPE_IRI = str(RDF.type)
 _TRIVIAL_IRIS = frozenset(str(t) for t in TRIVIAL_TYPES)

@@ -55,7 +55,9 @@ class Registry:
         """The key of the one `kind` entity called `name`, or a DataError saying why not."""
         candidates = self.candidates(kind, name)
         if not candidates:
-            raise DataError(path, line, field_name, f"unknown {kind} {name!r}: add it (or an alias) to the {kind} registry")
+            raise DataError(
+                path, line, field_name, f"unknown {kind} {name!r}: add it (or an alias) to the {kind} registry"
+            )
         if len(candidates) > 1:
             listed = ", ".join(sorted(candidates))
             raise DataError(path, line, field_name, f"ambiguous {kind} {name!r}: matches {listed}")
@@ -74,16 +76,34 @@ def build_registry(dataset: Dataset) -> Registry:
     registry = Registry()
     files = dataset.files
     for org in dataset.organizations:
-        registry.add("organization", org, org.key, [org.name, *org.labels.values(), *org.aliases], org.file or files["organizations"])
+        registry.add(
+            "organization",
+            org,
+            org.key,
+            [org.name, *org.labels.values(), *org.aliases],
+            org.file or files["organizations"],
+        )
     for person in dataset.people:
         names = [person.name, *person.native_name.values(), *person.aliases, *person.openreview]
         registry.add("person", person, person.key, names, person.file or files["people"])
     for conf in dataset.conferences:
-        registry.add("conference", conf, conf.key, [conf.name, *conf.labels.values(), *conf.aliases], conf.file or files["events"])
+        registry.add(
+            "conference",
+            conf,
+            conf.key,
+            [conf.name, *conf.labels.values(), *conf.aliases],
+            conf.file or files["events"],
+        )
     for edition in dataset.editions:
         registry.add("edition", edition, edition.key, [edition.name, *edition.aliases], edition.file or files["events"])
     for award in dataset.awards:
-        registry.add("award", award, award.key, [award.name, *award.labels.values(), *award.aliases], award.file or files["events"])
+        registry.add(
+            "award",
+            award,
+            award.key,
+            [award.name, *award.labels.values(), *award.aliases],
+            award.file or files["events"],
+        )
     for source in dataset.sources:
         for link in source.profiles:
             key = registry.resolve("person", link.person, source.path, link.line("person"), "profiles.person")
@@ -92,9 +112,13 @@ def build_registry(dataset: Dataset) -> Registry:
     # Every cross-reference inside the registries must point at a known key.
     for org in dataset.organizations:
         if org.parent is not None:
-            registry.resolve("organization", org.parent, org.file or files["organizations"], org.line("parent"), "parent")
+            registry.resolve(
+                "organization", org.parent, org.file or files["organizations"], org.line("parent"), "parent"
+            )
     for edition in dataset.editions:
-        registry.resolve("conference", edition.conference, edition.file or files["events"], edition.line("conference"), "conference")
+        registry.resolve(
+            "conference", edition.conference, edition.file or files["events"], edition.line("conference"), "conference"
+        )
     for award in dataset.awards:
         if award.edition is not None:
             registry.resolve("edition", award.edition, award.file or files["events"], award.line("edition"), "edition")
@@ -114,6 +138,11 @@ def _check_parent_cycles(dataset: Dataset) -> None:
         seen, current = {org.key}, org.parent
         while current is not None:
             if current in seen:
-                raise DataError(org.file or dataset.files["organizations"], org.line("parent"), "parent", f"cycle through {current!r}")
+                raise DataError(
+                    org.file or dataset.files["organizations"],
+                    org.line("parent"),
+                    "parent",
+                    f"cycle through {current!r}",
+                )
             seen.add(current)
             current = parents.get(current)

@@ -25,13 +25,43 @@ from rdflib.namespace import SH
 
 from .validate import ValidationResult, Violation
 
-SUPPORTED_PROPERTY = {SH.path, SH.minCount, SH.maxCount, SH.datatype, SH["class"], SH.nodeKind, SH.pattern, SH.flags,
-                      SH.minLength, SH["in"], SH.minInclusive, SH.maxInclusive, SH.message, SH.name, SH.description}
-SUPPORTED_NODE = {RDF.type, SH.targetClass, SH.targetSubjectsOf, SH.nodeKind, SH.property, SH.sparql, SH.message,
-                  SH.name, SH.description, SH.deactivated}
-NODE_KINDS = {SH.IRI: "isIRI(?v)", SH.BlankNode: "isBlank(?v)", SH.Literal: "isLiteral(?v)",
-              SH.BlankNodeOrIRI: "(isBlank(?v) || isIRI(?v))", SH.IRIOrLiteral: "(isIRI(?v) || isLiteral(?v))",
-              SH.BlankNodeOrLiteral: "(isBlank(?v) || isLiteral(?v))"}
+SUPPORTED_PROPERTY = {
+    SH.path,
+    SH.minCount,
+    SH.maxCount,
+    SH.datatype,
+    SH["class"],
+    SH.nodeKind,
+    SH.pattern,
+    SH.flags,
+    SH.minLength,
+    SH["in"],
+    SH.minInclusive,
+    SH.maxInclusive,
+    SH.message,
+    SH.name,
+    SH.description,
+}
+SUPPORTED_NODE = {
+    RDF.type,
+    SH.targetClass,
+    SH.targetSubjectsOf,
+    SH.nodeKind,
+    SH.property,
+    SH.sparql,
+    SH.message,
+    SH.name,
+    SH.description,
+    SH.deactivated,
+}
+NODE_KINDS = {
+    SH.IRI: "isIRI(?v)",
+    SH.BlankNode: "isBlank(?v)",
+    SH.Literal: "isLiteral(?v)",
+    SH.BlankNodeOrIRI: "(isBlank(?v) || isIRI(?v))",
+    SH.IRIOrLiteral: "(isIRI(?v) || isLiteral(?v))",
+    SH.BlankNodeOrLiteral: "(isBlank(?v) || isLiteral(?v))",
+}
 
 
 class UnsupportedShapes(ValueError):
@@ -61,8 +91,10 @@ def _path(shapes: rdflib.Graph, node: rdflib.term.Node) -> tuple[str, str]:
 
 
 def _focus(shapes: rdflib.Graph, shape: rdflib.term.Node) -> str:
-    parts = [f"{{ ?this a/<http://www.w3.org/2000/01/rdf-schema#subClassOf>* {_term(c)} }}"
-             for c in shapes.objects(shape, SH.targetClass)]
+    parts = [
+        f"{{ ?this a/<http://www.w3.org/2000/01/rdf-schema#subClassOf>* {_term(c)} }}"
+        for c in shapes.objects(shape, SH.targetClass)
+    ]
     parts += [f"{{ ?this {_term(p)} ?target_any }}" for p in shapes.objects(shape, SH.targetSubjectsOf)]
     if not parts:
         return ""
@@ -83,7 +115,12 @@ def _queries(shapes: rdflib.Graph) -> Iterable[tuple[str, str, str, rdflib.term.
         node_kind = shapes.value(shape, SH.nodeKind)
         if node_kind is not None:
             test = NODE_KINDS[node_kind].replace("?v", "?this")
-            yield (f"SELECT ?this WHERE {{ {focus} FILTER (!{test}) }}", "", f"Node is not a {node_kind}", shapes.value(shape, SH.message))
+            yield (
+                f"SELECT ?this WHERE {{ {focus} FILTER (!{test}) }}",
+                "",
+                f"Node is not a {node_kind}",
+                shapes.value(shape, SH.message),
+            )
         for sparql in shapes.objects(shape, SH.sparql):
             select = str(shapes.value(sparql, SH.select))
             prefixes = "".join(
@@ -93,15 +130,21 @@ def _queries(shapes: rdflib.Graph) -> Iterable[tuple[str, str, str, rdflib.term.
                 for decl_prefix, decl_ns in [(shapes.value(decl, SH.prefix), shapes.value(decl, SH.namespace))]
             )
             body = select.replace("$this", "?this")
-            where = body[body.index("{"):] if "WHERE" not in body.upper() else body[body.upper().index("WHERE"):]
+            where = body[body.index("{") :] if "WHERE" not in body.upper() else body[body.upper().index("WHERE") :]
             head = body[: len(body) - len(where)]
-            yield (f"{prefixes}{head} WHERE {{ {focus} {where[where.index('{'):]} }}", "", "SPARQL constraint",
-                   shapes.value(sparql, SH.message))
+            yield (
+                f"{prefixes}{head} WHERE {{ {focus} {where[where.index('{') :]} }}",
+                "",
+                "SPARQL constraint",
+                shapes.value(sparql, SH.message),
+            )
         for prop in shapes.objects(shape, SH.property):
             yield from _property_queries(shapes, prop, focus)
 
 
-def _property_queries(shapes: rdflib.Graph, prop: rdflib.term.Node, focus: str) -> Iterable[tuple[str, str, str, rdflib.term.Node | None]]:
+def _property_queries(
+    shapes: rdflib.Graph, prop: rdflib.term.Node, focus: str
+) -> Iterable[tuple[str, str, str, rdflib.term.Node | None]]:
     for predicate in set(shapes.predicates(prop)):
         if predicate not in SUPPORTED_PROPERTY:
             raise UnsupportedShapes(f"{predicate} on property shape {prop}")
@@ -111,11 +154,19 @@ def _property_queries(shapes: rdflib.Graph, prop: rdflib.term.Node, focus: str) 
     message = shapes.value(prop, SH.message)
     value = shapes.value
     if (n := value(prop, SH.minCount)) is not None:
-        yield (f"SELECT ?this WHERE {{ {focus} OPTIONAL {{ ?this {path} ?v }} }} GROUP BY ?this HAVING (COUNT(DISTINCT ?v) < {int(n)})",
-               label, f"Less than {n} values", message)
+        yield (
+            f"SELECT ?this WHERE {{ {focus} OPTIONAL {{ ?this {path} ?v }} }} GROUP BY ?this HAVING (COUNT(DISTINCT ?v) < {int(n)})",
+            label,
+            f"Less than {n} values",
+            message,
+        )
     if (n := value(prop, SH.maxCount)) is not None:
-        yield (f"SELECT ?this WHERE {{ {focus} ?this {path} ?v }} GROUP BY ?this HAVING (COUNT(DISTINCT ?v) > {int(n)})",
-               label, f"More than {n} values", message)
+        yield (
+            f"SELECT ?this WHERE {{ {focus} ?this {path} ?v }} GROUP BY ?this HAVING (COUNT(DISTINCT ?v) > {int(n)})",
+            label,
+            f"More than {n} values",
+            message,
+        )
     tests = []
     if (d := value(prop, SH.datatype)) is not None:
         tests.append(f"(!isLiteral(?v) || DATATYPE(?v) != {_term(d)})")
@@ -137,8 +188,12 @@ def _property_queries(shapes: rdflib.Graph, prop: rdflib.term.Node, focus: str) 
     if (x := value(prop, SH.maxInclusive)) is not None:
         tests.append(f"!COALESCE(?v <= {_term(x)}, false)")
     for test in tests:
-        yield (f"SELECT DISTINCT ?this ?v WHERE {{ {focus} ?this {path} ?v . FILTER ({test}) }}", label,
-               f"Value does not conform ({test})", message)
+        yield (
+            f"SELECT DISTINCT ?this ?v WHERE {{ {focus} ?this {path} ?v . FILTER ({test}) }}",
+            label,
+            f"Value does not conform ({test})",
+            message,
+        )
 
 
 def validate(asserted: Iterable[Quad], ontology: Iterable[Quad], shapes: rdflib.Graph) -> ValidationResult:
@@ -159,7 +214,13 @@ def validate(asserted: Iterable[Quad], ontology: Iterable[Quad], shapes: rdflib.
                 if bound is not None:
                     text = text.replace(f"{{?{name}}}", bound.value).replace(f"{{${name}}}", bound.value)
             text = text.replace("$this", focus.value)
-            violations.add(Violation(focus=focus.value if not isinstance(focus, BNode) else str(focus),
-                                     path=path, message=text, severity="Violation"))
+            violations.add(
+                Violation(
+                    focus=focus.value if not isinstance(focus, BNode) else str(focus),
+                    path=path,
+                    message=text,
+                    severity="Violation",
+                )
+            )
     ordered = sorted(violations, key=lambda v: (v.focus, v.path, v.message))
     return ValidationResult(not ordered, ordered)

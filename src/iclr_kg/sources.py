@@ -62,9 +62,7 @@ class _LineLoader(_Base):  # type: ignore[misc, valid-type]
 _LineLoader.add_constructor("tag:yaml.org,2002:map", _LineLoader.construct_mapping)
 _LineLoader.add_constructor("tag:yaml.org,2002:seq", _LineLoader.construct_sequence)
 # Dates and times stay as written; the models parse them, so errors keep their line.
-_LineLoader.add_constructor(
-    "tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node)
-)
+_LineLoader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node))
 
 
 def read_yaml(path: Path) -> Any:
@@ -226,7 +224,7 @@ class SourceInfo(Curated):
     retrieved: dt.datetime | None = None
 
     @model_validator(mode="after")
-    def _traceable(self) -> "SourceInfo":
+    def _traceable(self) -> SourceInfo:
         if self.kind == "article" and not self.seed:
             raise ValueError("an article needs `seed`: the file name of its text")
         if self.kind == "import" and not (self.service and self.retrieved):
@@ -321,7 +319,7 @@ class PaperFacts(Curated):
     awards: list[AwardGiven | str] = []
 
     @model_validator(mode="after")
-    def _has_identity(self) -> "PaperFacts":
+    def _has_identity(self) -> PaperFacts:
         if sum(x is not None for x in (self.openreview, self.same_as, self.key)) != 1:
             raise ValueError("a paper needs exactly one of `openreview`, `same_as` or `key`")
         return self
@@ -415,8 +413,12 @@ def _registry_list(path: Path, section: str, model: type[Curated], required: boo
     known = {name for name, (registry, _) in SECTIONS.items() if REGISTRY_FILES[registry] == path.name}
     for key in raw:
         if key not in known:
-            raise DataError(path, raw.key_lines.get(key, 1), str(key),
-                            f"unknown top-level key; this file holds {', '.join(sorted(known))}")
+            raise DataError(
+                path,
+                raw.key_lines.get(key, 1),
+                str(key),
+                f"unknown top-level key; this file holds {', '.join(sorted(known))}",
+            )
     items = raw[section]
     if not isinstance(items, LineList):
         raise DataError(path, raw.key_lines[section], section, "expected a list")
@@ -433,12 +435,19 @@ def load_source(path: Path) -> Source:
     return source
 
 
-REGISTRY_FILES = {"organizations": "organizations.yaml", "people": "people.yaml",
-                  "events": "events.yaml", "wikidata": "wikidata.yaml"}
+REGISTRY_FILES = {
+    "organizations": "organizations.yaml",
+    "people": "people.yaml",
+    "events": "events.yaml",
+    "wikidata": "wikidata.yaml",
+}
 SECTIONS: dict[str, tuple[str, type[Curated]]] = {
-    "organizations": ("organizations", Organization), "people": ("people", Person),
-    "conferences": ("events", Conference), "editions": ("events", Edition),
-    "awards": ("events", Award), "links": ("wikidata", WikidataLink),
+    "organizations": ("organizations", Organization),
+    "people": ("people", Person),
+    "conferences": ("events", Conference),
+    "editions": ("events", Edition),
+    "awards": ("events", Award),
+    "links": ("wikidata", WikidataLink),
 }
 
 
@@ -476,7 +485,9 @@ def load_dataset(data_dir: Path, imports_dir: Path | None = None, folders: list[
     source_files = sorted((data_dir / "sources").glob("*.yaml"))
     if not source_files:
         raise DataError(data_dir / "sources", None, None, "no source files (*.yaml)")
-    lists = {section: _registry_list(files[registry], section, model) for section, (registry, model) in SECTIONS.items()}
+    lists = {
+        section: _registry_list(files[registry], section, model) for section, (registry, model) in SECTIONS.items()
+    }
     lists["sources"] = [load_source(p) for p in source_files]
     for folder in import_dirs(imports_dir) if folders is None else folders:
         for name, items in load_folder(folder).items():

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import json
 import os
 import shutil
@@ -24,7 +25,17 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, QueryBoolean, QuerySolutions, QueryTriples, Store, Variable
+from pyoxigraph import (
+    DefaultGraph,
+    Literal,
+    NamedNode,
+    Quad,
+    QueryBoolean,
+    QuerySolutions,
+    QueryTriples,
+    Store,
+    Variable,
+)
 
 from . import config
 from .errors import QueryError, StoreError
@@ -171,8 +182,11 @@ def _prune(generations: Path, keep: Path) -> None:
     folders = sorted(p for p in generations.iterdir() if p.is_dir())
     complete = [p for p in folders if _marker(p).exists() or p == keep]
     recent = time.time() - KEEP_SECONDS
-    replaced_recently = {older for older, newer in zip(complete, complete[1:])
-                         if _marker(newer).exists() and _marker(newer).stat().st_mtime > recent}
+    replaced_recently = {
+        older
+        for older, newer in itertools.pairwise(complete)
+        if _marker(newer).exists() and _marker(newer).stat().st_mtime > recent
+    }
     for folder in folders:
         if folder == keep or folder in complete[-KEEP_GENERATIONS:] or folder in replaced_recently:
             continue
@@ -293,7 +307,9 @@ def run_query(
     """
     check_nesting(sparql)
     bound = {v.value: t.value for v, t in (substitutions or {}).items() if isinstance(t, NamedNode)}
-    check_services(sparql, services if services is not None else config.Settings().services, config.QUERY_PREFIXES, bound)
+    check_services(
+        sparql, services if services is not None else config.Settings().services, config.QUERY_PREFIXES, bound
+    )
     kwargs: dict[str, object] = {"prefixes": config.QUERY_PREFIXES, "base_iri": base}
     if default_graph is not None:
         kwargs["default_graph"] = default_graph

@@ -33,7 +33,7 @@ class ClosingBody:
     def __init__(self, chunks: Iterator[bytes], release: Callable[[], None]):
         self._chunks, self._release = chunks, release
 
-    def __iter__(self) -> "ClosingBody":
+    def __iter__(self) -> ClosingBody:
         return self
 
     def __next__(self) -> bytes:
@@ -91,7 +91,7 @@ class Producer(Generic[R]):
         try:
             result = produce()
             self._ready.put((True, describe(result)))
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 - handed to the reader, which raises it
             self._ready.put((False, exc.with_traceback(None)))
             return
         error: BaseException | None = None
@@ -102,7 +102,7 @@ class Producer(Generic[R]):
                     write(result, output)
         except ClientGone:
             pass
-        except BaseException as exc:  # reported to the reader, which ends the response
+        except BaseException as exc:  # noqa: BLE001 - reported to the reader, which ends the response
             error = exc.with_traceback(None)
         finally:
             # pyoxigraph iterators must be dropped on the thread that made them: close ours here

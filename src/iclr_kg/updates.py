@@ -85,7 +85,9 @@ class Journal:
             try:
                 entries.append(Entry(**json.loads(line)))
             except (ValueError, TypeError) as exc:
-                raise StoreError(f"{self.path}:{number}: not a journal entry ({exc}); fix or remove that line") from None
+                raise StoreError(
+                    f"{self.path}:{number}: not a journal entry ({exc}); fix or remove that line"
+                ) from None
         return entries
 
     def append(self, kind: str, update: str, base: str | None, after: int) -> Entry:
@@ -128,7 +130,9 @@ def _fsync_dir(folder: Path) -> None:
         os.close(descriptor)
 
 
-def apply(store_dir: Path, update: str, *, base: str | None = None, kind: str = "update", reasoner: str = "fast") -> Entry:
+def apply(
+    store_dir: Path, update: str, *, base: str | None = None, kind: str = "update", reasoner: str = "fast"
+) -> Entry:
     """Run one write as described in the module docstring; returns its journal entry.
 
     Raises QueryError (syntax, or what the update may not do) with nothing written.
@@ -165,8 +169,10 @@ def replay(db: Store, store_dir: Path, reasoner: str = "fast") -> int:
         try:
             run_entry(db, entry.update, entry.base, reasoner, maintain_after=False)
         except QueryError as exc:
-            raise StoreError(f"journal entry {entry.id} ({entry.at}) no longer applies: {exc}; "
-                             f"`iclr-kg updates drop {entry.id}` to give it up") from None
+            raise StoreError(
+                f"journal entry {entry.id} ({entry.at}) no longer applies: {exc}; "
+                f"`iclr-kg updates drop {entry.id}` to give it up"
+            ) from None
         last = entry.id
     if last:
         maintain(db, reasoner)
@@ -200,8 +206,10 @@ def run_entry(db: Store, update: str, base: str | None, reasoner: str, maintain_
     refused = written - derived
     if refused:
         example = next(iter(refused))
-        raise QueryError(f"the update adds to {config.GRAPH_INFERRED}, which holds only what the reasoner derives "
-                         f"(e.g. {example}); put asserted triples in another graph")
+        raise QueryError(
+            f"the update adds to {config.GRAPH_INFERRED}, which holds only what the reasoner derives "
+            f"(e.g. {example}); put asserted triples in another graph"
+        )
 
 
 def _settle_default_graph(db: Store, before: set[Quad], after: set[Quad]) -> set[Quad]:
@@ -236,7 +244,9 @@ def maintain(db: Store, reasoner: str = "fast", quads: set[Quad] | None = None) 
     by_graph: dict[Any, set[Triple]] = {inferred: set(), ontology: set(), default: set()}
     for quad in _quads(db) if quads is None else quads:
         by_graph.setdefault(quad.graph_name, set()).add(quad.triple)
-    asserted = set().union(*(triples for graph, triples in by_graph.items() if graph not in (inferred, ontology, default)))
+    asserted = set().union(
+        *(triples for graph, triples in by_graph.items() if graph not in (inferred, ontology, default))
+    )
     try:
         derived = set(infer_triples(list(asserted), list(by_graph[ontology]), reasoner)) - asserted
     except InconsistentGraph as exc:
@@ -306,7 +316,9 @@ class Writer:
         self._process: Any = None
         self._conn: Any = None
 
-    def apply(self, store_dir: Path, update: str, *, base: str | None, kind: str, reasoner: str, timeout: float) -> Entry:
+    def apply(
+        self, store_dir: Path, update: str, *, base: str | None, kind: str, reasoner: str, timeout: float
+    ) -> Entry:
         with self._lock:
             if self._process is None or not self._process.is_alive():
                 self._start()
@@ -318,7 +330,9 @@ class Writer:
                 answer = self._conn.recv()
             except (EOFError, OSError):
                 code = self._stop()
-                raise StoreError(f"the update's process died (exit {code}): out of memory (ICLR_KG_QUERY_MEMORY)?") from None
+                raise StoreError(
+                    f"the update's process died (exit {code}): out of memory (ICLR_KG_QUERY_MEMORY)?"
+                ) from None
         if answer[0] == "ok":
             return Entry(**answer[1])
         error = {"QueryError": QueryError, "OSError": OSError}.get(answer[1], StoreError)
@@ -326,8 +340,9 @@ class Writer:
 
     def _start(self) -> None:
         self._conn, child = self._context.Pipe()
-        self._process = self._context.Process(target=_writer_main, args=(child, self._memory_mib), daemon=True,
-                                              name="iclr-kg-writer")
+        self._process = self._context.Process(
+            target=_writer_main, args=(child, self._memory_mib), daemon=True, name="iclr-kg-writer"
+        )
         self._process.start()
         child.close()
 

@@ -50,22 +50,32 @@ def load_shapes(shapes_file: Path) -> rdflib.Graph:
 def validate(data: rdflib.Graph, shapes: rdflib.Graph, ontology: rdflib.Graph) -> ValidationResult:
     """Validate `data` (with the ontology's class hierarchy mixed in) against `shapes`."""
     conforms, report_graph, _ = shacl_validate(
-        data, shacl_graph=shapes, ont_graph=ontology, inference="none",
-        abort_on_first=False, allow_warnings=False, advanced=True, inplace=False,
+        data,
+        shacl_graph=shapes,
+        ont_graph=ontology,
+        inference="none",
+        abort_on_first=False,
+        allow_warnings=False,
+        advanced=True,
+        inplace=False,
     )
     violations = []
     for result in report_graph.subjects(rdflib.RDF.type, SH.ValidationResult):
-        def value(predicate: rdflib.URIRef) -> str:
+
+        def value(predicate: rdflib.URIRef, result: rdflib.term.Node = result) -> str:
             found = report_graph.value(result, predicate)
             return "" if found is None else str(found)
+
         path_node = report_graph.value(result, SH.resultPath)
         path = str(path_node) if isinstance(path_node, rdflib.URIRef) else ("(path)" if path_node else "")
         focus = report_graph.value(result, SH.focusNode)
-        violations.append(Violation(
-            focus=str(focus) if focus is not None else "",
-            path=path,
-            message=value(SH.resultMessage),
-            severity=value(SH.resultSeverity).rsplit("#", 1)[-1],
-        ))
+        violations.append(
+            Violation(
+                focus=str(focus) if focus is not None else "",
+                path=path,
+                message=value(SH.resultMessage),
+                severity=value(SH.resultSeverity).rsplit("#", 1)[-1],
+            )
+        )
     violations.sort(key=lambda v: (v.focus, v.path, v.message))
     return ValidationResult(bool(conforms), violations)

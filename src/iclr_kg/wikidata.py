@@ -37,8 +37,20 @@ ENTITY = "http://www.wikidata.org/entity/"
 # Wikidata classes that fit each kind of our entities (instance of, P31)
 EXPECTED_TYPES = {
     "person": {"Q5"},  # human
-    "organization": {"Q3918", "Q43229", "Q4830453", "Q6881511", "Q783794", "Q31855", "Q875538", "Q902104",
-                     "Q15936437", "Q2385804", "Q1664720", "Q163740"},
+    "organization": {
+        "Q3918",
+        "Q43229",
+        "Q4830453",
+        "Q6881511",
+        "Q783794",
+        "Q31855",
+        "Q875538",
+        "Q902104",
+        "Q15936437",
+        "Q2385804",
+        "Q1664720",
+        "Q163740",
+    },
     "paper": {"Q13442814"},  # scholarly article
 }
 # properties whose values may point at an organization we have already linked: the second signal
@@ -63,8 +75,15 @@ class Proposal:
 class WikidataClient:
     """The Action API with the etiquette Wikidata asks of bots, and a disk cache."""
 
-    def __init__(self, api: str = DEFAULT_API, cache_dir: Path | None = None, maxlag: int = 5,
-                 retries: int = 4, sleep: Callable[[float], None] = time.sleep, timeout: float = 20):
+    def __init__(
+        self,
+        api: str = DEFAULT_API,
+        cache_dir: Path | None = None,
+        maxlag: int = 5,
+        retries: int = 4,
+        sleep: Callable[[float], None] = time.sleep,
+        timeout: float = 20,
+    ):
         self.api, self.cache_dir, self.maxlag = api, cache_dir, maxlag
         self.retries, self.sleep, self.timeout = retries, sleep, timeout
         self.requests = 0
@@ -92,7 +111,9 @@ class WikidataClient:
                 exc.close()
                 if exc.code == 429 or exc.code >= 500:
                     if attempt == self.retries:
-                        raise WikidataError(f"Wikidata answered HTTP {exc.code} {self.retries + 1} times; try again later") from None
+                        raise WikidataError(
+                            f"Wikidata answered HTTP {exc.code} {self.retries + 1} times; try again later"
+                        ) from None
                     self.sleep(_retry_after(exc.headers.get("Retry-After"), delay))
                     delay *= 2
                     continue
@@ -109,15 +130,24 @@ class WikidataClient:
             if error:
                 raise WikidataError(f"Wikidata API error {error.get('code')}: {error.get('info')}")
             if not isinstance(payload, dict) or not ({"search", "entities"} & payload.keys()):
-                raise WikidataError(f"{self.api} answered {params.get('action')} with something that is not a Wikidata "
-                                    f"API answer; nothing was cached")
+                raise WikidataError(
+                    f"{self.api} answered {params.get('action')} with something that is not a Wikidata "
+                    f"API answer; nothing was cached"
+                )
             self.cache.put(self._cache_name(params), payload)
             return payload
         raise WikidataError("unreachable")  # pragma: no cover
 
     def search(self, name: str, language: str) -> list[dict[str, Any]]:
-        payload = self.call(action="wbsearchentities", search=name, language=language, uselang=language,
-                            type="item", limit="10", strictlanguage="false")
+        payload = self.call(
+            action="wbsearchentities",
+            search=name,
+            language=language,
+            uselang=language,
+            type="item",
+            limit="10",
+            strictlanguage="false",
+        )
         return list(payload.get("search", []))
 
     def entities(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
@@ -125,9 +155,13 @@ class WikidataClient:
         ids = sorted(set(ids))
         found: dict[str, dict[str, Any]] = {}
         for start in range(0, len(ids), BATCH):
-            batch = ids[start:start + BATCH]
-            payload = self.call(action="wbgetentities", ids="|".join(batch), props="labels|aliases|claims|descriptions",
-                                languages="en|zh|zh-hans|zh-hant")
+            batch = ids[start : start + BATCH]
+            payload = self.call(
+                action="wbgetentities",
+                ids="|".join(batch),
+                props="labels|aliases|claims|descriptions",
+                languages="en|zh|zh-hans|zh-hant",
+            )
             found.update({k: v for k, v in payload.get("entities", {}).items() if "missing" not in v})
         return found
 
@@ -174,7 +208,11 @@ def candidates_from(dataset: Dataset, kinds: Iterable[str]) -> list[Candidate]:
         for org in dataset.organizations:
             if f"organization/{org.key}" in linked or org.kind == "as-credited":
                 continue
-            related = {linked[f"organization/{org.parent}"]} if org.parent and f"organization/{org.parent}" in linked else set()
+            related = (
+                {linked[f"organization/{org.parent}"]}
+                if org.parent and f"organization/{org.parent}" in linked
+                else set()
+            )
             out.append(Candidate("organization", org.key, [org.name, *org.labels.values(), *org.aliases], related))
     if "person" in kinds:
         affiliations: dict[str, set[str]] = {}
@@ -216,7 +254,9 @@ def score(candidate: Candidate, qid: str, entity: dict[str, Any]) -> tuple[float
     types = _claim_ids(entity, "P31")
     if types & EXPECTED_TYPES.get(candidate.kind, set()):
         points += 0.3
-        evidence.append(f"instance of (P31) {sorted(types & EXPECTED_TYPES[candidate.kind])[0]} fits a {candidate.kind}")
+        evidence.append(
+            f"instance of (P31) {sorted(types & EXPECTED_TYPES[candidate.kind])[0]} fits a {candidate.kind}"
+        )
     elif types:
         points -= 0.3
         evidence.append(f"instance of (P31) {', '.join(sorted(types)[:3])} does not fit a {candidate.kind}")
@@ -232,9 +272,14 @@ def score(candidate: Candidate, qid: str, entity: dict[str, Any]) -> tuple[float
     return round(min(points, 1.0), 2), evidence
 
 
-def reconcile(dataset: Dataset, client: WikidataClient, kinds: Iterable[str] = ("organization", "person", "paper"),
-              limit: int | None = None, min_score: float = 0.7,
-              progress: Callable[[Iterable[Candidate]], Iterable[Candidate]] = lambda x: x) -> list[Proposal]:
+def reconcile(
+    dataset: Dataset,
+    client: WikidataClient,
+    kinds: Iterable[str] = ("organization", "person", "paper"),
+    limit: int | None = None,
+    min_score: float = 0.7,
+    progress: Callable[[Iterable[Candidate]], Iterable[Candidate]] = lambda x: x,
+) -> list[Proposal]:
     """Proposals for unlinked entities; two candidates with the best score make it ambiguous."""
     todo = candidates_from(dataset, kinds)[: limit if limit else None]
     proposals: list[Proposal] = []
@@ -247,7 +292,9 @@ def reconcile(dataset: Dataset, client: WikidataClient, kinds: Iterable[str] = (
         if not hits:
             continue
         entities = client.entities(hits)
-        scored = sorted(((score(candidate, qid, entity), qid) for qid, entity in entities.items()), key=lambda x: -x[0][0])
+        scored = sorted(
+            ((score(candidate, qid, entity), qid) for qid, entity in entities.items()), key=lambda x: -x[0][0]
+        )
         good = [(s, qid) for s, qid in scored if s[0] >= min_score]
         if not good:
             continue
@@ -255,8 +302,17 @@ def reconcile(dataset: Dataset, client: WikidataClient, kinds: Iterable[str] = (
         tied = [(s, qid) for s, qid in good if s[0] == best]
         for (points, evidence), qid in tied:
             label = entities[qid].get("labels", {}).get("en", {}).get("value", hits.get(qid, ""))
-            proposals.append(Proposal(f"{candidate.kind}/{candidate.key}", candidate.names[0], qid, label, points,
-                                      evidence, "ambiguous" if len(tied) > 1 else "proposed"))
+            proposals.append(
+                Proposal(
+                    f"{candidate.kind}/{candidate.key}",
+                    candidate.names[0],
+                    qid,
+                    label,
+                    points,
+                    evidence,
+                    "ambiguous" if len(tied) > 1 else "proposed",
+                )
+            )
     return proposals
 
 
@@ -264,8 +320,10 @@ def write_proposals(proposals: list[Proposal], path: Path) -> None:
     """The review file: one block per proposal, for a curator to read (atomic write)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(yaml.safe_dump({"proposals": [asdict(p) for p in proposals]}, allow_unicode=True, sort_keys=False),
-                   encoding="utf-8")
+    tmp.write_text(
+        yaml.safe_dump({"proposals": [asdict(p) for p in proposals]}, allow_unicode=True, sort_keys=False),
+        encoding="utf-8",
+    )
     tmp.replace(path)
 
 
@@ -273,7 +331,9 @@ def accept(review_file: Path, links_file: Path, entities: list[str] | None = Non
     """Move proposals (all unambiguous ones, or the named entities) into data/wikidata.yaml."""
     if not review_file.is_file():
         raise IclrKgError(f"no review file at {review_file}: run `iclr-kg link-wikidata` first")
-    proposals = [Proposal(**p) for p in (yaml.safe_load(review_file.read_text(encoding="utf-8")) or {}).get("proposals", [])]
+    proposals = [
+        Proposal(**p) for p in (yaml.safe_load(review_file.read_text(encoding="utf-8")) or {}).get("proposals", [])
+    ]
     chosen = [p for p in proposals if (p.entity in entities if entities else p.status == "proposed")]
     if entities:
         for entity in entities:
@@ -286,9 +346,11 @@ def accept(review_file: Path, links_file: Path, entities: list[str] | None = Non
     for p in chosen:
         if p.entity in linked:
             continue
-        evidence = "reconciled against Wikidata (score %.2f): %s" % (p.score, "; ".join(p.evidence))
-        blocks.append(f"  - entity: {p.entity}\n    qid: {p.qid}\n    method: reconciled-accepted\n"
-                      f"    evidence: {json.dumps(evidence, ensure_ascii=False)}\n")
+        evidence = f"reconciled against Wikidata (score {p.score:.2f}): {'; '.join(p.evidence)}"
+        blocks.append(
+            f"  - entity: {p.entity}\n    qid: {p.qid}\n    method: reconciled-accepted\n"
+            f"    evidence: {json.dumps(evidence, ensure_ascii=False)}\n"
+        )
     if blocks:
         links_file.write_text(existing.rstrip("\n") + "\n" + "".join(blocks), encoding="utf-8")
     remaining = [p for p in proposals if p not in chosen]
@@ -318,8 +380,16 @@ def sssom_rows(dataset: Dataset) -> list[tuple[str, ...]]:
     for link in sorted(dataset.links, key=lambda link: link.entity):
         justification = "semapv:ManualMappingCuration" if link.method == "checked" else "semapv:LexicalMatching"
         comment = ("checked against public evidence: " if link.method == "checked" else "") + link.evidence
-        rows.append((f"iclr:{link.entity}", names.get(link.entity, ""), "skos:exactMatch", f"wikidata:{link.qid}",
-                     justification, " ".join(comment.split())))
+        rows.append(
+            (
+                f"iclr:{link.entity}",
+                names.get(link.entity, ""),
+                "skos:exactMatch",
+                f"wikidata:{link.qid}",
+                justification,
+                " ".join(comment.split()),
+            )
+        )
     return rows
 
 
@@ -353,8 +423,11 @@ def quickstatements(dataset: Dataset, store: Any) -> tuple[list[str], int]:
     the second value counts those."""
     from .store import run_query
 
-    links = {f"https://w3id.org/iclr-kg/resource/{link.entity}": link.qid for link in dataset.links
-             if link.method == "checked"}
+    links = {
+        f"https://w3id.org/iclr-kg/resource/{link.entity}": link.qid
+        for link in dataset.links
+        if link.method == "checked"
+    }
     references: dict[tuple[str, str, str], set[tuple[str, str | None]]] = {}
     for row in run_query(store, QUICKSTATEMENTS_QUERY):  # type: ignore[union-attr]
         paper, award = row["paper"].value, row["award"].value
@@ -372,7 +445,7 @@ def quickstatements(dataset: Dataset, store: Any) -> tuple[list[str], int]:
             unreferenced += 1
             continue
         url, retrieved = sorted(found, key=lambda r: (r[1] is None, r[0]))[0]
-        line = f"{links[paper]}\tP166\t{links[award]}\tP585\t+{year}-00-00T00:00:00Z/9\tS854\t\"{url}\""
+        line = f'{links[paper]}\tP166\t{links[award]}\tP585\t+{year}-00-00T00:00:00Z/9\tS854\t"{url}"'
         if retrieved:
             line += f"\tS813\t+{retrieved}T00:00:00Z/11"
         lines.append(line)

@@ -76,8 +76,19 @@ def default_server(real_store, real_settings: Settings) -> Iterator[str]:
     port = free_port()
     # A short request timeout, so the slowloris test sees trickling clients cut off quickly.
     env = {**os.environ, "ICLR_KG_SERVICES": ",".join(real_settings.services), "ICLR_KG_REQUEST_TIMEOUT": "4"}
-    process = subprocess.Popen([str(Path(sys.executable).with_name("iclr-kg")), "serve", "--store", str(real_settings.store),
-                                "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [
+            str(Path(sys.executable).with_name("iclr-kg")),
+            "serve",
+            "--store",
+            str(real_settings.store),
+            "--port",
+            str(port),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         wait_for(url + "/health")

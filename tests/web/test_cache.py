@@ -27,16 +27,23 @@ def test_repeated_query_is_served_from_the_cache_with_an_etag(app, client) -> No
     hits = cache.hits
     posted = client.post("/sparql", data=POINT, content_type="application/sparql-query", headers={"Accept": "text/csv"})
     assert posted.data == first.data and cache.hits == hits + 1
-    again = client.get("/sparql", query_string={"query": POINT, "format": "csv"}, headers={"If-None-Match": second.headers["ETag"]})
+    again = client.get(
+        "/sparql", query_string={"query": POINT, "format": "csv"}, headers={"If-None-Match": second.headers["ETag"]}
+    )
     assert again.status_code == 304 and again.data == b""
-    as_json = client.get("/sparql", query_string={"query": POINT}, headers={"Accept": "application/sparql-results+json"})
+    as_json = client.get(
+        "/sparql", query_string={"query": POINT}, headers={"Accept": "application/sparql-results+json"}
+    )
     assert as_json.headers["Content-Type"].startswith("application/sparql-results+json") and b"Ian Gemp" in as_json.data
 
 
 def test_volatile_queries_are_not_cached(app, client) -> None:
     cache = app.extensions["iclr_kg"].cache
     before = cache.size
-    values = {client.get("/sparql", query_string={"query": "SELECT (STRUUID() AS ?u) WHERE {}", "format": "csv"}).data for _ in range(3)}
+    values = {
+        client.get("/sparql", query_string={"query": "SELECT (STRUUID() AS ?u) WHERE {}", "format": "csv"}).data
+        for _ in range(3)
+    }
     assert len(values) == 3 and cache.size == before
 
 
@@ -54,6 +61,8 @@ def test_a_rebuild_is_never_answered_from_the_cache(tiny_data, tmp_path) -> None
     import re
 
     key = re.search(r"^  key: (\S+)", text, re.M).group(1)  # type: ignore[union-attr]
-    copy.write_text(text.replace(f"key: {key}", f"key: {key}-copy", 1).replace("openreview: ", "openreview: X", 1), encoding="utf-8")
+    copy.write_text(
+        text.replace(f"key: {key}", f"key: {key}-copy", 1).replace("openreview: ", "openreview: X", 1), encoding="utf-8"
+    )
     build(settings)
     assert client.get("/sparql", query_string=query).data != before

@@ -11,7 +11,9 @@ def test_federated_saved_query_through_the_endpoint(client, wikidata_standin: st
     assert response.status_code == 200
     rows = list(csv.DictReader(io.StringIO(response.data.decode())))
     assert {"Google", "United States of America"} <= {v for r in rows for v in r.values()}
-    refused = client.get("/queries/wikidata-countries", query_string={"wikidata": "http://evil.example/sparql", "format": "csv"})
+    refused = client.get(
+        "/queries/wikidata-countries", query_string={"wikidata": "http://evil.example/sparql", "format": "csv"}
+    )
     assert refused.status_code == 400 and b"not allowed" in refused.data
 
 

@@ -77,14 +77,16 @@ def trap() -> Iterator[tuple[str, list[str]]]:
     hits: list[str] = []
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+        def do_GET(self) -> None:
             hits.append(self.path)
             self.send_response(200)
             self.send_header("Content-Type", "application/sparql-results+json")
             self.end_headers()
-            self.wfile.write(b'{"head":{"vars":["x"]},"results":{"bindings":[{"x":{"type":"literal","value":"leaked"}}]}}')
+            self.wfile.write(
+                b'{"head":{"vars":["x"]},"results":{"bindings":[{"x":{"type":"literal","value":"leaked"}}]}}'
+            )
 
-        do_POST = do_GET  # noqa: N815
+        do_POST = do_GET
 
         def log_message(self, *args: object) -> None:
             pass
@@ -97,7 +99,7 @@ def trap() -> Iterator[tuple[str, list[str]]]:
 
 
 BYPASSES = [
-    'BASE <http://example.org/>\nSELECT ?x WHERE { BIND(<\\u0041#> AS ?a) SERVICE <TRAP> { ?x ?y ?z } }',
+    "BASE <http://example.org/>\nSELECT ?x WHERE { BIND(<\\u0041#> AS ?a) SERVICE <TRAP> { ?x ?y ?z } }",
     "SELECT * WHERE { ?s ?p 1SERVICE <TRAP> { ?x ?y ?z } }",
     "SELECT * WHERE { ?s ?p ?o.SERVICE <TRAP> { ?x ?y ?z } }",
     "PREFIX e: <TRAPNS> SELECT * WHERE { SERVICEe:sparql { ?x ?y ?z } }",
@@ -119,7 +121,13 @@ def test_service_allow_list_bypasses_are_refused(client, trap, template: str) ->
 def test_service_bypass_is_refused_by_the_cli_too(real_settings, trap) -> None:
     url, hits = trap
     query = BYPASSES[0].replace("TRAP", url)
-    done = subprocess.run([CLI, "query", "--store", str(real_settings.store), query], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [CLI, "query", "--store", str(real_settings.store), query],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 1 and "escapes" in done.stderr and "Traceback" not in done.stderr
     assert hits == []
 
@@ -132,8 +140,12 @@ def test_load_on_update_is_refused_unless_allow_listed(tiny_data, trap) -> None:
     build(settings)
     client = create_app(settings).test_client()
     auth = {"Authorization": "Bearer secret"}
-    for update in (f"LOAD <{url}>", f"LOAD SILENT <{url}> INTO GRAPH <urn:g>", f"LOAD#c\n<{url}>",
-                   f"INSERT {{ ?s ?p ?o }} WHERE {{ SERVICE <{url}> {{ ?s ?p ?o }} }}"):
+    for update in (
+        f"LOAD <{url}>",
+        f"LOAD SILENT <{url}> INTO GRAPH <urn:g>",
+        f"LOAD#c\n<{url}>",
+        f"INSERT {{ ?s ?p ?o }} WHERE {{ SERVICE <{url}> {{ ?s ?p ?o }} }}",
+    ):
         response = client.post("/update", data={"update": update}, headers=auth)
         assert response.status_code == 400 and b"not allowed" in response.data, (update, response.data)
     assert hits == []
@@ -182,8 +194,13 @@ def _chunked_post(base: str, path: str, content_type: str, body: bytes) -> tuple
     host, port = base.removeprefix("http://").split(":")
     connection = http.client.HTTPConnection(host, int(port), timeout=30)
     try:
-        connection.request("POST", path, body=iter([body[i:i + 65536] for i in range(0, len(body), 65536)]),
-                           headers={"Content-Type": content_type, "Transfer-Encoding": "chunked"}, encode_chunked=True)
+        connection.request(
+            "POST",
+            path,
+            body=iter([body[i : i + 65536] for i in range(0, len(body), 65536)]),
+            headers={"Content-Type": content_type, "Transfer-Encoding": "chunked"},
+            encode_chunked=True,
+        )
         response = connection.getresponse()
         return response.status, response.read()
     except (ConnectionResetError, BrokenPipeError):
@@ -195,7 +212,9 @@ def _chunked_post(base: str, path: str, content_type: str, body: bytes) -> tuple
 @pytest.mark.parametrize("which", ["default_server", "server"])
 def test_chunked_bodies_over_the_limit_are_413(request, which: str) -> None:
     base = request.getfixturevalue(which)
-    update = ("INSERT DATA { <urn:a> <urn:b> 1 } ;\n" + "# padding\n" * 120_000 + "INSERT DATA { <urn:a> <urn:b> 2 }").encode()
+    update = (
+        "INSERT DATA { <urn:a> <urn:b> 1 } ;\n" + "# padding\n" * 120_000 + "INSERT DATA { <urn:a> <urn:b> 2 }"
+    ).encode()
     assert _chunked_post(base, "/update", "application/sparql-update", update)[0] == 413
     form = urllib.parse.urlencode({"query": "ASK {} #" + "x" * 1_100_000}).encode()
     assert _chunked_post(base, "/sparql", "application/x-www-form-urlencoded", form)[0] == 413
@@ -253,10 +272,15 @@ def test_admission_is_bounded_per_client(real_settings) -> None:
 
     generation = current_generation(real_settings.store)
     pool = QueryPool(2)
-    slow = QueryRequest("SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }", formats={"results": "json", "rdf": None})
+    slow = QueryRequest(
+        "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }", formats={"results": "json", "rdf": None}
+    )
     started: list[object] = []
     try:
-        threads = [threading.Thread(target=lambda: _swallow(lambda: pool.start(generation, slow, 3, client="greedy"))) for _ in range(2)]
+        threads = [
+            threading.Thread(target=lambda: _swallow(lambda: pool.start(generation, slow, 3, client="greedy")))
+            for _ in range(2)
+        ]
         for thread in threads:
             thread.start()
         deadline = time.monotonic() + 10
@@ -266,7 +290,9 @@ def test_admission_is_bounded_per_client(real_settings) -> None:
         with pytest.raises(PoolBusy, match="share"):
             pool.start(generation, slow, 3, client="greedy")
         assert time.monotonic() - began < 1  # refused at once, not after waiting
-        fair = pool.start(generation, QueryRequest("ASK {}", formats={"results": "json", "rdf": None}), 10, client="other")
+        fair = pool.start(
+            generation, QueryRequest("ASK {}", formats={"results": "json", "rdf": None}), 10, client="other"
+        )
         started.append(fair)
         assert fair.prefetched is not None and b"true" in fair.prefetched  # another client waits its turn and is served
         for thread in threads:
@@ -278,7 +304,7 @@ def test_admission_is_bounded_per_client(real_settings) -> None:
 def _swallow(call) -> None:  # type: ignore[no-untyped-def]
     try:
         call()
-    except Exception:  # noqa: BLE001 - the slow queries are meant to time out
+    except Exception:  # noqa: BLE001, S110 - the slow queries are meant to time out
         pass
 
 
@@ -302,7 +328,13 @@ def test_deep_nesting_is_a_400_not_a_crash(client, real_settings) -> None:
     response = client.post("/sparql", data=deep.encode(), content_type="application/sparql-query")
     assert response.status_code == 400 and b"nests" in response.data
     assert client.get("/sparql", query_string={"query": "ASK {}", "format": "json"}).status_code == 200
-    done = subprocess.run([CLI, "query", "--store", str(real_settings.store), deep], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [CLI, "query", "--store", str(real_settings.store), deep],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 1 and "nests" in done.stderr
 
 
@@ -366,8 +398,13 @@ def test_health_goes_through_a_query_worker(real_settings) -> None:
     try:
         assert client.get("/health").get_json()["status"] == "ok"
         pool = app.extensions["iclr_kg"].pool
-        held = pool.start(app.extensions["iclr_kg"].generation_key(),
-                          __import__("iclr_kg.pool", fromlist=["QueryRequest"]).QueryRequest(CROSS, formats={"results": "tsv", "rdf": None}), 60)
+        held = pool.start(
+            app.extensions["iclr_kg"].generation_key(),
+            __import__("iclr_kg.pool", fromlist=["QueryRequest"]).QueryRequest(
+                CROSS, formats={"results": "tsv", "rdf": None}
+            ),
+            60,
+        )
         response = client.get("/health")
         assert response.status_code == 503 and response.get_json()["status"] == "unavailable"
         held.abandon()
@@ -388,6 +425,9 @@ def test_javascript_iris_in_results_are_not_links(client) -> None:
 def test_invalid_utf8_escapes_in_a_query_string_are_400(client) -> None:
     response = client.get("/sparql?query=SELECT%20(%22%FF%22%20AS%20%3Fx)%20%7B%7D&format=json")
     assert response.status_code == 400 and b"UTF-8" in response.data
-    form = client.post("/sparql", data=b"query=SELECT%20(%22%FF%22%20AS%20%3Fx)%20%7B%7D",
-                       content_type="application/x-www-form-urlencoded")
+    form = client.post(
+        "/sparql",
+        data=b"query=SELECT%20(%22%FF%22%20AS%20%3Fx)%20%7B%7D",
+        content_type="application/x-www-form-urlencoded",
+    )
     assert form.status_code == 400

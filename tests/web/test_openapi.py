@@ -28,7 +28,12 @@ def test_every_operation_survives_generated_requests(operations) -> None:
             case = data.draw(operation.as_strategy())
             response = case.call()
             assert response.status_code < 500 or response.status_code == 503, (
-                operation.label, case.path_parameters, case.query, response.status_code, response.text[:200])
+                operation.label,
+                case.path_parameters,
+                case.query,
+                response.status_code,
+                response.text[:200],
+            )
 
         run()
 

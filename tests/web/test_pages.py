@@ -67,7 +67,10 @@ def test_every_saved_query_runs_as_page_and_as_data(client, name: str, wikidata_
 
 
 def test_saved_query_parameters_are_bound_not_spliced(client) -> None:
-    gemp = client.get("/queries/coauthors", query_string={"person": "https://w3id.org/iclr-kg/resource/person/yoshua-bengio", "format": "csv"})
+    gemp = client.get(
+        "/queries/coauthors",
+        query_string={"person": "https://w3id.org/iclr-kg/resource/person/yoshua-bengio", "format": "csv"},
+    )
     assert gemp.status_code == 200 and "Edward J Hu" in gemp.data.decode()
     injected = client.get("/queries/coauthors", query_string={"person": "x> } ; DROP ALL ; <y", "format": "csv"})
     assert injected.status_code == 400 and b"not a valid iri" in injected.data
@@ -79,15 +82,25 @@ def test_unknown_saved_query_is_404(client) -> None:
     assert client.get("/queries/..%2F..%2Fetc%2Fpasswd").status_code == 404
 
 
-@pytest.mark.parametrize("path", [
-    "/resource/paper/NzTU59SYbNq", "/resource/person/ian-gemp", "/resource/organization/google",
-    "/resource/edition/iclr2021", "/resource/award/iclr2024-honorable-mention", "/resource/source/iclr2021-outstanding-papers",
-    "/resource/conference/iclr", "/resource/authorship/NzTU59SYbNq-1", "/resource/conferral/iclr2021-outstanding-paper-NzTU59SYbNq",
-    "/resource/review/how-neural-networks-extrapolate-1", "/resource/role/yang-song-iclr2021-outstanding-papers-1",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/resource/paper/NzTU59SYbNq",
+        "/resource/person/ian-gemp",
+        "/resource/organization/google",
+        "/resource/edition/iclr2021",
+        "/resource/award/iclr2024-honorable-mention",
+        "/resource/source/iclr2021-outstanding-papers",
+        "/resource/conference/iclr",
+        "/resource/authorship/NzTU59SYbNq-1",
+        "/resource/conferral/iclr2021-outstanding-paper-NzTU59SYbNq",
+        "/resource/review/how-neural-networks-extrapolate-1",
+        "/resource/role/yang-song-iclr2021-outstanding-papers-1",
+    ],
+)
 def test_every_kind_of_entity_dereferences(client, path: str) -> None:
     page = client.get(path, headers={"Accept": "text/html"})
-    assert page.status_code == 200 and b"<table class=\"properties\">" in page.data
+    assert page.status_code == 200 and b'<table class="properties">' in page.data
     turtle = client.get(path, headers={"Accept": "text/turtle"})
     assert turtle.status_code == 200 and turtle.mimetype == "text/turtle"
     graph = rdflib.Graph().parse(data=turtle.data, format="turtle")
@@ -125,7 +138,9 @@ def test_ontology_page_and_turtle(client) -> None:
 def test_graph_store_protocol_reads(client) -> None:
     default = client.get("/data?default", headers={"Accept": "application/n-triples"})
     assert default.status_code == 200 and len(rdflib.Graph().parse(data=default.data, format="nt")) > 5000
-    wikidata = client.get("/data", query_string={"graph": "https://w3id.org/iclr-kg/graph/wikidata"}, headers={"Accept": "text/turtle"})
+    wikidata = client.get(
+        "/data", query_string={"graph": "https://w3id.org/iclr-kg/graph/wikidata"}, headers={"Accept": "text/turtle"}
+    )
     assert b"Q95" in wikidata.data
     everything = client.get("/data", headers={"Accept": "application/n-quads"})
     dataset = rdflib.Dataset().parse(data=everything.data, format="nquads")
@@ -150,14 +165,22 @@ def test_a_rebuild_goes_live_without_restart(tiny_data) -> None:
     settings = tiny_data()
     build(settings)
     client = create_app(settings).test_client()
-    count = lambda: int(client.get("/sparql", query_string={"query": "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }", "format": "csv"}).data.split()[1])  # noqa: E731
+    count = lambda: int(
+        client.get(
+            "/sparql", query_string={"query": "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }", "format": "csv"}
+        ).data.split()[1]
+    )
     before = count()
-    settings = tiny_data(extra_sources={"more.yaml": """
+    settings = tiny_data(
+        extra_sources={
+            "more.yaml": """
         source: {key: more, title: More, language: zh-Hans, seed: s, summary: s}
         papers:
           - openreview: NzTU59SYbNq
             edition: ICLR 2021
             title: "EigenGame: PCA as a Nash Equilibrium"
-        """})
+        """
+        }
+    )
     build(settings)
     assert count() > before

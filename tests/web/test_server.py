@@ -25,7 +25,9 @@ def test_sparqlwrapper_select(server: str, method: str) -> None:
     client.setQuery(QUERY)
     client.setReturnFormat(JSON)
     rows = client.query().convert()["results"]["bindings"]
-    assert [r["title"]["value"] for r in rows][:1] == ["Generalization in diffusion models arises from geometry-adaptive harmonic representations"]
+    assert [r["title"]["value"] for r in rows][:1] == [
+        "Generalization in diffusion models arises from geometry-adaptive harmonic representations"
+    ]
     assert len(rows) == 5
     client.setReturnFormat(XML)
     assert len(client.query().convert().getElementsByTagName("result")) == 5
@@ -57,7 +59,9 @@ def test_rdflib_sparqlstore(server: str) -> None:
 
 def test_large_result_streams_in_chunks(server: str) -> None:
     query = "SELECT * WHERE { ?s ?p ?o . ?s2 a <https://w3id.org/iclr-kg/ontology#Paper> } LIMIT 200000"
-    request = urllib.request.Request(f"{server}/sparql?" + urllib.parse.urlencode({"query": query}), headers={"Accept": "text/tab-separated-values"})
+    request = urllib.request.Request(
+        f"{server}/sparql?" + urllib.parse.urlencode({"query": query}), headers={"Accept": "text/tab-separated-values"}
+    )
     with urllib.request.urlopen(request, timeout=60) as response:
         assert response.headers.get("Transfer-Encoding") == "chunked" or response.headers.get("Content-Length") is None
         first = response.read(1024)
@@ -68,7 +72,9 @@ def test_large_result_streams_in_chunks(server: str) -> None:
 
 def test_client_that_disconnects_frees_the_server(server: str) -> None:
     query = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f }"
-    request = urllib.request.Request(f"{server}/sparql?" + urllib.parse.urlencode({"query": query}), headers={"Accept": "text/csv"})
+    request = urllib.request.Request(
+        f"{server}/sparql?" + urllib.parse.urlencode({"query": query}), headers={"Accept": "text/csv"}
+    )
     response = urllib.request.urlopen(request, timeout=30)
     assert len(response.read(4096)) == 4096
     response.close()
@@ -79,7 +85,9 @@ def test_client_that_disconnects_frees_the_server(server: str) -> None:
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium is not installed (CI installs it)")
+@pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium is not installed (CI installs it)"
+)
 def test_headless_chromium_runs_a_saved_query(server: str, tmp_path) -> None:
     """A real browser loads /, follows a saved query into the editor page and sees the table."""
     assert CHROMIUM, "chromium must be installed in CI"
@@ -96,17 +104,32 @@ def test_headless_chromium_runs_a_saved_query(server: str, tmp_path) -> None:
 
 def dump_dom(url: str, tmp_path) -> str:
     done = subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={tmp_path / 'chromium'}", "--dump-dom", url],
-        capture_output=True, text=True, timeout=90, check=False,
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={tmp_path / 'chromium'}",
+            "--dump-dom",
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
 
 
-
-@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium is not installed (CI installs it)")
+@pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium is not installed (CI installs it)"
+)
 def test_pages_load_without_console_errors_and_the_endpoint_link_explains_it(server: str, tmp_path) -> None:
     """Regression (correctness #6): the nav's "SPARQL endpoint" opened /sparql?query=ASK {} (406 or
     raw JSON in a browser) and /favicon.ico was a 404 on every page (a console error)."""
@@ -119,7 +142,10 @@ def test_pages_load_without_console_errors_and_the_endpoint_link_explains_it(ser
             page = browser.new_page()
             errors: list[str] = []
             page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-            page.on("response", lambda response: errors.append(f"{response.status} {response.url}") if response.status >= 400 else None)
+            page.on(
+                "response",
+                lambda response: errors.append(f"{response.status} {response.url}") if response.status >= 400 else None,
+            )
             for path in ("/", "/queries", "/ontology", "/stats"):
                 page.goto(server + path)
                 page.wait_for_load_state("networkidle")

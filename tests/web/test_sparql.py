@@ -25,38 +25,55 @@ def test_get_post_form_and_post_body(client) -> None:
     assert names(body) == ["Ian Gemp"]
 
 
-@pytest.mark.parametrize("kwargs", [
-    {"method": "GET", "query_string": [("query", SELECT), ("query", SELECT)]},
-    {"method": "POST", "data": {"query": [SELECT, SELECT]}},
-    {"method": "POST", "data": SELECT.encode(), "content_type": "application/sparql-query", "query_string": {"query": SELECT}},
-    {"method": "POST", "data": {"nothing": "x"}},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"method": "GET", "query_string": [("query", SELECT), ("query", SELECT)]},
+        {"method": "POST", "data": {"query": [SELECT, SELECT]}},
+        {
+            "method": "POST",
+            "data": SELECT.encode(),
+            "content_type": "application/sparql-query",
+            "query_string": {"query": SELECT},
+        },
+        {"method": "POST", "data": {"nothing": "x"}},
+    ],
+)
 def test_two_queries_or_none_is_400(client, kwargs) -> None:
     assert client.open("/sparql", **kwargs).status_code == 400
 
 
-@pytest.mark.parametrize("accept, media_type", [
-    ("application/sparql-results+json", "application/sparql-results+json"),
-    ("application/sparql-results+xml", "application/sparql-results+xml"),
-    ("text/csv", "text/csv"),
-    ("text/tab-separated-values", "text/tab-separated-values"),
-    ("application/json", "application/sparql-results+json"),
-    ("text/csv;q=0.5, application/sparql-results+xml;q=0.9", "application/sparql-results+xml"),
-    ("*/*", "application/sparql-results+json"),
-    ("", "application/sparql-results+json"),
-])
+@pytest.mark.parametrize(
+    "accept, media_type",
+    [
+        ("application/sparql-results+json", "application/sparql-results+json"),
+        ("application/sparql-results+xml", "application/sparql-results+xml"),
+        ("text/csv", "text/csv"),
+        ("text/tab-separated-values", "text/tab-separated-values"),
+        ("application/json", "application/sparql-results+json"),
+        ("text/csv;q=0.5, application/sparql-results+xml;q=0.9", "application/sparql-results+xml"),
+        ("*/*", "application/sparql-results+json"),
+        ("", "application/sparql-results+json"),
+    ],
+)
 def test_select_negotiation(client, accept: str, media_type: str) -> None:
     response = client.get("/sparql", query_string={"query": SELECT}, headers={"Accept": accept} if accept else {})
     assert response.status_code == 200 and response.mimetype == media_type
     assert b"Ian Gemp" in response.data
 
 
-@pytest.mark.parametrize("accept, media_type", [
-    ("text/turtle", "text/turtle"), ("application/n-triples", "application/n-triples"),
-    ("application/rdf+xml", "application/rdf+xml"), ("application/ld+json", "application/ld+json"),
-    ("application/n-quads", "application/n-quads"), ("application/trig", "application/trig"),
-    ("application/ld+json;q=0.2, text/turtle;q=0.8", "text/turtle"),
-])
+@pytest.mark.parametrize(
+    "accept, media_type",
+    [
+        ("text/turtle", "text/turtle"),
+        ("application/n-triples", "application/n-triples"),
+        ("application/rdf+xml", "application/rdf+xml"),
+        ("application/ld+json", "application/ld+json"),
+        ("application/n-quads", "application/n-quads"),
+        ("application/trig", "application/trig"),
+        ("application/ld+json;q=0.2, text/turtle;q=0.8", "text/turtle"),
+    ],
+)
 def test_construct_negotiation(client, accept: str, media_type: str) -> None:
     response = client.get("/sparql", query_string={"query": CONSTRUCT}, headers={"Accept": accept})
     assert response.status_code == 200 and response.mimetype == media_type
@@ -68,18 +85,21 @@ def test_unsatisfiable_accept_is_406(client, query: str, accept: str) -> None:
     assert client.get("/sparql", query_string={"query": query}, headers={"Accept": accept}).status_code == 406
 
 
-@pytest.mark.parametrize("param, value, query, media_type", [
-    ("format", "json", SELECT, "application/sparql-results+json"),
-    ("format", "csv", SELECT, "text/csv"),
-    ("output", "tsv", SELECT, "text/tab-separated-values"),
-    ("results", "xml", SELECT, "application/sparql-results+xml"),
-    ("format", "xml", CONSTRUCT, "application/rdf+xml"),
-    ("format", "turtle", CONSTRUCT, "text/turtle"),
-    ("format", "n3", CONSTRUCT, "text/turtle"),
-    ("format", "json-ld", CONSTRUCT, "application/ld+json"),
-    ("format", "application/ld+json", CONSTRUCT, "application/ld+json"),
-    ("format", "rdf+xml", CONSTRUCT, "application/rdf+xml"),
-])
+@pytest.mark.parametrize(
+    "param, value, query, media_type",
+    [
+        ("format", "json", SELECT, "application/sparql-results+json"),
+        ("format", "csv", SELECT, "text/csv"),
+        ("output", "tsv", SELECT, "text/tab-separated-values"),
+        ("results", "xml", SELECT, "application/sparql-results+xml"),
+        ("format", "xml", CONSTRUCT, "application/rdf+xml"),
+        ("format", "turtle", CONSTRUCT, "text/turtle"),
+        ("format", "n3", CONSTRUCT, "text/turtle"),
+        ("format", "json-ld", CONSTRUCT, "application/ld+json"),
+        ("format", "application/ld+json", CONSTRUCT, "application/ld+json"),
+        ("format", "rdf+xml", CONSTRUCT, "application/rdf+xml"),
+    ],
+)
 def test_format_parameter_overrides_accept(client, param, value, query, media_type) -> None:
     response = client.get("/sparql", query_string={"query": query, param: value}, headers={"Accept": "image/png"})
     assert response.status_code == 200 and response.mimetype == media_type
@@ -97,7 +117,11 @@ def test_syntax_error_is_400_with_parser_message_and_position(client) -> None:
 
 
 def test_update_on_query_endpoint_is_400(client) -> None:
-    for text in ("INSERT DATA { <http://a> <http://b> <http://c> }", "PREFIX x: <http://x/> DELETE WHERE { ?s ?p ?o }", "LOAD <http://example.org/>"):
+    for text in (
+        "INSERT DATA { <http://a> <http://b> <http://c> }",
+        "PREFIX x: <http://x/> DELETE WHERE { ?s ?p ?o }",
+        "LOAD <http://example.org/>",
+    ):
         response = client.post("/sparql", data={"query": text})
         assert response.status_code == 400 and b"/update" in response.data
 
@@ -105,19 +129,40 @@ def test_update_on_query_endpoint_is_400(client) -> None:
 def test_query_over_the_size_limit_is_413(client) -> None:
     huge = "SELECT * WHERE { ?s ?p ?o } #" + "x" * (300 * 1024)
     assert client.post("/sparql", data=huge.encode(), content_type="application/sparql-query").status_code == 413
-    assert client.post("/sparql", data=b"x" * (2 * 1024 * 1024), content_type="application/sparql-query").status_code == 413
+    assert (
+        client.post("/sparql", data=b"x" * (2 * 1024 * 1024), content_type="application/sparql-query").status_code
+        == 413
+    )
 
 
 def test_default_graph_and_named_graph_parameters(client) -> None:
     query = "SELECT (COUNT(*) AS ?n) WHERE { paper:NzTU59SYbNq ?p ?o }"
-    csv = lambda r: int(r.data.decode().split()[1])  # noqa: E731
+    csv = lambda r: int(r.data.decode().split()[1])
     everything = csv(client.get("/sparql", query_string={"query": query, "format": "csv"}))
-    only_2024 = csv(client.get("/sparql", query_string=[("query", query), ("format", "csv"),
-                    ("default-graph-uri", "https://w3id.org/iclr-kg/graph/source/iclr2021-outstanding-papers")]))
+    only_2024 = csv(
+        client.get(
+            "/sparql",
+            query_string=[
+                ("query", query),
+                ("format", "csv"),
+                ("default-graph-uri", "https://w3id.org/iclr-kg/graph/source/iclr2021-outstanding-papers"),
+            ],
+        )
+    )
     assert 0 < only_2024 < everything
     named = "SELECT DISTINCT ?g WHERE { GRAPH ?g { paper:NzTU59SYbNq ?p ?o } }"
-    rows = client.get("/sparql", query_string=[("query", named), ("format", "csv"),
-                      ("named-graph-uri", "https://w3id.org/iclr-kg/graph/inferred")]).data.decode().split()
+    rows = (
+        client.get(
+            "/sparql",
+            query_string=[
+                ("query", named),
+                ("format", "csv"),
+                ("named-graph-uri", "https://w3id.org/iclr-kg/graph/inferred"),
+            ],
+        )
+        .data.decode()
+        .split()
+    )
     assert rows == ["g", "https://w3id.org/iclr-kg/graph/inferred"]
     bad = client.get("/sparql", query_string=[("query", query), ("default-graph-uri", "not an iri")])
     assert bad.status_code == 400
@@ -126,7 +171,9 @@ def test_default_graph_and_named_graph_parameters(client) -> None:
 def test_without_inferred_graph(client) -> None:
     query = "ASK { paper:NzTU59SYbNq schema:author person:ian-gemp }"
     with_inference = json.loads(client.get("/sparql", query_string={"query": query, "format": "json"}).data)
-    without = json.loads(client.get("/sparql", query_string={"query": query, "format": "json", "inferred": "false"}).data)
+    without = json.loads(
+        client.get("/sparql", query_string={"query": query, "format": "json", "inferred": "false"}).data
+    )
     assert with_inference["boolean"] is True and without["boolean"] is False
 
 
@@ -141,7 +188,9 @@ def test_service_description_or_endpoint_page(client) -> None:
 def test_cors(client) -> None:
     response = client.get("/sparql", query_string={"query": SELECT})
     assert response.headers["Access-Control-Allow-Origin"] == "*"
-    preflight = client.options("/sparql", headers={"Origin": "https://yasgui.org", "Access-Control-Request-Method": "POST"})
+    preflight = client.options(
+        "/sparql", headers={"Origin": "https://yasgui.org", "Access-Control-Request-Method": "POST"}
+    )
     assert preflight.status_code == 204 and "POST" in preflight.headers["Access-Control-Allow-Methods"]
     assert "Content-Type" in preflight.headers["Access-Control-Allow-Headers"]
 
@@ -163,7 +212,9 @@ def test_update_with_token(tiny_data) -> None:
     assert client.post("/update", data=update).status_code == 401
     assert client.post("/update", data=update, headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert client.post("/update", data=update, headers={"Authorization": "Bearer s3cret"}).status_code == 204
-    ask = client.get("/sparql", query_string={"query": "ASK { GRAPH ?g { <http://a> <http://b> 'c' } }", "format": "json"})
+    ask = client.get(
+        "/sparql", query_string={"query": "ASK { GRAPH ?g { <http://a> <http://b> 'c' } }", "format": "json"}
+    )
     assert json.loads(ask.data)["boolean"] is True
     bad = client.post("/update", data={"update": "INSERT nonsense"}, headers={"Authorization": "Bearer s3cret"})
     assert bad.status_code == 400

@@ -39,8 +39,9 @@ PAPER = "https://w3id.org/iclr-kg/resource/paper/PxTIG12RRHS"
 RES = config.RESOURCE_BASE
 
 
-def http(url: str, data: bytes | None = None, headers: dict | None = None, method: str | None = None,
-         timeout: float = 30) -> tuple[int, bytes]:
+def http(
+    url: str, data: bytes | None = None, headers: dict | None = None, method: str | None = None, timeout: float = 30
+) -> tuple[int, bytes]:
     request = urllib.request.Request(url, data=data, headers=headers or {}, method=method)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
@@ -66,10 +67,20 @@ def update_server(tiny_data) -> Iterator[tuple[str, Settings, subprocess.Popen]]
     settings = tiny_data()
     build(settings)
     port = free_port()
-    env = {**os.environ, "ICLR_KG_UPDATE_TOKEN": TOKEN, "ICLR_KG_QUERY_WORKERS": "2",
-           "ICLR_KG_DATA_DIR": str(settings.data_dir), "ICLR_KG_ONTOLOGY_DIR": str(settings.ontology_dir)}
-    process = subprocess.Popen([CLI, "serve", "--store", str(settings.store), "--port", str(port)], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    env = {
+        **os.environ,
+        "ICLR_KG_UPDATE_TOKEN": TOKEN,
+        "ICLR_KG_QUERY_WORKERS": "2",
+        "ICLR_KG_DATA_DIR": str(settings.data_dir),
+        "ICLR_KG_ONTOLOGY_DIR": str(settings.ontology_dir),
+    }
+    process = subprocess.Popen(
+        [CLI, "serve", "--store", str(settings.store), "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         wait_for(base + "/health")
@@ -82,8 +93,10 @@ def update_server(tiny_data) -> Iterator[tuple[str, Settings, subprocess.Popen]]
 
 def authorship(number: int, person: str = "ben-poole") -> str:
     node = f"<{RES}authorship/test-{number}>"
-    return (f"<{PAPER}> iclr:hasAuthorship {node} . {node} a iclr:Authorship ; "
-            f"iclr:authorshipBy <{RES}person/{person}> ; iclr:position {number} .")
+    return (
+        f"<{PAPER}> iclr:hasAuthorship {node} . {node} a iclr:Authorship ; "
+        f"iclr:authorshipBy <{RES}person/{person}> ; iclr:position {number} ."
+    )
 
 
 # --- 1. the default server: one writer, every process sees each update, no crash ----------------
@@ -103,21 +116,31 @@ def test_concurrent_updates_and_queries_on_the_default_server(update_server) -> 
     def reader() -> None:
         for _ in range(15):
             for _attempt in range(50):  # a 503 with Retry-After is admission control: wait and retry
-                status, body = http(f"{base}/sparql?" + urllib.parse.urlencode({"query": "SELECT (COUNT(*) AS ?n) WHERE { ?s <urn:p> ?o }", "format": "json"}))
+                status, body = http(
+                    f"{base}/sparql?"
+                    + urllib.parse.urlencode(
+                        {"query": "SELECT (COUNT(*) AS ?n) WHERE { ?s <urn:p> ?o }", "format": "json"}
+                    )
+                )
                 if status != 503:
                     break
                 time.sleep(0.1)
             if status != 200:
                 failures.append((status, body))
 
-    threads = [threading.Thread(target=writer, args=(k,)) for k in range(3)] + [threading.Thread(target=reader) for _ in range(4)]
+    threads = [threading.Thread(target=writer, args=(k,)) for k in range(3)] + [
+        threading.Thread(target=reader) for _ in range(4)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     assert failures == []
     for _ in range(8):  # on every web process and query worker: each request sees all 15
-        status, body = http(f"{base}/sparql?" + urllib.parse.urlencode({"query": "SELECT (COUNT(*) AS ?n) WHERE { ?s <urn:p> ?o }", "format": "json"}))
+        status, body = http(
+            f"{base}/sparql?"
+            + urllib.parse.urlencode({"query": "SELECT (COUNT(*) AS ?n) WHERE { ?s <urn:p> ?o }", "format": "json"})
+        )
         assert status == 200 and json.loads(body)["results"]["bindings"][0]["n"]["value"] == "15"
     assert http(base + "/health")[0] == 200
     assert [e.id for e in Journal(settings.store).entries()] == list(range(1, 16))
@@ -140,11 +163,19 @@ def test_updates_outlive_builds_until_dropped(tiny_data, tmp_path: Path) -> None
     build(settings)  # from data/, then the journal replayed
     assert bool(open_read_only(settings.store).query(query, prefixes=config.QUERY_PREFIXES))
     exported = tmp_path / "journal.ru"
-    done = subprocess.run([CLI, "updates", "export", "--store", str(settings.store), "-o", str(exported)],
-                          capture_output=True, text=True, check=True)
-    listed = subprocess.run([CLI, "updates", "list", "--store", str(settings.store)], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [CLI, "updates", "export", "--store", str(settings.store), "-o", str(exported)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    listed = subprocess.run(
+        [CLI, "updates", "list", "--store", str(settings.store)], capture_output=True, text=True, check=True
+    )
     assert listed.stdout.count("\n") == 2 and "2 journaled" in listed.stderr and done.returncode == 0
-    dropped = subprocess.run([CLI, "updates", "drop", "--all", "--store", str(settings.store)], capture_output=True, text=True, check=False)
+    dropped = subprocess.run(
+        [CLI, "updates", "drop", "--all", "--store", str(settings.store)], capture_output=True, text=True, check=False
+    )
     assert dropped.returncode == 0 and "dropped 2" in dropped.stdout
     build(settings)
     assert not bool(open_read_only(settings.store).query(query, prefixes=config.QUERY_PREFIXES))
@@ -156,7 +187,9 @@ def test_updates_outlive_builds_until_dropped(tiny_data, tmp_path: Path) -> None
 def test_dropping_an_unknown_entry_is_one_line(tiny_data) -> None:
     settings = tiny_data()
     build(settings)
-    done = subprocess.run([CLI, "updates", "drop", "42", "--store", str(settings.store)], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [CLI, "updates", "drop", "42", "--store", str(settings.store)], capture_output=True, text=True, check=False
+    )
     assert done.returncode == 1 and done.stderr.startswith("error: no journaled update 42")
 
 
@@ -181,10 +214,16 @@ def test_kill_9_loses_no_acknowledged_update(tiny_data, delay: float) -> None:
     acknowledged = [int(line) for line in out.split()]
     assert acknowledged, "the writer acknowledged nothing before the kill; raise the delay"
     apply(settings.store, "INSERT DATA { <urn:after> <urn:v> 0 }")  # the next writer recovers first
-    stored = {int(row["o"].value) for row in open_read_only(settings.store).query("SELECT ?o WHERE { GRAPH <urn:k> { ?s <urn:v> ?o } }")}
+    stored = {
+        int(row["o"].value)
+        for row in open_read_only(settings.store).query("SELECT ?o WHERE { GRAPH <urn:k> { ?s <urn:v> ?o } }")
+    }
     assert set(acknowledged) <= stored
     build(settings)  # and a build replays the same
-    rebuilt = {int(row["o"].value) for row in open_read_only(settings.store).query("SELECT ?o WHERE { GRAPH <urn:k> { ?s <urn:v> ?o } }")}
+    rebuilt = {
+        int(row["o"].value)
+        for row in open_read_only(settings.store).query("SELECT ?o WHERE { GRAPH <urn:k> { ?s <urn:v> ?o } }")
+    }
     assert rebuilt == stored
     assert all((p / "CURRENT").exists() for p in (settings.store / "generations").iterdir() if p.is_dir())
 
@@ -210,8 +249,12 @@ def test_an_update_may_not_add_to_the_inferred_graph(update_server) -> None:
 
 
 PEOPLE = ["yang-song", "ben-poole", "new-1", "new-2"]
-step = st.tuples(st.sampled_from(["insert", "delete"]), st.integers(1, 4), st.sampled_from(PEOPLE),
-                 st.sampled_from(["urn:g1", "urn:g2", "default"]))
+step = st.tuples(
+    st.sampled_from(["insert", "delete"]),
+    st.integers(1, 4),
+    st.sampled_from(PEOPLE),
+    st.sampled_from(["urn:g1", "urn:g2", "default"]),
+)
 
 
 @hypothesis_settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -257,19 +300,38 @@ def test_a_bad_update_writes_nothing(tiny_data) -> None:
 def test_protocol_details_of_updates(update_server) -> None:
     base, _, _ = update_server
     # relative IRIs resolve against the endpoint's URL, in queries and updates
-    status, body = http(f"{base}/sparql?" + urllib.parse.urlencode({"query": "CONSTRUCT { <s> <p> 1 } WHERE {}", "format": "ntriples"}))
+    status, body = http(
+        f"{base}/sparql?" + urllib.parse.urlencode({"query": "CONSTRUCT { <s> <p> 1 } WHERE {}", "format": "ntriples"})
+    )
     assert status == 200 and f"<{base}/s>".encode() in body
     assert post_update(base, "INSERT DATA { GRAPH <urn:base> { <urn:s> <urn:p> <rel> } }")[0] == 204
     assert ask(base, f"ASK {{ GRAPH <urn:base> {{ <urn:s> <urn:p> <{base}/rel> }} }}")
     # using-graph-uri sets the WHERE's dataset
-    assert post_update(base, "INSERT DATA { GRAPH <urn:u1> { <urn:a> a <urn:C> } GRAPH <urn:u2> { <urn:b> a <urn:C> } }")[0] == 204
-    assert post_update(base, "INSERT { GRAPH <urn:out> { ?s a <urn:D> } } WHERE { ?s a <urn:C> }", **{"using-graph-uri": "urn:u1"})[0] == 204
-    assert ask(base, "ASK { GRAPH <urn:out> { <urn:a> a <urn:D> } }") and not ask(base, "ASK { GRAPH <urn:out> { <urn:b> a <urn:D> } }")
+    assert (
+        post_update(base, "INSERT DATA { GRAPH <urn:u1> { <urn:a> a <urn:C> } GRAPH <urn:u2> { <urn:b> a <urn:C> } }")[
+            0
+        ]
+        == 204
+    )
+    assert (
+        post_update(
+            base, "INSERT { GRAPH <urn:out> { ?s a <urn:D> } } WHERE { ?s a <urn:C> }", **{"using-graph-uri": "urn:u1"}
+        )[0]
+        == 204
+    )
+    assert ask(base, "ASK { GRAPH <urn:out> { <urn:a> a <urn:D> } }") and not ask(
+        base, "ASK { GRAPH <urn:out> { <urn:b> a <urn:D> } }"
+    )
     # two updates in one request, and a dataset given twice, are 400
-    status, _ = http(f"{base}/update", urllib.parse.urlencode([("update", "CLEAR SILENT GRAPH <urn:x>")] * 2).encode(),
-                     {**AUTH, "Content-Type": "application/x-www-form-urlencoded"})
+    status, _ = http(
+        f"{base}/update",
+        urllib.parse.urlencode([("update", "CLEAR SILENT GRAPH <urn:x>")] * 2).encode(),
+        {**AUTH, "Content-Type": "application/x-www-form-urlencoded"},
+    )
     assert status == 400
-    status, body = post_update(base, "WITH <urn:u1> DELETE { ?s a <urn:C> } WHERE { ?s a <urn:C> }", **{"using-named-graph-uri": "urn:u2"})
+    status, body = post_update(
+        base, "WITH <urn:u1> DELETE { ?s a <urn:C> } WHERE { ?s a <urn:C> }", **{"using-named-graph-uri": "urn:u2"}
+    )
     assert status == 400 and b"only one way" in body
 
 
@@ -283,7 +345,10 @@ def test_clearing_then_reinserting_the_same_triples_keeps_them(tiny_data) -> Non
     store = open_read_only(settings.store)
     assert bool(store.query("ASK { GRAPH <urn:g> { <urn:a> <urn:b> <urn:c> } }"))
     assert bool(store.query("ASK { <urn:a> <urn:b> <urn:c> }"))  # and in the default graph, the union
-    apply(settings.store, "PREFIX x: <urn:x:> DELETE DATA { <urn:a> <urn:b> <urn:c> } ; INSERT DATA { GRAPH <urn:h> { x:a x:b x:c } }")
+    apply(
+        settings.store,
+        "PREFIX x: <urn:x:> DELETE DATA { <urn:a> <urn:b> <urn:c> } ; INSERT DATA { GRAPH <urn:h> { x:a x:b x:c } }",
+    )
     store = open_read_only(settings.store)
     assert not bool(store.query("ASK { GRAPH ?g { <urn:a> <urn:b> <urn:c> } }"))
     assert bool(store.query("ASK { GRAPH <urn:h> { <urn:x:a> <urn:x:b> <urn:x:c> } }"))  # the prefix carried over

@@ -27,8 +27,12 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     publish(store, [])  # an empty store: the tests bring their own graphs
     port = free_port()
     env = {**os.environ, "ICLR_KG_UPDATE_TOKEN": TOKEN}
-    process = subprocess.Popen([str(Path(sys.executable).with_name("iclr-kg")), "serve", "--store", str(store),
-                                "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [str(Path(sys.executable).with_name("iclr-kg")), "serve", "--store", str(store), "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_for(f"http://127.0.0.1:{port}/health")
         results = w3c.run_all(f"http://127.0.0.1:{port}", TOKEN)

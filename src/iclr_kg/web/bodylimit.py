@@ -35,8 +35,10 @@ class BodyLimit:
 
     def _too_large(self, start_response: Callable[..., Any]) -> Iterable[bytes]:
         message = f"the request body is larger than {self.limit} bytes\n".encode()
-        start_response("413 Content Too Large", [("Content-Type", "text/plain; charset=utf-8"),
-                                                 ("Content-Length", str(len(message)))])
+        start_response(
+            "413 Content Too Large",
+            [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(message)))],
+        )
         return [message]
 
 

@@ -100,8 +100,12 @@ class ResponseMemo:
         self.memo = ResultCache(budget_bytes)
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        if (environ.get("REQUEST_METHOD") != "GET" or environ.get("PATH_INFO") != "/sparql"
-                or "HTTP_IF_NONE_MATCH" in environ or not environ.get("QUERY_STRING")):
+        if (
+            environ.get("REQUEST_METHOD") != "GET"
+            or environ.get("PATH_INFO") != "/sparql"
+            or "HTTP_IF_NONE_MATCH" in environ
+            or not environ.get("QUERY_STRING")
+        ):
             return self.app(environ, start_response)  # type: ignore[no-any-return]
         try:
             key = (str(self.generation_key()), environ["QUERY_STRING"], environ.get("HTTP_ACCEPT", ""))

@@ -24,9 +24,9 @@ class Cell:
 def local_path(iri: str) -> str | None:
     """The path of our own page for an IRI of ours (resource or ontology term), else None."""
     if iri.startswith(config.RESOURCE_BASE):
-        return "/resource/" + iri[len(config.RESOURCE_BASE):]
+        return "/resource/" + iri[len(config.RESOURCE_BASE) :]
     if iri.startswith(config.ONTOLOGY_NS):
-        return url_for("resources.ontology") + "#" + iri[len(config.ONTOLOGY_NS):]
+        return url_for("resources.ontology") + "#" + iri[len(config.ONTOLOGY_NS) :]
     return None
 
 
@@ -37,7 +37,7 @@ def short(iri: str) -> str:
         if iri.startswith(namespace) and len(namespace) > len(config.EXPORT_PREFIXES.get(best, "")):
             best = prefix
     if best:
-        return f"{best}:{iri[len(config.EXPORT_PREFIXES[best]):]}"
+        return f"{best}:{iri[len(config.EXPORT_PREFIXES[best]) :]}"
     return iri
 
 

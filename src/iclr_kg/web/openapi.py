@@ -14,71 +14,175 @@ TEXT = {"text/plain": {"schema": {"type": "string"}}}
 HTML = {"text/html": {"schema": {"type": "string"}}}
 RESULTS = {f.media_type: {"schema": {}} for f in RESULT_FORMATS.values()}
 RDF = {f.media_type: {"schema": {}} for f in RDF_FORMATS.values()}
-FORMAT = {"name": "format", "in": "query", "required": False, "schema": {"type": "string"},
-          "description": "Output format, overriding Accept: json, xml, csv, tsv, turtle, ntriples, nquads, trig, jsonld, rdfxml (and the aliases SPARQL clients send)."}
+FORMAT = {
+    "name": "format",
+    "in": "query",
+    "required": False,
+    "schema": {"type": "string"},
+    "description": "Output format, overriding Accept: json, xml, csv, tsv, turtle, ntriples, nquads, trig, jsonld, rdfxml (and the aliases SPARQL clients send).",
+}
 ERRORS = {
-    "400": {"description": "Bad request: syntax error (the parser's message), bad parameter, update on the query endpoint, SERVICE not allowed", "content": TEXT},
+    "400": {
+        "description": "Bad request: syntax error (the parser's message), bad parameter, update on the query endpoint, SERVICE not allowed",
+        "content": TEXT,
+    },
     "406": {"description": "No acceptable output format", "content": TEXT},
     "413": {"description": "Query or body too large", "content": TEXT},
     "415": {"description": "Unsupported request body type", "content": TEXT},
     "503": {"description": "Query stopped at its time limit, or all query workers busy", "content": {**TEXT, **HTML}},
 }
 QUERY_PARAMS = [
-    {"name": "query", "in": "query", "required": False, "schema": {"type": "string"}, "description": "A SPARQL 1.1 query."},
+    {
+        "name": "query",
+        "in": "query",
+        "required": False,
+        "schema": {"type": "string"},
+        "description": "A SPARQL 1.1 query.",
+    },
     FORMAT,
     {"name": "default-graph-uri", "in": "query", "required": False, "schema": {"type": "string"}},
     {"name": "named-graph-uri", "in": "query", "required": False, "schema": {"type": "string"}},
-    {"name": "inferred", "in": "query", "required": False, "schema": {"type": "string", "enum": ["true", "false"]},
-     "description": "false leaves the inferred graph out of the default graph."},
-    {"name": "timeout", "in": "query", "required": False, "schema": {"type": "string"},
-     "description": "A lower time limit in seconds than the configured one."},
+    {
+        "name": "inferred",
+        "in": "query",
+        "required": False,
+        "schema": {"type": "string", "enum": ["true", "false"]},
+        "description": "false leaves the inferred graph out of the default graph.",
+    },
+    {
+        "name": "timeout",
+        "in": "query",
+        "required": False,
+        "schema": {"type": "string"},
+        "description": "A lower time limit in seconds than the configured one.",
+    },
 ]
 
 
 def spec() -> dict[str, Any]:
     return {
         "openapi": "3.0.3",
-        "info": {"title": "iclr-kg", "version": "1.0.0",
-                 "description": "SPARQL endpoint and Linked Data pages of the ICLR knowledge graph."},
+        "info": {
+            "title": "iclr-kg",
+            "version": "1.0.0",
+            "description": "SPARQL endpoint and Linked Data pages of the ICLR knowledge graph.",
+        },
         "paths": {
             "/sparql": {
-                "get": {"summary": "SPARQL 1.1 Protocol query (no query: service description or the query page)",
-                        "parameters": QUERY_PARAMS,
-                        "responses": {"200": {"description": "Results", "content": {**RESULTS, **RDF}},
-                                      "302": {"description": "Browsers go to the query page"}, **ERRORS}},
-                "post": {"summary": "SPARQL 1.1 Protocol query by POST",
-                         "parameters": QUERY_PARAMS[1:],
-                         "requestBody": {"content": {
-                             "application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": {"query": {"type": "string"}}}},
-                             "application/sparql-query": {"schema": {"type": "string"}}}},
-                         "responses": {"200": {"description": "Results", "content": {**RESULTS, **RDF}}, **ERRORS}},
+                "get": {
+                    "summary": "SPARQL 1.1 Protocol query (no query: service description or the query page)",
+                    "parameters": QUERY_PARAMS,
+                    "responses": {
+                        "200": {"description": "Results", "content": {**RESULTS, **RDF}},
+                        "302": {"description": "Browsers go to the query page"},
+                        **ERRORS,
+                    },
+                },
+                "post": {
+                    "summary": "SPARQL 1.1 Protocol query by POST",
+                    "parameters": QUERY_PARAMS[1:],
+                    "requestBody": {
+                        "content": {
+                            "application/x-www-form-urlencoded": {
+                                "schema": {"type": "object", "properties": {"query": {"type": "string"}}}
+                            },
+                            "application/sparql-query": {"schema": {"type": "string"}},
+                        }
+                    },
+                    "responses": {"200": {"description": "Results", "content": {**RESULTS, **RDF}}, **ERRORS},
+                },
             },
-            "/queries": {"get": {"summary": "The saved queries", "parameters": [FORMAT],
-                                 "responses": {"200": {"description": "List", "content": {**HTML, "application/json": {"schema": {"type": "array"}}}}}}},
-            "/queries/{name}": {"get": {
-                "summary": "Run a saved query (parameters by name in the query string)",
-                "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}, FORMAT,
-                               {"name": "timeout", "in": "query", "required": False, "schema": {"type": "string"}}],
-                "responses": {"200": {"description": "Results", "content": {**HTML, **RESULTS, **RDF}},
-                              "404": {"description": "No such saved query", "content": HTML}, **ERRORS}}},
-            "/resource/{kind}/{key}": {"get": {
-                "summary": "An entity: HTML page or RDF by Accept",
-                "parameters": [{"name": "kind", "in": "path", "required": True, "schema": {"type": "string"}},
-                               {"name": "key", "in": "path", "required": True, "schema": {"type": "string"}}, FORMAT],
-                "responses": {"200": {"description": "The entity", "content": {**HTML, **RDF}},
-                              "404": {"description": "Unknown entity", "content": HTML}, **ERRORS}}},
-            "/ontology": {"get": {"summary": "The ontology: HTML documentation or RDF", "parameters": [FORMAT],
-                                  "responses": {"200": {"description": "Ontology", "content": {**HTML, **RDF}}, **ERRORS}}},
-            "/data": {"get": {
-                "summary": "Graph Store Protocol, read only",
-                "parameters": [{"name": "graph", "in": "query", "required": False, "schema": {"type": "string"}},
-                               {"name": "default", "in": "query", "required": False, "allowEmptyValue": True, "schema": {"type": "string"}}, FORMAT],
-                "responses": {"200": {"description": "The graph", "content": RDF},
-                              "404": {"description": "No such graph", "content": TEXT}, **ERRORS}}},
-            "/health": {"get": {"summary": "Status", "responses": {
-                "200": {"description": "Store open", "content": {"application/json": {"schema": {"type": "object"}}}},
-                "503": {"description": "No store", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
-            "/stats": {"get": {"summary": "Counts per graph and class", "responses": {"200": {"description": "Page", "content": HTML}}}},
+            "/queries": {
+                "get": {
+                    "summary": "The saved queries",
+                    "parameters": [FORMAT],
+                    "responses": {
+                        "200": {
+                            "description": "List",
+                            "content": {**HTML, "application/json": {"schema": {"type": "array"}}},
+                        }
+                    },
+                }
+            },
+            "/queries/{name}": {
+                "get": {
+                    "summary": "Run a saved query (parameters by name in the query string)",
+                    "parameters": [
+                        {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}},
+                        FORMAT,
+                        {"name": "timeout", "in": "query", "required": False, "schema": {"type": "string"}},
+                    ],
+                    "responses": {
+                        "200": {"description": "Results", "content": {**HTML, **RESULTS, **RDF}},
+                        "404": {"description": "No such saved query", "content": HTML},
+                        **ERRORS,
+                    },
+                }
+            },
+            "/resource/{kind}/{key}": {
+                "get": {
+                    "summary": "An entity: HTML page or RDF by Accept",
+                    "parameters": [
+                        {"name": "kind", "in": "path", "required": True, "schema": {"type": "string"}},
+                        {"name": "key", "in": "path", "required": True, "schema": {"type": "string"}},
+                        FORMAT,
+                    ],
+                    "responses": {
+                        "200": {"description": "The entity", "content": {**HTML, **RDF}},
+                        "404": {"description": "Unknown entity", "content": HTML},
+                        **ERRORS,
+                    },
+                }
+            },
+            "/ontology": {
+                "get": {
+                    "summary": "The ontology: HTML documentation or RDF",
+                    "parameters": [FORMAT],
+                    "responses": {"200": {"description": "Ontology", "content": {**HTML, **RDF}}, **ERRORS},
+                }
+            },
+            "/data": {
+                "get": {
+                    "summary": "Graph Store Protocol, read only",
+                    "parameters": [
+                        {"name": "graph", "in": "query", "required": False, "schema": {"type": "string"}},
+                        {
+                            "name": "default",
+                            "in": "query",
+                            "required": False,
+                            "allowEmptyValue": True,
+                            "schema": {"type": "string"},
+                        },
+                        FORMAT,
+                    ],
+                    "responses": {
+                        "200": {"description": "The graph", "content": RDF},
+                        "404": {"description": "No such graph", "content": TEXT},
+                        **ERRORS,
+                    },
+                }
+            },
+            "/health": {
+                "get": {
+                    "summary": "Status",
+                    "responses": {
+                        "200": {
+                            "description": "Store open",
+                            "content": {"application/json": {"schema": {"type": "object"}}},
+                        },
+                        "503": {
+                            "description": "No store",
+                            "content": {"application/json": {"schema": {"type": "object"}}},
+                        },
+                    },
+                }
+            },
+            "/stats": {
+                "get": {
+                    "summary": "Counts per graph and class",
+                    "responses": {"200": {"description": "Page", "content": HTML}},
+                }
+            },
         },
     }
 

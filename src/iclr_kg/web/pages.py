@@ -9,22 +9,27 @@ from flask import Blueprint, Response, abort, jsonify, redirect, render_template
 from .. import config
 from ..errors import QueryError
 from ..formats import RDF_FORMATS, RESULT_FORMATS
+from ..pool import UNAVAILABLE, EvaluationFailed
 from ..saved import NAME
 from ..store import STATS_CLASSES, STATS_GRAPHS
-from ..pool import UNAVAILABLE, EvaluationFailed
 from .html import HTML_ROW_LIMIT, rows_table
 from .sparql import evaluation_failed, run_saved, start_query, state
 
 blueprint = Blueprint("pages", __name__)
 
-PREFIX_BLOCK = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in config.PREFIXES.items() if p in ("iclr", "schema", "rdfs", "skos"))
-EXAMPLE = PREFIX_BLOCK + """
+PREFIX_BLOCK = "".join(
+    f"PREFIX {p}: <{ns}>\n" for p, ns in config.PREFIXES.items() if p in ("iclr", "schema", "rdfs", "skos")
+)
+EXAMPLE = (
+    PREFIX_BLOCK
+    + """
 SELECT ?paper ?title ?award WHERE {
   ?paper iclr:receivedAward/iclr:name ?award ; iclr:title ?title .
 }
 ORDER BY ?award ?title
 LIMIT 20
 """
+)
 
 
 def wants_html() -> bool:
@@ -48,18 +53,24 @@ def download_links(text: str, saved: str | None, values: dict[str, str], include
     return link
 
 
-def result_page(template: str, text: str, substitutions: dict | None = None, **context: object) -> str | tuple[str, int]:
+def result_page(
+    template: str, text: str, substitutions: dict | None = None, **context: object
+) -> str | tuple[str, int]:
     """Run `text` and render it as a table in `template`; a bad query shows the parser's message."""
     include_inferred = request.args.get("inferred", "true") != "false"
     saved = context.get("saved")
     context["download"] = download_links(
-        text, saved.name if hasattr(saved, "name") else None, context.get("values", {}), include_inferred  # type: ignore[arg-type]
+        text,
+        saved.name if hasattr(saved, "name") else None,
+        context.get("values", {}),
+        include_inferred,  # type: ignore[arg-type]
     )
     started = time.perf_counter()
     try:
         running = start_query(text, substitutions, row_limit=HTML_ROW_LIMIT)
-        return render_template(template, query=text, table=rows_table(running.rows or {}, started),
-                               inferred=include_inferred, **context)
+        return render_template(
+            template, query=text, table=rows_table(running.rows or {}, started), inferred=include_inferred, **context
+        )
     except UNAVAILABLE as exc:
         return render_template(template, query=text, error=str(exc), inferred=include_inferred, **context), 503
     except EvaluationFailed as exc:
@@ -81,13 +92,22 @@ def index() -> str | tuple[str, int]:
 @blueprint.route("/queries")
 def queries() -> Response | str:
     saved = state().saved
-    if request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json" or request.args.get("format") == "json":
-        return jsonify([
-            {"name": q.name, "title": q.title, "description": q.description,
-             "params": [{"name": p.name, "kind": p.kind, "default": p.default} for p in q.params],
-             "url": f"/queries/{q.name}"}
-            for q in saved.values()
-        ])
+    if (
+        request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json"
+        or request.args.get("format") == "json"
+    ):
+        return jsonify(
+            [
+                {
+                    "name": q.name,
+                    "title": q.title,
+                    "description": q.description,
+                    "params": [{"name": p.name, "kind": p.kind, "default": p.default} for p in q.params],
+                    "url": f"/queries/{q.name}",
+                }
+                for q in saved.values()
+            ]
+        )
     return render_template("queries.html", saved=saved)
 
 
@@ -102,10 +122,23 @@ def saved_query(name: str) -> Response | str | tuple[str, int]:
     try:
         substitutions = saved.substitutions(values)
     except QueryError as exc:
-        return render_template("saved.html", saved=saved, query=saved.text, error=str(exc), values=values,
-                               formats=list(RESULT_FORMATS) + list(RDF_FORMATS), inferred=True), 400
-    return result_page("saved.html", saved.text, substitutions, saved=saved, values=values,
-                       formats=list(RESULT_FORMATS) + list(RDF_FORMATS))
+        return render_template(
+            "saved.html",
+            saved=saved,
+            query=saved.text,
+            error=str(exc),
+            values=values,
+            formats=list(RESULT_FORMATS) + list(RDF_FORMATS),
+            inferred=True,
+        ), 400
+    return result_page(
+        "saved.html",
+        saved.text,
+        substitutions,
+        saved=saved,
+        values=values,
+        formats=list(RESULT_FORMATS) + list(RDF_FORMATS),
+    )
 
 
 HEALTH_QUERY = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"
@@ -128,8 +161,14 @@ def health() -> tuple[Response, int]:
         count = int(running.rows["rows"][0][0][1])  # type: ignore[index]
     except (*UNAVAILABLE, EvaluationFailed, QueryError) as exc:
         return jsonify({"status": "unavailable", "error": str(exc)}), 503
-    return jsonify({"status": "ok", "generation": state().generation, "quads": count,
-                    "seconds": round(time.perf_counter() - started, 3)}), 200
+    return jsonify(
+        {
+            "status": "ok",
+            "generation": state().generation,
+            "quads": count,
+            "seconds": round(time.perf_counter() - started, 3),
+        }
+    ), 200
 
 
 @blueprint.route("/stats")

@@ -31,8 +31,15 @@ def wants_rdf() -> bool:
     if requested_format():
         return requested_format() != "html"
     best = request.accept_mimetypes.best_match(
-        ["text/html", "text/turtle", "application/n-triples", "application/ld+json", "application/rdf+xml",
-         "application/n-quads", "application/trig"]
+        [
+            "text/html",
+            "text/turtle",
+            "application/n-triples",
+            "application/ld+json",
+            "application/rdf+xml",
+            "application/n-quads",
+            "application/trig",
+        ]
     )
     return best not in (None, "text/html")
 
@@ -80,18 +87,28 @@ def describe(store: object, iri: NamedNode) -> dict[str, object]:
         graphs_of[(p, str(o))].append(g)
         if p == NAME and label is None:
             label = o.value
+
     def asserted(p: str) -> bool:
         return any(graphs_of[(p, key)] != [config.GRAPH_INFERRED] for key in objects[p])
 
     properties = []
+
     # rdf:type first, then properties with asserted values, then the purely inferred ones
-    order = lambda x: (x != "http://www.w3.org/1999/02/22-rdf-syntax-ns#type", not asserted(x), short(x))
+    def order(x: str) -> tuple[bool, bool, str]:
+        return (x != "http://www.w3.org/1999/02/22-rdf-syntax-ns#type", not asserted(x), short(x))
+
     for p in sorted(objects, key=order):
         values = []
         for key, o in objects[p].items():
             graphs = sorted(set(graphs_of[(p, key)]))
             inferred = graphs == [config.GRAPH_INFERRED]
-            values.append({"cell": cell(o), "inferred": inferred, "sources": [short_graph(g) for g in graphs if g != config.GRAPH_INFERRED]})
+            values.append(
+                {
+                    "cell": cell(o),
+                    "inferred": inferred,
+                    "sources": [short_graph(g) for g in graphs if g != config.GRAPH_INFERRED],
+                }
+            )
         values.sort(key=lambda v: (v["inferred"], v["cell"].text))
         properties.append({"predicate": cell(NamedNode(p)), "values": values})
     incoming = []
@@ -100,13 +117,19 @@ def describe(store: object, iri: NamedNode) -> dict[str, object]:
         if len(incoming) >= INCOMING_LIMIT:
             break
     wikidata = [o for p, objs in objects.items() if p.endswith("core#exactMatch") for o in objs.values()]
-    return {"iri": iri.value, "label": label or iri.value.rsplit("/", 1)[-1], "properties": properties,
-            "incoming": incoming, "wikidata": [w.value for w in wikidata], "limit": INCOMING_LIMIT}
+    return {
+        "iri": iri.value,
+        "label": label or iri.value.rsplit("/", 1)[-1],
+        "properties": properties,
+        "incoming": incoming,
+        "wikidata": [w.value for w in wikidata],
+        "limit": INCOMING_LIMIT,
+    }
 
 
 def short_graph(graph: str) -> str:
     if graph.startswith(config.GRAPH_SOURCE_BASE):
-        return graph[len(config.GRAPH_SOURCE_BASE):]
+        return graph[len(config.GRAPH_SOURCE_BASE) :]
     return graph.rsplit("/", 1)[-1]
 
 
@@ -138,22 +161,26 @@ def ontology_terms(store: object, graph: NamedNode) -> dict[str, object]:
             for q in store.quads_for_pattern(term, None, None, graph):  # type: ignore[attr-defined]
                 facts[q.predicate.value].append(q.object)
             labels = {o.language: o.value for o in facts.get(RDFS_LABEL, []) if hasattr(o, "language")}
-            sections[section].append({
-                "name": term.value[len(config.ONTOLOGY_NS):], "iri": term.value,
-                "label": labels.get("en", ""), "label_zh": labels.get("zh", ""),
-                "comment": " ".join(o.value for o in facts.get("http://www.w3.org/2000/01/rdf-schema#comment", [])),
-                "relations": [
-                    (name, [cell(o) for o in facts.get(p, []) if isinstance(o, NamedNode)])
-                    for name, p in (
-                        ("subclass of", "http://www.w3.org/2000/01/rdf-schema#subClassOf"),
-                        ("subproperty of", "http://www.w3.org/2000/01/rdf-schema#subPropertyOf"),
-                        ("inverse of", "http://www.w3.org/2002/07/owl#inverseOf"),
-                        ("domain", "http://www.w3.org/2000/01/rdf-schema#domain"),
-                        ("range", "http://www.w3.org/2000/01/rdf-schema#range"),
-                        ("type", "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
-                    )
-                ],
-            })
+            sections[section].append(
+                {
+                    "name": term.value[len(config.ONTOLOGY_NS) :],
+                    "iri": term.value,
+                    "label": labels.get("en", ""),
+                    "label_zh": labels.get("zh", ""),
+                    "comment": " ".join(o.value for o in facts.get("http://www.w3.org/2000/01/rdf-schema#comment", [])),
+                    "relations": [
+                        (name, [cell(o) for o in facts.get(p, []) if isinstance(o, NamedNode)])
+                        for name, p in (
+                            ("subclass of", "http://www.w3.org/2000/01/rdf-schema#subClassOf"),
+                            ("subproperty of", "http://www.w3.org/2000/01/rdf-schema#subPropertyOf"),
+                            ("inverse of", "http://www.w3.org/2002/07/owl#inverseOf"),
+                            ("domain", "http://www.w3.org/2000/01/rdf-schema#domain"),
+                            ("range", "http://www.w3.org/2000/01/rdf-schema#range"),
+                            ("type", "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
+                        )
+                    ],
+                }
+            )
     for entries in sections.values():
         entries.sort(key=lambda e: str(e["name"]).lower())
     return {"sections": sections, "namespace": config.ONTOLOGY_NS}
@@ -172,10 +199,17 @@ def data() -> Response:
         if asked:
             name = RDF_ALIASES.get(asked.strip().lower())
         else:
-            name = "trig" if request.accept_mimetypes.best_match(["application/n-quads", "application/trig"]) == "application/trig" \
-                and request.accept_mimetypes["application/trig"] > request.accept_mimetypes["application/n-quads"] else "nquads"
+            name = (
+                "trig"
+                if request.accept_mimetypes.best_match(["application/n-quads", "application/trig"])
+                == "application/trig"
+                and request.accept_mimetypes["application/trig"] > request.accept_mimetypes["application/n-quads"]
+                else "nquads"
+            )
         if name not in ("nquads", "trig"):
-            return text_error(400, "give ?default or ?graph=IRI for a single graph; every named graph needs N-Quads or TriG")
+            return text_error(
+                400, "give ?default or ?graph=IRI for a single graph; every named graph needs N-Quads or TriG"
+            )
 
         def every_quad() -> Iterable[Any]:
             named = list(store.named_graphs())

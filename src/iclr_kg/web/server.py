@@ -61,12 +61,27 @@ class RequestTimeoutServer(TcpWSGIServer):  # type: ignore[misc]
                 channel.will_close = True  # the loop closes it on its next pass
 
 
-def make_server(app: Any, sock: socket.socket | None, threads: int, request_timeout: float, host: str = "127.0.0.1",
-                port: int = 0, socket_map: dict[int, Any] | None = None) -> RequestTimeoutServer:
+def make_server(
+    app: Any,
+    sock: socket.socket | None,
+    threads: int,
+    request_timeout: float,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    socket_map: dict[int, Any] | None = None,
+) -> RequestTimeoutServer:
     """A waitress server for `app` on an already listening socket (gunicorn's) or on host:port."""
-    adjustments = Adjustments(host=host, port=port, threads=threads, ident="iclr-kg", channel_timeout=IDLE_TIMEOUT,
-                              cleanup_interval=CHECK_INTERVAL, connection_limit=CONNECTION_LIMIT,
-                              clear_untrusted_proxy_headers=True, asyncore_use_poll=True)
+    adjustments = Adjustments(
+        host=host,
+        port=port,
+        threads=threads,
+        ident="iclr-kg",
+        channel_timeout=IDLE_TIMEOUT,
+        cleanup_interval=CHECK_INTERVAL,
+        connection_limit=CONNECTION_LIMIT,
+        clear_untrusted_proxy_headers=True,
+        asyncore_use_poll=True,
+    )
     dispatcher = ThreadedTaskDispatcher()
     dispatcher.set_thread_count(threads)
     socket_map = {} if socket_map is None else socket_map
@@ -74,8 +89,9 @@ def make_server(app: Any, sock: socket.socket | None, threads: int, request_time
         server = RequestTimeoutServer(app, socket_map, dispatcher=dispatcher, adj=adjustments)
     else:
         sockinfo = (sock.family, sock.type, sock.proto, sock.getsockname())
-        server = RequestTimeoutServer(app, socket_map, _sock=sock, dispatcher=dispatcher, adj=adjustments,
-                                      bind_socket=False, sockinfo=sockinfo)
+        server = RequestTimeoutServer(
+            app, socket_map, _sock=sock, dispatcher=dispatcher, adj=adjustments, bind_socket=False, sockinfo=sockinfo
+        )
     server.request_timeout = request_timeout
     return server
 
@@ -95,9 +111,10 @@ def gunicorn_worker_class(request_timeout: float) -> type:
 
         def run(self) -> None:
             socket_map: dict[int, Any] = {}
-            servers = [make_server(self.wsgi, listener.sock, self.cfg.threads, request_timeout,
-                                   socket_map=socket_map)
-                       for listener in self.sockets]
+            servers = [
+                make_server(self.wsgi, listener.sock, self.cfg.threads, request_timeout, socket_map=socket_map)
+                for listener in self.sockets
+            ]
             beat = 0.0
             while self.alive and self.ppid == os.getppid():  # stop on SIGTERM, or when the arbiter is gone
                 wasyncore.loop(timeout=1.0, map=socket_map, use_poll=True, count=1)

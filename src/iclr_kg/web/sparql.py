@@ -147,9 +147,14 @@ def query_request(text: str, substitutions: dict | None = None, row_limit: int |
 _CLIENT = object()
 
 
-def start_query(text: str, substitutions: dict | None = None, row_limit: int | None = None,
-                prepared: QueryRequest | None = None, timeout: float | None = None,
-                client: object = _CLIENT) -> RunningQuery | InProcessQuery:
+def start_query(
+    text: str,
+    substitutions: dict | None = None,
+    row_limit: int | None = None,
+    prepared: QueryRequest | None = None,
+    timeout: float | None = None,
+    client: object = _CLIENT,
+) -> RunningQuery | InProcessQuery:
     """Hand the query to a worker process under the time limit (in-process if workers = 0).
 
     `client` is who counts against the per-client share of workers: the remote address, or None
@@ -177,10 +182,16 @@ def result_response(body: Iterable[bytes] | bytes, media_type: str) -> Response:
 
 def cache_key(query: QueryRequest) -> tuple:
     """Everything the bytes of a result depend on: the store generation and the request."""
-    return (str(state().generation_key()), query.text, query.include_inferred,
-            None if query.default_graph is None else tuple(query.default_graph),
-            None if query.named_graphs is None else tuple(query.named_graphs),
-            tuple(sorted(query.substitutions.items())), tuple(sorted((query.formats or {}).items(), key=str)), query.base)
+    return (
+        str(state().generation_key()),
+        query.text,
+        query.include_inferred,
+        None if query.default_graph is None else tuple(query.default_graph),
+        None if query.named_graphs is None else tuple(query.named_graphs),
+        tuple(sorted(query.substitutions.items())),
+        tuple(sorted((query.formats or {}).items(), key=str)),
+        query.base,
+    )
 
 
 def execute(text: str, *, substitutions: dict | None = None) -> Response:
@@ -249,9 +260,13 @@ def sparql() -> Response:
     except QueryError as exc:
         return text_error(400, str(exc))
     if request.method == "POST" and request.mimetype not in (
-        "application/sparql-query", "application/x-www-form-urlencoded", "multipart/form-data",
+        "application/sparql-query",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data",
     ):
-        return text_error(415, "POST a query as application/sparql-query or as a form (application/x-www-form-urlencoded)")
+        return text_error(
+            415, "POST a query as application/sparql-query or as a form (application/x-www-form-urlencoded)"
+        )
     if text is None:
         if request.method == "POST" or request.values.get("update"):
             return text_error(400, "no query given: send it as the `query` parameter or as the request body")
@@ -261,12 +276,22 @@ def sparql() -> Response:
 
 def service_description() -> Response:
     """GET /sparql without a query: a SPARQL Service Description for RDF clients, else the page."""
-    best = request.accept_mimetypes.best_match(["text/html", "text/turtle", "application/n-triples", "application/rdf+xml", "application/ld+json"])
+    best = request.accept_mimetypes.best_match(
+        ["text/html", "text/turtle", "application/n-triples", "application/rdf+xml", "application/ld+json"]
+    )
     if best in (None, "text/html"):  # a browser: a page on how to use the endpoint
         settings = state().settings
-        return Response(render_template("endpoint.html", endpoint=request.base_url, services=settings.services,
-                                        timeout=f"{settings.query_timeout:g}", updates=bool(settings.update_token),
-                                        update_endpoint=url_for("writes.update", _external=True)), mimetype="text/html")
+        return Response(
+            render_template(
+                "endpoint.html",
+                endpoint=request.base_url,
+                services=settings.services,
+                timeout=f"{settings.query_timeout:g}",
+                updates=bool(settings.update_token),
+                update_endpoint=url_for("writes.update", _external=True),
+            ),
+            mimetype="text/html",
+        )
     endpoint = request.base_url
     turtle = f"""@prefix sd: <http://www.w3.org/ns/sparql-service-description#> .
 @prefix formats: <http://www.w3.org/ns/formats/> .
@@ -287,7 +312,11 @@ def service_description() -> Response:
     from pyoxigraph import RdfFormat, parse
 
     chosen = choose("rdf", None, request.accept_mimetypes)
-    data = serialize(parse(turtle, format=RdfFormat.TURTLE), format=chosen.rdf, prefixes={"sd": "http://www.w3.org/ns/sparql-service-description#"})
+    data = serialize(
+        parse(turtle, format=RdfFormat.TURTLE),
+        format=chosen.rdf,
+        prefixes={"sd": "http://www.w3.org/ns/sparql-service-description#"},
+    )
     return Response(data, mimetype=chosen.media_type)
 
 

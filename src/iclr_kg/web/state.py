@@ -8,11 +8,11 @@ from pathlib import Path
 from pyoxigraph import Store
 
 from ..config import Settings
-from ..saved import SavedQuery, load_saved
 from ..pool import QueryPool, default_query_memory
+from ..saved import SavedQuery, load_saved
+from ..store import current_generation, open_read_only
 from ..updates import Writer
 from .cache import ResponseMemo, ResultCache
-from ..store import current_generation, open_read_only
 
 
 class AppState:

@@ -50,8 +50,9 @@ def run_write(text: str, kind: str, base: str, success: int = 204, headers: dict
     try:
         check_nesting(text)
         check_update(text, settings.services, settings.load_sources, config.QUERY_PREFIXES)
-        state().writer.apply(settings.store, text, base=base, kind=kind, reasoner=settings.reasoner,
-                             timeout=settings.query_timeout)
+        state().writer.apply(
+            settings.store, text, base=base, kind=kind, reasoner=settings.reasoner, timeout=settings.query_timeout
+        )
     except QueryError as exc:
         return text_error(400, str(exc))
     except StoreError as exc:
@@ -127,7 +128,9 @@ def write_graph(graph_iri: str | None, created: bool = False) -> Response:
     if isinstance(graph, NamedNode):
         exists = store.contains_named_graph(graph)
     else:  # the union of all graphs; what is written to it itself lives in graph/updates
-        exists = next(iter(store.quads_for_pattern(None, None, None, NamedNode(config.GRAPH_UPDATES))), None) is not None
+        exists = (
+            next(iter(store.quads_for_pattern(None, None, None, NamedNode(config.GRAPH_UPDATES))), None) is not None
+        )
     if request.method == "DELETE":
         if not exists:
             return text_error(404, f"no graph {graph_iri or 'in the default graph'} in this store")
@@ -137,12 +140,19 @@ def write_graph(graph_iri: str | None, created: bool = False) -> Response:
     except QueryError as exc:
         return text_error(400, str(exc))
     data = serialize(triples, format=RdfFormat.N_TRIPLES).decode("utf-8") if triples else ""
-    insert = f"INSERT DATA {{ {'GRAPH <' + graph.value + '> { ' if isinstance(graph, NamedNode) else ''}{data}" \
-             f"{' }' if isinstance(graph, NamedNode) else ''} }}"
+    insert = (
+        f"INSERT DATA {{ {'GRAPH <' + graph.value + '> { ' if isinstance(graph, NamedNode) else ''}{data}"
+        f"{' }' if isinstance(graph, NamedNode) else ''} }}"
+    )
     text = f"DROP SILENT {target} ;\n{insert}" if request.method == "PUT" else insert
     status = 201 if not exists or created else 204
-    return run_write(text, "graph-store", request.base_url, success=status,
-                     headers={"Location": graph_iri} if created and graph_iri else None)
+    return run_write(
+        text,
+        "graph-store",
+        request.base_url,
+        success=status,
+        headers={"Location": graph_iri} if created and graph_iri else None,
+    )
 
 
 def read_triples(base: str) -> list:
@@ -157,7 +167,9 @@ def read_triples(base: str) -> list:
 def _parse(body: bytes, media_type: str, base: str) -> list:
     rdf_format = BODY_FORMATS.get(media_type)
     if rdf_format is None:
-        raise QueryError(f"cannot read {media_type or 'a body without a Content-Type'}; send one of {', '.join(BODY_FORMATS)}")
+        raise QueryError(
+            f"cannot read {media_type or 'a body without a Content-Type'}; send one of {', '.join(BODY_FORMATS)}"
+        )
     try:
         return [quad.triple for quad in parse(body, format=rdf_format, base_iri=base)]
     except SyntaxError as exc:
