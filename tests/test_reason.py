@@ -80,7 +80,9 @@ def test_disjoint_classes_fail_with_the_entities_named(tiny_data) -> None:
 
 
 def test_unknown_reasoner_is_refused() -> None:
-    with pytest.raises(ValueError, match="unknown reasoner"):
+    from iclr_kg.errors import SettingsError
+
+    with pytest.raises(SettingsError, match="unknown reasoner"):
         infer(rdflib.Graph(), rdflib.Graph(), reasoner="magic")
 
 

@@ -1,4 +1,35 @@
-"""One base error for everything the user can fix, each saying where to look."""
+"""Every error the user (a curator, an operator, an HTTP client) can act on, in one hierarchy.
+
+Each class says how the CLI exits (`exit_code`) and what HTTP status the web app answers
+(`http_status`), so neither is chosen anywhere else: the CLI prints one line and exits with the
+code, the web app's one error handler answers the status with the message.
+
+    IclrKgError                      exit 1, HTTP 500
+    ├── DataError                    exit 2: a curated file is wrong (file:line: field: message)
+    ├── ValidationFailed             the data violate the SHACL shapes (a readable report)
+    ├── InconsistentGraph            OWL RL reasoning found a contradiction
+    ├── UnsupportedSchema            the fast reasoner or validator cannot run this schema
+    │   ├── UnsupportedOntology        (use --reasoner owlrl)
+    │   └── UnsupportedShapes          (use --validator pyshacl)
+    ├── SettingsError                a setting (flag or ICLR_KG_*) has a value no command can use
+    ├── ImportFailed                 exit 3: an import could not fetch, or would not build
+    ├── ExternalServiceError         HTTP 502: a service we call failed us
+    │   └── WikidataError              Wikidata's API, in link-wikidata
+    ├── RequestError                 HTTP 400: the request (or the query in it) is wrong
+    │   ├── QueryError                 a query or update that does not parse or cannot run as given
+    │   ├── UnknownFormat              `format=` names no format for this kind of result
+    │   ├── NotAcceptable              HTTP 406: nothing the `Accept` header allows can be made
+    │   └── TooLarge                   HTTP 413: over a size limit
+    ├── Unavailable                  HTTP 503: not now (a limit, the store); try again later
+    │   ├── StoreError                 the store is missing, damaged, or locked by a build
+    │   │   └── UpdateTimeout            an update ran past its time limit and was stopped
+    │   ├── QueryTimeout               a query ran past its time limit and was stopped
+    │   ├── QueryMemoryExceeded        a query grew its worker past the memory limit
+    │   └── PoolBusy                   every worker is busy (sent with Retry-After)
+    └── EvaluationFailed             HTTP 500: the query parsed, then failed while running
+        ├── ServiceFailed              HTTP 502: a federated SERVICE call failed
+        └── StreamAborted              after the status was sent: the connection is cut
+"""
 
 from __future__ import annotations
 
@@ -6,9 +37,11 @@ from pathlib import Path
 
 
 class IclrKgError(Exception):
-    """An error the CLI reports as one line; `exit_code` is the process status."""
+    """An error reported as one line: `exit_code` for the CLI, `http_status` for the web."""
 
     exit_code = 1
+    http_status = 500
+    retry_after: int | None = None  # seconds, sent as Retry-After with the HTTP answer
 
 
 class DataError(IclrKgError):
@@ -25,8 +58,6 @@ class DataError(IclrKgError):
 class ValidationFailed(IclrKgError):
     """The data violates the SHACL shapes; `report` is the readable report."""
 
-    exit_code = 1
-
     def __init__(self, report: str, count: int):
         self.report, self.count = report, count
         super().__init__(f"{count} SHACL violation(s):\n{report}")
@@ -36,12 +67,20 @@ class InconsistentGraph(IclrKgError):
     """OWL RL reasoning found a contradiction (e.g. an entity in two disjoint classes)."""
 
 
-class StoreError(IclrKgError):
-    """The store is missing, corrupt, or locked by another build."""
+class UnsupportedSchema(IclrKgError):
+    """A schema construct outside what the fast engines implement; the reference engine can."""
 
 
-class QueryError(IclrKgError):
-    """A query failed to parse or run; the message is the parser's."""
+class UnsupportedOntology(UnsupportedSchema):
+    """The ontology uses a construct the fast reasoner does not implement: use `--reasoner owlrl`."""
+
+
+class UnsupportedShapes(UnsupportedSchema):
+    """The shapes use a feature the SPARQL-compiled validator does not implement: use `--validator pyshacl`."""
+
+
+class SettingsError(IclrKgError):
+    """A setting (flag or ICLR_KG_* variable) has a value no command can use."""
 
 
 class ImportFailed(IclrKgError):
@@ -50,5 +89,79 @@ class ImportFailed(IclrKgError):
     exit_code = 3
 
 
-class SettingsError(IclrKgError):
-    """A setting (flag or ICLR_KG_* variable) has a value no command can use."""
+class ExternalServiceError(IclrKgError):
+    """A service we call (Wikidata's API) failed or answered what it should not."""
+
+    http_status = 502
+
+
+class WikidataError(ExternalServiceError):
+    """Wikidata could not be reached or answered with an error; nothing was written."""
+
+
+class RequestError(IclrKgError):
+    """The request, or the query or update in it, is wrong: the client can fix it."""
+
+    http_status = 400
+
+
+class QueryError(RequestError):
+    """A query or update failed to parse or cannot run as given; the message is the parser's."""
+
+
+class UnknownFormat(RequestError):
+    """`format=` (or `output=`, `results=`) names no format for this kind of result."""
+
+
+class NotAcceptable(RequestError):
+    """No format both the client's `Accept` header and we allow."""
+
+    http_status = 406
+
+
+class TooLarge(RequestError):
+    """A query or body over its size limit."""
+
+    http_status = 413
+
+
+class Unavailable(IclrKgError):
+    """Not now: a limit was reached or the store cannot be read. Trying later may work."""
+
+    http_status = 503
+
+
+class StoreError(Unavailable):
+    """The store is missing, corrupt, or locked by another build."""
+
+
+class UpdateTimeout(StoreError):
+    """The update ran past its time limit; its process was stopped."""
+
+
+class QueryTimeout(Unavailable):
+    """The query ran past its time limit and was stopped."""
+
+
+class QueryMemoryExceeded(Unavailable):
+    """The query grew its worker past the memory limit; the worker was replaced."""
+
+
+class PoolBusy(Unavailable):
+    """Every worker stayed busy for longer than a request may wait, or this client has its share."""
+
+    retry_after = 5
+
+
+class EvaluationFailed(IclrKgError):
+    """The query parsed but failed while it ran."""
+
+
+class ServiceFailed(EvaluationFailed):
+    """A federated SERVICE endpoint could not be reached or answered with an error."""
+
+    http_status = 502
+
+
+class StreamAborted(EvaluationFailed):
+    """A streamed result failed after its status was sent: the connection must be cut."""

@@ -25,7 +25,7 @@ from rdflib import OWL, RDF, RDFS, BNode, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.graph import Graph
 
-from .errors import InconsistentGraph
+from .errors import InconsistentGraph, UnsupportedOntology
 
 Term = URIRef | BNode | Literal
 Triple = tuple[Term, Term, Term]
@@ -50,10 +50,6 @@ UNSUPPORTED = (
     OWL.AllDifferent,
     OWL.differentFrom,
 )
-
-
-class UnsupportedOntology(ValueError):
-    """The ontology uses OWL constructs this reasoner does not compile."""
 
 
 def _closure(edges: dict[Term, set[Term]]) -> dict[Term, set[Term]]:
@@ -108,8 +104,8 @@ class Schema:
         self._add_schema_subsumptions(sub_class, sub_prop)
         self.super_classes = _closure(sub_class)
         self.super_props = _closure(sub_prop)
-        self.domains = self._lift(triples, RDFS.domain, by_class=True)
-        self.ranges = self._lift(triples, RDFS.range, by_class=True)
+        self.domains = self._lift(triples, RDFS.domain)
+        self.ranges = self._lift(triples, RDFS.range)
         self.svf_by_property: dict[Term, list[tuple[Term, Term]]] = defaultdict(list)
         self.svf_by_filler: dict[Term, list[tuple[Term, Term]]] = defaultdict(list)
         for r, (p, filler) in self.svf.items():
@@ -152,7 +148,7 @@ class Schema:
                 if r1 != r2 and v1 == v2 and p2 in props.get(p1, {p1}):
                     sub_class[r1].add(r2)  # scm-hv
 
-    def _lift(self, triples: Graph, predicate: URIRef, by_class: bool) -> dict[Term, set[Term]]:
+    def _lift(self, triples: Graph, predicate: URIRef) -> dict[Term, set[Term]]:
         """Domains or ranges per property, widened by scm-dom1/rng1 (superclasses of the class)
         and scm-dom2/rng2 (inherited from superproperties)."""
         declared: dict[Term, set[Term]] = defaultdict(set)

@@ -7,12 +7,13 @@ from dataclasses import dataclass
 from pyoxigraph import QueryResultsFormat, RdfFormat
 from werkzeug.datastructures import MIMEAccept
 
+from .errors import NotAcceptable, UnknownFormat
+
 
 @dataclass(frozen=True)
 class Format:
     name: str
     media_type: str
-    extension: str
     results: QueryResultsFormat | None = None  # for SELECT / ASK
     rdf: RdfFormat | None = None  # for CONSTRUCT / DESCRIBE and exports
 
@@ -31,22 +32,22 @@ class Format:
 RESULT_FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
-        Format("json", "application/sparql-results+json", "srj", results=QueryResultsFormat.JSON),
-        Format("xml", "application/sparql-results+xml", "srx", results=QueryResultsFormat.XML),
-        Format("csv", "text/csv", "csv", results=QueryResultsFormat.CSV),
-        Format("tsv", "text/tab-separated-values", "tsv", results=QueryResultsFormat.TSV),
+        Format("json", "application/sparql-results+json", results=QueryResultsFormat.JSON),
+        Format("xml", "application/sparql-results+xml", results=QueryResultsFormat.XML),
+        Format("csv", "text/csv", results=QueryResultsFormat.CSV),
+        Format("tsv", "text/tab-separated-values", results=QueryResultsFormat.TSV),
     )
 }
 
 RDF_FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
-        Format("turtle", "text/turtle", "ttl", rdf=RdfFormat.TURTLE),
-        Format("ntriples", "application/n-triples", "nt", rdf=RdfFormat.N_TRIPLES),
-        Format("nquads", "application/n-quads", "nq", rdf=RdfFormat.N_QUADS),
-        Format("trig", "application/trig", "trig", rdf=RdfFormat.TRIG),
-        Format("jsonld", "application/ld+json", "jsonld", rdf=RdfFormat.JSON_LD),
-        Format("rdfxml", "application/rdf+xml", "rdf", rdf=RdfFormat.RDF_XML),
+        Format("turtle", "text/turtle", rdf=RdfFormat.TURTLE),
+        Format("ntriples", "application/n-triples", rdf=RdfFormat.N_TRIPLES),
+        Format("nquads", "application/n-quads", rdf=RdfFormat.N_QUADS),
+        Format("trig", "application/trig", rdf=RdfFormat.TRIG),
+        Format("jsonld", "application/ld+json", rdf=RdfFormat.JSON_LD),
+        Format("rdfxml", "application/rdf+xml", rdf=RdfFormat.RDF_XML),
     )
 }
 
@@ -101,10 +102,6 @@ def _without_parameters(accept: object) -> MIMEAccept:
     return MIMEAccept([(value.split(";", 1)[0].strip(), quality) for value, quality in accept])  # type: ignore[attr-defined]
 
 
-class NotAcceptable(ValueError):
-    """No format both the client and we accept."""
-
-
 def choose(kind: str, requested: str | None, accept: object | None) -> Format:
     """Pick the output format for `kind` ("results" or "rdf").
 
@@ -115,7 +112,7 @@ def choose(kind: str, requested: str | None, accept: object | None) -> Format:
     if requested:
         name = aliases.get(requested.strip().lower())
         if name is None:
-            raise NotAcceptable(f"unknown format {requested!r} for {kind}; use one of {', '.join(formats)}")
+            raise UnknownFormat(f"unknown format {requested!r} for {kind}; use one of {', '.join(formats)}")
         return formats[name]
     if not accept:  # no Accept header: the first (default) format
         return next(iter(formats.values()))

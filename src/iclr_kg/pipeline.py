@@ -14,7 +14,7 @@ from pyoxigraph import NamedNode, Quad, Store
 from . import config, rdf, shaclsparql
 from .config import Settings
 from .convert import from_rdflib, to_rdflib
-from .errors import ValidationFailed
+from .errors import SettingsError, ValidationFailed
 from .reason import infer, infer_oxigraph
 from .resolve import build_registry
 from .sources import load_dataset
@@ -82,7 +82,7 @@ def compile_graph(settings: Settings, report: BuildReport | None = None) -> Comp
             "validate", lambda: shaclsparql.validate(asserted, compiled.ontology, shapes)
         )
     else:
-        raise ValueError(f"unknown validator {settings.validator!r}; choose fast or pyshacl")
+        raise SettingsError(f"unknown validator {settings.validator!r}; choose fast or pyshacl")
     return compiled
 
 

@@ -25,38 +25,23 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from .errors import IclrKgError, QueryError, StoreError
+from .errors import (
+    EvaluationFailed,
+    IclrKgError,
+    PoolBusy,
+    QueryError,
+    QueryMemoryExceeded,
+    QueryTimeout,
+    ServiceFailed,
+    StoreError,
+    StreamAborted,
+)
 from .streaming import ClosingBody
 
 CHUNK = 64 * 1024
 
 
-class QueryTimeout(IclrKgError):
-    """The query ran past its time limit and was stopped."""
-
-
-class PoolBusy(IclrKgError):
-    """Every worker stayed busy for longer than a request may wait."""
-
-
-class EvaluationFailed(IclrKgError):
-    """The query parsed but failed while it ran."""
-
-
-class ServiceFailed(EvaluationFailed):
-    """A federated SERVICE endpoint could not be reached or answered with an error."""
-
-
-class QueryMemoryExceeded(IclrKgError):
-    """The query grew its worker past the memory limit; the worker was replaced."""
-
-
-class StreamAborted(IclrKgError):
-    """A streamed result failed after its status was sent: the connection must be cut."""
-
-
-# Failures that say "not now", not "your query is wrong": answered 503.
-UNAVAILABLE: tuple[type[IclrKgError], ...] = (QueryTimeout, PoolBusy, QueryMemoryExceeded, StoreError)
+__all__ = ["EvaluationFailed", "PoolBusy", "QueryMemoryExceeded", "QueryTimeout", "ServiceFailed", "StreamAborted"]
 
 
 @dataclass
@@ -423,8 +408,7 @@ class QueryPool:
             raise
         if message[0] == "error":
             running.finish()
-            errors = {"query": QueryError, "evaluation": EvaluationFailed, "service": ServiceFailed}
-            raise errors.get(message[1], StoreError)(message[2])
+            raise failure(message[1], message[2])
         running.kind = message[1]
         if message[0] == "complete":  # the whole (small) result came with the first message
             running.format, running.prefetched = message[2], message[3]
@@ -437,9 +421,20 @@ class QueryPool:
             rows = running.receive()
             running.finish()
             if rows[0] == "error":
-                raise {"evaluation": EvaluationFailed, "service": ServiceFailed}.get(rows[1], StoreError)(rows[2])
+                raise failure(rows[1], rows[2])
             running.rows = rows[1]
         return running
+
+
+def failure(kind: str, message: str) -> IclrKgError:
+    """The error for a worker's ("error", kind, message) answer."""
+    if kind == "query":
+        return QueryError(message)
+    if kind == "evaluation":
+        return EvaluationFailed(f"the query failed while running: {message}")
+    if kind == "service":
+        return ServiceFailed(f"a federated SERVICE call failed: {message}")
+    return StoreError(message)
 
 
 class RunningQuery:

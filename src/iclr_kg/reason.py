@@ -15,10 +15,10 @@ from pyoxigraph import BlankNode, NamedNode
 from rdflib import OWL, RDF, RDFS, XSD, BNode, URIRef
 from rdflib.term import Node
 
-from .errors import InconsistentGraph
+from .errors import InconsistentGraph, SettingsError
 
 BUILTIN_NAMESPACES = (str(RDF), str(RDFS), str(OWL), str(XSD))
-_TYPE, _SUBCLASS = RDF.type, RDFS.subClassOf
+_TYPE = RDF.type
 TRIVIAL_TYPES = frozenset({OWL.Thing, RDFS.Resource})
 REFLEXIVE_NOISE = frozenset(
     {OWL.sameAs, OWL.equivalentClass, OWL.equivalentProperty, RDFS.subClassOf, RDFS.subPropertyOf}
@@ -103,7 +103,7 @@ def infer(asserted: rdflib.Graph, ontology: rdflib.Graph, reasoner: str = "fast"
     fragment in a fraction of the time.
     """
     if reasoner not in REASONERS:
-        raise ValueError(f"unknown reasoner {reasoner!r}; choose one of {', '.join(REASONERS)}")
+        raise SettingsError(f"unknown reasoner {reasoner!r}; choose one of {', '.join(REASONERS)}")
     if reasoner == "fast":
         from .fastrl import closure as fast_closure
 

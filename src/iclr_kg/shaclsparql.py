@@ -23,6 +23,7 @@ from rdflib import RDF, BNode, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import SH
 
+from .errors import UnsupportedShapes
 from .validate import ValidationResult, Violation
 
 SUPPORTED_PROPERTY = {
@@ -62,10 +63,6 @@ NODE_KINDS = {
     SH.IRIOrLiteral: "(isIRI(?v) || isLiteral(?v))",
     SH.BlankNodeOrLiteral: "(isBlank(?v) || isLiteral(?v))",
 }
-
-
-class UnsupportedShapes(ValueError):
-    """The shapes use SHACL features this validator does not compile; use pySHACL."""
 
 
 def _term(node: rdflib.term.Node) -> str:

@@ -39,7 +39,7 @@ from typing import Any
 from pyoxigraph import DefaultGraph, NamedNode, Quad, Store, Triple
 
 from . import config
-from .errors import InconsistentGraph, QueryError, StoreError
+from .errors import ExternalServiceError, InconsistentGraph, QueryError, StoreError, UpdateTimeout
 from .querytext import split_update
 from .store import (
     complete_generation,
@@ -293,10 +293,6 @@ def drop(store_dir: Path, ids: set[int] | None) -> list[Entry]:
         return dropped
 
 
-class UpdateTimeout(StoreError):
-    """The update ran past its time limit; its process was stopped."""
-
-
 class Writer:
     """Runs `apply` in a spawned process of its own, one write at a time, under a time limit.
 
@@ -335,8 +331,9 @@ class Writer:
                 ) from None
         if answer[0] == "ok":
             return Entry(**answer[1])
-        error = {"QueryError": QueryError, "OSError": OSError}.get(answer[1], StoreError)
-        raise error(answer[2])
+        if answer[1] == "OSError":  # LOAD could not fetch its source
+            raise ExternalServiceError(f"the update could not fetch what it loads: {answer[2]}")
+        raise (QueryError if answer[1] == "QueryError" else StoreError)(answer[2])
 
     def _start(self) -> None:
         self._conn, child = self._context.Pipe()

@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 
 from . import __version__
-from .errors import IclrKgError
+from .errors import IclrKgError, WikidataError
 from .jsoncache import JsonCache
 from .resolve import normalize
 from .sources import Dataset
@@ -32,7 +32,6 @@ from .sources import Dataset
 DEFAULT_API = "https://www.wikidata.org/w/api.php"
 USER_AGENT = f"iclr-kg/{__version__} (https://w3id.org/iclr-kg; knowledge-graph reconciler; python-urllib)"
 BATCH = 50
-ENTITY = "http://www.wikidata.org/entity/"
 
 # Wikidata classes that fit each kind of our entities (instance of, P31)
 EXPECTED_TYPES = {
@@ -55,10 +54,6 @@ EXPECTED_TYPES = {
 }
 # properties whose values may point at an organization we have already linked: the second signal
 LINKING_PROPERTIES = {"person": ("P108", "P1416", "P69"), "organization": ("P749", "P361", "P127"), "paper": ()}
-
-
-class WikidataError(IclrKgError):
-    """Wikidata could not be reached or answered with an error; nothing was written."""
 
 
 @dataclass

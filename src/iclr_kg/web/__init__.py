@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from flask import Flask
+from flask import Flask, Response
 
 from ..config import Settings
+from ..errors import IclrKgError
 from .bodylimit import BodyLimit
+from .http import error_response
 from .state import AppState
 
 MAX_BODY = 1024 * 1024
@@ -26,6 +28,10 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.register_blueprint(resources.blueprint)
     app.register_blueprint(openapi.blueprint)
 
+    @app.errorhandler(IclrKgError)
+    def our_error(exc: IclrKgError) -> Response:
+        return error_response(exc)
+
     @app.after_request
     def common_headers(response):  # type: ignore[no-untyped-def]
         response.headers.setdefault("Access-Control-Allow-Origin", "*")
@@ -42,7 +48,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     if state.cache is not None:
         from .cache import ResponseMemo
 
-        state.memo = ResponseMemo(app.wsgi_app, state.generation_key, state.cache.budget)
+        state.memo = ResponseMemo(app.wsgi_app, state.generation_key, state.cache)
         app.wsgi_app = state.memo  # type: ignore[method-assign]
     app.wsgi_app = BodyLimit(app.wsgi_app, MAX_BODY)  # type: ignore[method-assign]
     return app

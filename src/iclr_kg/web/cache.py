@@ -4,8 +4,9 @@ for the same bytes until the next build.
 Keys hold the store generation, so a rebuild (or an update) starts afresh without any flush.
 Only deterministic queries are kept (no SERVICE, no NOW/RAND/UUID/BNODE), and only results a
 worker sent whole in its first message (complete, and at most one pipe chunk, 64 KiB: large
-results stream straight through and are never copied), within a byte budget per web process, least recently
-used out first.
+results stream straight through and are never copied). `ResponseMemo` keeps whole responses
+(at most ITEM_LIMIT, 256 KiB each) in the same cache: one byte budget per web process
+(`ICLR_KG_RESULT_CACHE`), least recently used out first.
 A hit skips the query worker hop and the evaluation: on repeated point lookups (entity pages,
 saved queries) that is most of a request's cost. `ICLR_KG_RESULT_CACHE=0` turns it off.
 """
@@ -95,9 +96,9 @@ class ResponseMemo:
     the same; doing it here saves the proxy and most of the per-request Python work.
     """
 
-    def __init__(self, app: Any, generation_key: Callable[[], object], budget_bytes: int):
+    def __init__(self, app: Any, generation_key: Callable[[], object], cache: ResultCache):
         self.app, self.generation_key = app, generation_key
-        self.memo = ResultCache(budget_bytes)
+        self.memo = cache  # the app's one result cache: one budget for results and whole responses
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         if (
@@ -108,7 +109,7 @@ class ResponseMemo:
         ):
             return self.app(environ, start_response)  # type: ignore[no-any-return]
         try:
-            key = (str(self.generation_key()), environ["QUERY_STRING"], environ.get("HTTP_ACCEPT", ""))
+            key = ("response", str(self.generation_key()), environ["QUERY_STRING"], environ.get("HTTP_ACCEPT", ""))
         except Exception:  # noqa: BLE001 - no store yet: the app says so properly
             return self.app(environ, start_response)  # type: ignore[no-any-return]
         hit = self.memo.get(key)

@@ -7,13 +7,13 @@ import time
 from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
 
 from .. import config
-from ..errors import QueryError
+from ..errors import IclrKgError, QueryError
 from ..formats import RDF_FORMATS, RESULT_FORMATS
-from ..pool import UNAVAILABLE, EvaluationFailed
 from ..saved import NAME
 from ..store import STATS_CLASSES, STATS_GRAPHS
 from .html import HTML_ROW_LIMIT, rows_table
-from .sparql import evaluation_failed, run_saved, start_query, state
+from .querying import run_saved, start_query
+from .state import state
 
 blueprint = Blueprint("pages", __name__)
 
@@ -71,13 +71,10 @@ def result_page(
         return render_template(
             template, query=text, table=rows_table(running.rows or {}, started), inferred=include_inferred, **context
         )
-    except UNAVAILABLE as exc:
-        return render_template(template, query=text, error=str(exc), inferred=include_inferred, **context), 503
-    except EvaluationFailed as exc:
-        status = evaluation_failed(exc).status_code
-        return render_template(template, query=text, error=str(exc), inferred=include_inferred, **context), status
-    except QueryError as exc:
-        return render_template(template, query=text, error=str(exc), inferred=include_inferred, **context), 400
+    except IclrKgError as exc:  # shown in the page, beside the query, with the error's own status
+        return render_template(
+            template, query=text, error=str(exc), inferred=include_inferred, **context
+        ), exc.http_status
 
 
 @blueprint.route("/")
@@ -159,7 +156,7 @@ def health() -> tuple[Response, int]:
     try:
         running = start_query(HEALTH_QUERY, row_limit=1, timeout=HEALTH_TIMEOUT, client=None)
         count = int(running.rows["rows"][0][0][1])  # type: ignore[index]
-    except (*UNAVAILABLE, EvaluationFailed, QueryError) as exc:
+    except IclrKgError as exc:  # whatever stops a query makes the endpoint unhealthy
         return jsonify({"status": "unavailable", "error": str(exc)}), 503
     return jsonify(
         {
@@ -175,9 +172,6 @@ def health() -> tuple[Response, int]:
 def stats() -> str | tuple[str, int]:
     """Counts per graph and class, computed by query workers under the usual limits."""
     started = time.perf_counter()
-    try:
-        graphs = rows_table(start_query(STATS_GRAPHS, row_limit=HTML_ROW_LIMIT).rows or {}, started)
-        classes = rows_table(start_query(STATS_CLASSES, row_limit=HTML_ROW_LIMIT).rows or {}, started)
-    except (*UNAVAILABLE, EvaluationFailed) as exc:
-        return render_template("error.html", status=503, message=str(exc)), 503
+    graphs = rows_table(start_query(STATS_GRAPHS, row_limit=HTML_ROW_LIMIT).rows or {}, started)
+    classes = rows_table(start_query(STATS_CLASSES, row_limit=HTML_ROW_LIMIT).rows or {}, started)
     return render_template("stats.html", graphs=graphs, classes=classes, generation=state().generation)

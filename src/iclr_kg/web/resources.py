@@ -12,12 +12,12 @@ from flask import Blueprint, Response, abort, render_template, request
 from pyoxigraph import DefaultGraph, NamedNode, serialize
 
 from .. import config
-from ..errors import QueryError
-from ..formats import RDF_ALIASES, NotAcceptable, choose
+from ..formats import RDF_ALIASES, choose
 from ..saved import parse_iri
 from ..streaming import stream
 from .html import cell, short
-from .sparql import requested_format, state, text_error
+from .http import requested_format, text_error
+from .state import state
 
 blueprint = Blueprint("resources", __name__)
 
@@ -49,10 +49,7 @@ def rdf_response(produce: Callable[[], Iterable[Any]], graph_aware: bool = False
 
     `produce` runs on the streaming worker thread: pyoxigraph iterators stay on one thread.
     """
-    try:
-        chosen = choose("rdf", fixed or requested_format(), request.accept_mimetypes)
-    except NotAcceptable as exc:
-        return text_error(400 if requested_format() else 406, str(exc))
+    chosen = choose("rdf", fixed or requested_format(), request.accept_mimetypes)  # 400 / 406 by the handler
     if not graph_aware and chosen.supports_graphs:
         chosen = choose("rdf", "turtle", None) if chosen.name == "trig" else choose("rdf", "ntriples", None)
     body = stream(produce, lambda items, out: serialize(items, out, chosen.rdf, prefixes=chosen.prefixes))
@@ -227,10 +224,7 @@ def data_direct(_: str) -> Response:
 
 def named_graph_response(graph_iri: str) -> Response:
     store = state().store()
-    try:
-        graph = parse_iri(graph_iri, "graph")
-    except QueryError as exc:
-        return text_error(400, str(exc))
+    graph = parse_iri(graph_iri, "graph")
     if not store.contains_named_graph(graph):
         return text_error(404, f"no graph {graph_iri} in this store")
     return rdf_response(lambda: (q.triple for q in store.quads_for_pattern(None, None, None, graph)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from flask import current_app
 from pyoxigraph import Store
 
 from ..config import Settings
@@ -13,6 +14,11 @@ from ..saved import SavedQuery, load_saved
 from ..store import current_generation, open_read_only
 from ..updates import Writer
 from .cache import ResponseMemo, ResultCache
+
+
+def state() -> AppState:
+    """The app's state, for the request being handled (Flask's current_app)."""
+    return current_app.extensions["iclr_kg"]  # type: ignore[no-any-return]
 
 
 class AppState:

@@ -16,12 +16,13 @@ from flask import Blueprint, Response, request
 from pyoxigraph import DefaultGraph, NamedNode, RdfFormat, parse, serialize
 
 from .. import config
-from ..errors import QueryError, StoreError
+from ..errors import QueryError
 from ..federation import check_update
 from ..formats import RDF_FORMATS
 from ..querytext import add_using, check_nesting
 from ..saved import parse_iri
-from .sparql import graph_list, state, text_error, utf8_body
+from .http import graph_list, text_error, utf8_body
+from .state import state
 
 blueprint = Blueprint("writes", __name__)
 
@@ -45,20 +46,13 @@ def refused() -> Response | None:
 
 
 def run_write(text: str, kind: str, base: str, success: int = 204, headers: dict[str, str] | None = None) -> Response:
-    """Check, apply and journal one write; the status says what happened to it."""
+    """Check, apply and journal one write (errors are answered by the app's handler)."""
     settings = state().settings
-    try:
-        check_nesting(text)
-        check_update(text, settings.services, settings.load_sources, config.QUERY_PREFIXES)
-        state().writer.apply(
-            settings.store, text, base=base, kind=kind, reasoner=settings.reasoner, timeout=settings.query_timeout
-        )
-    except QueryError as exc:
-        return text_error(400, str(exc))
-    except StoreError as exc:
-        return text_error(503, str(exc))
-    except OSError as exc:
-        return text_error(502, f"the update could not fetch what it loads: {exc}")
+    check_nesting(text)
+    check_update(text, settings.services, settings.load_sources, config.QUERY_PREFIXES)
+    state().writer.apply(
+        settings.store, text, base=base, kind=kind, reasoner=settings.reasoner, timeout=settings.query_timeout
+    )
     response = Response(status=success)
     response.headers.update(headers or {})
     return response
@@ -73,13 +67,10 @@ def update() -> Response:
         return denied
     if request.mimetype not in ("application/sparql-update", "application/x-www-form-urlencoded"):
         return text_error(415, "POST an update as application/sparql-update or as a form field `update`")
-    try:
-        text = read_update()
-        using, using_named = graph_list("using-graph-uri"), graph_list("using-named-graph-uri")
-        if using or using_named:
-            text = add_using(text, [g.value for g in using or []], [g.value for g in using_named or []])
-    except QueryError as exc:
-        return text_error(400, str(exc))
+    text = read_update()
+    using, using_named = graph_list("using-graph-uri"), graph_list("using-named-graph-uri")
+    if using or using_named:
+        text = add_using(text, [g.value for g in using or []], [g.value for g in using_named or []])
     return run_write(text, "update", request.base_url)
 
 
@@ -119,10 +110,7 @@ def write_graph(graph_iri: str | None, created: bool = False) -> Response:
     denied = refused()
     if denied is not None:
         return denied
-    try:
-        graph = parse_iri(graph_iri, "graph") if graph_iri is not None else DefaultGraph()
-    except QueryError as exc:
-        return text_error(400, str(exc))
+    graph = parse_iri(graph_iri, "graph") if graph_iri is not None else DefaultGraph()
     target = f"GRAPH <{graph.value}>" if isinstance(graph, NamedNode) else "DEFAULT"
     store = state().store()
     if isinstance(graph, NamedNode):
@@ -135,10 +123,7 @@ def write_graph(graph_iri: str | None, created: bool = False) -> Response:
         if not exists:
             return text_error(404, f"no graph {graph_iri or 'in the default graph'} in this store")
         return run_write(f"DROP {target}", "graph-store", request.base_url)
-    try:
-        triples = read_triples(graph_iri or request.base_url)
-    except QueryError as exc:
-        return text_error(400, str(exc))
+    triples = read_triples(graph_iri or request.base_url)
     data = serialize(triples, format=RdfFormat.N_TRIPLES).decode("utf-8") if triples else ""
     insert = (
         f"INSERT DATA {{ {'GRAPH <' + graph.value + '> { ' if isinstance(graph, NamedNode) else ''}{data}"

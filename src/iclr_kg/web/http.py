@@ -1,0 +1,98 @@
+"""Reading SPARQL Protocol requests and writing plain answers: shared by every blueprint."""
+
+from __future__ import annotations
+
+import urllib.parse
+
+from flask import Response, request
+from pyoxigraph import NamedNode
+
+from ..errors import IclrKgError, QueryError, TooLarge
+from ..saved import parse_iri
+
+MAX_QUERY_BYTES = 256 * 1024
+
+
+PROTOCOL_BLUEPRINTS = ("sparql", "writes")  # machine clients: errors as plain text, whatever Accept says
+
+
+def error_response(exc: IclrKgError) -> Response:
+    """The one answer to an error of ours: its HTTP status and message, plain text for protocol
+    clients and the error page for a browser on a page, with Retry-After when it has one."""
+    from flask import render_template
+
+    browser = request.accept_mimetypes.best == "text/html" and request.blueprint not in PROTOCOL_BLUEPRINTS
+    if browser:
+        response = Response(
+            render_template("error.html", status=exc.http_status, message=str(exc)),
+            status=exc.http_status,
+            mimetype="text/html",
+        )
+    else:
+        response = text_error(exc.http_status, str(exc))
+    if exc.retry_after is not None:
+        response.headers["Retry-After"] = str(exc.retry_after)
+    return response
+
+
+def text_error(status: int, message: str) -> Response:
+    return Response(message.rstrip() + "\n", status=status, mimetype="text/plain")
+
+
+def requested_format() -> str | None:
+    """`format`, `output` or `results` (clients send all three; first non-empty wins)."""
+    for name in ("format", "output", "results"):
+        for value in request.values.getlist(name):
+            if value.strip():
+                return value
+    return None
+
+
+def graph_list(name: str) -> list[NamedNode] | None:
+    values = request.values.getlist(name)
+    if not values:
+        return None
+    return [parse_iri(v, name) for v in values]
+
+
+def read_query() -> str | None:
+    """The one query of the request, from the URL, a form or the body; 400 on two or none."""
+    found: list[str] = []
+    _check_percent_encoding(request.query_string)
+    if request.method == "POST" and request.mimetype == "application/x-www-form-urlencoded":
+        _check_percent_encoding(request.get_data(cache=True))
+    if request.method == "POST" and request.mimetype == "application/sparql-query":
+        found.append(utf8_body("query"))
+        found += request.args.getlist("query")
+    else:
+        found += request.args.getlist("query")
+        if request.method == "POST":
+            found += request.form.getlist("query")
+    if len(found) > 1:
+        raise QueryError("the request carries more than one query")
+    if not found:
+        return None
+    if len(found[0].encode("utf-8")) > MAX_QUERY_BYTES:
+        raise TooLarge(f"the query is longer than {MAX_QUERY_BYTES} bytes")
+    return found[0]
+
+
+def utf8_body(what: str) -> str:
+    """The request body as text: the protocol requires UTF-8 (a charset other than it is a 400)."""
+    charset = request.mimetype_params.get("charset", "utf-8").lower().replace("_", "-")
+    if charset not in ("utf-8", "utf8"):
+        raise QueryError(f"the {what} must be sent as UTF-8, not {charset}")
+    try:
+        return request.get_data(cache=False).decode("utf-8")
+    except UnicodeDecodeError:
+        raise QueryError(f"the {what} is not valid UTF-8") from None
+
+
+def _check_percent_encoding(raw: bytes) -> None:
+    """A query string or form whose %-escapes are not UTF-8 is a 400: decoding them leniently
+    would run a query other than the one sent (U+FFFD where the bytes were)."""
+    try:
+        for part in raw.split(b"&"):
+            urllib.parse.unquote_to_bytes(part.replace(b"+", b" ")).decode("utf-8")
+    except UnicodeDecodeError:
+        raise QueryError("the request's %-escapes are not valid UTF-8") from None

@@ -1,0 +1,142 @@
+"""Running a query for a request: the worker hop, the time limit, formats, the result cache."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from flask import Response, request
+
+from ..errors import NotAcceptable, QueryError, UnknownFormat
+from ..formats import choose
+from ..pool import InProcessQuery, QueryRequest, RunningQuery
+from ..querytext import update_keyword
+from ..saved import SavedQuery
+from .http import graph_list, requested_format
+from .state import state
+
+
+def query_timeout() -> float:
+    """The configured time limit, or a lower one asked with `timeout=` (seconds)."""
+    limit = state().settings.query_timeout
+    asked = request.values.get("timeout")
+    if asked:
+        try:
+            value = float(asked)
+        except ValueError:
+            raise QueryError(f"timeout: {asked!r} is not a number of seconds") from None
+        if not 0 < value < float("inf"):
+            raise QueryError("timeout must be a positive number of seconds")
+        limit = min(limit, value)
+    return limit
+
+
+def preferred_formats() -> dict[str, str | None]:
+    """The format for each kind of result, decided before the query runs (None: 406/400)."""
+    chosen: dict[str, str | None] = {}
+    for kind in ("results", "rdf"):
+        try:
+            chosen[kind] = choose(kind, requested_format(), request.accept_mimetypes).name
+        except (NotAcceptable, UnknownFormat):
+            chosen[kind] = None
+    return chosen
+
+
+def query_request(text: str, substitutions: dict | None = None, row_limit: int | None = None) -> QueryRequest:
+    default_graph, named_graphs = graph_list("default-graph-uri"), graph_list("named-graph-uri")
+    return QueryRequest(
+        formats=preferred_formats() if row_limit is None else None,
+        text=text,
+        include_inferred=request.values.get("inferred", "true").lower() not in ("false", "0", "no"),
+        default_graph=[g.value for g in default_graph] if default_graph is not None else None,
+        named_graphs=[g.value for g in named_graphs] if named_graphs is not None else None,
+        substitutions={v.value: str(t) for v, t in (substitutions or {}).items()},
+        row_limit=row_limit,
+        services=state().settings.services,
+        base=request.base_url,
+    )
+
+
+_CLIENT = object()
+
+
+def start_query(
+    text: str,
+    substitutions: dict | None = None,
+    row_limit: int | None = None,
+    prepared: QueryRequest | None = None,
+    timeout: float | None = None,
+    client: object = _CLIENT,
+) -> RunningQuery | InProcessQuery:
+    """Hand the query to a worker process under the time limit (in-process if workers = 0).
+
+    `client` is who counts against the per-client share of workers: the remote address, or None
+    for the app's own checks (/health)."""
+    try:
+        query = prepared or query_request(text, substitutions, row_limit)
+        if state().settings.query_workers == 0:
+            return InProcessQuery(state().store(), query)
+        who = request.remote_addr if client is _CLIENT else client
+        limit = query_timeout() if timeout is None else min(timeout, query_timeout())
+        return state().pool.start(state().generation_key(), query, limit, client=who)  # type: ignore[arg-type]
+    except QueryError:
+        if update_keyword(text):
+            raise QueryError("SPARQL Update is not accepted at /sparql; updates go to /update (with a token)") from None
+        raise
+
+
+def result_response(body: Iterable[bytes] | bytes, media_type: str) -> Response:
+    response = Response(body, mimetype=media_type)
+    if media_type.startswith("text/") or media_type.endswith(("json", "xml")):
+        response.mimetype_params["charset"] = "utf-8"
+    response.headers["Vary"] = "Accept"
+    return response
+
+
+def cache_key(query: QueryRequest) -> tuple:
+    """Everything the bytes of a result depend on: the store generation and the request."""
+    return (
+        str(state().generation_key()),
+        query.text,
+        query.include_inferred,
+        None if query.default_graph is None else tuple(query.default_graph),
+        None if query.named_graphs is None else tuple(query.named_graphs),
+        tuple(sorted(query.substitutions.items())),
+        tuple(sorted((query.formats or {}).items(), key=str)),
+        query.base,
+    )
+
+
+def execute(text: str, *, substitutions: dict | None = None) -> Response:
+    """Run `text` in a worker and stream its results in the negotiated format (small, deterministic
+    results of the current store are served from the result cache)."""
+    cache = state().cache
+    query = query_request(text, substitutions)
+    key = cache_key(query) if cache is not None and cache.cacheable(text) else None
+    if key is not None:
+        hit = cache.get(key)  # type: ignore[union-attr]
+        if hit is not None:
+            if request.if_none_match.contains(hit.etag.strip('"')):
+                return Response(status=304, headers={"ETag": hit.etag, "Vary": "Accept"})
+            response = result_response(hit.body, hit.media_type)
+            response.headers["ETag"] = hit.etag
+            return response
+    running = start_query(text, substitutions, prepared=query)
+    try:
+        chosen = choose(running.kind, requested_format(), request.accept_mimetypes)  # raises 406 / 400
+    except (NotAcceptable, UnknownFormat):
+        running.cancel()
+        raise
+    prefetched = getattr(running, "prefetched", None)
+    if key is not None and prefetched is not None and running.format == chosen.name:
+        item = cache.put(key, prefetched, chosen.media_type)  # type: ignore[union-attr]
+        response = result_response(prefetched, chosen.media_type)
+        if item is not None:
+            response.headers["ETag"] = item.etag
+        return response
+    return result_response(running.body(chosen.name), chosen.media_type)
+
+
+def run_saved(saved: SavedQuery) -> Response:
+    """Run a saved query with parameters from the URL, bound as RDF terms."""
+    values = {p.name: request.args[p.name] for p in saved.params if p.name in request.args}
+    return execute(saved.text, substitutions=saved.substitutions(values))

@@ -1,0 +1,48 @@
+"""One error hierarchy: every error class lives in errors.py, each says its exit code and HTTP
+status, and the web app answers them all through one handler."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+
+import iclr_kg
+from iclr_kg import errors
+
+# Exceptions that never reach a user: internal control flow.
+INTERNAL = {"iclr_kg.streaming.ClientGone"}  # raised inside a serializer when the client has gone
+
+
+def all_modules() -> list:
+    return [importlib.import_module(m.name) for m in pkgutil.walk_packages(iclr_kg.__path__, "iclr_kg.")]
+
+
+def test_every_error_class_is_in_errors_py_under_one_base() -> None:
+    for module in all_modules():
+        for name, value in vars(module).items():
+            if inspect.isclass(value) and issubclass(value, BaseException) and value.__module__ == module.__name__:
+                qualified = f"{module.__name__}.{name}"
+                if qualified in INTERNAL:
+                    continue
+                assert module is errors, f"{qualified} is an error class outside errors.py"
+    for value in vars(errors).values():
+        if inspect.isclass(value) and issubclass(value, Exception) and value.__module__ == errors.__name__:
+            assert issubclass(value, errors.IclrKgError), value
+            assert value.exit_code in (1, 2, 3) and 400 <= value.http_status < 600, value
+            assert value.__name__ in errors.__doc__, (
+                f"{value.__name__} is missing from the hierarchy drawn in the docstring"
+            )
+
+
+def test_one_handler_answers_each_error_by_its_status(client) -> None:
+    # a request error on the protocol: plain text, 400
+    response = client.get("/sparql", query_string={"query": "SELECT * WHERE { ?s ?p }"})
+    assert response.status_code == 400 and response.mimetype == "text/plain" and b"syntax" in response.data
+    # an unknown format: 400; nothing the Accept header allows: 406
+    response = client.get("/sparql", query_string={"query": "ASK {}", "format": "bogus"})
+    assert response.status_code == 400
+    response = client.get("/sparql", query_string={"query": "ASK {}"}, headers={"Accept": "image/png"})
+    assert response.status_code == 406
+    # an invalid graph IRI on /data: 400 from the same handler
+    assert client.get("/data?graph=a:%00").status_code == 400  # a NUL in the IRI
