@@ -19,7 +19,7 @@ from pyoxigraph import NamedNode, serialize
 
 from . import config
 from .atomic import atomic_output, check_writable
-from .config import Settings
+from .config import Settings, flag_help
 from .errors import IclrKgError, QueryError, SettingsError, StoreError
 from .formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
 from .pool import EvaluationFailed, QueryPool, QueryRequest, RunningQuery
@@ -41,7 +41,7 @@ def store_option(command: Callable[..., Any]) -> Callable[..., Any]:
         "--store",
         type=click.Path(path_type=Path),
         default=None,
-        help="Store directory [env ICLR_KG_STORE; default ./var/store].",
+        help=flag_help("store", "Store directory."),
     )(command)
 
 
@@ -74,13 +74,13 @@ def main(debug: bool) -> None:
     "--reasoner",
     type=click.Choice(["fast", "owlrl"]),
     default=None,
-    help="fast (default) or owlrl, the slow reference [env ICLR_KG_REASONER].",
+    help=flag_help("reasoner"),
 )
 @click.option(
     "--validator",
     type=click.Choice(["fast", "pyshacl"]),
     default=None,
-    help="fast (default: SHACL compiled to SPARQL) or pyshacl, the reference [env ICLR_KG_VALIDATOR].",
+    help=flag_help("validator"),
 )
 @fails_cleanly
 def build(store: Path | None, reasoner: str | None, validator: str | None) -> None:
@@ -327,7 +327,7 @@ def export(
     "--min-score", type=float, default=0.7, show_default=True, help="Propose only candidates scoring this or more."
 )
 @click.option("--dry-run", is_flag=True, help="Print the proposals; write nothing.")
-@click.option("--api", help="Wikidata Action API URL [env ICLR_KG_WIKIDATA_API].")
+@click.option("--api", help=flag_help("wikidata_api", "Wikidata Action API URL."))
 @click.option("--review", type=click.Path(path_type=Path), help="Review file [default: next to the store].")
 @click.pass_context
 @fails_cleanly
@@ -409,13 +409,13 @@ def import_group() -> None:
     show_default=True,
     help="OpenReview API version; auto asks the v2 API whether the venue is one of its own.",
 )
-@click.option("--base-url", help="API v1 base URL [env ICLR_KG_OPENREVIEW_API].")
-@click.option("--base-url-v2", help="API v2 base URL [env ICLR_KG_OPENREVIEW_API_V2].")
+@click.option("--base-url", help=flag_help("openreview_api", "API v1 base URL."))
+@click.option("--base-url-v2", help=flag_help("openreview_api_v2", "API v2 base URL."))
 @click.option(
     "--imports",
     "imports_dir",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Imports directory [env ICLR_KG_IMPORTS_DIR; default: imports/ beside the store].",
+    help=flag_help("imports_dir", "Imports directory (default: imports/ beside the store)."),
 )
 @click.option("--refresh", is_flag=True, help="Drop this venue's cached pages and fetch everything again.")
 @fails_cleanly
@@ -456,13 +456,13 @@ def import_openreview(
 
 @main.command()
 @store_option
-@click.option("--host", default=None, help="Interface to listen on [env ICLR_KG_HOST; default 127.0.0.1].")
-@click.option("--port", type=int, default=None, help="Port [env ICLR_KG_PORT; default 8000].")
+@click.option("--host", default=None, help=flag_help("host", "Interface to listen on."))
+@click.option("--port", type=int, default=None, help=flag_help("port", "Port."))
 @click.option(
     "--server",
     type=click.Choice(["gunicorn", "waitress"]),
     default=None,
-    help="WSGI server [env ICLR_KG_SERVER; default gunicorn where available, else waitress].",
+    help=flag_help("server", "WSGI server (waitress where gunicorn is not available)."),
 )
 @click.option("--processes", type=int, default=2, show_default=True, help="Web processes (gunicorn).")
 @click.option("--threads", type=int, default=8, show_default=True, help="Threads per web process.")

@@ -5,19 +5,15 @@ Nothing here touches the disk at import time; paths are computed when asked for.
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from .errors import SettingsError
 
 ENV_PREFIX = "ICLR_KG_"
-# Settings with a fixed set of values.
-CHOICES: dict[str, tuple[str, ...]] = {
-    "reasoner": ("fast", "owlrl"),
-    "validator": ("fast", "pyshacl"),
-    "server": ("gunicorn", "waitress"),
-}
 BASE = "https://w3id.org/iclr-kg/"
 ONTOLOGY_NS = BASE + "ontology#"
 RESOURCE_BASE = BASE + "resource/"
@@ -83,42 +79,106 @@ def default_store() -> Path:
     return Path("var") / "store"
 
 
-def _env(name: str) -> str | None:
-    value = os.environ.get(ENV_PREFIX + name)
-    return value if value not in (None, "") else None
+WIKIDATA_SERVICES = ("https://query.wikidata.org/sparql", "https://query-scholarly.wikidata.org/sparql")
+PositiveSeconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+Listed = Annotated[tuple[str, ...], NoDecode]  # comma-separated in the environment
 
 
-@dataclass(frozen=True)
-class Settings:
-    """Every setting of the product. Flags override environment variables, which override defaults."""
+class Settings(BaseSettings):
+    """Every setting of the product, typed and described once. Flags override ICLR_KG_* variables,
+    which override the defaults. README's settings table is `settings_table()` (a test keeps them
+    in step), and the CLI's help for a setting's flag is `flag_help(name)`."""
 
-    store: Path = field(default_factory=default_store)
-    data_dir: Path = field(default_factory=lambda: resource_dir("data"))
-    ontology_dir: Path = field(default_factory=lambda: resource_dir("ontology"))
-    queries_dir: Path = field(default_factory=lambda: resource_dir("queries"))
-    reasoner: str = "fast"
-    validator: str = "fast"  # "fast" (SHACL compiled to SPARQL in Oxigraph) or "pyshacl" (the reference)
-    query_timeout: float = 30.0
-    request_timeout: float = 20.0  # seconds to receive a whole request (head and body) from its first byte
-    query_workers: int = 4
-    query_memory: int | None = (
-        None  # MiB of address space per query worker; None: a twelfth of RAM (1-4 GiB); 0: no limit
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, frozen=True, extra="forbid")
+
+    store: Path = Field(
+        default_factory=default_store,
+        json_schema_extra={"shown": "`./var/store`"},
+        description="the store directory, relative to where you run the command",
     )
-    result_cache: int = 64  # MiB per web process for small results of the current store; 0: off
-    # SPARQL endpoints that SERVICE may call (comma-separated in ICLR_KG_SERVICES)
-    services: tuple[str, ...] = ("https://query.wikidata.org/sparql", "https://query-scholarly.wikidata.org/sparql")
-    update_token: str | None = None
-    # Sources that LOAD on /update may fetch (comma-separated in ICLR_KG_LOAD_SOURCES); none by default
-    load_sources: tuple[str, ...] = ()
-    wikidata_api: str = "https://www.wikidata.org/w/api.php"
-    imports_dir: Path | None = None  # where `import` writes and `build` reads imports; see `imports`
-    openreview_api: str = "https://api.openreview.net"  # API v1 (venues up to 2023)
-    openreview_api_v2: str = "https://api2.openreview.net"  # API v2 (ICLR 2024 on)
-    openreview_pause: float = 1.0  # seconds between requests: OpenReview asks scripts to be gentle
-    openreview_retries: int = 5  # on 429 and 5xx, with exponential backoff and Retry-After
-    server: str = "gunicorn"  # or "waitress"
-    host: str = "127.0.0.1"
-    port: int = 8000
+    data_dir: Path = Field(
+        default_factory=lambda: resource_dir("data"),
+        json_schema_extra={"shown": "`data/`"},
+        description="the curated data (the checkout's `data/`)",
+    )
+    ontology_dir: Path = Field(
+        default_factory=lambda: resource_dir("ontology"),
+        json_schema_extra={"shown": "`ontology/`"},
+        description="the ontology and shapes (`ontology/`)",
+    )
+    queries_dir: Path = Field(
+        default_factory=lambda: resource_dir("queries"),
+        json_schema_extra={"shown": "`queries/`"},
+        description="the saved queries (`queries/`)",
+    )
+    reasoner: Literal["fast", "owlrl"] = Field(
+        "fast", description="`fast` (ours) or `owlrl` (the reference; minutes on large data)"
+    )
+    validator: Literal["fast", "pyshacl"] = Field(
+        "fast",
+        description="SHACL in builds: `fast` (shapes compiled to SPARQL, run by Oxigraph) or `pyshacl` (the reference)",
+    )
+    query_timeout: PositiveSeconds = Field(
+        30.0, description="seconds a query (or an update) may run; `timeout=` on a request may lower it"
+    )
+    request_timeout: PositiveSeconds = Field(
+        20.0, description="seconds a client has to send a whole request (head and body) once it starts"
+    )
+    query_workers: int = Field(
+        4, ge=0, description="query worker processes per web process; `0` runs queries in-process, without a time limit"
+    )
+    query_memory: int | None = Field(
+        None,
+        ge=0,
+        description="MiB of address space per query worker (and writer); unset: a twelfth of RAM, 1024-4096; `0`: no limit",
+    )
+    result_cache: int = Field(
+        64,
+        ge=0,
+        description="MiB per web process for small results of deterministic queries on the current store; `0`: off",
+    )
+    services: Listed = Field(WIKIDATA_SERVICES, description="comma-separated SPARQL endpoints that `SERVICE` may call")
+    update_token: str | None = Field(None, description="the bearer token that enables `/update` and Graph Store writes")
+    update_token_file: Path | None = Field(
+        None, description="a file holding the update token (read when settings load)"
+    )
+    load_sources: Listed = Field((), description="comma-separated URLs that `LOAD` on `/update` may fetch")
+    wikidata_api: str = Field("https://www.wikidata.org/w/api.php", description="the Action API the reconciler asks")
+    imports_dir: Path | None = Field(
+        None, description="where `import` writes and `build` reads imported sources; unset: `imports/` beside the store"
+    )
+    openreview_api: str = Field("https://api.openreview.net", description="OpenReview's API v1 (ICLR up to 2023)")
+    openreview_api_v2: str = Field("https://api2.openreview.net", description="OpenReview's API v2 (ICLR 2024 on)")
+    openreview_pause: float = Field(
+        1.0, ge=0, description="seconds between requests to OpenReview (it asks scripts to be gentle)"
+    )
+    openreview_retries: int = Field(
+        5, ge=0, description="retries on 429 and 5xx, with exponential backoff and `Retry-After`"
+    )
+    server: Literal["gunicorn", "waitress"] = Field(
+        "gunicorn", description="the WSGI server of `serve`: `gunicorn` (several web processes) or `waitress`"
+    )
+    host: str = Field("127.0.0.1", description="the interface `serve` listens on")
+    port: int = Field(8000, gt=0, lt=65536, description="the port `serve` listens on")
+
+    @field_validator("services", "load_sources", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @model_validator(mode="after")
+    def _token_from_file(self) -> Settings:
+        if self.update_token is None and self.update_token_file is not None:
+            try:
+                token = self.update_token_file.read_text(encoding="utf-8").strip()
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ValueError(
+                    f"{ENV_PREFIX}UPDATE_TOKEN_FILE: cannot read {self.update_token_file}: {exc}"
+                ) from None
+            object.__setattr__(self, "update_token", token)
+        return self
 
     @property
     def imports(self) -> Path:
@@ -127,72 +187,63 @@ class Settings:
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
-        """Defaults, then ICLR_KG_* variables, then the non-None `overrides` (the flags)."""
-        settings = cls()
-        env: dict[str, object] = {}
-        for name, convert in (
-            ("store", Path),
-            ("data_dir", Path),
-            ("ontology_dir", Path),
-            ("queries_dir", Path),
-            ("reasoner", str),
-            ("validator", str),
-            ("query_timeout", float),
-            ("request_timeout", float),
-            ("query_workers", int),
-            ("query_memory", int),
-            ("result_cache", int),
-            ("update_token", str),
-            ("host", str),
-            ("port", int),
-            ("wikidata_api", str),
-            ("server", str),
-            ("imports_dir", Path),
-            ("openreview_api", str),
-            ("openreview_api_v2", str),
-            ("openreview_pause", float),
-            ("openreview_retries", int),
-        ):
-            raw = _env(name.upper())
-            if raw is not None:
-                try:
-                    env[name] = convert(raw)
-                except ValueError:
-                    kind = {int: "a whole number", float: "a number"}.get(convert, "a value")  # type: ignore[call-overload]
-                    raise SettingsError(f"{ENV_PREFIX}{name.upper()}: {raw!r} is not {kind}") from None
-        for name in ("services", "load_sources"):
-            listed = _env(name.upper())
-            if listed is not None:
-                env[name] = tuple(s.strip() for s in listed.split(",") if s.strip())
-        token_file = _env("UPDATE_TOKEN_FILE")
-        if token_file and "update_token" not in env:
-            try:
-                env["update_token"] = Path(token_file).read_text(encoding="utf-8").strip()
-            except (OSError, UnicodeDecodeError) as exc:
-                raise SettingsError(f"{ENV_PREFIX}UPDATE_TOKEN_FILE: cannot read {token_file}: {exc}") from None
-        settings = replace(settings, **env)  # type: ignore[arg-type]
+        """Defaults, then ICLR_KG_* variables, then the non-None `overrides` (the flags); a value no
+        command can use is a SettingsError naming the variable, before any work is done."""
         flags = {k: v for k, v in overrides.items() if v is not None}
-        return replace(settings, **flags).checked()  # type: ignore[arg-type]
+        try:
+            return cls(**flags)  # type: ignore[arg-type]
+        except ValidationError as exc:
+            raise SettingsError(_one_line(exc)) from None
 
-    def checked(self) -> Settings:
-        """Refuse values no command could use, when settings load, before any work is done."""
-        for name, allowed in CHOICES.items():
-            value = getattr(self, name)
-            if value not in allowed:
-                raise SettingsError(f"{ENV_PREFIX}{name.upper()}: {value!r} is not one of {', '.join(allowed)}")
-        if not 0 < self.query_timeout < float("inf"):
-            raise SettingsError(
-                f"{ENV_PREFIX}QUERY_TIMEOUT: must be a positive number of seconds, not {self.query_timeout}"
-            )
-        if not 0 < self.request_timeout < float("inf"):
-            raise SettingsError(
-                f"{ENV_PREFIX}REQUEST_TIMEOUT: must be a positive number of seconds, not {self.request_timeout}"
-            )
-        for name in ("query_workers", "result_cache", "openreview_retries"):
-            if getattr(self, name) < 0:
-                raise SettingsError(f"{ENV_PREFIX}{name.upper()}: must not be negative")
-        if self.query_memory is not None and self.query_memory < 0:
-            raise SettingsError(f"{ENV_PREFIX}QUERY_MEMORY: must not be negative (0: no limit)")
-        if not 0 < self.port < 65536:
-            raise SettingsError(f"{ENV_PREFIX}PORT: {self.port} is not a port number")
-        return self
+    def replace(self, **changes: object) -> Settings:
+        """A copy with some settings changed (validated as when they load)."""
+        return type(self).model_validate({**self.model_dump(), **changes})
+
+
+def _one_line(error: ValidationError) -> str:
+    """The first problem of a ValidationError, as `ICLR_KG_NAME: what is wrong`."""
+    problem = error.errors()[0]
+    name = str(problem["loc"][0]) if problem["loc"] else "settings"
+    variable = ENV_PREFIX + name.upper()
+    value = problem.get("input")
+    kind = problem["type"]
+    if kind == "float_parsing":
+        return f"{variable}: {value!r} is not a number"
+    if kind == "int_parsing":
+        return f"{variable}: {value!r} is not a whole number"
+    if kind == "literal_error":
+        allowed = ", ".join(repr(a).strip("'") for a in problem["ctx"]["expected"].replace("'", "").split(" or "))
+        return f"{variable}: {value!r} is not one of {allowed}"
+    if kind in ("greater_than", "greater_than_equal", "less_than", "finite_number"):
+        return f"{variable}: must be a positive number within range, not {value!r}"
+    message = problem["msg"].removeprefix("Value error, ")
+    return message if not problem["loc"] else f"{variable}: {message}"  # model checks name their variable
+
+
+def flag_help(name: str, text: str | None = None) -> str:
+    """A CLI flag's help for a setting: its description (or `text`), variable and default."""
+    field = Settings.model_fields[name]
+    if field.default_factory is not None:
+        shown = str((field.json_schema_extra or {}).get("shown", "")).strip("`")  # type: ignore[union-attr]
+        default = f"; default {shown}" if shown else ""
+    else:
+        default = "" if field.default is None else f"; default {field.default}"
+    return f"{text or field.description} [env {ENV_PREFIX}{name.upper()}{default}]"
+
+
+def settings_table() -> str:
+    """README's settings table, made from the definition above."""
+    rows = ["| variable | default | meaning |", "| --- | --- | --- |"]
+    for name, field in Settings.model_fields.items():
+        if field.default_factory is not None:
+            default = (field.json_schema_extra or {}).get("shown", "–")  # type: ignore[union-attr]
+        elif isinstance(field.default, tuple):
+            default = ", ".join(f"`{d}`" for d in field.default) or "none"
+        else:
+            default = "unset" if field.default is None else f"`{field.default}`"
+        rows.append(f"| `{ENV_PREFIX}{name.upper()}` | {default} | {field.description} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":  # python -m iclr_kg.config: the table for README
+    print(settings_table())

@@ -308,7 +308,7 @@ def run_query(
     check_nesting(sparql)
     bound = {v.value: t.value for v, t in (substitutions or {}).items() if isinstance(t, NamedNode)}
     check_services(
-        sparql, services if services is not None else config.Settings().services, config.QUERY_PREFIXES, bound
+        sparql, services if services is not None else config.Settings.from_env().services, config.QUERY_PREFIXES, bound
     )
     kwargs: dict[str, object] = {"prefixes": config.QUERY_PREFIXES, "base_iri": base}
     if default_graph is not None:

@@ -27,14 +27,13 @@ def test_service_to_the_standin_is_refused_unless_allow_listed(client, wikidata_
 
 def test_an_unreachable_service_is_a_502_not_a_500(real_settings, tmp_path) -> None:
     import socket
-    from dataclasses import replace
 
     from iclr_kg.web import create_app
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         dead = f"http://127.0.0.1:{probe.getsockname()[1]}/sparql"
-    app = create_app(replace(real_settings, services=(dead,), query_workers=1))
+    app = create_app(real_settings.replace(services=(dead,), query_workers=1))
     client = app.test_client()
     query = f"SELECT * WHERE {{ SERVICE <{dead}> {{ ?s ?p ?o }} }}"
     response = client.get("/sparql", query_string={"query": query, "format": "json"})

@@ -19,7 +19,6 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -136,7 +135,7 @@ def test_load_on_update_is_refused_unless_allow_listed(tiny_data, trap) -> None:
     from iclr_kg.pipeline import build
 
     url, hits = trap
-    settings = replace(tiny_data(), update_token="secret")
+    settings = tiny_data().replace(update_token="secret")
     build(settings)
     client = create_app(settings).test_client()
     auth = {"Authorization": "Bearer secret"}
@@ -155,7 +154,7 @@ def test_load_on_update_is_refused_unless_allow_listed(tiny_data, trap) -> None:
 
 
 def test_a_query_past_the_memory_limit_is_503_and_others_are_served(real_settings) -> None:
-    app = create_app(replace(real_settings, query_workers=1, query_memory=1024, result_cache=0))
+    app = create_app(real_settings.replace(query_workers=1, query_memory=1024, result_cache=0))
     client = app.test_client()
     try:
         query = "SELECT ?a ?o WHERE { ?a ?b ?c . ?d ?e ?o } ORDER BY ?o LIMIT 1"
@@ -341,7 +340,7 @@ def test_deep_nesting_is_a_400_not_a_crash(client, real_settings) -> None:
 def test_deep_nesting_on_update_is_a_400(tiny_data) -> None:
     from iclr_kg.pipeline import build
 
-    settings = replace(tiny_data(), update_token="secret")
+    settings = tiny_data().replace(update_token="secret")
     build(settings)
     client = create_app(settings).test_client()
     deep = "INSERT { <urn:a> <urn:b> 1 } WHERE " + "{" * 10_000 + "}" * 10_000
@@ -393,7 +392,7 @@ def test_invalid_graph_iris_are_400(client, value: str) -> None:
 
 
 def test_health_goes_through_a_query_worker(real_settings) -> None:
-    app = create_app(replace(real_settings, query_workers=1))
+    app = create_app(real_settings.replace(query_workers=1))
     client = app.test_client()
     try:
         assert client.get("/health").get_json()["status"] == "ok"

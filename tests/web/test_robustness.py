@@ -166,12 +166,11 @@ def test_bad_input_table_is_complete() -> None:
 
 
 def test_wrong_token_is_401(tiny_data) -> None:
-    from dataclasses import replace
 
     from iclr_kg.pipeline import build
     from iclr_kg.web import create_app
 
-    settings = replace(tiny_data(), update_token="right")
+    settings = tiny_data().replace(update_token="right")
     build(settings)
     client = create_app(settings).test_client()
     for header in (

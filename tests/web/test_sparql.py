@@ -201,11 +201,10 @@ def test_update_refused_without_token(client) -> None:
 
 
 def test_update_with_token(tiny_data) -> None:
-    from dataclasses import replace
 
     from iclr_kg.pipeline import build
 
-    settings = replace(tiny_data(), update_token="s3cret")
+    settings = tiny_data().replace(update_token="s3cret")
     build(settings)
     client = create_app(settings).test_client()
     update = {"update": "INSERT DATA { GRAPH <http://example.org/g> { <http://a> <http://b> 'c' } }"}
