@@ -5,9 +5,11 @@ interrupt it. So each query runs in one of a few long-lived worker processes tha
 read-only handle on the store; the web thread relays what the worker writes. Past the deadline
 (or when the client goes away) the worker is killed, which frees its CPU at once, and replaced.
 
-Protocol on the worker's pipe, parent → worker: a request dict, then the chosen format name;
-worker → parent: ("kind", "results"|"rdf") or ("error", kind, message), then ("data", bytes)...,
-("done",) or ("error", ...).
+The pipe's protocol is the message types below. Parent → worker: (generation path,
+QueryRequest). Worker → parent, for a result to serialize: `Complete` (a small result, whole), or
+`Started` then `Data`... and `Done`; for rows (`row_limit`, the pages): `Started` then `Rows`;
+at any point instead: `Failed`. The format for each kind of result is chosen before the query
+runs (QueryRequest.formats); `Started.format` None means the client accepts no format for it.
 """
 
 from __future__ import annotations
@@ -19,11 +21,11 @@ import resource
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from .errors import (
     EvaluationFailed,
@@ -59,6 +61,57 @@ class QueryRequest:
     # The format to use for each kind of result ("results", "rdf"), chosen before the query runs
     # (None: not acceptable); lets the worker answer in one message instead of three.
     formats: dict[str, str | None] | None = None
+
+
+# ------------------------------------------------------------------------------------------
+# Messages, worker → parent (plain data, so they cross the pipe)
+
+
+@dataclass(frozen=True)
+class Started:
+    kind: str  # "results" (SELECT, ASK) or "rdf" (CONSTRUCT, DESCRIBE)
+    format: str | None = None  # the chosen format; None: nothing the client accepts
+
+
+@dataclass(frozen=True)
+class Complete:
+    kind: str
+    format: str
+    body: bytes  # the whole serialization, at most one chunk
+
+
+@dataclass(frozen=True)
+class Data:
+    body: bytes
+
+
+@dataclass(frozen=True)
+class Done:
+    pass
+
+
+@dataclass(frozen=True)
+class Rows:
+    table: dict[str, Any]  # result_rows()
+
+
+@dataclass(frozen=True)
+class Failed:
+    reason: str  # "query" (it does not parse), "evaluation", "service" (a SERVICE call), "store"
+    message: str
+
+    def error(self) -> IclrKgError:
+        """The error to raise for it, with the message a client sees."""
+        if self.reason == "query":
+            return QueryError(self.message)
+        if self.reason == "evaluation":
+            return EvaluationFailed(f"the query failed while running: {self.message}")
+        if self.reason == "service":
+            return ServiceFailed(f"a federated SERVICE call failed: {self.message}")
+        return StoreError(self.message)
+
+
+Message = Started | Complete | Data | Done | Rows | Failed
 
 
 # ------------------------------------------------------------------------------------------
@@ -128,13 +181,14 @@ def _plain(term: Any) -> tuple[str, str, str | None, str | None] | None:
 class _PipeWriter:
     """A binary file object that sends what is written in chunks over the pipe.
 
-    With `head`, nothing is sent until the first chunk is full: a small result then goes in one
-    ("complete", ...) message together with its kind and format; a large one is announced with
-    ("kind", ...) and streamed.
+    Nothing is sent until the first chunk is full: a small result then goes in one `Complete`
+    message together with its kind and format; a large one is announced with `Started` and
+    streamed as `Data`, then `Done`.
     """
 
-    def __init__(self, conn: Connection, head: tuple[Any, ...] | None = None):
+    def __init__(self, conn: Connection, head: Started):
         self.conn, self.buffer, self.head = conn, bytearray(), head
+        self.started = False
 
     def write(self, data: bytes) -> int:
         self.buffer += data
@@ -148,18 +202,18 @@ class _PipeWriter:
 
     def _send(self) -> None:
         if self.buffer:
-            if self.head is not None:
+            if not self.started:
                 self.conn.send(self.head)
-                self.head = None
-            self.conn.send(("data", bytes(self.buffer)))
+                self.started = True
+            self.conn.send(Data(bytes(self.buffer)))
             self.buffer.clear()
 
     def finish(self) -> None:
-        if self.head is not None:
-            self.conn.send(("complete", *self.head[1:], bytes(self.buffer)))
+        if not self.started:
+            self.conn.send(Complete(self.head.kind, self.head.format or "", bytes(self.buffer)))
             return
         self._send()
-        self.conn.send(("done",))
+        self.conn.send(Done())
 
 
 def _worker_main(conn: Connection, memory_mib: int = 0) -> None:  # pragma: no cover - runs in the child process
@@ -182,36 +236,29 @@ def _worker_main(conn: Connection, memory_mib: int = 0) -> None:  # pragma: no c
                     store = stores[generation] = Store.read_only(generation.split("#", 1)[0])
                 except (OSError, RuntimeError) as exc:  # RocksDB reports damage as RuntimeError
                     conn.send(
-                        ("error", "store", f"the store cannot be read ({exc}); `iclr-kg check-store` names the damage")
+                        Failed("store", f"the store cannot be read ({exc}); `iclr-kg check-store` names the damage")
                     )
                     continue
             result = run_request(store, request)
         except MemoryError:
             os._exit(3)  # the parent reports the memory limit and starts a fresh worker
         except QueryError as exc:
-            conn.send(("error", "query", str(exc)))
+            conn.send(Failed("query", str(exc)))
             continue
         except Exception as exc:  # noqa: BLE001 - reported to the client as a failure of the query
-            conn.send(("error", "store", f"{type(exc).__name__}: {exc}"))
+            conn.send(Failed("store", f"{type(exc).__name__}: {exc}"))
             continue
         kind = result_kind(result)
         try:
             if request.row_limit is not None:
-                conn.send(("kind", kind))
-                _send_rows(conn, result, request.row_limit)
+                conn.send(Started(kind))
+                conn.send(Rows(result_rows(result, request.row_limit)))
                 continue
-            if request.formats is not None:
-                fmt = request.formats.get(kind)
-                if fmt is None:
-                    conn.send(("kind", kind, None))
-                    continue
-                writer = _PipeWriter(conn, head=("kind", kind, fmt))
-            else:
-                conn.send(("kind", kind))
-                fmt = conn.recv()
-                if fmt is None:
-                    continue
-                writer = _PipeWriter(conn)
+            fmt = (request.formats or {}).get(kind)
+            if fmt is None:
+                conn.send(Started(kind, None))
+                continue
+            writer = _PipeWriter(conn, head=Started(kind, fmt))
             write_result(result, writer, fmt)
             writer.finish()
         except (BrokenPipeError, EOFError):
@@ -219,31 +266,31 @@ def _worker_main(conn: Connection, memory_mib: int = 0) -> None:  # pragma: no c
         except MemoryError:
             os._exit(3)
         except Exception as exc:  # noqa: BLE001 - evaluation is lazy: SERVICE calls fail here
-            failure = "service" if isinstance(exc, OSError) else "evaluation"  # network errors are OSErrors
-            conn.send(("error", failure, f"{type(exc).__name__}: {exc}"))
+            reason = "service" if isinstance(exc, OSError) else "evaluation"  # network errors are OSErrors
+            conn.send(Failed(reason, f"{type(exc).__name__}: {exc}"))
 
 
-def _send_rows(conn: Connection, result: Any, limit: int) -> None:  # pragma: no cover - child process
+def result_rows(result: Any, limit: int) -> dict[str, Any]:
+    """The first `limit` rows of a result as plain terms (`_plain`), for the pages: the one
+    place a result becomes a table, in a worker or in-process."""
     from pyoxigraph import QueryBoolean, QuerySolutions
 
     if isinstance(result, QueryBoolean):
-        conn.send(("rows", {"boolean": bool(result)}))
-        return
+        return {"boolean": bool(result)}
+    rows: list[list[Any]] = []
     if isinstance(result, QuerySolutions):
         columns = [v.value for v in result.variables]
-        rows = []
         for row in result:
             if len(rows) > limit:
                 break
             rows.append([_plain(row[c]) for c in columns])
     else:
         columns = ["subject", "predicate", "object"]
-        rows = []
         for triple in result:
             if len(rows) > limit:
                 break
             rows.append([_plain(triple.subject), _plain(triple.predicate), _plain(triple.object)])
-    conn.send(("rows", {"columns": columns, "rows": rows[:limit], "truncated": len(rows) > limit}))
+    return {"columns": columns, "rows": rows[:limit], "truncated": len(rows) > limit}
 
 
 # ------------------------------------------------------------------------------------------
@@ -406,35 +453,24 @@ class QueryPool:
         except BaseException:
             running.abandon()
             raise
-        if message[0] == "error":
-            running.finish()
-            raise failure(message[1], message[2])
-        running.kind = message[1]
-        if message[0] == "complete":  # the whole (small) result came with the first message
-            running.format, running.prefetched = message[2], message[3]
-            running.finish()
-        elif request.formats is not None:
-            running.format = message[2]
-            if running.format is None:
+        match message:
+            case Failed():
                 running.finish()
-        if request.row_limit is not None:
-            rows = running.receive()
-            running.finish()
-            if rows[0] == "error":
-                raise failure(rows[1], rows[2])
-            running.rows = rows[1]
+                raise message.error()
+            case Complete(kind=kind, format=fmt, body=body):  # the whole (small) result at once
+                running.kind, running.format, running.prefetched = kind, fmt, body
+                running.finish()
+            case Started(kind=kind, format=fmt):
+                running.kind, running.format = kind, fmt
+                if request.row_limit is not None:
+                    answer = running.receive()
+                    running.finish()
+                    if isinstance(answer, Failed):
+                        raise answer.error()
+                    running.rows = answer.table
+                elif fmt is None:
+                    running.finish()  # nothing the client accepts; the worker sent no more
         return running
-
-
-def failure(kind: str, message: str) -> IclrKgError:
-    """The error for a worker's ("error", kind, message) answer."""
-    if kind == "query":
-        return QueryError(message)
-    if kind == "evaluation":
-        return EvaluationFailed(f"the query failed while running: {message}")
-    if kind == "service":
-        return ServiceFailed(f"a federated SERVICE call failed: {message}")
-    return StoreError(message)
 
 
 class RunningQuery:
@@ -449,7 +485,7 @@ class RunningQuery:
         self.finished = False
         self._done = threading.Lock()
 
-    def receive(self) -> tuple[Any, ...]:
+    def receive(self) -> Message:
         remaining = self.deadline - time.monotonic()
         try:
             if remaining <= 0 or not self.worker.conn.poll(remaining):
@@ -476,14 +512,8 @@ class RunningQuery:
         self._end(healthy=False)
 
     def cancel(self) -> None:
-        """The client will not get this result (e.g. 406): tell the worker to drop it."""
-        if self.finished:
-            return
-        try:
-            self.worker.conn.send(None)
-            self.finish()
-        except OSError:
-            self.abandon()
+        """The client will not get this result: stop the worker if it is still at it."""
+        self.abandon()
 
     def body(self, fmt: str) -> ClosingBody:
         """The serialization in format `fmt`, chunk by chunk, as the worker writes it.
@@ -500,62 +530,65 @@ class RunningQuery:
             yield self.prefetched
             return
         try:
-            if self.format is None:
-                self.worker.conn.send(fmt)
             while True:
                 try:
                     message = self.receive()
                 except IclrKgError as exc:
                     raise StreamAborted(f"result cut short: {exc}") from None
-                if message[0] == "data":
-                    yield message[1]
-                elif message[0] == "done":
-                    self.finish()
-                    return
-                else:
-                    raise StreamAborted(f"result cut short: the query failed while running: {message[2]}")
+                match message:
+                    case Data(body=body):
+                        yield body
+                    case Done():
+                        self.finish()
+                        return
+                    case Failed():
+                        raise StreamAborted(f"result cut short: {message.error()}")
+                    case _:
+                        raise StreamAborted(f"result cut short: unexpected {message!r} from the worker")
         finally:
             self.abandon()
 
 
 class InProcessQuery:
-    """The same interface as RunningQuery, evaluated on a thread of this process.
+    """The RunningQuery interface (`ActiveQuery`), evaluated on a thread of this process.
 
     For `query_workers = 0`: no process hop, but also no time limit (nothing can stop the
     query). Used to measure what the worker processes cost, and where isolation is not wanted.
     """
 
+    format: str | None = None
+    prefetched: bytes | None = None
+
     def __init__(self, store: Any, request: QueryRequest):
         from .streaming import Producer
 
-        def produce() -> Any:
-            return run_request(store, request)
-
-        self._write = lambda result, output: write_result(result, output, self._fmt)
-        self._fmt = ""
         self.rows: dict[str, Any] | None = None
-        if request.row_limit is not None:
-            collected: dict[str, Any] = {}
-
-            class _Conn:
-                def send(self, message: Any) -> None:
-                    collected["rows"] = message[1]
-
-            def rows(result: Any, _: Any) -> None:
-                _send_rows(_Conn(), result, request.row_limit)  # type: ignore[arg-type]
-
-            producer = Producer(produce, result_kind)
-            self.kind = producer.wait()
-            for _ in producer.body(rows):
-                pass
-            self.rows = collected.get("rows", {})
-            return
-        self._producer = Producer(produce, result_kind)
+        self._producer = Producer(lambda: run_request(store, request), result_kind)
         self.kind = self._producer.wait()
+        if request.row_limit is not None:
+            limit = request.row_limit
+            collected: list[dict[str, Any]] = []
+            for _ in self._producer.body(lambda result, _output: collected.append(result_rows(result, limit))):
+                pass
+            self.rows = collected[0] if collected else {}
+        elif request.formats is not None:
+            self.format = request.formats.get(self.kind)
 
     def cancel(self) -> None:
         self._producer.cancel()
 
     def body(self, fmt: str) -> Iterator[bytes]:
-        self._fmt = fmt
-        return self._producer.body(self._write)
+        return self._producer.body(lambda result, output: write_result(result, output, fmt))
+
+
+class ActiveQuery(Protocol):
+    """What a started query offers, in a worker (RunningQuery) or in-process (InProcessQuery)."""
+
+    kind: str  # "results" or "rdf"
+    format: str | None  # the format chosen up front for this kind (None: not acceptable)
+    prefetched: bytes | None  # the whole serialization, when it was small
+    rows: dict[str, Any] | None  # result_rows(), when rows were asked for
+
+    def body(self, fmt: str) -> Iterable[bytes]: ...
+
+    def cancel(self) -> None: ...

@@ -8,7 +8,7 @@ from flask import Response, request
 
 from ..errors import NotAcceptable, QueryError, UnknownFormat
 from ..formats import choose
-from ..pool import InProcessQuery, QueryRequest, RunningQuery
+from ..pool import ActiveQuery, InProcessQuery, QueryRequest
 from ..querytext import update_keyword
 from ..saved import SavedQuery
 from .http import graph_list, requested_format
@@ -66,7 +66,7 @@ def start_query(
     prepared: QueryRequest | None = None,
     timeout: float | None = None,
     client: object = _CLIENT,
-) -> RunningQuery | InProcessQuery:
+) -> ActiveQuery:
     """Hand the query to a worker process under the time limit (in-process if workers = 0).
 
     `client` is who counts against the per-client share of workers: the remote address, or None
@@ -126,7 +126,7 @@ def execute(text: str, *, substitutions: dict | None = None) -> Response:
     except (NotAcceptable, UnknownFormat):
         running.cancel()
         raise
-    prefetched = getattr(running, "prefetched", None)
+    prefetched = running.prefetched
     if key is not None and prefetched is not None and running.format == chosen.name:
         item = cache.put(key, prefetched, chosen.media_type)  # type: ignore[union-attr]
         response = result_response(prefetched, chosen.media_type)
