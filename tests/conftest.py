@@ -13,6 +13,7 @@ from pyoxigraph import Store
 from iclr_kg.config import Settings, resource_dir
 from iclr_kg.pipeline import build
 from iclr_kg.store import open_read_only
+from tests.helpers import free_port
 
 SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
 
@@ -31,7 +32,6 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def wikidata_standin(tmp_path_factory: pytest.TempPathFactory):
     """Oxigraph's own server (PyPI `oxigraph`) on 127.0.0.1 with a few Wikidata-shaped triples:
     the stand-in for Wikidata's query service in federated queries."""
-    import socket
     import subprocess
     import sys
     import time
@@ -43,9 +43,7 @@ def wikidata_standin(tmp_path_factory: pytest.TempPathFactory):
     subprocess.run(
         [oxigraph, "load", "--location", str(location), "--file", str(fixture)], check=True, capture_output=True
     )
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     process = subprocess.Popen(
         [oxigraph, "serve-read-only", "--location", str(location), "--bind", f"127.0.0.1:{port}"],
         stdout=subprocess.DEVNULL,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,8 +16,7 @@ from rdflib.compare import isomorphic
 from iclr_kg.cli import main
 from iclr_kg.convert import to_rdflib
 from iclr_kg.store import open_read_only
-
-CLI = str(Path(sys.executable).with_name("iclr-kg"))
+from tests.helpers import CLI, dead_url, serving
 
 
 @pytest.fixture(scope="module")
@@ -194,35 +192,16 @@ def test_debug_shows_traceback(tmp_path: Path) -> None:
     assert result.exception is not None and type(result.exception).__name__ == "StoreError"
 
 
-def test_serve_builds_then_serves_with_waitress(tmp_path: Path) -> None:
-    import socket
-    import time
+def test_serve_builds_then_serves_with_gunicorn(tmp_path: Path) -> None:
     import urllib.request
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen(
-        [CLI, "serve", "--store", str(tmp_path / "store"), "--port", str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        deadline, status = time.monotonic() + 120, None
-        while time.monotonic() < deadline and status is None:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as response:
-                    status = json.loads(response.read())
-            except OSError:
-                time.sleep(0.3)
-        assert status and status["status"] == "ok" and status["quads"] > 5000
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
+    with serving(tmp_path / "store") as (base, process):
+        with urllib.request.urlopen(f"{base}/health", timeout=10) as response:
+            status = json.loads(response.read())
+        assert status["status"] == "ok" and status["quads"] > 5000
+        with urllib.request.urlopen(f"{base}/", timeout=5) as response:
             assert b"<textarea" in response.read()
-    finally:
-        process.terminate()
-        output = process.communicate(timeout=20)[0]
-    assert "building it first" in output and "serving" in output and "with gunicorn" in output
+    assert "building it first" in process.output and "serving" in process.output and "with gunicorn" in process.output
 
 
 # Regressions (hardening #14): one line, never a traceback or a clobbered file.
@@ -251,11 +230,8 @@ def test_non_utf8_query_file_is_one_line(built: Path, tmp_path: Path) -> None:
 
 
 def test_a_failing_query_leaves_an_existing_output_file_alone(built: Path, tmp_path: Path) -> None:
-    import socket
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        dead = f"http://127.0.0.1:{probe.getsockname()[1]}/sparql"  # allow-listed, but nobody answers
+    dead = dead_url("/sparql")  # allow-listed, but nobody answers
     out = tmp_path / "existing.csv"
     out.write_text("precious\n")
     env = {**os.environ, "ICLR_KG_SERVICES": dead}

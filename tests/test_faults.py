@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
-import sys
 import threading
 import time
 import urllib.parse
@@ -18,11 +16,11 @@ import pytest
 
 from iclr_kg.pipeline import build
 from iclr_kg.store import current_generation, open_read_only
+from tests.helpers import CLI, serving
 
 from .conftest import select
 from .test_reason import _synth
 
-CLI = str(Path(sys.executable).with_name("iclr-kg"))
 COUNT = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"
 
 
@@ -103,33 +101,16 @@ def test_a_corrupt_store_fails_at_start_with_a_clear_error(tmp_path: Path) -> No
 def test_serve_keeps_serving_during_a_rebuild_and_switches_after(tiny_data, big_data: Path) -> None:
     settings = tiny_data()
     build(settings)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [CLI, "serve", "--store", str(settings.store), "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = (
-        f"http://127.0.0.1:{port}/sparql?query="
-        + urllib.parse.quote("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
-        + "&format=json"
-    )
+    with serving(settings.store) as (base, _):
+        url = (
+            f"{base}/sparql?query=" + urllib.parse.quote("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }") + "&format=json"
+        )
 
-    def count() -> int:
-        with urllib.request.urlopen(url, timeout=20) as response:
-            return int(json.loads(response.read())["results"]["bindings"][0]["n"]["value"])
+        def count() -> int:
+            with urllib.request.urlopen(url, timeout=20) as response:
+                return int(json.loads(response.read())["results"]["bindings"][0]["n"]["value"])
 
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                before = count()
-                break
-            except OSError:
-                assert time.monotonic() < deadline
-                time.sleep(0.3)
+        before = count()
         env = {**os.environ, "ICLR_KG_DATA_DIR": str(big_data)}
         rebuild = threading.Thread(
             target=subprocess.run,
@@ -144,9 +125,6 @@ def test_serve_keeps_serving_during_a_rebuild_and_switches_after(tiny_data, big_
         rebuild.join()
         assert during and all(n == before for n in during[:1])
         assert count() > before  # the new store is live without a restart
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
 
 
 def test_check_store_names_a_damaged_generation(tiny_data) -> None:

@@ -20,6 +20,7 @@ from iclr_kg.errors import ImportFailed
 from iclr_kg.openreview_import import run_import
 from iclr_kg.pipeline import build
 from iclr_kg.store import open_read_only, run_query
+from tests.helpers import dead_url
 
 from .openreview_standin import Paper, StandIn, profile, venue_notes
 
@@ -311,11 +312,8 @@ def test_server_error_is_one_clear_line_from_the_cli(tmp_path: Path, v1_server: 
 
 
 def test_unreachable_service_is_a_clear_error(tmp_path: Path) -> None:
-    import socket
 
-    with socket.socket() as probe:  # a port nobody listens on
-        probe.bind(("127.0.0.1", 0))
-        url = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    url = dead_url("").rstrip("/")
     settings = Settings(
         store=tmp_path / "store", openreview_api=url, openreview_api_v2=url, openreview_pause=0, openreview_retries=0
     )

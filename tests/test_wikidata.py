@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import socket
 import threading
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -29,6 +28,7 @@ from iclr_kg.wikidata import (
     write_sssom,
 )
 from tests.conftest import TINY_SOURCE as TINY_SOURCE_TEXT
+from tests.helpers import dead_url
 
 from .conftest import select
 
@@ -224,9 +224,7 @@ def test_backoff_on_429_and_maxlag(api) -> None:
 
 
 def test_network_failure_is_a_clear_error_and_writes_nothing(tiny_data, tmp_path: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        dead = f"http://127.0.0.1:{probe.getsockname()[1]}/w/api.php"
+    dead = dead_url("/w/api.php")
     dataset = load_dataset(tiny_data().data_dir)
     review = tmp_path / "review.yaml"
     with pytest.raises(WikidataError, match="cannot reach Wikidata"):

@@ -14,6 +14,8 @@ from flask.testing import FlaskClient
 from iclr_kg.config import Settings
 from iclr_kg.web import create_app
 
+from ..helpers import serving
+
 
 @pytest.fixture(scope="session")
 def app(real_store, real_settings: Settings) -> Flask:
@@ -45,54 +47,10 @@ def server(app: Flask) -> Iterator[str]:
     wsgi.close()
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_for(url: str, seconds: float = 60) -> None:
-    import urllib.request
-
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            urllib.request.urlopen(url, timeout=2).close()
-            return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
-
-
 @pytest.fixture(scope="session")
 def default_server(real_store, real_settings: Settings) -> Iterator[str]:
-    """`iclr-kg serve` as shipped (gunicorn, two web processes, query workers) on the real graph."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    port = free_port()
-    # A short request timeout, so the slowloris test sees trickling clients cut off quickly.
-    env = {**os.environ, "ICLR_KG_SERVICES": ",".join(real_settings.services), "ICLR_KG_REQUEST_TIMEOUT": "4"}
-    process = subprocess.Popen(
-        [
-            str(Path(sys.executable).with_name("iclr-kg")),
-            "serve",
-            "--store",
-            str(real_settings.store),
-            "--port",
-            str(port),
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(url + "/health")
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    """`iclr-kg serve` as shipped (gunicorn, two web processes, query workers) on the real graph.
+    A short request timeout, so that the slowloris test sees trickling clients cut off quickly."""
+    env = {"ICLR_KG_SERVICES": ",".join(real_settings.services), "ICLR_KG_REQUEST_TIMEOUT": "4"}
+    with serving(real_settings.store, env) as (base, _):
+        yield base

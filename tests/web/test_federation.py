@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import io
 
+from ..helpers import dead_url
+
 
 def test_federated_saved_query_through_the_endpoint(client, wikidata_standin: str) -> None:
     response = client.get("/queries/wikidata-countries", query_string={"wikidata": wikidata_standin, "format": "csv"})
@@ -26,13 +28,10 @@ def test_service_to_the_standin_is_refused_unless_allow_listed(client, wikidata_
 
 
 def test_an_unreachable_service_is_a_502_not_a_500(real_settings, tmp_path) -> None:
-    import socket
 
     from iclr_kg.web import create_app
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        dead = f"http://127.0.0.1:{probe.getsockname()[1]}/sparql"
+    dead = dead_url("/sparql")
     app = create_app(real_settings.replace(services=(dead,), query_workers=1))
     client = app.test_client()
     query = f"SELECT * WHERE {{ SERVICE <{dead}> {{ ?s ?p ?o }} }}"

@@ -11,7 +11,6 @@ import http.client
 import http.server
 import socket
 import subprocess
-import sys
 import threading
 import time
 import tracemalloc
@@ -19,13 +18,13 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from iclr_kg.web import create_app
 
-CLI = str(Path(sys.executable).with_name("iclr-kg"))
+from ..helpers import CLI
+
 BIG = "SELECT * WHERE { ?s ?p ?o } LIMIT 6000"  # well over one 64 KiB chunk
 CROSS = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f }"
 

@@ -161,10 +161,6 @@ def test_bad_input_gets_a_clear_4xx(client, case, kwargs, status, text) -> None:
     )  # nothing else affected
 
 
-def test_bad_input_table_is_complete() -> None:
-    assert len(BAD_INPUT) == 28
-
-
 def test_wrong_token_is_401(tiny_data) -> None:
 
     from iclr_kg.pipeline import build

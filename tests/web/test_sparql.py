@@ -226,9 +226,13 @@ def test_settings_have_no_token_by_default() -> None:
 def test_the_endpoint_runs_queries_in_process_with_zero_workers(real_store, real_settings) -> None:
     """`ICLR_KG_QUERY_WORKERS=0`: the same answers, without the worker hop (InProcessQuery)."""
     client = create_app(real_settings.replace(query_workers=0, result_cache=0)).test_client()
-    select = client.get("/sparql", query_string={"query": "SELECT ?p WHERE { ?p a iclr:Paper } LIMIT 3", "format": "csv"})
+    select = client.get(
+        "/sparql", query_string={"query": "SELECT ?p WHERE { ?p a iclr:Paper } LIMIT 3", "format": "csv"}
+    )
     assert select.status_code == 200 and select.data.decode().count("\n") == 4
-    graph = client.get("/sparql", query_string={"query": "CONSTRUCT WHERE { ?p a iclr:Paper } LIMIT 2", "format": "ntriples"})
+    graph = client.get(
+        "/sparql", query_string={"query": "CONSTRUCT WHERE { ?p a iclr:Paper } LIMIT 2", "format": "ntriples"}
+    )
     assert graph.status_code == 200 and graph.data.count(b"\n") == 2
     assert client.get("/sparql", query_string={"query": "ASK {}"}, headers={"Accept": "image/png"}).status_code == 406
     page = client.get("/", query_string={"query": "SELECT ?p WHERE { ?p a iclr:Paper } LIMIT 3"})

@@ -4,18 +4,14 @@ clear and drop graphs). The harness is tests/w3c.py; manifests come from ../shar
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from iclr_kg.store import publish
 
 from .. import w3c
-from .conftest import free_port, wait_for
+from ..helpers import serving
 
 pytestmark = pytest.mark.skipif(not w3c.W3C.is_dir(), reason=f"the W3C manifests are not at {w3c.W3C}")
 TOKEN = "w3c-token"
@@ -25,22 +21,10 @@ TOKEN = "w3c-token"
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     store = tmp_path_factory.mktemp("w3c") / "store"
     publish(store, [])  # an empty store: the tests bring their own graphs
-    port = free_port()
-    env = {**os.environ, "ICLR_KG_UPDATE_TOKEN": TOKEN}
-    process = subprocess.Popen(
-        [str(Path(sys.executable).with_name("iclr-kg")), "serve", "--store", str(store), "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for(f"http://127.0.0.1:{port}/health")
-        results = w3c.run_all(f"http://127.0.0.1:{port}", TOKEN)
+    with serving(store, {"ICLR_KG_UPDATE_TOKEN": TOKEN}) as (base, _):
+        results = w3c.run_all(base, TOKEN)
         print(w3c.summary(results))
         yield results
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
 @pytest.mark.parametrize("manifest", list(w3c.MANIFESTS))
