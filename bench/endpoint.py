@@ -36,11 +36,11 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 sys.path.insert(0, str(ROOT / "src"))
-from iclr_kg import config  # noqa: E402
+from iclr_kg import vocab  # noqa: E402
 from iclr_kg.saved import load_saved  # noqa: E402
 
-PREFIXES = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in config.QUERY_PREFIXES.items())
-RES = config.RESOURCE_BASE
+PREFIXES = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in vocab.QUERY_PREFIXES.items())
+RES = vocab.RESOURCE_BASE
 
 
 @dataclass

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pyoxigraph import NamedNode
 
-from iclr_kg import config, rdf
+from iclr_kg import rdf, vocab
 from iclr_kg.resolve import build_registry
 from iclr_kg.sources import load_dataset
 
-ICLR = config.ONTOLOGY_NS
-RES = config.RESOURCE_BASE
+ICLR = vocab.ONTOLOGY_NS
+RES = vocab.RESOURCE_BASE
 
 
 def quads_of(settings, extra_sources=None):
@@ -25,10 +25,10 @@ def test_iris_follow_the_contract() -> None:
 def test_each_source_gets_its_own_graph_and_provenance(tiny_data) -> None:
     quads = quads_of(tiny_data())
     graphs = {q.graph_name.value for q in quads}
-    assert graphs == {config.GRAPH_ENTITIES, config.GRAPH_WIKIDATA, config.GRAPH_SOURCE_BASE + "tiny"}
+    assert graphs == {vocab.GRAPH_ENTITIES, vocab.GRAPH_WIKIDATA, vocab.GRAPH_SOURCE_BASE + "tiny"}
     stated = [q for q in quads if q.predicate.value == ICLR + "statedIn"]
     assert [(q.subject.value, q.object.value) for q in stated] == [
-        (config.GRAPH_SOURCE_BASE + "tiny", RES + "source/tiny")
+        (vocab.GRAPH_SOURCE_BASE + "tiny", RES + "source/tiny")
     ]
 
 
@@ -58,7 +58,7 @@ def test_typed_literals(tiny_data) -> None:
 
 
 def test_wikidata_links_in_their_graph_with_provenance(tiny_data) -> None:
-    quads = [q for q in quads_of(tiny_data()) if q.graph_name.value == config.GRAPH_WIKIDATA]
+    quads = [q for q in quads_of(tiny_data()) if q.graph_name.value == vocab.GRAPH_WIKIDATA]
     exact = [q for q in quads if q.predicate.value.endswith("#exactMatch")]
     assert [(q.subject.value, q.object.value) for q in exact] == [
         (RES + "organization/google", "http://www.wikidata.org/entity/Q95")
@@ -70,5 +70,5 @@ def test_ontology_goes_to_its_graph() -> None:
     from iclr_kg.config import resource_dir
 
     quads = rdf.ontology_quads(resource_dir("ontology") / "iclr.ttl")
-    assert {q.graph_name.value for q in quads} == {config.GRAPH_ONTOLOGY}
+    assert {q.graph_name.value for q in quads} == {vocab.GRAPH_ONTOLOGY}
     assert len(quads) > 500

@@ -17,12 +17,12 @@ from typing import IO, Any
 import click
 from pyoxigraph import NamedNode, serialize
 
-from . import config
+from . import vocab
 from .atomic import atomic_output, check_writable
 from .config import Settings, flag_help
 from .errors import IclrKgError, QueryError, SettingsError, StoreError
 from .formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
-from .pool import EvaluationFailed, QueryPool, QueryRequest, RunningQuery
+from .pool import QueryPool, QueryRequest, RunningQuery
 from .saved import get_saved, load_saved
 from .store import (
     STATS_CLASSES,
@@ -199,11 +199,8 @@ def query(
         formats=formats,
         substitutions={v.value: str(t) for v, t in (substitutions or {}).items()},
     )
-    try:
-        with isolated_query(settings, request) as running:
-            _write_running(running, fmt, output)
-    except EvaluationFailed as exc:  # evaluation is lazy: SERVICE calls fail after the query parsed
-        raise QueryError(f"the query failed while running: {exc}") from None
+    with isolated_query(settings, request) as running:  # failures: one line, by fails_cleanly
+        _write_running(running, fmt, output)
 
 
 def _write_running(running: RunningQuery, fmt: str | None, output: Path | None) -> None:
@@ -241,16 +238,16 @@ def isolated_query(settings: Settings, request: QueryRequest) -> Iterator[Runnin
 
 def _graphs_for(choice: str, db: Any) -> list[NamedNode]:
     named = {
-        "inferred": config.GRAPH_INFERRED,
-        "ontology": config.GRAPH_ONTOLOGY,
-        "wikidata": config.GRAPH_WIKIDATA,
-        "entities": config.GRAPH_ENTITIES,
+        "inferred": vocab.GRAPH_INFERRED,
+        "ontology": vocab.GRAPH_ONTOLOGY,
+        "wikidata": vocab.GRAPH_WIKIDATA,
+        "entities": vocab.GRAPH_ENTITIES,
     }
     everything = query_graphs(db)
     if choice == "all":
         return everything
     if choice == "asserted":
-        return [g for g in everything if g.value not in (config.GRAPH_INFERRED, config.GRAPH_ONTOLOGY)]
+        return [g for g in everything if g.value not in (vocab.GRAPH_INFERRED, vocab.GRAPH_ONTOLOGY)]
     iri = named.get(choice, choice)
     if not any(g.value == iri for g in everything):
         known = ", ".join(sorted(g.value for g in everything))
@@ -305,12 +302,12 @@ def export(
     with _output(output) as out:
         if chosen.supports_graphs:
             quads = chain.from_iterable(db.quads_for_pattern(None, None, None, g) for g in graphs)
-            serialize(quads, out, chosen.rdf, prefixes=config.EXPORT_PREFIXES)
+            serialize(quads, out, chosen.rdf, prefixes=vocab.EXPORT_PREFIXES)
         else:
             # CONSTRUCT over the chosen graphs merges them as a set: a triple stated in two
             # graphs is written once.
             merged = db.query("CONSTRUCT WHERE { ?s ?p ?o }", default_graph=graphs)
-            serialize(merged, out, chosen.rdf, prefixes=config.EXPORT_PREFIXES)
+            serialize(merged, out, chosen.rdf, prefixes=vocab.EXPORT_PREFIXES)
 
 
 @main.group("link-wikidata", invoke_without_command=True)

@@ -14,55 +14,6 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from .errors import SettingsError
 
 ENV_PREFIX = "ICLR_KG_"
-BASE = "https://w3id.org/iclr-kg/"
-ONTOLOGY_NS = BASE + "ontology#"
-RESOURCE_BASE = BASE + "resource/"
-GRAPH_BASE = BASE + "graph/"
-
-GRAPH_ONTOLOGY = GRAPH_BASE + "ontology"
-GRAPH_INFERRED = GRAPH_BASE + "inferred"
-GRAPH_ENTITIES = GRAPH_BASE + "entities"
-GRAPH_WIKIDATA = GRAPH_BASE + "wikidata"
-GRAPH_UPDATES = GRAPH_BASE + "updates"  # what updates insert into the default graph
-GRAPH_SOURCE_BASE = GRAPH_BASE + "source/"
-
-PREFIXES: dict[str, str] = {
-    "iclr": ONTOLOGY_NS,
-    "res": RESOURCE_BASE,
-    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
-    "rdfs": "http://www.w3.org/2000/01/rdf-schema#",
-    "owl": "http://www.w3.org/2002/07/owl#",
-    "xsd": "http://www.w3.org/2001/XMLSchema#",
-    "skos": "http://www.w3.org/2004/02/skos/core#",
-    "schema": "http://schema.org/",
-    "foaf": "http://xmlns.com/foaf/0.1/",
-    "dcterms": "http://purl.org/dc/terms/",
-    "prov": "http://www.w3.org/ns/prov#",
-    "bibo": "http://purl.org/ontology/bibo/",
-    "wd": "http://www.wikidata.org/entity/",
-    "wdt": "http://www.wikidata.org/prop/direct/",
-}
-ENTITY_KINDS = (
-    "paper",
-    "person",
-    "organization",
-    "conference",
-    "edition",
-    "award",
-    "conferral",
-    "authorship",
-    "review",
-    "role",
-    "source",
-    "link",
-)
-# Exports and query results use one prefix per kind of entity (paper:PxTIG12RRHS), which reads
-# better than res:paper\/PxTIG12RRHS; queries may use either.
-EXPORT_PREFIXES: dict[str, str] = {
-    **{k: v for k, v in PREFIXES.items() if k != "res"},
-    **{kind: f"{RESOURCE_BASE}{kind}/" for kind in ENTITY_KINDS},
-}
-QUERY_PREFIXES: dict[str, str] = {**PREFIXES, **EXPORT_PREFIXES}
 
 
 def resource_dir(name: str) -> Path:

@@ -25,6 +25,7 @@ from rdflib import OWL, RDF, RDFS, BNode, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.graph import Graph
 
+from . import vocab
 from .errors import InconsistentGraph, UnsupportedOntology
 
 Term = URIRef | BNode | Literal
@@ -290,9 +291,7 @@ def closure_oxigraph(data: list[Any], ontology: list[Any]) -> set[tuple[Any, Any
             return ox.BlankNode(str(term))
         if term.language:
             return ox.Literal(str(term), language=term.language)
-        return ox.Literal(
-            str(term), datatype=ox.NamedNode(str(term.datatype or "http://www.w3.org/2001/XMLSchema#string"))
-        )
+        return ox.Literal(str(term), datatype=ox.NamedNode(str(term.datatype or vocab.XSD_STRING.value)))
 
     schema_predicates = {ox.NamedNode(str(p)) for p in SCHEMA_PREDICATES}
     tbox = Graph()

@@ -20,7 +20,7 @@ class Format:
     @property
     def prefixes(self) -> dict[str, str] | None:
         """Prefixes to declare: ours, except in line formats that have no prefix syntax."""
-        from .config import EXPORT_PREFIXES
+        from .vocab import EXPORT_PREFIXES
 
         return None if self.name in ("ntriples", "nquads") else EXPORT_PREFIXES
 

@@ -11,7 +11,7 @@ from typing import TypeVar
 import rdflib
 from pyoxigraph import NamedNode, Quad, Store
 
-from . import config, rdf, shaclsparql
+from . import rdf, shaclsparql, vocab
 from .config import Settings
 from .convert import from_rdflib, to_rdflib
 from .errors import SettingsError, ValidationFailed
@@ -88,7 +88,7 @@ def compile_graph(settings: Settings, report: BuildReport | None = None) -> Comp
 
 def infer_quads(compiled: Compiled, reasoner: str) -> list[Quad]:
     """The inferred graph's quads, by the chosen reasoner."""
-    graph = NamedNode(config.GRAPH_INFERRED)
+    graph = NamedNode(vocab.GRAPH_INFERRED)
     if reasoner == "fast":  # pyoxigraph terms throughout, no rdflib copy of the data
         triples = infer_oxigraph([q.triple for q in compiled.asserted], [q.triple for q in compiled.ontology])
     else:  # reuse the rdflib copies validation may have made

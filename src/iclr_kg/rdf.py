@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from pyoxigraph import Literal, NamedNode, Quad, RdfFormat, parse
 
-from . import config
+from . import vocab
 from .errors import DataError
 from .resolve import Registry
 from .sources import (
@@ -30,27 +30,14 @@ from .sources import (
     Source,
 )
 
-XSD = "http://www.w3.org/2001/XMLSchema#"
-RDF_TYPE = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
-RDFS_LABEL = NamedNode("http://www.w3.org/2000/01/rdf-schema#label")
-DCTERMS = "http://purl.org/dc/terms/"
-SCHEMA = "http://schema.org/"
-SKOS_EXACT = NamedNode("http://www.w3.org/2004/02/skos/core#exactMatch")
-RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-
-
-def iclr(term: str) -> NamedNode:
-    """A term of our ontology."""
-    return NamedNode(config.ONTOLOGY_NS + term)
-
-
-def iri(kind: str, key: str) -> NamedNode:
-    """The IRI of an entity: https://w3id.org/iclr-kg/resource/<kind>/<key>."""
-    return NamedNode(f"{config.RESOURCE_BASE}{kind}/{key}")
+RDF_NS = vocab.RDF
+XSD, DCTERMS, SCHEMA = vocab.XSD, vocab.DCTERMS, vocab.SCHEMA
+RDF_TYPE, RDFS_LABEL, SKOS_EXACT = vocab.RDF_TYPE, vocab.RDFS_LABEL, vocab.SKOS_EXACT_MATCH
+iclr, iri = vocab.iclr, vocab.entity
 
 
 def source_graph(source_key: str) -> NamedNode:
-    return NamedNode(config.GRAPH_SOURCE_BASE + source_key)
+    return NamedNode(vocab.GRAPH_SOURCE_BASE + source_key)
 
 
 def typed(value: object, datatype: str) -> Literal:
@@ -113,7 +100,7 @@ class _Emitter:
 
 def entity_quads(dataset: Dataset) -> list[Quad]:
     """The canonical entities: names, labels, kinds, organization hierarchy, editions."""
-    out = _Emitter(NamedNode(config.GRAPH_ENTITIES))
+    out = _Emitter(NamedNode(vocab.GRAPH_ENTITIES))
     for org in dataset.organizations:
         node = iri("organization", org.key)
         out.add(node, RDF_TYPE, iclr(ORG_CLASSES[org.kind]))
@@ -173,10 +160,10 @@ def _names(out: _Emitter, node: NamedNode, name: str, labels: dict[str, str], al
 
 def wikidata_quads(dataset: Dataset) -> list[Quad]:
     """Checked Wikidata links, each with a reified statement saying how it was established."""
-    out = _Emitter(NamedNode(config.GRAPH_WIKIDATA))
+    out = _Emitter(NamedNode(vocab.GRAPH_WIKIDATA))
     for link in dataset.links:
         kind, key = link.entity.split("/", 1)
-        entity, item = iri(kind, key), NamedNode(config.PREFIXES["wd"] + link.qid)
+        entity, item = iri(kind, key), NamedNode(vocab.PREFIXES["wd"] + link.qid)
         out.add(entity, SKOS_EXACT, item)
         statement = iri("link", f"{kind}-{key}")
         out.add(statement, RDF_TYPE, NamedNode(RDF_NS + "Statement"))
@@ -411,7 +398,7 @@ def source_quads(source: Source, registry: Registry) -> list[Quad]:
 
 def ontology_quads(ontology_file: Path) -> list[Quad]:
     """The ontology, parsed by Oxigraph into its own named graph; a syntax error names the line."""
-    graph = NamedNode(config.GRAPH_ONTOLOGY)
+    graph = NamedNode(vocab.GRAPH_ONTOLOGY)
     try:
         with ontology_file.open("rb") as handle:
             return [Quad(t.subject, t.predicate, t.object, graph) for t in parse(handle, format=RdfFormat.TURTLE)]

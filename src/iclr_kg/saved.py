@@ -22,12 +22,13 @@ from pathlib import Path
 
 from pyoxigraph import Literal, NamedNode, Variable
 
+from . import vocab
 from .errors import IclrKgError, QueryError
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 HEADER = re.compile(r"^#\s*(title|description|param|requires):\s*(.*)$")
 ABSOLUTE_IRI = re.compile(r"^[a-z][a-z0-9+.-]*:[^\s<>\"{}|\\^`]*$", re.IGNORECASE)
-XSD_INTEGER = NamedNode("http://www.w3.org/2001/XMLSchema#integer")
+XSD_INTEGER = vocab.XSD_INTEGER
 
 
 def parse_iri(value: str, what: str) -> NamedNode:

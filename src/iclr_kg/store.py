@@ -37,7 +37,7 @@ from pyoxigraph import (
     Variable,
 )
 
-from . import config
+from . import config, vocab
 from .errors import QueryError, StoreError
 from .federation import check_services
 from .querytext import check_nesting
@@ -231,7 +231,7 @@ def _read_everything(path: str, memory_mib: int, answer: object) -> None:  # pra
         # each predicate's quads come through the predicate-first indexes, the stats through others
         by_predicate = sum(sum(1 for _ in store.quads_for_pattern(None, p, None, None)) for p in predicates)
         for stats in (STATS_GRAPHS, STATS_CLASSES):
-            for _ in store.query(stats, prefixes=config.QUERY_PREFIXES):  # type: ignore[union-attr]
+            for _ in store.query(stats, prefixes=vocab.QUERY_PREFIXES):  # type: ignore[union-attr]
                 pass
         answer.send(("ok", quads, by_predicate))  # type: ignore[attr-defined]
     except BaseException as exc:  # noqa: BLE001 - reported to the parent as the damage found
@@ -281,7 +281,7 @@ def query_graphs(store: Store, include_inferred: bool = True) -> list[NamedNode]
     graphs = [g for g in store.named_graphs() if isinstance(g, NamedNode)]
     if include_inferred:
         return graphs
-    return [g for g in graphs if g.value != config.GRAPH_INFERRED]
+    return [g for g in graphs if g.value != vocab.GRAPH_INFERRED]
 
 
 def run_query(
@@ -308,9 +308,9 @@ def run_query(
     check_nesting(sparql)
     bound = {v.value: t.value for v, t in (substitutions or {}).items() if isinstance(t, NamedNode)}
     check_services(
-        sparql, services if services is not None else config.Settings.from_env().services, config.QUERY_PREFIXES, bound
+        sparql, services if services is not None else config.Settings.from_env().services, vocab.QUERY_PREFIXES, bound
     )
-    kwargs: dict[str, object] = {"prefixes": config.QUERY_PREFIXES, "base_iri": base}
+    kwargs: dict[str, object] = {"prefixes": vocab.QUERY_PREFIXES, "base_iri": base}
     if default_graph is not None:
         kwargs["default_graph"] = default_graph
     elif not include_inferred:

@@ -38,7 +38,7 @@ from typing import Any
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, Store, Triple
 
-from . import config
+from . import vocab
 from .errors import ExternalServiceError, InconsistentGraph, QueryError, StoreError, UpdateTimeout
 from .querytext import split_update
 from .store import (
@@ -187,13 +187,13 @@ def run_entry(db: Store, update: str, base: str | None, reasoner: str, maintain_
     clears, then inserts. The request stays atomic: nothing is published unless all succeed.
     The store is read whole around each operation, and the rest is worked out in memory.
     """
-    inferred = NamedNode(config.GRAPH_INFERRED)
+    inferred = NamedNode(vocab.GRAPH_INFERRED)
     written: set[Triple] = set()
     quads: set[Quad] | None = None
     for operation in split_update(update) or [update]:
         before = quads if quads is not None else _quads(db)
         try:
-            db.update(operation, base_iri=base, prefixes=config.QUERY_PREFIXES)
+            db.update(operation, base_iri=base, prefixes=vocab.QUERY_PREFIXES)
         except SyntaxError as exc:
             raise QueryError(f"SPARQL syntax error: {exc}") from None
         except ValueError as exc:
@@ -207,7 +207,7 @@ def run_entry(db: Store, update: str, base: str | None, reasoner: str, maintain_
     if refused:
         example = next(iter(refused))
         raise QueryError(
-            f"the update adds to {config.GRAPH_INFERRED}, which holds only what the reasoner derives "
+            f"the update adds to {vocab.GRAPH_INFERRED}, which holds only what the reasoner derives "
             f"(e.g. {example}); put asserted triples in another graph"
         )
 
@@ -216,14 +216,14 @@ def _settle_default_graph(db: Store, before: set[Quad], after: set[Quad]) -> set
     """Carry one operation's changes to the default graph over to the named graphs; returns the
     store's quads afterwards. Deleted from the default graph: deleted from every graph that
     stated it (unless the operation itself wrote it there). Inserted: kept in graph/updates."""
-    default, inferred = DefaultGraph(), NamedNode(config.GRAPH_INFERRED)
+    default, inferred = DefaultGraph(), NamedNode(vocab.GRAPH_INFERRED)
     before_default = {q.triple for q in before if q.graph_name == default}
     after_default = {q.triple for q in after if q.graph_name == default}
     removed = before_default - after_default
     stale = {q for q in before & after if q.triple in removed and q.graph_name not in (default, inferred)}
     for quad in stale:
         db.remove(quad)
-    kept = NamedNode(config.GRAPH_UPDATES)
+    kept = NamedNode(vocab.GRAPH_UPDATES)
     added = {Quad(t.subject, t.predicate, t.object, kept) for t in after_default - before_default}
     if added:
         db.extend(added)
@@ -240,7 +240,7 @@ def maintain(db: Store, reasoner: str = "fast", quads: set[Quad] | None = None) 
     content if the caller has it. Returns the inferred triples."""
     from .reason import infer_triples
 
-    inferred, ontology, default = NamedNode(config.GRAPH_INFERRED), NamedNode(config.GRAPH_ONTOLOGY), DefaultGraph()
+    inferred, ontology, default = NamedNode(vocab.GRAPH_INFERRED), NamedNode(vocab.GRAPH_ONTOLOGY), DefaultGraph()
     by_graph: dict[Any, set[Triple]] = {inferred: set(), ontology: set(), default: set()}
     for quad in _quads(db) if quads is None else quads:
         by_graph.setdefault(quad.graph_name, set()).add(quad.triple)
@@ -271,7 +271,7 @@ def _triples(db: Store, graph: Any) -> set[Triple]:
 def export_text(entries: list[Entry]) -> str:
     """The entries as one SPARQL Update request: our prefixes, then each entry with its base."""
     lines = [f"# iclr-kg update journal: {len(entries)} update(s), oldest first", ""]
-    lines += [f"PREFIX {name}: <{iri}>" for name, iri in config.QUERY_PREFIXES.items()]
+    lines += [f"PREFIX {name}: <{iri}>" for name, iri in vocab.QUERY_PREFIXES.items()]
     operations = []
     for entry in entries:
         base = f"BASE <{entry.base}>\n" if entry.base else ""

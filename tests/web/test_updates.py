@@ -21,7 +21,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from pyoxigraph import NamedNode
 
-from iclr_kg import config
+from iclr_kg import vocab
 from iclr_kg.config import Settings
 from iclr_kg.errors import QueryError
 from iclr_kg.pipeline import build
@@ -34,7 +34,7 @@ from ..helpers import CLI, serving
 TOKEN = "s3cret"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 PAPER = "https://w3id.org/iclr-kg/resource/paper/PxTIG12RRHS"
-RES = config.RESOURCE_BASE
+RES = vocab.RESOURCE_BASE
 
 
 def http(
@@ -158,9 +158,9 @@ def test_updates_outlive_builds_until_dropped(tiny_data, tmp_path: Path) -> None
     apply(settings.store, f"INSERT DATA {{ GRAPH <urn:curated> {{ {authorship(7)} }} }}")
     apply(settings.store, "INSERT DATA { <urn:default> <urn:p> 1 }")  # into the default graph
     query = "ASK { GRAPH <urn:curated> { ?a iclr:position 7 } GRAPH ?u { <urn:default> <urn:p> 1 } }"
-    assert bool(open_read_only(settings.store).query(query, prefixes=config.QUERY_PREFIXES))
+    assert bool(open_read_only(settings.store).query(query, prefixes=vocab.QUERY_PREFIXES))
     build(settings)  # from data/, then the journal replayed
-    assert bool(open_read_only(settings.store).query(query, prefixes=config.QUERY_PREFIXES))
+    assert bool(open_read_only(settings.store).query(query, prefixes=vocab.QUERY_PREFIXES))
     exported = tmp_path / "journal.ru"
     done = subprocess.run(
         [CLI, "updates", "export", "--store", str(settings.store), "-o", str(exported)],
@@ -177,10 +177,10 @@ def test_updates_outlive_builds_until_dropped(tiny_data, tmp_path: Path) -> None
     )
     assert dropped.returncode == 0 and "dropped 2" in dropped.stdout
     build(settings)
-    assert not bool(open_read_only(settings.store).query(query, prefixes=config.QUERY_PREFIXES))
+    assert not bool(open_read_only(settings.store).query(query, prefixes=vocab.QUERY_PREFIXES))
     # the export is a SPARQL Update file that runs as it is: it gives back what the journal gave
     apply(settings.store, exported.read_text(encoding="utf-8"))
-    assert bool(open_read_only(settings.store).query(query, prefixes=config.QUERY_PREFIXES))
+    assert bool(open_read_only(settings.store).query(query, prefixes=vocab.QUERY_PREFIXES))
 
 
 def test_dropping_an_unknown_entry_is_one_line(tiny_data) -> None:
@@ -242,7 +242,7 @@ def test_inserting_and_deleting_an_authorship_updates_what_is_derived(update_ser
 
 def test_an_update_may_not_add_to_the_inferred_graph(update_server) -> None:
     base, _, _ = update_server
-    status, body = post_update(base, f"INSERT DATA {{ GRAPH <{config.GRAPH_INFERRED}> {{ <urn:x> <urn:y> <urn:z> }} }}")
+    status, body = post_update(base, f"INSERT DATA {{ GRAPH <{vocab.GRAPH_INFERRED}> {{ <urn:x> <urn:y> <urn:z> }} }}")
     assert status == 400 and b"reasoner" in body
     assert not ask(base, "ASK { <urn:x> <urn:y> <urn:z> }")
 
@@ -268,7 +268,7 @@ def test_the_inferred_graph_equals_full_reasoning_after_any_updates(tiny_data, s
         verb = "INSERT DATA" if action == "insert" else "DELETE DATA"
         apply(settings.store, f"{verb} {{ {wrapped} }}")
     store = open_read_only(settings.store)
-    inferred, ontology = NamedNode(config.GRAPH_INFERRED), NamedNode(config.GRAPH_ONTOLOGY)
+    inferred, ontology = NamedNode(vocab.GRAPH_INFERRED), NamedNode(vocab.GRAPH_ONTOLOGY)
     graphs = [g for g in store.named_graphs() if g not in (inferred, ontology)]
     asserted = {q.triple for g in graphs for q in store.quads_for_pattern(None, None, None, g)}
     schema = [q.triple for q in store.quads_for_pattern(None, None, None, ontology)]

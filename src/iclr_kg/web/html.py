@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from flask import url_for
 from pyoxigraph import BlankNode, Literal, NamedNode
 
-from .. import config
+from .. import vocab
 
 HTML_ROW_LIMIT = 1000
 
@@ -23,21 +23,21 @@ class Cell:
 
 def local_path(iri: str) -> str | None:
     """The path of our own page for an IRI of ours (resource or ontology term), else None."""
-    if iri.startswith(config.RESOURCE_BASE):
-        return "/resource/" + iri[len(config.RESOURCE_BASE) :]
-    if iri.startswith(config.ONTOLOGY_NS):
-        return url_for("resources.ontology") + "#" + iri[len(config.ONTOLOGY_NS) :]
+    if iri.startswith(vocab.RESOURCE_BASE):
+        return "/resource/" + iri[len(vocab.RESOURCE_BASE) :]
+    if iri.startswith(vocab.ONTOLOGY_NS):
+        return url_for("resources.ontology") + "#" + iri[len(vocab.ONTOLOGY_NS) :]
     return None
 
 
 def short(iri: str) -> str:
     """prefix:local for IRIs under a known prefix, else the IRI."""
     best = ""
-    for prefix, namespace in config.EXPORT_PREFIXES.items():
-        if iri.startswith(namespace) and len(namespace) > len(config.EXPORT_PREFIXES.get(best, "")):
+    for prefix, namespace in vocab.EXPORT_PREFIXES.items():
+        if iri.startswith(namespace) and len(namespace) > len(vocab.EXPORT_PREFIXES.get(best, "")):
             best = prefix
     if best:
-        return f"{best}:{iri[len(config.EXPORT_PREFIXES[best]) :]}"
+        return f"{best}:{iri[len(vocab.EXPORT_PREFIXES[best]) :]}"
     return iri
 
 
@@ -54,7 +54,7 @@ def cell(term: object) -> Cell:
     if isinstance(term, Literal):
         if term.language:
             note = f"@{term.language}"
-        elif term.datatype.value != "http://www.w3.org/2001/XMLSchema#string":
+        elif term.datatype != vocab.XSD_STRING:
             note = short(term.datatype.value)
         else:
             note = ""

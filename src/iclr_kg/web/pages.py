@@ -6,7 +6,7 @@ import time
 
 from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
 
-from .. import config
+from .. import vocab
 from ..errors import IclrKgError, QueryError
 from ..formats import RDF_FORMATS, RESULT_FORMATS
 from ..saved import NAME
@@ -18,7 +18,7 @@ from .state import state
 blueprint = Blueprint("pages", __name__)
 
 PREFIX_BLOCK = "".join(
-    f"PREFIX {p}: <{ns}>\n" for p, ns in config.PREFIXES.items() if p in ("iclr", "schema", "rdfs", "skos")
+    f"PREFIX {p}: <{ns}>\n" for p, ns in vocab.PREFIXES.items() if p in ("iclr", "schema", "rdfs", "skos")
 )
 EXAMPLE = (
     PREFIX_BLOCK

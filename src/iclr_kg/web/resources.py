@@ -11,7 +11,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, render_template, request
 from pyoxigraph import DefaultGraph, NamedNode, serialize
 
-from .. import config
+from .. import vocab
 from ..formats import RDF_ALIASES, choose
 from ..saved import parse_iri
 from ..streaming import stream
@@ -22,8 +22,8 @@ from .state import state
 blueprint = Blueprint("resources", __name__)
 
 KEY = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
-RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
-NAME = config.ONTOLOGY_NS + "name"
+RDFS_LABEL = vocab.RDFS_LABEL.value
+NAME = vocab.ONTOLOGY_NS + "name"
 INCOMING_LIMIT = 200
 
 
@@ -60,9 +60,9 @@ def rdf_response(produce: Callable[[], Iterable[Any]], graph_aware: bool = False
 
 @blueprint.route("/resource/<kind>/<key>")
 def resource(kind: str, key: str) -> Response | str | tuple[str, int]:
-    if kind not in config.ENTITY_KINDS or not KEY.match(key):
+    if kind not in vocab.ENTITY_KINDS or not KEY.match(key):
         return render_template("error.html", status=404, message=f"No such entity: /resource/{kind}/{key}"), 404
-    iri = NamedNode(f"{config.RESOURCE_BASE}{kind}/{key}")
+    iri = NamedNode(f"{vocab.RESOURCE_BASE}{kind}/{key}")
     store = state().store()
     if not any(True for _ in store.quads_for_pattern(iri, None, None, DefaultGraph())):
         return render_template("error.html", status=404, message=f"No entity {iri.value} in this graph."), 404
@@ -86,24 +86,24 @@ def describe(store: object, iri: NamedNode) -> dict[str, object]:
             label = o.value
 
     def asserted(p: str) -> bool:
-        return any(graphs_of[(p, key)] != [config.GRAPH_INFERRED] for key in objects[p])
+        return any(graphs_of[(p, key)] != [vocab.GRAPH_INFERRED] for key in objects[p])
 
     properties = []
 
     # rdf:type first, then properties with asserted values, then the purely inferred ones
     def order(x: str) -> tuple[bool, bool, str]:
-        return (x != "http://www.w3.org/1999/02/22-rdf-syntax-ns#type", not asserted(x), short(x))
+        return (x != vocab.RDF_TYPE.value, not asserted(x), short(x))
 
     for p in sorted(objects, key=order):
         values = []
         for key, o in objects[p].items():
             graphs = sorted(set(graphs_of[(p, key)]))
-            inferred = graphs == [config.GRAPH_INFERRED]
+            inferred = graphs == [vocab.GRAPH_INFERRED]
             values.append(
                 {
                     "cell": cell(o),
                     "inferred": inferred,
-                    "sources": [short_graph(g) for g in graphs if g != config.GRAPH_INFERRED],
+                    "sources": [short_graph(g) for g in graphs if g != vocab.GRAPH_INFERRED],
                 }
             )
         values.sort(key=lambda v: (v["inferred"], v["cell"].text))
@@ -125,15 +125,15 @@ def describe(store: object, iri: NamedNode) -> dict[str, object]:
 
 
 def short_graph(graph: str) -> str:
-    if graph.startswith(config.GRAPH_SOURCE_BASE):
-        return graph[len(config.GRAPH_SOURCE_BASE) :]
+    if graph.startswith(vocab.GRAPH_SOURCE_BASE):
+        return graph[len(vocab.GRAPH_SOURCE_BASE) :]
     return graph.rsplit("/", 1)[-1]
 
 
 @blueprint.route("/ontology")
 def ontology() -> Response | str:
     store = state().store()
-    graph = NamedNode(config.GRAPH_ONTOLOGY)
+    graph = NamedNode(vocab.GRAPH_ONTOLOGY)
     if wants_rdf():
         return rdf_response(lambda: (q.triple for q in store.quads_for_pattern(None, None, None, graph)))
     return render_template("ontology.html", **ontology_terms(store, graph))
@@ -141,18 +141,18 @@ def ontology() -> Response | str:
 
 def ontology_terms(store: object, graph: NamedNode) -> dict[str, object]:
     """Classes and properties of our namespace with labels, comments, domains, ranges, parents."""
-    rdf_type = NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+    rdf_type = vocab.RDF_TYPE
     kinds = {
-        "http://www.w3.org/2002/07/owl#Class": "classes",
-        "http://www.w3.org/2002/07/owl#ObjectProperty": "object_properties",
-        "http://www.w3.org/2002/07/owl#DatatypeProperty": "datatype_properties",
-        "http://www.w3.org/2002/07/owl#NamedIndividual": "individuals",
+        vocab.OWL_CLASS.value: "classes",
+        vocab.OWL_OBJECT_PROPERTY.value: "object_properties",
+        vocab.OWL_DATATYPE_PROPERTY.value: "datatype_properties",
+        vocab.OWL_NAMED_INDIVIDUAL.value: "individuals",
     }
     sections: dict[str, list[dict[str, object]]] = {name: [] for name in kinds.values()}
     for kind_iri, section in kinds.items():
         for quad in store.quads_for_pattern(None, rdf_type, NamedNode(kind_iri), graph):  # type: ignore[attr-defined]
             term = quad.subject
-            if not isinstance(term, NamedNode) or not term.value.startswith(config.ONTOLOGY_NS):
+            if not isinstance(term, NamedNode) or not term.value.startswith(vocab.ONTOLOGY_NS):
                 continue
             facts: dict[str, list[object]] = defaultdict(list)
             for q in store.quads_for_pattern(term, None, None, graph):  # type: ignore[attr-defined]
@@ -160,27 +160,27 @@ def ontology_terms(store: object, graph: NamedNode) -> dict[str, object]:
             labels = {o.language: o.value for o in facts.get(RDFS_LABEL, []) if hasattr(o, "language")}
             sections[section].append(
                 {
-                    "name": term.value[len(config.ONTOLOGY_NS) :],
+                    "name": term.value[len(vocab.ONTOLOGY_NS) :],
                     "iri": term.value,
                     "label": labels.get("en", ""),
                     "label_zh": labels.get("zh", ""),
-                    "comment": " ".join(o.value for o in facts.get("http://www.w3.org/2000/01/rdf-schema#comment", [])),
+                    "comment": " ".join(o.value for o in facts.get(vocab.RDFS_COMMENT.value, [])),
                     "relations": [
                         (name, [cell(o) for o in facts.get(p, []) if isinstance(o, NamedNode)])
                         for name, p in (
-                            ("subclass of", "http://www.w3.org/2000/01/rdf-schema#subClassOf"),
-                            ("subproperty of", "http://www.w3.org/2000/01/rdf-schema#subPropertyOf"),
-                            ("inverse of", "http://www.w3.org/2002/07/owl#inverseOf"),
-                            ("domain", "http://www.w3.org/2000/01/rdf-schema#domain"),
-                            ("range", "http://www.w3.org/2000/01/rdf-schema#range"),
-                            ("type", "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
+                            ("subclass of", vocab.RDFS_SUBCLASS_OF.value),
+                            ("subproperty of", vocab.RDFS_SUBPROPERTY_OF.value),
+                            ("inverse of", vocab.OWL_INVERSE_OF.value),
+                            ("domain", vocab.RDFS_DOMAIN.value),
+                            ("range", vocab.RDFS_RANGE.value),
+                            ("type", vocab.RDF_TYPE.value),
                         )
                     ],
                 }
             )
     for entries in sections.values():
         entries.sort(key=lambda e: str(e["name"]).lower())
-    return {"sections": sections, "namespace": config.ONTOLOGY_NS}
+    return {"sections": sections, "namespace": vocab.ONTOLOGY_NS}
 
 
 @blueprint.route("/data")

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from flask import Blueprint, Response, render_template, request, url_for
 from pyoxigraph import NamedNode, serialize
 
+from .. import vocab
 from ..formats import choose
 from .http import read_query, text_error
 from .querying import execute
@@ -79,7 +80,7 @@ def service_description() -> Response:
     data = serialize(
         parse(turtle, format=RdfFormat.TURTLE),
         format=chosen.rdf,
-        prefixes={"sd": "http://www.w3.org/ns/sparql-service-description#"},
+        prefixes={"sd": vocab.SD},
     )
     return Response(data, mimetype=chosen.media_type)
 

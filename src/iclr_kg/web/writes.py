@@ -15,7 +15,7 @@ import uuid
 from flask import Blueprint, Response, request
 from pyoxigraph import DefaultGraph, NamedNode, RdfFormat, parse, serialize
 
-from .. import config
+from .. import vocab
 from ..errors import QueryError
 from ..federation import check_update
 from ..formats import RDF_FORMATS
@@ -49,7 +49,7 @@ def run_write(text: str, kind: str, base: str, success: int = 204, headers: dict
     """Check, apply and journal one write (errors are answered by the app's handler)."""
     settings = state().settings
     check_nesting(text)
-    check_update(text, settings.services, settings.load_sources, config.QUERY_PREFIXES)
+    check_update(text, settings.services, settings.load_sources, vocab.QUERY_PREFIXES)
     state().writer.apply(
         settings.store, text, base=base, kind=kind, reasoner=settings.reasoner, timeout=settings.query_timeout
     )
@@ -116,9 +116,7 @@ def write_graph(graph_iri: str | None, created: bool = False) -> Response:
     if isinstance(graph, NamedNode):
         exists = store.contains_named_graph(graph)
     else:  # the union of all graphs; what is written to it itself lives in graph/updates
-        exists = (
-            next(iter(store.quads_for_pattern(None, None, None, NamedNode(config.GRAPH_UPDATES))), None) is not None
-        )
+        exists = next(iter(store.quads_for_pattern(None, None, None, NamedNode(vocab.GRAPH_UPDATES))), None) is not None
     if request.method == "DELETE":
         if not exists:
             return text_error(404, f"no graph {graph_iri or 'in the default graph'} in this store")

@@ -1,0 +1,92 @@
+"""One vocabulary of IRIs: ours (entities, graphs, the ontology), the namespaces we use with their
+prefixes, and the few terms code names. Nothing else spells an IRI out."""
+
+from __future__ import annotations
+
+from pyoxigraph import NamedNode
+
+BASE = "https://w3id.org/iclr-kg/"
+ONTOLOGY_NS = BASE + "ontology#"
+RESOURCE_BASE = BASE + "resource/"
+GRAPH_BASE = BASE + "graph/"
+
+GRAPH_ONTOLOGY = GRAPH_BASE + "ontology"
+GRAPH_INFERRED = GRAPH_BASE + "inferred"
+GRAPH_ENTITIES = GRAPH_BASE + "entities"
+GRAPH_WIKIDATA = GRAPH_BASE + "wikidata"
+GRAPH_UPDATES = GRAPH_BASE + "updates"  # what updates insert into the default graph
+GRAPH_SOURCE_BASE = GRAPH_BASE + "source/"
+
+PREFIXES: dict[str, str] = {
+    "iclr": ONTOLOGY_NS,
+    "res": RESOURCE_BASE,
+    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
+    "rdfs": "http://www.w3.org/2000/01/rdf-schema#",
+    "owl": "http://www.w3.org/2002/07/owl#",
+    "xsd": "http://www.w3.org/2001/XMLSchema#",
+    "skos": "http://www.w3.org/2004/02/skos/core#",
+    "schema": "http://schema.org/",
+    "foaf": "http://xmlns.com/foaf/0.1/",
+    "dcterms": "http://purl.org/dc/terms/",
+    "prov": "http://www.w3.org/ns/prov#",
+    "bibo": "http://purl.org/ontology/bibo/",
+    "wd": "http://www.wikidata.org/entity/",
+    "wdt": "http://www.wikidata.org/prop/direct/",
+}
+ENTITY_KINDS = (
+    "paper",
+    "person",
+    "organization",
+    "conference",
+    "edition",
+    "award",
+    "conferral",
+    "authorship",
+    "review",
+    "role",
+    "source",
+    "link",
+)
+# Exports and query results use one prefix per kind of entity (paper:PxTIG12RRHS), which reads
+# better than res:paper\/PxTIG12RRHS; queries may use either.
+EXPORT_PREFIXES: dict[str, str] = {
+    **{k: v for k, v in PREFIXES.items() if k != "res"},
+    **{kind: f"{RESOURCE_BASE}{kind}/" for kind in ENTITY_KINDS},
+}
+QUERY_PREFIXES: dict[str, str] = {**PREFIXES, **EXPORT_PREFIXES}
+
+RDF = PREFIXES["rdf"]
+RDFS = PREFIXES["rdfs"]
+OWL = PREFIXES["owl"]
+XSD = PREFIXES["xsd"]
+SKOS = PREFIXES["skos"]
+SCHEMA = PREFIXES["schema"]
+DCTERMS = PREFIXES["dcterms"]
+WIKIDATA_ENTITY = PREFIXES["wd"]
+SD = "http://www.w3.org/ns/sparql-service-description#"
+
+RDF_TYPE = NamedNode(RDF + "type")
+RDFS_LABEL = NamedNode(RDFS + "label")
+RDFS_COMMENT = NamedNode(RDFS + "comment")
+RDFS_SUBCLASS_OF = NamedNode(RDFS + "subClassOf")
+RDFS_SUBPROPERTY_OF = NamedNode(RDFS + "subPropertyOf")
+RDFS_DOMAIN = NamedNode(RDFS + "domain")
+RDFS_RANGE = NamedNode(RDFS + "range")
+OWL_CLASS = NamedNode(OWL + "Class")
+OWL_OBJECT_PROPERTY = NamedNode(OWL + "ObjectProperty")
+OWL_DATATYPE_PROPERTY = NamedNode(OWL + "DatatypeProperty")
+OWL_NAMED_INDIVIDUAL = NamedNode(OWL + "NamedIndividual")
+OWL_INVERSE_OF = NamedNode(OWL + "inverseOf")
+XSD_STRING = NamedNode(XSD + "string")
+XSD_INTEGER = NamedNode(XSD + "integer")
+SKOS_EXACT_MATCH = NamedNode(SKOS + "exactMatch")
+
+
+def iclr(term: str) -> NamedNode:
+    """A term of our ontology."""
+    return NamedNode(ONTOLOGY_NS + term)
+
+
+def entity(kind: str, key: str) -> NamedNode:
+    """The IRI of an entity: https://w3id.org/iclr-kg/resource/<kind>/<key>."""
+    return NamedNode(f"{RESOURCE_BASE}{kind}/{key}")
