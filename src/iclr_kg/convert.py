@@ -1,25 +1,53 @@
-"""Move triples between pyoxigraph (storage, fast parsing) and rdflib (SHACL, owlrl)."""
+"""Move terms and triples between pyoxigraph (storage, fast parsing) and rdflib (pySHACL, owlrl),
+term by term through both libraries' public constructors: the one converter every adapter uses."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import rdflib
-from pyoxigraph import Quad, RdfFormat, Triple, parse, serialize
-from rdflib.plugins.serializers.nt import _nt_row
+from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Triple
 from rdflib.term import Node
+
+from . import vocab
+
+
+def term_to_rdflib(term: Any) -> Node:
+    """A pyoxigraph term as the rdflib term it is."""
+    if isinstance(term, NamedNode):
+        return rdflib.URIRef(term.value)
+    if isinstance(term, BlankNode):
+        return rdflib.BNode(term.value)
+    if term.language:
+        return rdflib.Literal(term.value, lang=term.language)
+    if term.datatype == vocab.XSD_STRING:  # a simple literal, as N-Triples writes it and rdflib reads it
+        return rdflib.Literal(term.value)
+    return rdflib.Literal(term.value, datatype=rdflib.URIRef(term.datatype.value))
+
+
+def term_from_rdflib(term: Node) -> Any:
+    """An rdflib term as the pyoxigraph term it is (labels of blank nodes kept)."""
+    if isinstance(term, rdflib.URIRef):
+        return NamedNode(str(term))
+    if isinstance(term, rdflib.BNode):
+        return BlankNode(str(term))
+    if isinstance(term, rdflib.Literal):
+        if term.language:
+            return Literal(str(term), language=term.language)
+        return Literal(str(term), datatype=NamedNode(str(term.datatype or vocab.XSD_STRING.value)))
+    raise TypeError(f"not an RDF term: {term!r}")
 
 
 def to_rdflib(quads: Iterable[Quad | Triple]) -> rdflib.Graph:
     """The union of the quads' triples as one rdflib graph (graph names dropped)."""
-    triples = (q.triple if isinstance(q, Quad) else q for q in quads)
-    data = serialize(triples, format=RdfFormat.N_TRIPLES)
     graph = rdflib.Graph()
-    graph.parse(data=data or b"", format="nt")
+    for quad in quads:
+        triple = quad.triple if isinstance(quad, Quad) else quad
+        graph.add((term_to_rdflib(triple.subject), term_to_rdflib(triple.predicate), term_to_rdflib(triple.object)))
     return graph
 
 
 def from_rdflib(triples: Iterable[tuple[Node, Node, Node]]) -> list[Triple]:
-    """rdflib triples (a graph or any iterable) back as pyoxigraph triples, via N-Triples."""
-    data = "".join(_nt_row(t) for t in triples).encode("utf-8")
-    return [quad.triple for quad in parse(data, format=RdfFormat.N_TRIPLES)]
+    """rdflib triples (a graph or any iterable) back as pyoxigraph triples."""
+    return [Triple(term_from_rdflib(s), term_from_rdflib(p), term_from_rdflib(o)) for s, p, o in triples]

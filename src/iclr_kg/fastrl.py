@@ -25,7 +25,6 @@ from rdflib import OWL, RDF, RDFS, BNode, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.graph import Graph
 
-from . import vocab
 from .errors import InconsistentGraph, UnsupportedOntology
 
 Term = URIRef | BNode | Literal
@@ -277,21 +276,8 @@ def closure_oxigraph(data: list[Any], ontology: list[Any]) -> set[tuple[Any, Any
     data at all (only the small schema goes through rdflib, blank node labels kept)."""
     import pyoxigraph as ox
 
-    def to_rdflib(term: Any) -> Term:
-        if isinstance(term, ox.NamedNode):
-            return URIRef(term.value)
-        if isinstance(term, ox.BlankNode):
-            return BNode(term.value)
-        return Literal(term.value, lang=term.language, datatype=None if term.language else URIRef(term.datatype.value))
-
-    def from_rdflib(term: Term) -> Any:
-        if isinstance(term, URIRef):
-            return ox.NamedNode(str(term))
-        if isinstance(term, BNode):
-            return ox.BlankNode(str(term))
-        if term.language:
-            return ox.Literal(str(term), language=term.language)
-        return ox.Literal(str(term), datatype=ox.NamedNode(str(term.datatype or vocab.XSD_STRING.value)))
+    from .convert import term_from_rdflib as from_rdflib
+    from .convert import term_to_rdflib as to_rdflib
 
     schema_predicates = {ox.NamedNode(str(p)) for p in SCHEMA_PREDICATES}
     tbox = Graph()
