@@ -18,7 +18,6 @@ intersections, cardinalities, keys...) raises UnsupportedOntology: use `--reason
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
 from typing import Any
 
 from rdflib import OWL, RDF, RDFS, BNode, Literal, URIRef
@@ -256,19 +255,6 @@ SCHEMA_PREDICATES = (
     RDFS.range,
     OWL.propertyChainAxiom,
 )
-
-
-def closure(data: Iterable[Triple], ontology: Graph, only_new: bool = False) -> set[Triple]:
-    """Every triple OWL 2 RL entails from `data` and `ontology` (rdflib terms): the input
-    triples included, or with `only_new` just the ones that were not in the input."""
-    data = list(data)
-    tbox = Graph()
-    for triple in ontology:
-        tbox.add(triple)
-    for triple in data:  # schema statements made in the data count too
-        if triple[1] in SCHEMA_PREDICATES:
-            tbox.add(triple)
-    return _evaluate(list(ontology), data, Schema(tbox), lambda t: t, Literal, only_new)
 
 
 def closure_oxigraph(data: list[Any], ontology: list[Any]) -> set[tuple[Any, Any, Any]]:

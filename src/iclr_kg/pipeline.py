@@ -13,9 +13,9 @@ from pyoxigraph import NamedNode, Quad, Store
 
 from . import rdf, shaclsparql, vocab
 from .config import Settings
-from .convert import from_rdflib, to_rdflib
+from .convert import to_rdflib
 from .errors import SettingsError, ValidationFailed
-from .reason import infer, infer_oxigraph
+from .reason import infer_triples
 from .resolve import build_registry
 from .sources import load_dataset
 from .store import build_lock, publish
@@ -65,6 +65,22 @@ class Compiled:
         return to_rdflib(self.ontology)
 
 
+def _validate_fast(compiled: Compiled, shapes: rdflib.Graph) -> ValidationResult:
+    """SHACL compiled to SPARQL and run by Oxigraph, on the pyoxigraph quads."""
+    return shaclsparql.validate(compiled.asserted, compiled.ontology, shapes)
+
+
+def _validate_pyshacl(compiled: Compiled, shapes: rdflib.Graph) -> ValidationResult:
+    """pySHACL, the reference, on rdflib copies made at this boundary."""
+    return validate(compiled.asserted_graph, shapes, compiled.ontology_graph)
+
+
+VALIDATORS: dict[str, Callable[[Compiled, rdflib.Graph], ValidationResult]] = {
+    "fast": _validate_fast,
+    "pyshacl": _validate_pyshacl,
+}
+
+
 def compile_graph(settings: Settings, report: BuildReport | None = None) -> Compiled:
     """Load, resolve, convert to RDF and validate; raises on the first data error."""
     report = report or BuildReport()
@@ -73,26 +89,17 @@ def compile_graph(settings: Settings, report: BuildReport | None = None) -> Comp
     asserted = report.timed("rdf", lambda: list(rdf.asserted_quads(dataset, registry)))
     compiled = Compiled(asserted, rdf.ontology_quads(settings.ontology_dir / "iclr.ttl"))
     shapes = load_shapes(settings.ontology_dir / "shapes.ttl")
-    if settings.validator == "pyshacl":
-        compiled.validation = report.timed(
-            "validate", lambda: validate(compiled.asserted_graph, shapes, compiled.ontology_graph)
-        )
-    elif settings.validator == "fast":
-        compiled.validation = report.timed(
-            "validate", lambda: shaclsparql.validate(asserted, compiled.ontology, shapes)
-        )
-    else:
-        raise SettingsError(f"unknown validator {settings.validator!r}; choose fast or pyshacl")
+    engine = VALIDATORS.get(settings.validator)
+    if engine is None:
+        raise SettingsError(f"unknown validator {settings.validator!r}; choose one of {', '.join(VALIDATORS)}")
+    compiled.validation = report.timed("validate", lambda: engine(compiled, shapes))
     return compiled
 
 
 def infer_quads(compiled: Compiled, reasoner: str) -> list[Quad]:
-    """The inferred graph's quads, by the chosen reasoner."""
+    """The inferred graph's quads, by the chosen reasoner (reason.REASONERS)."""
     graph = NamedNode(vocab.GRAPH_INFERRED)
-    if reasoner == "fast":  # pyoxigraph terms throughout, no rdflib copy of the data
-        triples = infer_oxigraph([q.triple for q in compiled.asserted], [q.triple for q in compiled.ontology])
-    else:  # reuse the rdflib copies validation may have made
-        triples = from_rdflib(infer(compiled.asserted_graph, compiled.ontology_graph, reasoner))
+    triples = infer_triples([q.triple for q in compiled.asserted], [q.triple for q in compiled.ontology], reasoner)
     return [Quad(t.subject, t.predicate, t.object, graph) for t in triples]
 
 

@@ -1,24 +1,26 @@
 """Stage 5: OWL 2 RL reasoning; what it adds goes to the inferred graph, and only that.
 
-owlrl's `DeductiveClosure(OWLRL_Semantics)` is the reference semantics. Its closure also holds
-much that no user wants (every IRI typed owl:Thing, axioms about rdf:/owl: terms, literals as
-subjects); `keep_inferred` is the one documented rule that drops those, for every reasoner.
+The reasoners are in REASONERS, each one function from pyoxigraph triples (asserted, ontology)
+to the inferred triples: `fast` (fastrl, ours, on pyoxigraph terms throughout) and `owlrl` (the
+reference semantics, `DeductiveClosure(OWLRL_Semantics)`, converting to rdflib at its own
+boundary). owlrl's closure also holds much that no user wants (every IRI typed owl:Thing, axioms
+about rdf:/owl: terms, literals as subjects); `keep_inferred` is the one documented rule that
+drops those, for every reasoner.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import rdflib
 from owlrl import DeductiveClosure, OWLRL_Semantics
-from pyoxigraph import BlankNode, NamedNode
+from pyoxigraph import BlankNode, NamedNode, Triple
 from rdflib import OWL, RDF, RDFS, XSD, BNode, URIRef
-from rdflib.term import Node
 
 from .errors import InconsistentGraph, SettingsError
 
 BUILTIN_NAMESPACES = (str(RDF), str(RDFS), str(OWL), str(XSD))
-_TYPE = RDF.type
 TRIVIAL_TYPES = frozenset({OWL.Thing, RDFS.Resource})
 REFLEXIVE_NOISE = frozenset(
     {OWL.sameAs, OWL.equivalentClass, OWL.equivalentProperty, RDFS.subClassOf, RDFS.subPropertyOf}
@@ -30,19 +32,9 @@ _TRIVIAL_OBJECT_IRIS = frozenset(str(t) for t in TRIVIAL_OBJECT_PREDICATES)
 _REFLEXIVE_IRIS = frozenset(str(t) for t in REFLEXIVE_NOISE)
 OWLRL_ERROR = URIRef("http://www.daml.org/2002/03/agents/agent-ont#ErrorMessage")
 OWLRL_ERROR_TEXT = URIRef("http://www.daml.org/2002/03/agents/agent-ont#error")
-REASONERS = ("fast", "owlrl")
 
 
-def keep_inferred_oxigraph(s: Any, p: Any, o: Any) -> bool:
-    """`keep_inferred` for pyoxigraph terms: the same rule, checked against it by a test."""
-    if type(s) is not NamedNode or type(o) is BlankNode or s.value.startswith(BUILTIN_NAMESPACES):
-        return False
-    if type(o) is NamedNode and o.value in _TRIVIAL_IRIS and (p.value == _TYPE_IRI or p.value in _TRIVIAL_OBJECT_IRIS):
-        return False
-    return not (s == o and p.value in _REFLEXIVE_IRIS)
-
-
-def keep_inferred(s: object, p: object, o: object) -> bool:
+def keep_inferred(s: Any, p: Any, o: Any) -> bool:
     """The filter rule: keep a derived triple unless it is trivial or about built-in vocabulary.
 
     Dropped: subjects that are literals or blank nodes (blank nodes are the ontology's own
@@ -51,11 +43,11 @@ def keep_inferred(s: object, p: object, o: object) -> bool:
     / subClassOf / subPropertyOf; `x rdfs:subClassOf owl:Thing`, `p rdfs:domain owl:Thing` and
     `p rdfs:range owl:Thing` (true of everything); and objects that are blank nodes.
     """
-    if type(s) is not URIRef or type(o) is BNode or str.startswith(s, BUILTIN_NAMESPACES):
+    if type(s) is not NamedNode or type(o) is BlankNode or s.value.startswith(BUILTIN_NAMESPACES):
         return False
-    if o in TRIVIAL_TYPES and (p == _TYPE or p in TRIVIAL_OBJECT_PREDICATES):
+    if type(o) is NamedNode and o.value in _TRIVIAL_IRIS and (p.value == _TYPE_IRI or p.value in _TRIVIAL_OBJECT_IRIS):
         return False
-    return not (s == o and p in REFLEXIVE_NOISE)
+    return not (s == o and p.value in _REFLEXIVE_IRIS)
 
 
 def _owlrl_closure(asserted: rdflib.Graph, ontology: rdflib.Graph) -> rdflib.Graph:
@@ -77,38 +69,31 @@ def _check_consistency(closure: rdflib.Graph) -> None:
         raise InconsistentGraph("OWL RL reasoning found the graph inconsistent:\n" + "\n".join(lines))
 
 
-def infer_oxigraph(asserted: list[Any], ontology: list[Any]) -> list[Any]:
-    """The fast reasoner on pyoxigraph triples: the inferred triples, filtered, as pyoxigraph
-    Triples. The same result as `infer(..., "fast")` without converting the data to rdflib."""
-    from pyoxigraph import Triple
-
+def _fast(asserted: list[Triple], ontology: list[Triple]) -> list[Triple]:
+    """fastrl on pyoxigraph triples: no rdflib copy of the data."""
     from .fastrl import closure_oxigraph
 
-    return [Triple(*t) for t in closure_oxigraph(asserted, ontology) if keep_inferred_oxigraph(*t)]
+    return [Triple(*t) for t in closure_oxigraph(asserted, ontology) if keep_inferred(*t)]
 
 
-def infer_triples(asserted: list[Any], ontology: list[Any], reasoner: str = "fast") -> list[Any]:
-    """The inferred triples for pyoxigraph triples, by the chosen reasoner (build and updates)."""
-    if reasoner == "fast":  # pyoxigraph terms throughout, no rdflib copy of the data
-        return infer_oxigraph(asserted, ontology)
+def _owlrl(asserted: list[Triple], ontology: list[Triple]) -> list[Triple]:
+    """owlrl, the reference: the data converted to rdflib and back at this boundary."""
     from .convert import from_rdflib, to_rdflib
 
-    return from_rdflib(infer(to_rdflib(asserted), to_rdflib(ontology), reasoner))
+    data, schema = to_rdflib(asserted), to_rdflib(ontology)
+    closure = _owlrl_closure(data, schema)
+    _check_consistency(closure)
+    given = set(data) | set(schema)
+    # literal and blank-node subjects, and blank-node objects, never pass keep_inferred
+    derived = [t for t in closure if t not in given and isinstance(t[0], URIRef) and not isinstance(t[2], BNode)]
+    return [t for t in from_rdflib(derived) if keep_inferred(t.subject, t.predicate, t.object)]
 
 
-def infer(asserted: rdflib.Graph, ontology: rdflib.Graph, reasoner: str = "fast") -> set[tuple[Node, Node, Node]]:
-    """The inferred graph: triples the reasoner derives that are neither asserted nor filtered.
+REASONERS: dict[str, Callable[[list[Triple], list[Triple]], list[Triple]]] = {"fast": _fast, "owlrl": _owlrl}
 
-    `owlrl` is the reference; `fast` (fastrl) computes the same closure for our ontology's
-    fragment in a fraction of the time.
-    """
+
+def infer_triples(asserted: list[Any], ontology: list[Any], reasoner: str = "fast") -> list[Triple]:
+    """The inferred graph's triples (neither asserted nor filtered), by the chosen reasoner."""
     if reasoner not in REASONERS:
         raise SettingsError(f"unknown reasoner {reasoner!r}; choose one of {', '.join(REASONERS)}")
-    if reasoner == "fast":
-        from .fastrl import closure as fast_closure
-
-        return {t for t in fast_closure(asserted, ontology, only_new=True) if keep_inferred(*t)}
-    closure = _owlrl_closure(asserted, ontology)
-    _check_consistency(closure)
-    given = set(asserted) | set(ontology)
-    return {t for t in closure if t not in given and keep_inferred(*t)}
+    return REASONERS[reasoner](list(asserted), list(ontology))
