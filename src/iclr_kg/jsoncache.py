@@ -7,9 +7,10 @@ name and renamed, so a crash never leaves half an answer that a later run would 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
+
+from .atomic import write_text
 
 
 class JsonCache:
@@ -28,7 +29,4 @@ class JsonCache:
         if self.folder is None:
             return
         self.folder.mkdir(parents=True, exist_ok=True)
-        path = self.folder / name
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
+        write_text(self.folder / name, json.dumps(data, ensure_ascii=False))

@@ -80,28 +80,28 @@ def build_registry(dataset: Dataset) -> Registry:
             "organization",
             org,
             org.key,
-            [org.name, *org.labels.values(), *org.aliases],
+            org.names,
             org.file or files["organizations"],
         )
     for person in dataset.people:
-        names = [person.name, *person.native_name.values(), *person.aliases, *person.openreview]
+        names = [*person.names, *person.openreview]
         registry.add("person", person, person.key, names, person.file or files["people"])
     for conf in dataset.conferences:
         registry.add(
             "conference",
             conf,
             conf.key,
-            [conf.name, *conf.labels.values(), *conf.aliases],
+            conf.names,
             conf.file or files["events"],
         )
     for edition in dataset.editions:
-        registry.add("edition", edition, edition.key, [edition.name, *edition.aliases], edition.file or files["events"])
+        registry.add("edition", edition, edition.key, edition.names, edition.file or files["events"])
     for award in dataset.awards:
         registry.add(
             "award",
             award,
             award.key,
-            [award.name, *award.labels.values(), *award.aliases],
+            award.names,
             award.file or files["events"],
         )
     for source in dataset.sources:

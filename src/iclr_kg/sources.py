@@ -136,6 +136,13 @@ class Curated(BaseModel):
         """The file this block was read from (registries merge data/ with every import)."""
         return self._file
 
+    @property
+    def names(self) -> list[str]:
+        """Every name a registry entity goes by: its name, its labels (or native name), its
+        aliases; what resolution and Wikidata reconciliation both match on."""
+        labels = getattr(self, "labels", None) or getattr(self, "native_name", None) or {}
+        return [self.name, *labels.values(), *getattr(self, "aliases", [])]  # type: ignore[attr-defined]
+
 
 Lang = Literal["zh", "zh-Hans", "zh-Hant", "en"]
 Labels = dict[Lang, str]

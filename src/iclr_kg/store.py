@@ -38,6 +38,7 @@ from pyoxigraph import (
 )
 
 from . import config, vocab
+from .atomic import write_text
 from .errors import QueryError, StoreError
 from .federation import check_services
 from .querytext import check_nesting
@@ -138,10 +139,7 @@ def write_lock(store_dir: Path) -> Iterator[None]:
 
 def complete_generation(generation: Path, record: dict[str, Any]) -> None:
     """Mark a flushed and closed generation complete; `record` says what it holds (journal id)."""
-    marker = _marker(generation)
-    temporary = marker.with_name(marker.name + ".tmp")
-    temporary.write_text(json.dumps(record), encoding="utf-8")
-    os.replace(temporary, marker)
+    write_text(_marker(generation), json.dumps(record), durable=True)
 
 
 def generation_record(generation: Path) -> dict[str, Any]:

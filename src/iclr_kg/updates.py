@@ -39,6 +39,7 @@ from typing import Any
 from pyoxigraph import DefaultGraph, NamedNode, Quad, Store, Triple
 
 from . import vocab
+from .atomic import fsync_dir, write_text
 from .errors import ExternalServiceError, InconsistentGraph, QueryError, StoreError, UpdateTimeout
 from .querytext import split_update
 from .store import (
@@ -104,7 +105,7 @@ class Journal:
             handle.write(line.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
-        _fsync_dir(self.path.parent)
+        fsync_dir(self.path.parent)
         return entry
 
     def _intact_length(self) -> int:
@@ -112,22 +113,8 @@ class Journal:
         return data.rfind(b"\n") + 1
 
     def keep_only(self, entries: list[Entry]) -> None:
-        """Rewrite the journal with `entries` (after a drop), atomically."""
-        temporary = self.path.with_name(JOURNAL + ".tmp")
-        with open(temporary, "w", encoding="utf-8") as handle:
-            handle.writelines(json.dumps(asdict(entry), ensure_ascii=False) + "\n" for entry in entries)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, self.path)
-        _fsync_dir(self.path.parent)
-
-
-def _fsync_dir(folder: Path) -> None:
-    descriptor = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
+        """Rewrite the journal with `entries` (after a drop), atomically and durably."""
+        write_text(self.path, "".join(json.dumps(asdict(e), ensure_ascii=False) + "\n" for e in entries), durable=True)
 
 
 def apply(

@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 
 from . import __version__
+from .atomic import write_text
 from .errors import IclrKgError, WikidataError
 from .jsoncache import JsonCache
 from .resolve import normalize
@@ -208,7 +209,7 @@ def candidates_from(dataset: Dataset, kinds: Iterable[str]) -> list[Candidate]:
                 if org.parent and f"organization/{org.parent}" in linked
                 else set()
             )
-            out.append(Candidate("organization", org.key, [org.name, *org.labels.values(), *org.aliases], related))
+            out.append(Candidate("organization", org.key, org.names, related))
     if "person" in kinds:
         affiliations: dict[str, set[str]] = {}
         for source in dataset.sources:
@@ -219,12 +220,12 @@ def candidates_from(dataset: Dataset, kinds: Iterable[str]) -> list[Candidate]:
         for org in dataset.organizations:
             qid = linked.get(f"organization/{org.key}")
             if qid:
-                for name in [org.name, *org.labels.values(), *org.aliases]:
+                for name in org.names:
                     org_qids[normalize(name)] = qid
         for person in dataset.people:
             if f"person/{person.key}" in linked:
                 continue
-            names = [person.name, *person.native_name.values(), *person.aliases]
+            names = person.names
             related = {org_qids[o] for n in names for o in affiliations.get(normalize(n), ()) if o in org_qids}
             out.append(Candidate("person", person.key, names, related))
     if "paper" in kinds:
@@ -314,12 +315,7 @@ def reconcile(
 def write_proposals(proposals: list[Proposal], path: Path) -> None:
     """The review file: one block per proposal, for a curator to read (atomic write)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(
-        yaml.safe_dump({"proposals": [asdict(p) for p in proposals]}, allow_unicode=True, sort_keys=False),
-        encoding="utf-8",
-    )
-    tmp.replace(path)
+    write_text(path, yaml.safe_dump({"proposals": [asdict(p) for p in proposals]}, allow_unicode=True, sort_keys=False))
 
 
 def accept(review_file: Path, links_file: Path, entities: list[str] | None = None) -> list[Proposal]:
@@ -347,7 +343,7 @@ def accept(review_file: Path, links_file: Path, entities: list[str] | None = Non
             f"    evidence: {json.dumps(evidence, ensure_ascii=False)}\n"
         )
     if blocks:
-        links_file.write_text(existing.rstrip("\n") + "\n" + "".join(blocks), encoding="utf-8")
+        write_text(links_file, existing.rstrip("\n") + "\n" + "".join(blocks))  # data/ is never half-written
     remaining = [p for p in proposals if p not in chosen]
     write_proposals(remaining, review_file)
     return chosen

@@ -8,6 +8,7 @@ from flask import Response, request
 from pyoxigraph import NamedNode
 
 from ..errors import IclrKgError, QueryError, TooLarge
+from ..formats import RDF_FORMATS, RESULT_FORMATS
 from ..saved import parse_iri
 
 MAX_QUERY_BYTES = 256 * 1024
@@ -33,6 +34,18 @@ def error_response(exc: IclrKgError) -> Response:
     if exc.retry_after is not None:
         response.headers["Retry-After"] = str(exc.retry_after)
     return response
+
+
+def wants_html(kinds: tuple[str, ...] = ("results", "rdf")) -> bool:
+    """Whether the client asks for a page rather than data of these kinds: `format=html`, or an
+    Accept header where text/html beats every format we could send instead (none: a page)."""
+    asked = requested_format()
+    if asked:
+        return asked.strip().lower() == "html"
+    offers = ["text/html"]
+    for kind in kinds:
+        offers += [f.media_type for f in (RESULT_FORMATS if kind == "results" else RDF_FORMATS).values()]
+    return request.accept_mimetypes.best_match(offers) in (None, "text/html")
 
 
 def text_error(status: int, message: str) -> Response:

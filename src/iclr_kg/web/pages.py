@@ -12,6 +12,7 @@ from ..formats import RDF_FORMATS, RESULT_FORMATS
 from ..saved import NAME
 from ..store import STATS_CLASSES, STATS_GRAPHS
 from .html import HTML_ROW_LIMIT, rows_table
+from .http import wants_html
 from .querying import run_saved, start_query
 from .state import state
 
@@ -30,15 +31,6 @@ ORDER BY ?award ?title
 LIMIT 20
 """
 )
-
-
-def wants_html() -> bool:
-    if request.args.get("format") or request.args.get("output") or request.args.get("results"):
-        return request.args.get("format") == "html"
-    best = request.accept_mimetypes.best_match(
-        ["text/html", *(f.media_type for f in RESULT_FORMATS.values()), *(f.media_type for f in RDF_FORMATS.values())]
-    )
-    return best in (None, "text/html")
 
 
 def download_links(text: str, saved: str | None, values: dict[str, str], include_inferred: bool):

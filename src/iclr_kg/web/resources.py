@@ -16,7 +16,7 @@ from ..formats import RDF_ALIASES, choose
 from ..saved import parse_iri
 from ..streaming import stream
 from .html import cell, short
-from .http import requested_format, text_error
+from .http import requested_format, text_error, wants_html
 from .state import state
 
 blueprint = Blueprint("resources", __name__)
@@ -28,20 +28,8 @@ INCOMING_LIMIT = 200
 
 
 def wants_rdf() -> bool:
-    if requested_format():
-        return requested_format() != "html"
-    best = request.accept_mimetypes.best_match(
-        [
-            "text/html",
-            "text/turtle",
-            "application/n-triples",
-            "application/ld+json",
-            "application/rdf+xml",
-            "application/n-quads",
-            "application/trig",
-        ]
-    )
-    return best not in (None, "text/html")
+    """An entity or the ontology as RDF rather than as a page."""
+    return not wants_html(("rdf",))
 
 
 def rdf_response(produce: Callable[[], Iterable[Any]], graph_aware: bool = False, fixed: str | None = None) -> Response:

@@ -14,7 +14,7 @@ from pyoxigraph import NamedNode, serialize
 
 from .. import vocab
 from ..formats import choose
-from .http import read_query, text_error
+from .http import read_query, text_error, wants_html
 from .querying import execute
 from .state import state
 
@@ -41,10 +41,7 @@ def sparql() -> Response:
 
 def service_description() -> Response:
     """GET /sparql without a query: a SPARQL Service Description for RDF clients, else the page."""
-    best = request.accept_mimetypes.best_match(
-        ["text/html", "text/turtle", "application/n-triples", "application/rdf+xml", "application/ld+json"]
-    )
-    if best in (None, "text/html"):  # a browser: a page on how to use the endpoint
+    if wants_html(("rdf",)):  # a browser: a page on how to use the endpoint
         settings = state().settings
         return Response(
             render_template(
