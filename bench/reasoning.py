@@ -31,14 +31,14 @@ def child(reasoner: str, data_file: str, ontology_file: str) -> None:
     """Run one reasoner and print {seconds, inferred, peak_mib} as JSON (loading not timed)."""
     from pyoxigraph import RdfFormat, parse
 
-    from iclr_kg.reason import infer_triples, keep_inferred
+    from iclr_kg.build.reason import infer_triples, keep_inferred
 
     before = peak_mib()
     if reasoner == "reasonable":
         import rdflib
         import reasonable
 
-        from iclr_kg.convert import term_from_rdflib
+        from iclr_kg.build.convert import term_from_rdflib
 
         data = rdflib.Graph().parse(data_file, format="nt")
         ontology = rdflib.Graph().parse(ontology_file, format="nt")
@@ -81,10 +81,10 @@ def prepare(papers: int, workdir: Path) -> tuple[Path, Path, Path, int]:
     import synth
     from pyoxigraph import RdfFormat, serialize
 
-    from iclr_kg import rdf
+    from iclr_kg.build import rdf
+    from iclr_kg.build.resolve import build_registry
+    from iclr_kg.build.sources import load_dataset
     from iclr_kg.config import resource_dir
-    from iclr_kg.resolve import build_registry
-    from iclr_kg.sources import load_dataset
 
     data_dir = synth.write(papers, workdir / f"data-{papers}")
     dataset = load_dataset(data_dir)

@@ -28,9 +28,10 @@ def main() -> None:
     parser.add_argument("--updates", type=int, default=20)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "src"))
-    from iclr_kg import reason, updates
+    from iclr_kg import updates
+    from iclr_kg.build import reason
+    from iclr_kg.build.pipeline import build
     from iclr_kg.config import Settings
-    from iclr_kg.pipeline import build
     from iclr_kg.store import open_read_only
 
     with tempfile.TemporaryDirectory() as tmp:

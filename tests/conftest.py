@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from pyoxigraph import Store
 
+from iclr_kg.build.pipeline import build
 from iclr_kg.config import Settings, resource_dir
-from iclr_kg.pipeline import build
 from iclr_kg.store import open_read_only
 from tests.helpers import free_port
 
@@ -179,9 +179,9 @@ def tiny_data(tmp_path: Path) -> Callable[..., Settings]:
 @pytest.fixture(scope="session")
 def tiny_compiled(tmp_path_factory: pytest.TempPathFactory) -> tuple:
     """The tiny fixture compiled once: (asserted graph, ontology graph, shapes) in rdflib."""
-    from iclr_kg.convert import to_rdflib
-    from iclr_kg.pipeline import compile_graph
-    from iclr_kg.validate import load_shapes
+    from iclr_kg.build.convert import to_rdflib
+    from iclr_kg.build.pipeline import compile_graph
+    from iclr_kg.build.validate import load_shapes
 
     root = tmp_path_factory.mktemp("shapes")
     (root / "data" / "sources").mkdir(parents=True)

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from pyoxigraph import DefaultGraph
 from rdflib.compare import isomorphic
 
+from iclr_kg.build.convert import to_rdflib
 from iclr_kg.cli import main
-from iclr_kg.convert import to_rdflib
 from iclr_kg.store import open_read_only
 from tests.helpers import CLI, dead_url, serving
 

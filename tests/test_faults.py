@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from iclr_kg.pipeline import build
+from iclr_kg.build.pipeline import build
 from iclr_kg.store import current_generation, open_read_only
 from tests.helpers import CLI, serving
 

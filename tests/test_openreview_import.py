@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from pyoxigraph import Store
 
+from iclr_kg.build.pipeline import build
 from iclr_kg.config import Settings
 from iclr_kg.errors import ImportFailed
-from iclr_kg.openreview_import import run_import
-from iclr_kg.pipeline import build
+from iclr_kg.external.openreview_import import run_import
 from iclr_kg.store import open_read_only, run_query
 from tests.helpers import dead_url
 
@@ -202,7 +202,7 @@ def test_import_then_build_answers_with_both_sources(tmp_path: Path, v1_server: 
 
 def test_saved_queries_on_imported_data(tmp_path: Path, v1_server: StandIn) -> None:
     from iclr_kg.config import resource_dir
-    from iclr_kg.saved import load_saved
+    from iclr_kg.query.saved import load_saved
 
     settings = settings_for(tmp_path, v1_server)
     run_import(settings, V1_VENUE, reviews=True)

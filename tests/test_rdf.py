@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pyoxigraph import NamedNode
 
-from iclr_kg import rdf, vocab
-from iclr_kg.resolve import build_registry
-from iclr_kg.sources import load_dataset
+from iclr_kg import vocab
+from iclr_kg.build import rdf
+from iclr_kg.build.resolve import build_registry
+from iclr_kg.build.sources import load_dataset
 
 ICLR = vocab.ONTOLOGY_NS
 RES = vocab.RESOURCE_BASE

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
-from iclr_kg.convert import from_rdflib
+from iclr_kg.build.convert import from_rdflib
+from iclr_kg.build.pipeline import compile_graph
+from iclr_kg.build.reason import infer_triples, keep_inferred
 from iclr_kg.errors import InconsistentGraph, SettingsError, UnsupportedOntology
-from iclr_kg.pipeline import compile_graph
-from iclr_kg.reason import infer_triples, keep_inferred
 
 I = "https://w3id.org/iclr-kg/ontology#"
 R = "https://w3id.org/iclr-kg/resource/"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from iclr_kg.build.resolve import build_registry, normalize
+from iclr_kg.build.sources import load_dataset
 from iclr_kg.errors import DataError
-from iclr_kg.resolve import build_registry, normalize
-from iclr_kg.sources import load_dataset
 
 
 def test_normalize_folds_width_case_and_spaces() -> None:
@@ -36,7 +36,7 @@ def test_unknown_name_names_file_line_and_field(tiny_data) -> None:
             organizations: [斯坦福, Nowhere University]
         """
     )
-    from iclr_kg import rdf
+    from iclr_kg.build import rdf
 
     dataset = load_dataset(settings.data_dir)
     with pytest.raises(DataError) as info:

@@ -9,8 +9,8 @@ import unicodedata
 
 import pytest
 
+from iclr_kg.build.sources import load_dataset
 from iclr_kg.config import resource_dir
-from iclr_kg.sources import load_dataset
 
 from .conftest import SEEDS
 

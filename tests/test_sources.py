@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from iclr_kg.build.sources import load_dataset, load_source, read_yaml
 from iclr_kg.errors import DataError
-from iclr_kg.sources import load_dataset, load_source, read_yaml
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -90,8 +90,8 @@ def test_real_data_loads() -> None:
 
 def test_unknown_top_level_keys_in_a_registry_are_errors(tiny_data) -> None:
     """Regression (hardening #15): they were silently ignored although the module says otherwise."""
+    from iclr_kg.build.sources import load_dataset
     from iclr_kg.errors import DataError
-    from iclr_kg.sources import load_dataset
 
     settings = tiny_data(
         **{

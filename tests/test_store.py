@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from pyoxigraph import NamedNode, Quad
 
+from iclr_kg.build.pipeline import build
 from iclr_kg.errors import DataError, QueryError, StoreError, ValidationFailed
-from iclr_kg.pipeline import build
 from iclr_kg.store import build_lock, current_generation, open_read_only, publish, run_query
 
 from .conftest import select

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import rdflib
 
-from iclr_kg.pipeline import compile_graph
-from iclr_kg.validate import validate
+from iclr_kg.build.pipeline import compile_graph
+from iclr_kg.build.validate import validate
 
 PREFIXES = """
 @prefix iclr: <https://w3id.org/iclr-kg/ontology#> .
@@ -150,8 +150,8 @@ def test_compiled_validator_agrees_with_pyshacl(tiny_compiled, case, add, remove
     """The SPARQL-compiled validator reports the same focus nodes and paths as pySHACL."""
     from pyoxigraph import DefaultGraph, Quad
 
-    from iclr_kg import shaclsparql
-    from iclr_kg.convert import from_rdflib
+    from iclr_kg.build import shaclsparql
+    from iclr_kg.build.convert import from_rdflib
 
     data, ontology, shapes = tiny_compiled
     broken = broken_copy(data, case, add, remove)
@@ -163,8 +163,8 @@ def test_compiled_validator_agrees_with_pyshacl(tiny_compiled, case, add, remove
 
 
 def test_compiled_validator_agrees_on_the_real_data(real_settings) -> None:
-    from iclr_kg import shaclsparql
-    from iclr_kg.validate import load_shapes
+    from iclr_kg.build import shaclsparql
+    from iclr_kg.build.validate import load_shapes
 
     compiled = compile_graph(real_settings)
     result = shaclsparql.validate(

@@ -13,11 +13,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from iclr_kg.build.pipeline import build
+from iclr_kg.build.sources import load_dataset
 from iclr_kg.errors import QueryError
-from iclr_kg.pipeline import build
-from iclr_kg.sources import load_dataset
-from iclr_kg.store import open_read_only, run_query
-from iclr_kg.wikidata import (
+from iclr_kg.external.wikidata import (
     USER_AGENT,
     WikidataClient,
     WikidataError,
@@ -27,6 +26,7 @@ from iclr_kg.wikidata import (
     write_proposals,
     write_sssom,
 )
+from iclr_kg.store import open_read_only, run_query
 from tests.conftest import TINY_SOURCE as TINY_SOURCE_TEXT
 from tests.helpers import dead_url
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from .errors import IclrKgError
+from iclr_kg.errors import IclrKgError
 
 
 def check_writable(path: Path) -> None:

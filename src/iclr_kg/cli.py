@@ -17,14 +17,14 @@ from typing import IO, Any
 import click
 from pyoxigraph import NamedNode, serialize
 
-from . import vocab
-from .atomic import atomic_output, check_writable
-from .config import Settings, flag_help
-from .errors import IclrKgError, QueryError, SettingsError, StoreError
-from .formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
-from .pool import QueryPool, QueryRequest, RunningQuery
-from .saved import get_saved, load_saved
-from .store import (
+from iclr_kg import vocab
+from iclr_kg.atomic import atomic_output, check_writable
+from iclr_kg.config import Settings, flag_help
+from iclr_kg.errors import IclrKgError, QueryError, SettingsError, StoreError
+from iclr_kg.query.formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
+from iclr_kg.query.pool import QueryPool, QueryRequest, RunningQuery
+from iclr_kg.query.saved import get_saved, load_saved
+from iclr_kg.store import (
     STATS_CLASSES,
     STATS_GRAPHS,
     current_generation,
@@ -88,7 +88,7 @@ def build(store: Path | None, reasoner: str | None, validator: str | None) -> No
 
     The new store replaces the old one only if every stage succeeds.
     """
-    from .pipeline import build as run_build
+    from iclr_kg.build.pipeline import build as run_build
 
     settings = Settings.from_env(store=store, reasoner=reasoner, validator=validator)
     report = run_build(settings)
@@ -107,7 +107,7 @@ def build(store: Path | None, reasoner: str | None, validator: str | None) -> No
 @fails_cleanly
 def validate(store: Path | None, validator: str) -> None:
     """Check data/ against the SHACL shapes and print a readable report (exit 1 on violations)."""
-    from .pipeline import compile_graph
+    from iclr_kg.build.pipeline import compile_graph
 
     compiled = compile_graph(Settings.from_env(store=store, validator=validator))
     click.echo(compiled.validation.report)
@@ -275,9 +275,9 @@ def export(
     """Export the graph, streamed. Turtle and N-Triples merge the chosen graphs into one."""
     settings = Settings.from_env(store=store)
     if mappings or quickstatements:
-        from .sources import load_dataset
-        from .wikidata import quickstatements as statements
-        from .wikidata import write_sssom
+        from iclr_kg.build.sources import load_dataset
+        from iclr_kg.external.wikidata import quickstatements as statements
+        from iclr_kg.external.wikidata import write_sssom
 
         dataset = load_dataset(settings.data_dir, settings.imports)
         with atomic_output(output, "w") if output else contextlib.nullcontext(sys.stdout) as out:
@@ -345,8 +345,8 @@ def link_wikidata(
     ctx.obj = {"store": store, "review": review}
     if ctx.invoked_subcommand:
         return
-    from .sources import load_dataset
-    from .wikidata import WikidataClient, reconcile, write_proposals
+    from iclr_kg.build.sources import load_dataset
+    from iclr_kg.external.wikidata import WikidataClient, reconcile, write_proposals
 
     settings = Settings.from_env(store=store, wikidata_api=api)
     review_file = review or settings.store.parent / "wikidata-proposals.yaml"
@@ -376,7 +376,7 @@ def link_wikidata(
 @fails_cleanly
 def link_wikidata_accept(ctx: click.Context, entities: tuple[str, ...]) -> None:
     """Accept proposals (all unambiguous ones, or the ENTITIES named, e.g. person/yang-song)."""
-    from .wikidata import accept
+    from iclr_kg.external.wikidata import accept
 
     settings = Settings.from_env(store=ctx.obj.get("store"))
     review_file = ctx.obj.get("review") or settings.store.parent / "wikidata-proposals.yaml"
@@ -432,7 +432,7 @@ def import_openreview(
     Pages are cached as they arrive: an interrupted import resumes where it stopped. The import
     folder is written only when complete and buildable; then run `iclr-kg build`.
     """
-    from .openreview_import import run_import
+    from iclr_kg.external.openreview_import import run_import
 
     settings = Settings.from_env(
         store=store, openreview_api=base_url, openreview_api_v2=base_url_v2, imports_dir=imports_dir
@@ -473,7 +473,7 @@ def serve(
     layer uses every core; in each, waitress's event loop reads the requests (web/server.py).
     `--server waitress` is one such process without gunicorn, and works on any platform.
     """
-    from .web import create_app
+    from iclr_kg.web import create_app
 
     settings = Settings.from_env(store=store, host=host, port=port, server=server)
     if current_generation(settings.store) is None:
@@ -494,7 +494,7 @@ def serve(
     if chosen == "gunicorn":
         _serve_gunicorn(settings, processes, threads)
         return
-    from .web.server import make_server, serve_forever
+    from iclr_kg.web.server import make_server, serve_forever
 
     try:
         server = make_server(
@@ -507,7 +507,7 @@ def serve(
 
 def _prepare_store(settings: Settings) -> str:
     """Build the store if there is none, then open it once (what `serve` checks before starting)."""
-    from .pipeline import build as run_build
+    from iclr_kg.build.pipeline import build as run_build
 
     summary = run_build(settings).summary() if current_generation(settings.store) is None else ""
     open_read_only(settings.store)
@@ -545,8 +545,8 @@ def _gunicorn_available() -> bool:
 def _serve_gunicorn(settings: Settings, processes: int, threads: int) -> None:
     from gunicorn.app.base import BaseApplication
 
-    from .web import create_app
-    from .web.server import gunicorn_worker_class
+    from iclr_kg.web import create_app
+    from iclr_kg.web.server import gunicorn_worker_class
 
     class Server(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:
@@ -585,7 +585,7 @@ def updates_group() -> None:
 @fails_cleanly
 def updates_list(store: Path | None) -> None:
     """One line per journaled update: id, time, kind, size and its first line."""
-    from .updates import Journal
+    from iclr_kg.updates import Journal
 
     entries = Journal(Settings.from_env(store=store).store).entries()
     for entry in entries:
@@ -600,7 +600,7 @@ def updates_list(store: Path | None) -> None:
 @fails_cleanly
 def updates_export(store: Path | None, output: Path | None) -> None:
     """The journal as one SPARQL Update file (our prefixes declared), runnable as it is."""
-    from .updates import Journal, export_text
+    from iclr_kg.updates import Journal, export_text
 
     if output is not None:
         check_writable(output)
@@ -616,7 +616,7 @@ def updates_export(store: Path | None, output: Path | None) -> None:
 @fails_cleanly
 def updates_drop(store: Path | None, ids: tuple[int, ...], drop_all: bool) -> None:
     """Remove entries from the journal (the next build will not replay them)."""
-    from .updates import drop
+    from iclr_kg.updates import drop
 
     if not ids and not drop_all:
         raise QueryError("name the entries to drop (ids from `iclr-kg updates list`), or --all")
@@ -630,8 +630,8 @@ def updates_drop(store: Path | None, ids: tuple[int, ...], drop_all: bool) -> No
 def check_store(store: Path | None) -> None:
     """Read every generation of the store whole and name the damaged ones (exit 1 if the
     current one is damaged: rebuild with `iclr-kg build`)."""
-    from .pool import default_query_memory
-    from .store import check_generation, generations
+    from iclr_kg.query.pool import default_query_memory
+    from iclr_kg.store import check_generation, generations
 
     settings = Settings.from_env(store=store)
     current = current_generation(settings.store)

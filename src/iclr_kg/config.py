@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from .errors import SettingsError
+from iclr_kg.errors import SettingsError
 
 ENV_PREFIX = "ICLR_KG_"
 

@@ -37,11 +37,11 @@ from pyoxigraph import (
     Variable,
 )
 
-from . import config, vocab
-from .atomic import write_text
-from .errors import QueryError, StoreError
-from .federation import check_services
-from .querytext import check_nesting
+from iclr_kg import config, vocab
+from iclr_kg.atomic import write_text
+from iclr_kg.errors import QueryError, StoreError
+from iclr_kg.query.federation import check_services
+from iclr_kg.query.querytext import check_nesting
 
 KEEP_GENERATIONS = 2
 KEEP_SECONDS = 300  # a generation replaced less than this ago stays, for the queries still reading it

@@ -38,11 +38,11 @@ from typing import Any
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, Store, Triple
 
-from . import vocab
-from .atomic import fsync_dir, write_text
-from .errors import ExternalServiceError, InconsistentGraph, QueryError, StoreError, UpdateTimeout
-from .querytext import split_update
-from .store import (
+from iclr_kg import vocab
+from iclr_kg.atomic import fsync_dir, write_text
+from iclr_kg.errors import ExternalServiceError, InconsistentGraph, QueryError, StoreError, UpdateTimeout
+from iclr_kg.query.querytext import split_update
+from iclr_kg.store import (
     complete_generation,
     current_generation,
     generation_record,
@@ -225,7 +225,7 @@ def maintain(db: Store, reasoner: str = "fast", quads: set[Quad] | None = None) 
     """Make the inferred graph what full reasoning over the asserted graphs gives, and the
     default graph the union of all graphs; writes only the differences. `quads`: the store's
     content if the caller has it. Returns the inferred triples."""
-    from .reason import infer_triples
+    from iclr_kg.build.reason import infer_triples
 
     inferred, ontology, default = NamedNode(vocab.GRAPH_INFERRED), NamedNode(vocab.GRAPH_ONTOLOGY), DefaultGraph()
     by_graph: dict[Any, set[Triple]] = {inferred: set(), ontology: set(), default: set()}

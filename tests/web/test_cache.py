@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import shutil
 
+from iclr_kg.build.pipeline import build
 from iclr_kg.config import Settings
-from iclr_kg.pipeline import build
 from iclr_kg.web import create_app
 
 POINT = "SELECT ?name WHERE { ?a iclr:authorshipOf paper:NzTU59SYbNq ; iclr:authorPosition 1 ; iclr:authorshipBy/iclr:name ?name }"

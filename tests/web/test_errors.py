@@ -11,7 +11,7 @@ import iclr_kg
 from iclr_kg import errors
 
 # Exceptions that never reach a user: internal control flow.
-INTERNAL = {"iclr_kg.streaming.ClientGone"}  # raised inside a serializer when the client has gone
+INTERNAL = {"iclr_kg.query.streaming.ClientGone"}  # raised inside a serializer when the client has gone
 
 
 def all_modules() -> list:

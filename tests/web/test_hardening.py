@@ -131,7 +131,7 @@ def test_service_bypass_is_refused_by_the_cli_too(real_settings, trap) -> None:
 
 
 def test_load_on_update_is_refused_unless_allow_listed(tiny_data, trap) -> None:
-    from iclr_kg.pipeline import build
+    from iclr_kg.build.pipeline import build
 
     url, hits = trap
     settings = tiny_data().replace(update_token="secret")
@@ -169,7 +169,7 @@ def test_a_query_past_the_memory_limit_is_503_and_others_are_served(real_setting
 
 
 def test_update_hint_is_linear_on_hostile_input(client) -> None:
-    from iclr_kg.querytext import update_keyword
+    from iclr_kg.query.querytext import update_keyword
 
     hostile = "PREFIX " + "<" * 261_993
     started = time.monotonic()
@@ -265,7 +265,7 @@ def test_slowloris_neither_starves_health_nor_keeps_its_sockets(default_server: 
 
 
 def test_admission_is_bounded_per_client(real_settings) -> None:
-    from iclr_kg.pool import PoolBusy, QueryPool, QueryRequest
+    from iclr_kg.query.pool import PoolBusy, QueryPool, QueryRequest
     from iclr_kg.store import current_generation
 
     generation = current_generation(real_settings.store)
@@ -337,7 +337,7 @@ def test_deep_nesting_is_a_400_not_a_crash(client, real_settings) -> None:
 
 
 def test_deep_nesting_on_update_is_a_400(tiny_data) -> None:
-    from iclr_kg.pipeline import build
+    from iclr_kg.build.pipeline import build
 
     settings = tiny_data().replace(update_token="secret")
     build(settings)
@@ -348,7 +348,7 @@ def test_deep_nesting_on_update_is_a_400(tiny_data) -> None:
 
 
 def test_nesting_depth_ignores_brackets_in_strings_and_comments() -> None:
-    from iclr_kg.querytext import nesting_depth
+    from iclr_kg.query.querytext import nesting_depth
 
     assert nesting_depth('SELECT * { ?s ?p "{{{{" # {{{{\n FILTER((1)) }') == 3
     assert nesting_depth("SELECT * { ?s ?p '''{{{'''. { ?a ?b ?c } }") == 2
@@ -398,7 +398,7 @@ def test_health_goes_through_a_query_worker(real_settings) -> None:
         pool = app.extensions["iclr_kg"].pool
         held = pool.start(
             app.extensions["iclr_kg"].generation_key(),
-            __import__("iclr_kg.pool", fromlist=["QueryRequest"]).QueryRequest(
+            __import__("iclr_kg.query.pool", fromlist=["QueryRequest"]).QueryRequest(
                 CROSS, formats={"results": "tsv", "rdf": None}
             ),
             60,

@@ -8,7 +8,7 @@ import pytest
 import rdflib
 
 from iclr_kg.config import resource_dir
-from iclr_kg.saved import load_saved
+from iclr_kg.query.saved import load_saved
 
 
 def test_query_page_shows_editor_saved_queries_and_results(client) -> None:
@@ -159,7 +159,7 @@ def test_health_and_stats(client) -> None:
 
 
 def test_a_rebuild_goes_live_without_restart(tiny_data) -> None:
-    from iclr_kg.pipeline import build
+    from iclr_kg.build.pipeline import build
     from iclr_kg.web import create_app
 
     settings = tiny_data()

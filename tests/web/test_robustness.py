@@ -163,7 +163,7 @@ def test_bad_input_gets_a_clear_4xx(client, case, kwargs, status, text) -> None:
 
 def test_wrong_token_is_401(tiny_data) -> None:
 
-    from iclr_kg.pipeline import build
+    from iclr_kg.build.pipeline import build
     from iclr_kg.web import create_app
 
     settings = tiny_data().replace(update_token="right")

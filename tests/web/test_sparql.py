@@ -202,7 +202,7 @@ def test_update_refused_without_token(client) -> None:
 
 def test_update_with_token(tiny_data) -> None:
 
-    from iclr_kg.pipeline import build
+    from iclr_kg.build.pipeline import build
 
     settings = tiny_data().replace(update_token="s3cret")
     build(settings)

@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 from pyoxigraph import NamedNode
 
 from iclr_kg import vocab
+from iclr_kg.build.pipeline import build
+from iclr_kg.build.reason import infer_triples
 from iclr_kg.config import Settings
 from iclr_kg.errors import QueryError
-from iclr_kg.pipeline import build
-from iclr_kg.reason import infer_triples
 from iclr_kg.store import current_generation, open_read_only
 from iclr_kg.updates import Journal, apply
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from flask import Flask, Response
 
-from ..config import Settings
-from ..errors import IclrKgError
-from .bodylimit import BodyLimit
-from .http import error_response
-from .state import AppState
+from iclr_kg.config import Settings
+from iclr_kg.errors import IclrKgError
+from iclr_kg.web.bodylimit import BodyLimit
+from iclr_kg.web.http import error_response
+from iclr_kg.web.state import AppState
 
 MAX_BODY = 1024 * 1024
 
@@ -20,7 +20,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY  # larger POST bodies get 413
     state = app.extensions["iclr_kg"] = AppState(settings)
 
-    from . import openapi, pages, resources, sparql, writes
+    from iclr_kg.web import openapi, pages, resources, sparql, writes
 
     app.register_blueprint(sparql.blueprint)
     app.register_blueprint(writes.blueprint)
@@ -46,7 +46,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         return response
 
     if state.cache is not None:
-        from .cache import ResponseMemo
+        from iclr_kg.web.cache import ResponseMemo
 
         state.memo = ResponseMemo(app.wsgi_app, state.generation_key, state.cache)
         app.wsgi_app = state.memo  # type: ignore[method-assign]

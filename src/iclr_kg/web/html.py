@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from flask import url_for
 from pyoxigraph import BlankNode, Literal, NamedNode
 
-from .. import vocab
+from iclr_kg import vocab
 
 HTML_ROW_LIMIT = 1000
 

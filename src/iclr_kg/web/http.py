@@ -7,9 +7,9 @@ import urllib.parse
 from flask import Response, request
 from pyoxigraph import NamedNode
 
-from ..errors import IclrKgError, QueryError, TooLarge
-from ..formats import RDF_FORMATS, RESULT_FORMATS
-from ..saved import parse_iri
+from iclr_kg.errors import IclrKgError, QueryError, TooLarge
+from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
+from iclr_kg.query.saved import parse_iri
 
 MAX_QUERY_BYTES = 256 * 1024
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Blueprint, jsonify
 
-from ..formats import RDF_FORMATS, RESULT_FORMATS
+from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
 
 blueprint = Blueprint("openapi", __name__)
 

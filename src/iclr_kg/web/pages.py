@@ -6,15 +6,15 @@ import time
 
 from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
 
-from .. import vocab
-from ..errors import IclrKgError, QueryError
-from ..formats import RDF_FORMATS, RESULT_FORMATS
-from ..saved import NAME
-from ..store import STATS_CLASSES, STATS_GRAPHS
-from .html import HTML_ROW_LIMIT, rows_table
-from .http import wants_html
-from .querying import run_saved, start_query
-from .state import state
+from iclr_kg import vocab
+from iclr_kg.errors import IclrKgError, QueryError
+from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
+from iclr_kg.query.saved import NAME
+from iclr_kg.store import STATS_CLASSES, STATS_GRAPHS
+from iclr_kg.web.html import HTML_ROW_LIMIT, rows_table
+from iclr_kg.web.http import wants_html
+from iclr_kg.web.querying import run_saved, start_query
+from iclr_kg.web.state import state
 
 blueprint = Blueprint("pages", __name__)
 

@@ -6,13 +6,13 @@ from collections.abc import Iterable
 
 from flask import Response, request
 
-from ..errors import NotAcceptable, QueryError, UnknownFormat
-from ..formats import choose
-from ..pool import ActiveQuery, InProcessQuery, QueryRequest
-from ..querytext import update_keyword
-from ..saved import SavedQuery
-from .http import graph_list, requested_format
-from .state import state
+from iclr_kg.errors import NotAcceptable, QueryError, UnknownFormat
+from iclr_kg.query.formats import choose
+from iclr_kg.query.pool import ActiveQuery, InProcessQuery, QueryRequest
+from iclr_kg.query.querytext import update_keyword
+from iclr_kg.query.saved import SavedQuery
+from iclr_kg.web.http import graph_list, requested_format
+from iclr_kg.web.state import state
 
 
 def query_timeout() -> float:

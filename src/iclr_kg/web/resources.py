@@ -11,13 +11,13 @@ from typing import Any
 from flask import Blueprint, Response, abort, render_template, request
 from pyoxigraph import DefaultGraph, NamedNode, serialize
 
-from .. import vocab
-from ..formats import RDF_ALIASES, choose
-from ..saved import parse_iri
-from ..streaming import stream
-from .html import cell, short
-from .http import requested_format, text_error, wants_html
-from .state import state
+from iclr_kg import vocab
+from iclr_kg.query.formats import RDF_ALIASES, choose
+from iclr_kg.query.saved import parse_iri
+from iclr_kg.query.streaming import stream
+from iclr_kg.web.html import cell, short
+from iclr_kg.web.http import requested_format, text_error, wants_html
+from iclr_kg.web.state import state
 
 blueprint = Blueprint("resources", __name__)
 

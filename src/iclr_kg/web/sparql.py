@@ -12,11 +12,11 @@ from collections.abc import Iterable
 from flask import Blueprint, Response, render_template, request, url_for
 from pyoxigraph import NamedNode, serialize
 
-from .. import vocab
-from ..formats import choose
-from .http import read_query, text_error, wants_html
-from .querying import execute
-from .state import state
+from iclr_kg import vocab
+from iclr_kg.query.formats import choose
+from iclr_kg.web.http import read_query, text_error, wants_html
+from iclr_kg.web.querying import execute
+from iclr_kg.web.state import state
 
 blueprint = Blueprint("sparql", __name__)
 

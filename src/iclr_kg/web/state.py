@@ -8,12 +8,12 @@ from pathlib import Path
 from flask import current_app
 from pyoxigraph import Store
 
-from ..config import Settings
-from ..pool import QueryPool, default_query_memory
-from ..saved import SavedQuery, load_saved
-from ..store import current_generation, open_read_only
-from ..updates import Writer
-from .cache import ResponseMemo, ResultCache
+from iclr_kg.config import Settings
+from iclr_kg.query.pool import QueryPool, default_query_memory
+from iclr_kg.query.saved import SavedQuery, load_saved
+from iclr_kg.store import current_generation, open_read_only
+from iclr_kg.updates import Writer
+from iclr_kg.web.cache import ResponseMemo, ResultCache
 
 
 def state() -> AppState:

@@ -15,14 +15,14 @@ import uuid
 from flask import Blueprint, Response, request
 from pyoxigraph import DefaultGraph, NamedNode, RdfFormat, parse, serialize
 
-from .. import vocab
-from ..errors import QueryError
-from ..federation import check_update
-from ..formats import RDF_FORMATS
-from ..querytext import add_using, check_nesting
-from ..saved import parse_iri
-from .http import graph_list, text_error, utf8_body
-from .state import state
+from iclr_kg import vocab
+from iclr_kg.errors import QueryError
+from iclr_kg.query.federation import check_update
+from iclr_kg.query.formats import RDF_FORMATS
+from iclr_kg.query.querytext import add_using, check_nesting
+from iclr_kg.query.saved import parse_iri
+from iclr_kg.web.http import graph_list, text_error, utf8_body
+from iclr_kg.web.state import state
 
 blueprint = Blueprint("writes", __name__)
 

@@ -11,16 +11,17 @@ from typing import TypeVar
 import rdflib
 from pyoxigraph import NamedNode, Quad, Store
 
-from . import rdf, shaclsparql, vocab
-from .config import Settings
-from .convert import to_rdflib
-from .errors import SettingsError, ValidationFailed
-from .reason import infer_triples
-from .resolve import build_registry
-from .sources import load_dataset
-from .store import build_lock, publish
-from .updates import replay
-from .validate import ValidationResult, load_shapes, validate
+from iclr_kg import vocab
+from iclr_kg.build import rdf, shaclsparql
+from iclr_kg.build.convert import to_rdflib
+from iclr_kg.build.reason import infer_triples
+from iclr_kg.build.resolve import build_registry
+from iclr_kg.build.sources import load_dataset
+from iclr_kg.build.validate import ValidationResult, load_shapes, validate
+from iclr_kg.config import Settings
+from iclr_kg.errors import SettingsError, ValidationFailed
+from iclr_kg.store import build_lock, publish
+from iclr_kg.updates import replay
 
 T = TypeVar("T")
 

@@ -10,7 +10,7 @@ import rdflib
 from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Triple
 from rdflib.term import Node
 
-from . import vocab
+from iclr_kg import vocab
 
 
 def term_to_rdflib(term: Any) -> Node:

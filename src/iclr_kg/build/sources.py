@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
-from .errors import DataError
+from iclr_kg.errors import DataError
 
 # --------------------------------------------------------------------------------------------
 # YAML with line numbers

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pyoxigraph import QueryResultsFormat, RdfFormat
 from werkzeug.datastructures import MIMEAccept
 
-from .errors import NotAcceptable, UnknownFormat
+from iclr_kg.errors import NotAcceptable, UnknownFormat
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,7 @@ class Format:
     @property
     def prefixes(self) -> dict[str, str] | None:
         """Prefixes to declare: ours, except in line formats that have no prefix syntax."""
-        from .vocab import EXPORT_PREFIXES
+        from iclr_kg.vocab import EXPORT_PREFIXES
 
         return None if self.name in ("ntriples", "nquads") else EXPORT_PREFIXES
 

@@ -12,7 +12,7 @@ import rdflib
 from pyshacl import validate as shacl_validate
 from rdflib.namespace import SH
 
-from .errors import DataError
+from iclr_kg.errors import DataError
 
 
 @dataclass(frozen=True)

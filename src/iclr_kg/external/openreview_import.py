@@ -30,11 +30,11 @@ import yaml
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
-from .config import Settings
-from .errors import DataError, ImportFailed
-from .jsoncache import JsonCache
-from .resolve import Registry, build_registry, normalize
-from .sources import Dataset, import_dirs, load_dataset, load_folder
+from iclr_kg.build.resolve import Registry, build_registry, normalize
+from iclr_kg.build.sources import Dataset, import_dirs, load_dataset, load_folder
+from iclr_kg.config import Settings
+from iclr_kg.errors import DataError, ImportFailed
+from iclr_kg.external.jsoncache import JsonCache
 
 VENUE = re.compile(r"^ICLR\.cc/(?P<year>(?:19|20)\d\d)/Conference$")
 PAGE_SIZE = 1000  # the API's largest page
@@ -668,7 +668,7 @@ def write_plan(plan: Plan, settings: Settings, dataset: Dataset) -> tuple[Path, 
 
 def _check_builds(dataset: Dataset, staging: Path) -> None:
     """Read the staged files back beside `dataset`, resolve everything and make the import's RDF."""
-    from . import rdf
+    from iclr_kg.build import rdf
 
     staged = load_folder(staging)
     combined = Dataset(**{name: getattr(dataset, name) + items for name, items in staged.items()}, files=dataset.files)

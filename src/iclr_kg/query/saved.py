@@ -22,8 +22,8 @@ from pathlib import Path
 
 from pyoxigraph import Literal, NamedNode, Variable
 
-from . import vocab
-from .errors import IclrKgError, QueryError
+from iclr_kg import vocab
+from iclr_kg.errors import IclrKgError, QueryError
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 HEADER = re.compile(r"^#\s*(title|description|param|requires):\s*(.*)$")

@@ -18,7 +18,7 @@ from owlrl import DeductiveClosure, OWLRL_Semantics
 from pyoxigraph import BlankNode, NamedNode, Triple
 from rdflib import OWL, RDF, RDFS, XSD, BNode, URIRef
 
-from .errors import InconsistentGraph, SettingsError
+from iclr_kg.errors import InconsistentGraph, SettingsError
 
 BUILTIN_NAMESPACES = (str(RDF), str(RDFS), str(OWL), str(XSD))
 TRIVIAL_TYPES = frozenset({OWL.Thing, RDFS.Resource})
@@ -71,14 +71,14 @@ def _check_consistency(closure: rdflib.Graph) -> None:
 
 def _fast(asserted: list[Triple], ontology: list[Triple]) -> list[Triple]:
     """fastrl on pyoxigraph triples: no rdflib copy of the data."""
-    from .fastrl import closure_oxigraph
+    from iclr_kg.build.fastrl import closure_oxigraph
 
     return [Triple(*t) for t in closure_oxigraph(asserted, ontology) if keep_inferred(*t)]
 
 
 def _owlrl(asserted: list[Triple], ontology: list[Triple]) -> list[Triple]:
     """owlrl, the reference: the data converted to rdflib and back at this boundary."""
-    from .convert import from_rdflib, to_rdflib
+    from iclr_kg.build.convert import from_rdflib, to_rdflib
 
     data, schema = to_rdflib(asserted), to_rdflib(ontology)
     closure = _owlrl_closure(data, schema)

@@ -23,8 +23,8 @@ from rdflib import RDF, BNode, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import SH
 
-from .errors import UnsupportedShapes
-from .validate import ValidationResult, Violation
+from iclr_kg.build.validate import ValidationResult, Violation
+from iclr_kg.errors import UnsupportedShapes
 
 SUPPORTED_PROPERTY = {
     SH.path,

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import QueryError
+from iclr_kg.errors import QueryError
 
 ESCAPE = re.compile(r"\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}")
 # The keyword, not preceded or followed by a character that would make it part of a name.

@@ -27,7 +27,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Protocol
 
-from .errors import (
+from iclr_kg.errors import (
     EvaluationFailed,
     IclrKgError,
     PoolBusy,
@@ -38,7 +38,7 @@ from .errors import (
     StoreError,
     StreamAborted,
 )
-from .streaming import ClosingBody
+from iclr_kg.query.streaming import ClosingBody
 
 CHUNK = 64 * 1024
 
@@ -129,7 +129,7 @@ def run_request(store: Any, request: QueryRequest) -> Any:
     """Run a QueryRequest on a store: the one place its plain data become pyoxigraph terms."""
     from pyoxigraph import NamedNode, Variable
 
-    from .store import run_query
+    from iclr_kg.store import run_query
 
     return run_query(
         store,
@@ -154,7 +154,7 @@ def write_result(result: Any, output: Any, fmt: str) -> None:
     """Serialize a query result in format `fmt` (a name from formats.py) with pyoxigraph."""
     from pyoxigraph import serialize
 
-    from .formats import RDF_FORMATS, RESULT_FORMATS
+    from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
 
     if result_kind(result) == "results":
         result.serialize(output, RESULT_FORMATS[fmt].results)
@@ -560,7 +560,7 @@ class InProcessQuery:
     prefetched: bytes | None = None
 
     def __init__(self, store: Any, request: QueryRequest):
-        from .streaming import Producer
+        from iclr_kg.query.streaming import Producer
 
         self.rows: dict[str, Any] | None = None
         self._producer = Producer(lambda: run_request(store, request), result_kind)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .errors import QueryError
+from iclr_kg.errors import QueryError
 
 MAX_NESTING = 200
 OPENERS, CLOSERS = "{([", "})]"

@@ -24,7 +24,7 @@ from rdflib import OWL, RDF, RDFS, BNode, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.graph import Graph
 
-from .errors import InconsistentGraph, UnsupportedOntology
+from iclr_kg.errors import InconsistentGraph, UnsupportedOntology
 
 Term = URIRef | BNode | Literal
 Triple = tuple[Term, Term, Term]
@@ -262,8 +262,8 @@ def closure_oxigraph(data: list[Any], ontology: list[Any]) -> set[tuple[Any, Any
     data at all (only the small schema goes through rdflib, blank node labels kept)."""
     import pyoxigraph as ox
 
-    from .convert import term_from_rdflib as from_rdflib
-    from .convert import term_to_rdflib as to_rdflib
+    from iclr_kg.build.convert import term_from_rdflib as from_rdflib
+    from iclr_kg.build.convert import term_to_rdflib as to_rdflib
 
     schema_predicates = {ox.NamedNode(str(p)) for p in SCHEMA_PREDICATES}
     tbox = Graph()

@@ -23,12 +23,12 @@ from typing import Any
 
 import yaml
 
-from . import __version__
-from .atomic import write_text
-from .errors import IclrKgError, WikidataError
-from .jsoncache import JsonCache
-from .resolve import normalize
-from .sources import Dataset
+from iclr_kg import __version__
+from iclr_kg.atomic import write_text
+from iclr_kg.build.resolve import normalize
+from iclr_kg.build.sources import Dataset
+from iclr_kg.errors import IclrKgError, WikidataError
+from iclr_kg.external.jsoncache import JsonCache
 
 DEFAULT_API = "https://www.wikidata.org/w/api.php"
 USER_AGENT = f"iclr-kg/{__version__} (https://w3id.org/iclr-kg; knowledge-graph reconciler; python-urllib)"
@@ -412,7 +412,7 @@ def quickstatements(dataset: Dataset, store: Any) -> tuple[list[str], int]:
     the import's date; for facts from an article, the official ICLR announcement it cites (the
     article itself has no URL in our data). A statement with no such reference is left out;
     the second value counts those."""
-    from .store import run_query
+    from iclr_kg.store import run_query
 
     links = {
         f"https://w3id.org/iclr-kg/resource/{link.entity}": link.qid

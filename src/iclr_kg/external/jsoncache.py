@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .atomic import write_text
+from iclr_kg.atomic import write_text
 
 
 class JsonCache:

@@ -13,10 +13,9 @@ from urllib.parse import quote
 
 from pyoxigraph import Literal, NamedNode, Quad, RdfFormat, parse
 
-from . import vocab
-from .errors import DataError
-from .resolve import Registry
-from .sources import (
+from iclr_kg import vocab
+from iclr_kg.build.resolve import Registry
+from iclr_kg.build.sources import (
     AuthorRef,
     AwardFacts,
     ConferenceFacts,
@@ -29,6 +28,7 @@ from .sources import (
     PersonFacts,
     Source,
 )
+from iclr_kg.errors import DataError
 
 RDF_NS = vocab.RDF
 XSD, DCTERMS, SCHEMA = vocab.XSD, vocab.DCTERMS, vocab.SCHEMA

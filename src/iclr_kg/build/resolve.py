@@ -13,8 +13,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import DataError
-from .sources import Curated, Dataset
+from iclr_kg.build.sources import Curated, Dataset
+from iclr_kg.errors import DataError
 
 KINDS = ("organization", "person", "conference", "edition", "award")
 

@@ -1,0 +1,1 @@
+"""The services we call: Wikidata (links), OpenReview (imports), and the disk cache they share."""
