@@ -429,3 +429,24 @@ def test_invalid_utf8_escapes_in_a_query_string_are_400(client) -> None:
         content_type="application/x-www-form-urlencoded",
     )
     assert form.status_code == 400
+
+
+def test_a_worker_that_died_while_idle_is_replaced_not_used(real_store, real_settings) -> None:
+    """Seen once in CI: a query sent to a worker that had died while idle failed with a 500
+    (BrokenPipeError). Idle workers are checked when taken, and a failed send is a 503."""
+    import os
+    import signal
+
+    from iclr_kg.query.pool import QueryPool, QueryRequest
+    from iclr_kg.store import current_generation
+
+    pool = QueryPool(1, memory_mib=1024)
+    try:
+        (pid,) = pool.worker_pids()
+        os.kill(pid, signal.SIGKILL)
+        time.sleep(0.5)
+        running = pool.start(current_generation(real_settings.store), QueryRequest("ASK {}", row_limit=1), 10)
+        assert running.rows == {"boolean": True}
+        assert pid not in pool.worker_pids()
+    finally:
+        pool.close()

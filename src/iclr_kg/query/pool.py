@@ -399,8 +399,14 @@ class QueryPool:
             self._waiting += 1
 
     def _acquire(self, wait: float) -> _Worker:
+        """An idle worker that is alive: one that died while idle (the kernel's OOM killer, an
+        operator's kill) is replaced here, not handed to a query that would fail on it."""
         try:
-            return self._idle.get(timeout=max(0.0, wait))
+            worker = self._idle.get(timeout=max(0.0, wait))
+            if not worker.process.is_alive():
+                worker.kill()
+                worker = self._spawn()
+            return worker
         except queue.Empty:
             raise PoolBusy(f"the endpoint is busy: no query worker became free within {wait:.0f} s") from None
         finally:
@@ -417,6 +423,7 @@ class QueryPool:
                 else:
                     self._per_client.pop(running.client, None)
         worker = running.worker
+        healthy = healthy and worker.process.is_alive()  # it may have died after its last message
         if healthy and not self._closed and worker.rss() < max(RECYCLE_RSS, self.memory_mib * 2**20 // 4):
             self._idle.put(worker)
             return
@@ -448,7 +455,10 @@ class QueryPool:
             if client is not None:
                 self._per_client[client] = self._per_client.get(client, 0) + 1
         try:
-            worker.conn.send((str(generation), request))
+            try:
+                worker.conn.send((str(generation), request))
+            except OSError:  # the worker died between its check and this query: 503, not 500
+                raise worker.death() from None
             message = running.receive()
         except BaseException:
             running.abandon()
