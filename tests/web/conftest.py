@@ -23,6 +23,20 @@ def app(real_store, real_settings: Settings) -> Flask:
 
 
 @pytest.fixture
+def tiny_app(tiny_data):
+    """A tiny store, built, and a test client for it (Datasette's make_app_client): call it with
+    setting overrides; returns (settings, client)."""
+    from iclr_kg.build.pipeline import build
+
+    def make(**overrides: object) -> tuple[Settings, FlaskClient]:
+        settings = tiny_data().replace(**overrides) if overrides else tiny_data()
+        build(settings)
+        return settings, create_app(settings).test_client()
+
+    return make
+
+
+@pytest.fixture
 def client(app: Flask) -> FlaskClient:
     return app.test_client()
 

@@ -6,14 +6,12 @@ from __future__ import annotations
 import shutil
 
 from iclr_kg.build.pipeline import build
-from iclr_kg.config import Settings
-from iclr_kg.web import create_app
 
 POINT = "SELECT ?name WHERE { ?a iclr:authorshipOf paper:NzTU59SYbNq ; iclr:authorPosition 1 ; iclr:authorshipBy/iclr:name ?name }"
 
 
 def test_repeated_query_is_served_from_the_cache_with_an_etag(app, client) -> None:
-    memo = app.extensions["iclr_kg"].memo.memo  # exact repeats of a GET are answered before Flask is entered
+    memo = app.extensions["iclr_kg"].cache  # one cache: exact repeats of a GET are answered before Flask
     hits = memo.hits
     first = client.get("/sparql", query_string={"query": POINT, "format": "csv"})
     second = client.get("/sparql", query_string={"query": POINT, "format": "csv"})
@@ -47,10 +45,8 @@ def test_volatile_queries_are_not_cached(app, client) -> None:
     assert len(values) == 3 and cache.size == before
 
 
-def test_a_rebuild_is_never_answered_from_the_cache(tiny_data, tmp_path) -> None:
-    settings: Settings = tiny_data()
-    build(settings)
-    client = create_app(settings).test_client()
+def test_a_rebuild_is_never_answered_from_the_cache(tiny_app, tmp_path) -> None:
+    settings, client = tiny_app()
     query = {"query": "SELECT (COUNT(*) AS ?n) WHERE { ?p a iclr:Paper }", "format": "csv"}
     before = client.get("/sparql", query_string=query).data
     assert client.get("/sparql", query_string=query).data == before

@@ -130,13 +130,9 @@ def test_service_bypass_is_refused_by_the_cli_too(real_settings, trap) -> None:
     assert hits == []
 
 
-def test_load_on_update_is_refused_unless_allow_listed(tiny_data, trap) -> None:
-    from iclr_kg.build.pipeline import build
-
+def test_load_on_update_is_refused_unless_allow_listed(tiny_app, trap) -> None:
     url, hits = trap
-    settings = tiny_data().replace(update_token="secret")
-    build(settings)
-    client = create_app(settings).test_client()
+    settings, client = tiny_app(update_token="secret")
     auth = {"Authorization": "Bearer secret"}
     for update in (
         f"LOAD <{url}>",
@@ -336,12 +332,8 @@ def test_deep_nesting_is_a_400_not_a_crash(client, real_settings) -> None:
     assert done.returncode == 1 and "nests" in done.stderr
 
 
-def test_deep_nesting_on_update_is_a_400(tiny_data) -> None:
-    from iclr_kg.build.pipeline import build
-
-    settings = tiny_data().replace(update_token="secret")
-    build(settings)
-    client = create_app(settings).test_client()
+def test_deep_nesting_on_update_is_a_400(tiny_app) -> None:
+    settings, client = tiny_app(update_token="secret")
     deep = "INSERT { <urn:a> <urn:b> 1 } WHERE " + "{" * 10_000 + "}" * 10_000
     response = client.post("/update", data={"update": deep}, headers={"Authorization": "Bearer secret"})
     assert response.status_code == 400 and b"nests" in response.data

@@ -161,14 +161,8 @@ def test_bad_input_gets_a_clear_4xx(client, case, kwargs, status, text) -> None:
     )  # nothing else affected
 
 
-def test_wrong_token_is_401(tiny_data) -> None:
-
-    from iclr_kg.build.pipeline import build
-    from iclr_kg.web import create_app
-
-    settings = tiny_data().replace(update_token="right")
-    build(settings)
-    client = create_app(settings).test_client()
+def test_wrong_token_is_401(tiny_app) -> None:
+    settings, client = tiny_app(update_token="right")
     for header in (
         {},
         {"Authorization": "Bearer wrong"},

@@ -200,13 +200,8 @@ def test_update_refused_without_token(client) -> None:
     assert response.status_code == 403
 
 
-def test_update_with_token(tiny_data) -> None:
-
-    from iclr_kg.build.pipeline import build
-
-    settings = tiny_data().replace(update_token="s3cret")
-    build(settings)
-    client = create_app(settings).test_client()
+def test_update_with_token(tiny_app) -> None:
+    settings, client = tiny_app(update_token="s3cret")
     update = {"update": "INSERT DATA { GRAPH <http://example.org/g> { <http://a> <http://b> 'c' } }"}
     assert client.post("/update", data=update).status_code == 401
     assert client.post("/update", data=update, headers={"Authorization": "Bearer wrong"}).status_code == 401
