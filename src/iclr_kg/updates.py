@@ -63,6 +63,10 @@ class Entry:
     update: str
     base: str | None = None  # the base IRI its relative IRIs resolved against
 
+    def line(self) -> str:
+        """The entry as one journal line."""
+        return json.dumps(asdict(self), ensure_ascii=False) + "\n"
+
 
 class Journal:
     """The append-only file of accepted writes beside the store: one JSON object per line.
@@ -75,46 +79,42 @@ class Journal:
         self.path = store_dir / JOURNAL
 
     def entries(self) -> list[Entry]:
+        return self._read()[0]
+
+    def _read(self) -> tuple[list[Entry], int]:
+        """The complete entries, and the byte length they take (what follows is a torn line)."""
         try:
-            text = self.path.read_text(encoding="utf-8")
+            data = self.path.read_bytes()
         except FileNotFoundError:
-            return []
-        lines = text.split("\n")
-        complete = lines[:-1]  # the part after the last newline is torn, or empty
+            return [], 0
+        intact = data.rfind(b"\n") + 1
         entries = []
-        for number, line in enumerate(complete, 1):
+        for number, line in enumerate(data[:intact].decode("utf-8").split("\n")[:-1], 1):
             try:
                 entries.append(Entry(**json.loads(line)))
             except (ValueError, TypeError) as exc:
                 raise StoreError(
                     f"{self.path}:{number}: not a journal entry ({exc}); fix or remove that line"
                 ) from None
-        return entries
+        return entries, intact
 
     def append(self, kind: str, update: str, base: str | None, after: int) -> Entry:
         """Write an entry numbered after both the journal's last and `after`, durably."""
-        entries = self.entries()
+        entries, intact = self._read()
         number = max([after, *(e.id for e in entries)]) + 1
         entry = Entry(number, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), kind, update, base)
-        line = json.dumps(asdict(entry), ensure_ascii=False) + "\n"
         with open(self.path, "ab") as handle:
-            size = handle.tell()
-            intact = self._intact_length()
-            if intact < size:
+            if intact < handle.tell():
                 handle.truncate(intact)  # a torn line from a killed writer
-            handle.write(line.encode("utf-8"))
+            handle.write(entry.line().encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
         fsync_dir(self.path.parent)
         return entry
 
-    def _intact_length(self) -> int:
-        data = self.path.read_bytes()
-        return data.rfind(b"\n") + 1
-
     def keep_only(self, entries: list[Entry]) -> None:
         """Rewrite the journal with `entries` (after a drop), atomically and durably."""
-        write_text(self.path, "".join(json.dumps(asdict(e), ensure_ascii=False) + "\n" for e in entries), durable=True)
+        write_text(self.path, "".join(e.line() for e in entries), durable=True)
 
 
 def apply(
@@ -249,10 +249,6 @@ def _replace(db: Store, graph: Any, old: set[Triple], new: set[Triple]) -> None:
     fresh = [Quad(t.subject, t.predicate, t.object, graph) for t in new - old]
     if fresh:
         db.extend(fresh)
-
-
-def _triples(db: Store, graph: Any) -> set[Triple]:
-    return {q.triple for q in db.quads_for_pattern(None, None, None, graph)}
 
 
 def export_text(entries: list[Entry]) -> str:
