@@ -29,21 +29,30 @@ def nesting_depth(text: str) -> int:
     depth = deepest = 0
     i, n = 0, len(text)
     while i < n:
+        skipped = _past_comment_or_string(text, i)
+        if skipped is not None:
+            i = skipped
+            continue
         c = text[i]
         if c in OPENERS:
             depth += 1
             deepest = max(deepest, depth)
         elif c in CLOSERS:
             depth = max(0, depth - 1)
-        elif c == "#":
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        elif c in "\"'":
-            i = _string_end(text, i)
-            continue
         i += 1
     return deepest
+
+
+def _past_comment_or_string(text: str, i: int) -> int | None:
+    """The index after the comment or string literal that starts at `i`, or None if none does
+    (the one reading of comments and strings every scan here shares)."""
+    c = text[i]
+    if c == "#":
+        end = text.find("\n", i)
+        return len(text) if end < 0 else end
+    if c in "\"'":
+        return _string_end(text, i)
+    return None
 
 
 def _string_end(text: str, start: int) -> int:
@@ -116,18 +125,15 @@ def _top_level(text: str) -> Iterator[tuple[int, str]]:
     (`ex:with`, `with:x`) are not keywords and are left out; words come upper-cased."""
     depth, i, n = 0, 0, len(text)
     while i < n:
+        skipped = _past_comment_or_string(text, i)
+        if skipped is not None:
+            i = skipped
+            continue
         c = text[i]
         if c in OPENERS:
             depth += 1
         elif c in CLOSERS:
             depth = max(0, depth - 1)
-        elif c == "#":
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        elif c in "\"'":
-            i = _string_end(text, i)
-            continue
         elif c == "<" and depth == 0:
             end = text.find(">", i)
             i = n if end < 0 else end + 1
