@@ -6,7 +6,7 @@ Nothing here touches the disk at import time; paths are computed when asked for.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -44,22 +44,22 @@ class Settings(BaseSettings):
 
     store: Path = Field(
         default_factory=default_store,
-        json_schema_extra={"shown": "`./var/store`"},
+        json_schema_extra={"shown": "./var/store"},
         description="the store directory, relative to where you run the command",
     )
     data_dir: Path = Field(
         default_factory=lambda: resource_dir("data"),
-        json_schema_extra={"shown": "`data/`"},
+        json_schema_extra={"shown": "data/"},
         description="the curated data (the checkout's `data/`)",
     )
     ontology_dir: Path = Field(
         default_factory=lambda: resource_dir("ontology"),
-        json_schema_extra={"shown": "`ontology/`"},
+        json_schema_extra={"shown": "ontology/"},
         description="the ontology and shapes (`ontology/`)",
     )
     queries_dir: Path = Field(
         default_factory=lambda: resource_dir("queries"),
-        json_schema_extra={"shown": "`queries/`"},
+        json_schema_extra={"shown": "queries/"},
         description="the saved queries (`queries/`)",
     )
     reasoner: Literal["fast", "owlrl"] = Field(
@@ -171,27 +171,28 @@ def _one_line(error: ValidationError) -> str:
     return message if not problem["loc"] else f"{variable}: {message}"  # model checks name their variable
 
 
+def _shown_defaults(field: Any) -> list[str]:
+    """A setting's default as people read it: computed defaults say where they point."""
+    if field.default_factory is not None:
+        return [str((field.json_schema_extra or {}).get("shown", ""))]
+    if field.default is None:
+        return []
+    return [str(d) for d in field.default] if isinstance(field.default, tuple) else [str(field.default)]
+
+
 def flag_help(name: str, text: str | None = None) -> str:
     """A CLI flag's help for a setting: its description (or `text`), variable and default."""
     field = Settings.model_fields[name]
-    if field.default_factory is not None:
-        shown = str((field.json_schema_extra or {}).get("shown", "")).strip("`")  # type: ignore[union-attr]
-        default = f"; default {shown}" if shown else ""
-    else:
-        default = "" if field.default is None else f"; default {field.default}"
-    return f"{text or field.description} [env {ENV_PREFIX}{name.upper()}{default}]"
+    shown = ", ".join(_shown_defaults(field))
+    return f"{text or field.description} [env {ENV_PREFIX}{name.upper()}{f'; default {shown}' if shown else ''}]"
 
 
 def settings_table() -> str:
     """README's settings table, made from the definition above."""
     rows = ["| variable | default | meaning |", "| --- | --- | --- |"]
     for name, field in Settings.model_fields.items():
-        if field.default_factory is not None:
-            default = (field.json_schema_extra or {}).get("shown", "–")  # type: ignore[union-attr]
-        elif isinstance(field.default, tuple):
-            default = ", ".join(f"`{d}`" for d in field.default) or "none"
-        else:
-            default = "unset" if field.default is None else f"`{field.default}`"
+        unset = "none" if isinstance(field.default, tuple) else "unset"
+        default = ", ".join(f"`{d}`" for d in _shown_defaults(field)) or unset
         rows.append(f"| `{ENV_PREFIX}{name.upper()}` | {default} | {field.description} |")
     return "\n".join(rows)
 

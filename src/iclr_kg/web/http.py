@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import urllib.parse
 
-from flask import Response, request
+from flask import Response, render_template, request
 from pyoxigraph import NamedNode
 
 from iclr_kg.errors import IclrKgError, QueryError, TooLarge
@@ -20,8 +20,6 @@ PROTOCOL_BLUEPRINTS = ("sparql", "writes")  # machine clients: errors as plain t
 def error_response(exc: IclrKgError) -> Response:
     """The one answer to an error of ours: its HTTP status and message, plain text for protocol
     clients and the error page for a browser on a page, with Retry-After when it has one."""
-    from flask import render_template
-
     browser = request.accept_mimetypes.best == "text/html" and request.blueprint not in PROTOCOL_BLUEPRINTS
     if browser:
         response = Response(
