@@ -94,6 +94,16 @@ def _local(term: rdflib.term.Node) -> str:
     return str(term).rsplit("#", 1)[-1]
 
 
+def _headers(graph: rdflib.Graph, node: rdflib.term.Node) -> dict[str, str]:
+    """A request's or response's ht:headers list, names lower-cased."""
+    found = graph.value(node, HT.headers)
+    if found is None:
+        return {}
+    return {
+        str(graph.value(h, HT.fieldName)).lower(): str(graph.value(h, HT.fieldValue)) for h in Collection(graph, found)
+    }
+
+
 def protocol_tests(path: Path) -> list[Test]:
     """The tests of an ht:-encoded manifest, in manifest order."""
     graph = rdflib.Graph().parse(path, format="turtle")
@@ -103,18 +113,10 @@ def protocol_tests(path: Path) -> list[Test]:
         requests = []
         action = graph.value(node, MF.action)
         for request_node in Collection(graph, graph.value(action, HT.requests)):
-            headers = {}
-            header_list = graph.value(request_node, HT.headers)
-            if header_list is not None:
-                for header in Collection(graph, header_list):
-                    headers[str(graph.value(header, HT.fieldName)).lower()] = str(graph.value(header, HT.fieldValue))
+            headers = _headers(graph, request_node)
             body = graph.value(request_node, HT.body)
             response = graph.value(request_node, HT.resp)
-            expected = {}
-            response_headers = graph.value(response, HT.headers)
-            if response_headers is not None:
-                for header in Collection(graph, response_headers):
-                    expected[str(graph.value(header, HT.fieldName)).lower()] = str(graph.value(header, HT.fieldValue))
+            expected = _headers(graph, response)
             response_body = graph.value(response, HT.body)
             boolean = graph.value(response, MF.expectedBoolean)
             requests.append(

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
-from pyoxigraph import NamedNode
+from pyoxigraph import DefaultGraph, NamedNode
 
 from iclr_kg import vocab
 from iclr_kg.build.pipeline import build
@@ -275,13 +275,7 @@ def test_the_inferred_graph_equals_full_reasoning_after_any_updates(tiny_data, s
     expected = set(infer_triples(list(asserted), schema, "owlrl")) - asserted  # the reference reasoner
     assert {q.triple for q in store.quads_for_pattern(None, None, None, inferred)} == expected
     union = {q.triple for g in store.named_graphs() for q in store.quads_for_pattern(None, None, None, g)}
-    assert {q.triple for q in store.quads_for_pattern(None, None, None, config_default())} == union
-
-
-def config_default():
-    from pyoxigraph import DefaultGraph
-
-    return DefaultGraph()
+    assert {q.triple for q in store.quads_for_pattern(None, None, None, DefaultGraph())} == union
 
 
 def test_a_bad_update_writes_nothing(tiny_data) -> None:
