@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from pyoxigraph import NamedNode
+import datetime as dt
+
+from pyoxigraph import NamedNode, RdfFormat, parse
 
 from iclr_kg import vocab
-from iclr_kg.build import rdf
+from iclr_kg.build import rdf, sources
 from iclr_kg.build.resolve import build_registry
 from iclr_kg.build.sources import load_dataset
+from iclr_kg.config import resource_dir
 
 ICLR = vocab.ONTOLOGY_NS
 RES = vocab.RESOURCE_BASE
@@ -73,3 +76,38 @@ def test_ontology_goes_to_its_graph() -> None:
     quads = rdf.ontology_quads(resource_dir("ontology") / "iclr.ttl")
     assert {q.graph_name.value for q in quads} == {vocab.GRAPH_ONTOLOGY}
     assert len(quads) > 500
+
+
+def test_field_terms_skip_only_unstated_values() -> None:
+    """False and 0 are statements (held online: no; 0 spotlights); None and "" are silence."""
+    assert rdf.term(None, "integer") is None and rdf.term("", "text") is None
+    assert rdf.term(False, "boolean").value == "false"
+    assert rdf.term(0, "integer").value == "0"
+    assert rdf.term(" two  words ", "en").value == "two words"
+    assert rdf.term("oral", rdf.PRESENTATIONS) == NamedNode(ICLR + "Oral")
+    stamp = rdf.term(dt.datetime(2024, 5, 1, 12, 30), "dateTime")
+    assert (stamp.value, stamp.datatype.value) == ("2024-05-01T12:30:00", vocab.XSD + "dateTime")
+
+
+def test_every_table_names_real_fields_and_declared_properties() -> None:
+    """A table entry for a renamed model field, or an undeclared property, fails here, not silently."""
+    with (resource_dir("ontology") / "iclr.ttl").open("rb") as handle:
+        declared = {t.subject for t in parse(handle, format=RdfFormat.TURTLE)}
+    tables = {
+        "NOTE": sources.Organization,
+        "PERSON": sources.Person,
+        "EDITION": sources.Edition,
+        "SOURCE_INFO": sources.SourceInfo,
+        "CONFERENCE_FACTS": sources.ConferenceFacts,
+        "EDITION_FACTS": sources.EditionFacts,
+        "AWARD_FACTS": sources.AwardFacts,
+        "PAPER_FACTS": sources.PaperFacts,
+        "REVIEW_FACTS": sources.ReviewFacts,
+        "ROLE_FACTS": sources.RoleFacts,
+        "PERSON_FACTS": sources.PersonFacts,
+    }
+    for name, model in tables.items():
+        for field, (predicate, _kind) in getattr(rdf, name).items():
+            assert field in model.model_fields, f"rdf.{name}: {model.__name__} has no field {field!r}"
+            if predicate.value.startswith(ICLR):
+                assert predicate in declared, f"rdf.{name}: {predicate.value} is not in the ontology"

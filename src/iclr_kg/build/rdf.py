@@ -7,10 +7,13 @@ links to the Wikidata graph. The same functions serve the build and any later en
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import datetime as dt
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import quote
 
+from pydantic import BaseModel
 from pyoxigraph import Literal, NamedNode, Quad, RdfFormat, parse
 
 from iclr_kg import vocab
@@ -18,10 +21,8 @@ from iclr_kg.build.resolve import Registry
 from iclr_kg.build.sources import (
     AuthorRef,
     AwardFacts,
-    ConferenceFacts,
     Curated,
     Dataset,
-    EditionFacts,
     Organization,
     PaperFacts,
     Person,
@@ -79,6 +80,27 @@ AWARD_CLASSES = {
 PRESENTATIONS = {"oral": "Oral", "spotlight": "Spotlight", "poster": "Poster", "talk": "Talk"}
 
 
+# How a field's value becomes an object term: an XSD datatype ("integer", "gYear", ...), "text" (a
+# plain string), "en" (English text), "iri", or an enumeration {value: ontology class} (decisions).
+Kind = str | Mapping[str, str]
+Fields = dict[str, tuple[NamedNode, Kind]]
+
+
+def term(value: object, kind: Kind) -> NamedNode | Literal | None:
+    """The object term of one field value; None where the value is not stated (None or "")."""
+    if value is None or value == "":
+        return None
+    if isinstance(kind, Mapping):
+        return iclr(kind[str(value)])
+    if kind == "iri":
+        return NamedNode(str(value))
+    if kind in ("text", "en"):
+        return text(str(value), "en" if kind == "en" else None)
+    if kind == "boolean":
+        return boolean(bool(value))
+    return typed(value.isoformat() if isinstance(value, dt.date) else value, kind)  # dates, and datetimes
+
+
 class _Emitter:
     """Collects quads for one graph."""
 
@@ -89,9 +111,82 @@ class _Emitter:
     def add(self, s: NamedNode, p: NamedNode, o: NamedNode | Literal) -> None:
         self.quads.append(Quad(s, p, o, self.graph))
 
-    def maybe(self, s: NamedNode, p: NamedNode, o: NamedNode | Literal | None) -> None:
-        if o is not None:
-            self.add(s, p, o)
+    def fields(self, node: NamedNode, model: BaseModel, table: Fields) -> None:
+        """A model's scalar fields (and lists of scalars, one triple per item), by its table."""
+        for field, (predicate, kind) in table.items():
+            value = getattr(model, field)
+            for item in value if isinstance(value, list) else (value,):
+                obj = term(item, kind)
+                if obj is not None:
+                    self.add(node, predicate, obj)
+
+
+NOTE: Fields = {"note": (iclr("note"), "en")}
+PERSON: Fields = {"name": (iclr("name"), "text"), "aliases": (iclr("alias"), "text")}
+EDITION: Fields = {"name": (iclr("name"), "text"), "year": (iclr("year"), "gYear")}
+SOURCE_INFO: Fields = {
+    "title": (NamedNode(DCTERMS + "title"), "text"),
+    "language": (NamedNode(SCHEMA + "inLanguage"), "text"),
+    "summary": (NamedNode(DCTERMS + "description"), "en"),
+    "seed": (iclr("seedFile"), "text"),
+    "service": (iclr("service"), "iri"),
+    "venue": (iclr("venueId"), "text"),
+    "retrieved": (iclr("retrievedAt"), "dateTime"),
+    "outlet": (iclr("outlet"), "text"),
+    "title_note": (iclr("note"), "en"),
+    "outlet_note": (iclr("note"), "en"),
+    "writers": (iclr("writer"), "text"),
+    "cites": (iclr("cites"), "iri"),
+}
+CONFERENCE_FACTS: Fields = {
+    "founded": (iclr("foundedIn"), "gYear"),
+    "open_review": (iclr("usesOpenReview"), "boolean"),
+    **NOTE,
+}
+EDITION_FACTS: Fields = {
+    "start": (iclr("startDate"), "date"),
+    "end": (iclr("endDate"), "date"),
+    "submissions": (iclr("submissionCount"), "integer"),
+    "accepted": (iclr("acceptedCount"), "integer"),
+    "orals": (iclr("oralCount"), "integer"),
+    "spotlights": (iclr("spotlightCount"), "integer"),
+    "acceptance_rate": (iclr("acceptanceRate"), "decimal"),
+    "high_score_papers": (iclr("highScorePaperCount"), "integer"),
+    "perfect_score_papers": (iclr("perfectScorePaperCount"), "integer"),
+    "perfect_score_papers_at_least": (iclr("perfectScorePaperCountAtLeast"), "integer"),
+    "resubmissions": (iclr("resubmissionCount"), "integer"),
+    "arxiv_posted": (iclr("arxivPostedCount"), "integer"),
+    "decisions_announced": (iclr("decisionsAnnounced"), "gYearMonth"),
+    "city": (iclr("city"), "text"),
+    "country": (iclr("country"), "text"),
+    "online": (iclr("heldOnline"), "boolean"),
+    "rating_scale": (iclr("ratingScaleLevel"), "text"),
+    **NOTE,
+}
+AWARD_FACTS: Fields = {
+    "inaugural": (iclr("isInaugural"), "boolean"),
+    "criteria": (iclr("criterion"), "en"),
+    **NOTE,
+}
+PAPER_FACTS: Fields = {
+    "title": (iclr("title"), "text"),
+    "method_name": (iclr("methodName"), "text"),
+    "code": (iclr("codeRepository"), "iri"),
+    "decision": (iclr("decision"), DECISIONS),
+    "presentation": (iclr("presentationType"), PRESENTATIONS),
+    "summary": (iclr("summary"), "en"),
+    "average_rating": (iclr("averageRating"), "decimal"),
+    "all_ratings": (iclr("allRatingsEqual"), "integer"),
+    "reviewer_count": (iclr("reviewerCount"), "integer"),
+    **NOTE,
+}
+REVIEW_FACTS: Fields = {"rating": (iclr("rating"), "integer"), "confidence": (iclr("confidence"), "integer")}
+ROLE_FACTS: Fields = {
+    "role": (iclr("roleName"), "en"),
+    "degree": (iclr("degree"), "en"),
+    "current": (iclr("isCurrent"), "boolean"),
+}
+PERSON_FACTS: Fields = {"notable_work": (iclr("notableWork"), "text")}
 
 
 # --------------------------------------------------------------------------------------------
@@ -107,16 +202,14 @@ def entity_quads(dataset: Dataset) -> list[Quad]:
         _names(out, node, org.name, org.labels, org.aliases)
         if org.parent:
             out.add(node, iclr("subOrganizationOf"), iri("organization", org.parent))
-        out.maybe(node, iclr("note"), text(org.note, "en") if org.note else None)
+        out.fields(node, org, NOTE)
         _curation(out, node, org)
     for person in dataset.people:
         node = iri("person", person.key)
         out.add(node, RDF_TYPE, iclr("Person"))
-        out.add(node, iclr("name"), text(person.name))
+        out.fields(node, person, PERSON)
         for lang, native in person.native_name.items():
             out.add(node, iclr("nativeName"), text(native, lang))
-        for alias in person.aliases:
-            out.add(node, iclr("alias"), text(alias))
         for profile in person.openreview:
             _profile(out, node, profile)
         _curation(out, node, person)
@@ -127,8 +220,7 @@ def entity_quads(dataset: Dataset) -> list[Quad]:
     for edition in dataset.editions:
         node = iri("edition", edition.key)
         out.add(node, RDF_TYPE, iclr("ConferenceEdition"))
-        out.add(node, iclr("name"), text(edition.name))
-        out.add(node, iclr("year"), typed(edition.year, "gYear"))
+        out.fields(node, edition, EDITION)
         out.add(node, iclr("editionOf"), iri("conference", edition.conference))
     for award in dataset.awards:
         node = iri("award", award.key)
@@ -179,25 +271,45 @@ def wikidata_quads(dataset: Dataset) -> list[Quad]:
 # One source article
 
 
+class Ref(NamedTuple):
+    """A name resolved to a registry entity: its key (for IRIs minted from it) and its IRI."""
+
+    key: str
+    node: NamedNode
+
+
 class _SourceBuilder:
-    """Builds one article's graph, resolving its names through the registry."""
+    """Builds one article's graph, resolving its names through the registry.
+
+    Scalar fields go through the tables above; what stays written out by hand is what links
+    entities: authorships, reviews, roles and award conferrals, and the names resolved on the way.
+    """
 
     def __init__(self, source: Source, registry: Registry):
         self.source, self.registry = source, registry
         self.out = _Emitter(source_graph(source.source.key))
         self.path: Path = source.path
 
-    def ref(self, kind: str, name: str, block: Curated, field: str, index: int | None = None) -> NamedNode:
+    def ref(self, kind: str, name: str, block: Curated, field: str, index: int | None = None) -> Ref:
+        """Resolve `name` (stated at `block.field[index]`) to a `kind` entity; errors name the line."""
         line = block.line(field, index)
         label = field if index is None else f"{field}[{index}]"
-        return iri(kind, self.registry.resolve(kind, name, self.path, line, label))
+        key = self.registry.resolve(kind, name, self.path, line, label)
+        return Ref(key, iri(kind, key))
+
+    def refs(self, node: NamedNode, predicate: NamedNode, kind: str, block: Curated, field: str) -> None:
+        """One triple per name in the list field `block.field`, each resolved to a `kind` entity."""
+        for i, name in enumerate(getattr(block, field)):
+            self.out.add(node, predicate, self.ref(kind, name, block, field, i).node)
 
     def build(self) -> list[Quad]:
         self._source_info()
         for facts in self.source.conferences:
-            self._conference(facts)
+            node = self.ref("conference", facts.conference, facts, "conference").node
+            self.out.fields(node, facts, CONFERENCE_FACTS)
+            self.refs(node, iclr("founder"), "person", facts, "founders")
         for facts in self.source.editions:
-            self._edition(facts)
+            self.out.fields(self.ref("edition", facts.edition, facts, "edition").node, facts, EDITION_FACTS)
         for facts in self.source.awards:
             self._award(facts)
         seen: set[str] = set()
@@ -209,118 +321,46 @@ class _SourceBuilder:
         for person in self.source.people:
             self._person(person)
         for link in self.source.profiles:
-            _profile(self.out, self.ref("person", link.person, link, "person"), link.profile)
+            _profile(self.out, self.ref("person", link.person, link, "person").node, link.profile)
         return self.out.quads
 
     def _source_info(self) -> None:
         info, out = self.source.source, self.out
         node = iri("source", info.key)
         out.add(node, RDF_TYPE, iclr("Article" if info.kind == "article" else "DataImport"))
-        out.add(node, NamedNode(DCTERMS + "title"), text(info.title))
-        out.add(node, NamedNode(SCHEMA + "inLanguage"), text(info.language))
-        out.add(node, NamedNode(DCTERMS + "description"), text(info.summary, "en"))
-        out.maybe(node, iclr("seedFile"), text(info.seed) if info.seed else None)
-        out.maybe(node, iclr("service"), NamedNode(info.service) if info.service else None)
-        out.maybe(node, iclr("venueId"), text(info.venue) if info.venue else None)
-        if info.retrieved:
-            out.add(node, iclr("retrievedAt"), typed(info.retrieved.isoformat(), "dateTime"))
-        out.maybe(node, iclr("outlet"), text(info.outlet) if info.outlet else None)
-        for note in (info.title_note, info.outlet_note):
-            out.maybe(node, iclr("note"), text(note, "en") if note else None)
-        for writer in info.writers:
-            out.add(node, iclr("writer"), text(writer))
-        for i, about in enumerate(info.about):
-            out.add(node, iclr("about"), self.ref("edition", about, info, "about", i))
-        for cited in info.cites:
-            out.add(node, iclr("cites"), NamedNode(cited))
+        out.fields(node, info, SOURCE_INFO)
+        self.refs(node, iclr("about"), "edition", info, "about")
         out.add(self.out.graph, iclr("statedIn"), node)
 
-    def _conference(self, facts: ConferenceFacts) -> None:
-        out = self.out
-        node = self.ref("conference", facts.conference, facts, "conference")
-        if facts.founded is not None:
-            out.add(node, iclr("foundedIn"), typed(facts.founded, "gYear"))
-        for i, name in enumerate(facts.founders):
-            out.add(node, iclr("founder"), self.ref("person", name, facts, "founders", i))
-        if facts.open_review is not None:
-            out.add(node, iclr("usesOpenReview"), boolean(facts.open_review))
-        if facts.note:
-            out.add(node, iclr("note"), text(facts.note, "en"))
-
-    def _edition(self, facts: EditionFacts) -> None:
-        out, f = self.out, facts
-        node = self.ref("edition", f.edition, f, "edition")
-        values = {
-            "startDate": (f.start, "date"),
-            "endDate": (f.end, "date"),
-            "submissionCount": (f.submissions, "integer"),
-            "acceptedCount": (f.accepted, "integer"),
-            "oralCount": (f.orals, "integer"),
-            "spotlightCount": (f.spotlights, "integer"),
-            "acceptanceRate": (f.acceptance_rate, "decimal"),
-            "highScorePaperCount": (f.high_score_papers, "integer"),
-            "perfectScorePaperCount": (f.perfect_score_papers, "integer"),
-            "perfectScorePaperCountAtLeast": (f.perfect_score_papers_at_least, "integer"),
-            "resubmissionCount": (f.resubmissions, "integer"),
-            "arxivPostedCount": (f.arxiv_posted, "integer"),
-            "decisionsAnnounced": (f.decisions_announced, "gYearMonth"),
-        }
-        for term, (value, datatype) in values.items():
-            if value is not None:
-                out.add(node, iclr(term), typed(value, datatype))
-        out.maybe(node, iclr("city"), text(f.city) if f.city else None)
-        out.maybe(node, iclr("country"), text(f.country) if f.country else None)
-        if f.online is not None:
-            out.add(node, iclr("heldOnline"), boolean(f.online))
-        for level in f.rating_scale:
-            out.add(node, iclr("ratingScaleLevel"), text(level))
-        out.maybe(node, iclr("note"), text(f.note, "en") if f.note else None)
-
     def _award(self, facts: AwardFacts) -> None:
-        out, f = self.out, facts
-        node = self.ref("award", f.award, f, "award")
-        if f.inaugural is not None:
-            out.add(node, iclr("isInaugural"), boolean(f.inaugural))
-        for criterion in f.criteria:
-            out.add(node, iclr("criterion"), text(criterion, "en"))
-        for i, name in enumerate(f.committee):
-            out.add(node, iclr("committeeOrganization"), self.ref("organization", name, f, "committee", i))
-        if f.committee:
-            out.add(node, iclr("committeeListComplete"), boolean(f.committee_complete))
-        out.maybe(node, iclr("note"), text(f.note, "en") if f.note else None)
+        node = self.ref("award", facts.award, facts, "award").node
+        self.out.fields(node, facts, AWARD_FACTS)
+        self.refs(node, iclr("committeeOrganization"), "organization", facts, "committee")
+        if facts.committee:
+            self.out.add(node, iclr("committeeListComplete"), boolean(facts.committee_complete))
 
     def _paper(self, paper: PaperFacts) -> None:
         out, ident = self.out, paper.ident
         node = iri("paper", ident)
         out.add(node, RDF_TYPE, iclr("Paper"))
-        out.add(node, iclr("title"), text(paper.title))
-        out.add(node, iclr("submittedTo"), self.ref("edition", paper.edition, paper, "edition"))
+        out.fields(node, paper, PAPER_FACTS)
+        out.add(node, iclr("submittedTo"), self.ref("edition", paper.edition, paper, "edition").node)
         if paper.openreview:
             out.add(node, iclr("openReviewId"), text(paper.openreview))
             out.add(node, iclr("openReviewUrl"), openreview_forum(paper.openreview))
-        out.maybe(node, iclr("methodName"), text(paper.method_name) if paper.method_name else None)
-        out.maybe(node, iclr("codeRepository"), NamedNode(paper.code) if paper.code else None)
-        if paper.decision:
-            out.add(node, iclr("decision"), iclr(DECISIONS[paper.decision]))
-        if paper.presentation:
-            out.add(node, iclr("presentationType"), iclr(PRESENTATIONS[paper.presentation]))
-        for field, lang_text in (("summary", paper.summary), ("note", paper.note)):
-            if lang_text:
-                out.add(node, iclr(field), text(lang_text, "en"))
         if paper.review_summary:
             out.add(node, iclr("note"), text("Reviews: " + paper.review_summary, "en"))
-        for i, name in enumerate(paper.organizations):
-            out.add(node, iclr("creditedOrganization"), self.ref("organization", name, paper, "organizations", i))
+        self.refs(node, iclr("creditedOrganization"), "organization", paper, "organizations")
         if paper.organizations:
             out.add(node, iclr("organizationListComplete"), boolean(paper.organizations_complete))
         self._authors(node, paper)
         self._reviews(node, paper)
         for i, given in enumerate(paper.awards_given()):
             award = self.ref("award", given.award, paper, "awards", i)
-            conferral = iri("conferral", f"{award.value.rsplit('/', 1)[1]}-{ident}")
+            conferral = iri("conferral", f"{award.key}-{ident}")
             out.add(conferral, RDF_TYPE, iclr("AwardConferral"))
             out.add(conferral, iclr("conferredOn"), node)
-            out.add(conferral, iclr("conferredAward"), award)
+            out.add(conferral, iclr("conferredAward"), award.node)
             if given.reason:
                 out.add(conferral, iclr("reason"), text(given.reason, "en"))
 
@@ -331,7 +371,7 @@ class _SourceBuilder:
                 name, reference = author.name, author.profile or author.person or author.name
             else:
                 name = reference = author
-            person = self.ref("person", reference, paper, "authors", position - 1)
+            person = self.ref("person", reference, paper, "authors", position - 1).node
             authorship = iri("authorship", f"{paper.ident}-{position}")
             out.add(authorship, RDF_TYPE, iclr("Authorship"))
             out.add(authorship, iclr("authorshipOf"), node)
@@ -342,53 +382,39 @@ class _SourceBuilder:
                 out.add(node, iclr("firstAuthor"), person)
 
     def _reviews(self, node: NamedNode, paper: PaperFacts) -> None:
+        """Reviews as an article gives them (ratings, numbered) or as an import does (by note id)."""
         out = self.out
-        for index, rating in enumerate(paper.ratings, start=1):
-            review = iri("review", f"{paper.ident}-{index}")
+        numbered = [(iri("review", f"{paper.ident}-{i}"), i, r) for i, r in enumerate(paper.ratings, start=1)]
+        for review, index, rating in numbered:
             out.add(review, RDF_TYPE, iclr("Review"))
             out.add(review, iclr("reviewOf"), node)
             out.add(review, iclr("rating"), typed(rating, "integer"))
             out.add(review, iclr("reviewIndex"), typed(index, "integer"))
-        for review_facts in paper.reviews:
-            review = iri("review", review_facts.id)
+        for facts in paper.reviews:
+            review = iri("review", facts.id)
             out.add(review, RDF_TYPE, iclr("Review"))
             out.add(review, iclr("reviewOf"), node)
-            out.add(review, iclr("rating"), typed(review_facts.rating, "integer"))
-            if review_facts.confidence is not None:
-                out.add(review, iclr("confidence"), typed(review_facts.confidence, "integer"))
-        if paper.average_rating is not None:
-            out.add(node, iclr("averageRating"), typed(paper.average_rating, "decimal"))
-        if paper.all_ratings is not None:
-            out.add(node, iclr("allRatingsEqual"), typed(paper.all_ratings, "integer"))
-        if paper.reviewer_count is not None:
-            out.add(node, iclr("reviewerCount"), typed(paper.reviewer_count, "integer"))
+            out.fields(review, facts, REVIEW_FACTS)
 
     def _person(self, facts: PersonFacts) -> None:
         out = self.out
         person = self.ref("person", facts.person, facts, "person")
-        person_key = person.value.rsplit("/", 1)[1]
-        roles = [(r, True, "education", i) for i, r in enumerate(facts.education)]
-        roles += [(r, False, "positions", i) for i, r in enumerate(facts.positions)]
-        for n, (role, is_education, _field, _i) in enumerate(roles, start=1):
-            org = self.ref("organization", role.organization, role, "organization")
-            node = iri("role", f"{person_key}-{self.source.source.key}-{n}")
+        roles = [(role, True) for role in facts.education] + [(role, False) for role in facts.positions]
+        for n, (role, is_education) in enumerate(roles, start=1):
+            org = self.ref("organization", role.organization, role, "organization").node
+            node = iri("role", f"{person.key}-{self.source.source.key}-{n}")
             out.add(node, RDF_TYPE, iclr("Role"))
-            out.add(node, iclr("roleOf"), person)
+            out.add(node, iclr("roleOf"), person.node)
             out.add(node, iclr("roleAt"), org)
-            out.add(node, iclr("roleName"), text(role.role, "en"))
-            out.maybe(node, iclr("degree"), text(role.degree, "en") if role.degree else None)
-            out.add(node, iclr("isCurrent"), boolean(role.current))
+            out.fields(node, role, ROLE_FACTS)
             out.add(node, iclr("isEducation"), boolean(is_education))
             if is_education:
-                out.add(person, iclr("educatedAt"), org)
+                out.add(person.node, iclr("educatedAt"), org)
             if role.current:
-                out.add(person, iclr("affiliatedWith" if is_education else "employedBy"), org)
-        for i, teacher in enumerate(facts.student_of):
-            out.add(person, iclr("formerStudentOf"), self.ref("person", teacher, facts, "student_of", i))
-        for i, honor in enumerate(facts.honors):
-            out.add(person, iclr("honoredWith"), self.ref("award", honor, facts, "honors", i))
-        for work in facts.notable_work:
-            out.add(person, iclr("notableWork"), text(work))
+                out.add(person.node, iclr("affiliatedWith" if is_education else "employedBy"), org)
+        self.refs(person.node, iclr("formerStudentOf"), "person", facts, "student_of")
+        self.refs(person.node, iclr("honoredWith"), "award", facts, "honors")
+        out.fields(person.node, facts, PERSON_FACTS)
 
 
 def source_quads(source: Source, registry: Registry) -> list[Quad]:
