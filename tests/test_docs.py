@@ -43,3 +43,18 @@ def test_readme_set_up_commands_match_ci() -> None:
     ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text(encoding="utf-8")
     test_command = next(line for line in README.splitlines() if "pip install -e '.[test]'" in line)
     assert test_command.strip() in ci
+
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "iclr_kg"
+
+
+@pytest.mark.parametrize(
+    "module", sorted(str(p.relative_to(SRC)) for p in SRC.rglob("*.py") if p.name != "__init__.py"), ids=str
+)
+def test_every_module_is_in_the_readme_layout(module: str) -> None:
+    """A newcomer finds every module in README's layout section, under its area."""
+    layout = README.split("## Layout", 1)[1].split("\n## ", 1)[0]
+    area, _, name = module.rpartition("/")
+    assert name in layout, f"README's layout section does not name {module}"
+    if area:
+        assert f"{area}/" in layout
