@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import threading
+import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -16,8 +17,8 @@ import yaml
 from iclr_kg.build.pipeline import build
 from iclr_kg.build.sources import load_dataset
 from iclr_kg.errors import QueryError
+from iclr_kg.external.session import USER_AGENT
 from iclr_kg.external.wikidata import (
-    USER_AGENT,
     WikidataClient,
     WikidataError,
     accept,
@@ -81,14 +82,18 @@ class StandIn(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         params = dict(urllib.parse.parse_qsl(urllib.parse.urlparse(self.path).query))
-        StandIn.log.append({"params": params, "agent": self.headers.get("User-Agent")})
+        StandIn.log.append({"params": params, "agent": self.headers.get("User-Agent"), "at": time.monotonic()})
         if StandIn.misbehave:
             trouble = StandIn.misbehave.pop(0)
             if trouble == "429":
+                body = b"Too many requests. Please slow down."
                 self.send_response(429)
-                self.send_header("Retry-After", "2")
+                self.send_header("Retry-After", "1")
+                self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
+                self.wfile.write(body)
                 return
+            # MediaWiki's ApiMain::checkMaxLag: HTTP 200, an error body, Retry-After: max(maxlag, 5)
             self.reply(
                 {
                     "error": {
@@ -99,7 +104,8 @@ class StandIn(BaseHTTPRequestHandler):
                         "type": "db",
                     },
                     "servedby": "mw1",
-                }
+                },
+                {"Retry-After": "5", "X-Database-Lag": "7", "MediaWiki-API-Error": "maxlag"},
             )
             return
         if params.get("action") == "wbsearchentities":
@@ -127,9 +133,11 @@ class StandIn(BaseHTTPRequestHandler):
         else:
             self.reply({"error": {"code": "badvalue", "info": "Unrecognized value for parameter action"}})
 
-    def reply(self, payload: dict) -> None:
+    def reply(self, payload: dict, headers: dict[str, str] | None = None) -> None:
         body = json.dumps(payload).encode()
         self.send_response(200)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -216,11 +224,30 @@ def test_etiquette_user_agent_maxlag_batching_and_cache(tiny_data, api, tmp_path
 
 
 def test_backoff_on_429_and_maxlag(api) -> None:
+    """429 is retried by the session after its Retry-After (1 s); maxlag by the client after the
+    Retry-After MediaWiki sends with it (5 s, recorded instead of slept)."""
     StandIn.misbehave = ["429", "maxlag"]
     sleeps: list[float] = []
     hits = WikidataClient(api, sleep=sleeps.append).search("Stanford University", "en")
     assert [h["id"] for h in hits] == ["Q41506", "Q900003"]
-    assert sleeps == [2.0, 7.0]  # Retry-After, then the reported lag
+    assert len(StandIn.log) == 3
+    assert StandIn.log[1]["at"] - StandIn.log[0]["at"] >= 1.0  # the 429's Retry-After was honoured
+    assert sleeps == [5.0]
+
+
+def test_a_service_that_stays_busy_is_a_clear_error(api) -> None:
+    StandIn.misbehave = ["429"] * 3
+    with pytest.raises(WikidataError, match="HTTP 429 after retries"):
+        WikidataClient(api, retries=1).search("Stanford University", "en")
+    assert len(StandIn.log) == 2  # one retry, then the answer is reported, not retried forever
+
+
+def test_a_lag_that_persists_is_a_clear_error(api) -> None:
+    StandIn.misbehave = ["maxlag"] * 3
+    sleeps: list[float] = []
+    with pytest.raises(WikidataError, match="stayed lagged"):
+        WikidataClient(api, retries=2, sleep=sleeps.append).search("Stanford University", "en")
+    assert sleeps == [5.0, 10.0]  # the wait doubles while the lag persists
 
 
 def test_network_failure_is_a_clear_error_and_writes_nothing(tiny_data, tmp_path: Path) -> None:
@@ -228,7 +255,7 @@ def test_network_failure_is_a_clear_error_and_writes_nothing(tiny_data, tmp_path
     dataset = load_dataset(tiny_data().data_dir)
     review = tmp_path / "review.yaml"
     with pytest.raises(WikidataError, match="cannot reach Wikidata"):
-        write_proposals(reconcile(dataset, WikidataClient(dead)), review)
+        write_proposals(reconcile(dataset, WikidataClient(dead, retries=0)), review)
     assert not review.exists()
 
 

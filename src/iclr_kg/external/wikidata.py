@@ -5,7 +5,8 @@ The reconciler asks Wikidata's Action API (`wbsearchentities` to find candidates
 finds, and writes proposals to a review file; nothing reaches data/ until a curator accepts them
 (`iclr-kg link-wikidata accept`). It follows Wikidata's API etiquette: a descriptive User-Agent,
 `maxlag`, up to 50 ids per wbgetentities call, backoff on 429 / 5xx / maxlag errors honouring
-Retry-After, and a disk cache so that a rerun asks nothing twice.
+Retry-After (the HTTP part by the shared session policy, session.py), and a disk cache so that a
+rerun asks nothing twice.
 """
 
 from __future__ import annotations
@@ -13,25 +14,23 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import requests
 import yaml
 
-from iclr_kg import __version__
 from iclr_kg.atomic import write_text
 from iclr_kg.build.resolve import normalize
 from iclr_kg.build.sources import Dataset
 from iclr_kg.errors import IclrKgError, WikidataError
 from iclr_kg.external.jsoncache import JsonCache
+from iclr_kg.external.session import RETRY_STATUSES, polite_session
 
 DEFAULT_API = "https://www.wikidata.org/w/api.php"
-USER_AGENT = f"iclr-kg/{__version__} (https://w3id.org/iclr-kg; knowledge-graph reconciler; python-urllib)"
 BATCH = 50
 
 # Wikidata classes that fit each kind of our entities (instance of, P31)
@@ -69,7 +68,12 @@ class Proposal:
 
 
 class WikidataClient:
-    """The Action API with the etiquette Wikidata asks of bots, and a disk cache."""
+    """The Action API with the etiquette Wikidata asks of bots, and a disk cache.
+
+    HTTP-level trouble (429, 5xx, dropped connections) is retried by the shared session policy
+    (`session.py`, honouring Retry-After); a `maxlag` refusal comes as HTTP 200 with an error
+    body and a Retry-After header, so it is retried here, waiting at least what the header asks.
+    """
 
     def __init__(
         self,
@@ -81,7 +85,8 @@ class WikidataClient:
         timeout: float = 20,
     ):
         self.api, self.cache_dir, self.maxlag = api, cache_dir, maxlag
-        self.retries, self.sleep, self.timeout = retries, sleep, timeout
+        self.retries, self.sleep = retries, sleep
+        self.session = polite_session(retries, backoff=1.0, timeout=timeout)
         self.requests = 0
         self.cache = JsonCache(cache_dir)
 
@@ -90,49 +95,34 @@ class WikidataClient:
         return hashlib.sha256(json.dumps([self.api, params], sort_keys=True).encode()).hexdigest() + ".json"
 
     def call(self, **params: str) -> Any:
-        """One API call (cached), retried with backoff on 429, 5xx and maxlag."""
+        """One API call (cached); a maxlag refusal is asked again after the wait the API names."""
         params = {**params, "format": "json", "maxlag": str(self.maxlag)}
         cached = self.cache.get(self._cache_name(params))
         if cached is not None:
             return cached
-        url = self.api + "?" + urllib.parse.urlencode(params)
-        delay = 1.0
         for attempt in range(self.retries + 1):
-            self.requests += 1
-            request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept": "application/json"})
-            try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    payload = json.loads(response.read().decode("utf-8"))
-            except urllib.error.HTTPError as exc:
-                exc.close()
-                if exc.code == 429 or exc.code >= 500:
-                    if attempt == self.retries:
-                        raise WikidataError(
-                            f"Wikidata answered HTTP {exc.code} {self.retries + 1} times; try again later"
-                        ) from None
-                    self.sleep(_retry_after(exc.headers.get("Retry-After"), delay))
-                    delay *= 2
-                    continue
-                raise WikidataError(f"Wikidata answered HTTP {exc.code} for {params.get('action')}") from None
-            except (urllib.error.URLError, OSError, ValueError) as exc:
-                raise WikidataError(f"cannot reach Wikidata at {self.api}: {getattr(exc, 'reason', exc)}") from None
-            error = payload.get("error") if isinstance(payload, dict) else None
+            response = self._get(params)
+            payload = _payload(response, self.api, params.get("action", ""))
+            error = payload.get("error")
             if error and error.get("code") == "maxlag":
                 if attempt == self.retries:
                     raise WikidataError("Wikidata's servers stayed lagged (maxlag); try again later")
-                self.sleep(_retry_after(None, float(error.get("lag", delay))))
-                delay *= 2
+                self.sleep(_retry_after(response.headers.get("Retry-After"), 5.0) * 2**attempt)
                 continue
             if error:
                 raise WikidataError(f"Wikidata API error {error.get('code')}: {error.get('info')}")
-            if not isinstance(payload, dict) or not ({"search", "entities"} & payload.keys()):
-                raise WikidataError(
-                    f"{self.api} answered {params.get('action')} with something that is not a Wikidata "
-                    f"API answer; nothing was cached"
-                )
+            if not ({"search", "entities"} & payload.keys()):
+                raise _not_an_answer(self.api, params.get("action", ""))
             self.cache.put(self._cache_name(params), payload)
             return payload
         raise WikidataError("unreachable")  # pragma: no cover
+
+    def _get(self, params: dict[str, str]) -> requests.Response:
+        self.requests += 1
+        try:
+            return self.session.get(self.api, params=params)
+        except requests.RequestException as exc:
+            raise WikidataError(f"cannot reach Wikidata at {self.api}: {exc.__class__.__name__}: {exc}") from None
 
     def search(self, name: str, language: str) -> list[dict[str, Any]]:
         payload = self.call(
@@ -167,6 +157,27 @@ def _retry_after(header: str | None, default: float) -> float:
         return max(0.0, float(header)) if header else default
     except ValueError:
         return default
+
+
+def _not_an_answer(api: str, action: str) -> WikidataError:
+    return WikidataError(
+        f"{api} answered {action} with something that is not a Wikidata API answer; nothing was cached"
+    )
+
+
+def _payload(response: requests.Response, api: str, action: str) -> dict[str, Any]:
+    """The JSON body of an answer; an HTTP error (after the session's retries) is a WikidataError."""
+    if response.status_code in RETRY_STATUSES:
+        raise WikidataError(f"Wikidata answered HTTP {response.status_code} after retries; try again later")
+    if response.status_code != 200:
+        raise WikidataError(f"Wikidata answered HTTP {response.status_code} for {action}")
+    try:
+        payload = response.json()
+    except ValueError:
+        payload = None
+    if not isinstance(payload, dict):
+        raise _not_an_answer(api, action)
+    return payload
 
 
 def _names(entity: dict[str, Any]) -> set[str]:
