@@ -69,6 +69,16 @@ def test_partial_generations_are_removed_and_never_count_as_kept(tiny_data) -> N
     assert int(select(open_read_only(settings.store), COUNT)[0]["n"]) > 0
 
 
+def _locked(lock_file: Path) -> bool:
+    """Whether a process holds a flock on `lock_file`, read from /proc/locks: probing by taking
+    the lock ourselves could make the build we wait for find it taken."""
+    if not lock_file.exists():
+        return False
+    inode = os.stat(lock_file).st_ino
+    with open("/proc/locks", encoding="ascii") as locks:
+        return any(f[1] == "FLOCK" and f[5].rsplit(":", 1)[-1] == str(inode) for f in map(str.split, locks))
+
+
 def test_a_second_build_is_refused_with_a_clear_message(tiny_data, big_data: Path) -> None:
     settings = tiny_data()
     env = {**os.environ, "ICLR_KG_DATA_DIR": str(big_data)}
@@ -76,7 +86,10 @@ def test_a_second_build_is_refused_with_a_clear_message(tiny_data, big_data: Pat
         [CLI, "build", "--store", str(settings.store)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        time.sleep(1.0)
+        deadline = time.monotonic() + 60
+        while not _locked(settings.store / "build.lock"):  # until the first build holds the lock
+            assert first.poll() is None and time.monotonic() < deadline, "the first build never took the lock"
+            time.sleep(0.02)
         second = subprocess.run(
             [CLI, "build", "--store", str(settings.store)], env=env, capture_output=True, text=True, check=False
         )
