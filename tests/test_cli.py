@@ -242,7 +242,9 @@ def test_a_failing_query_leaves_an_existing_output_file_alone(built: Path, tmp_p
         env=env,
         check=False,
     )
-    assert done.returncode == 1 and "SERVICE call failed" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 1 and "refused the connection" in done.stderr and "Traceback" not in done.stderr, (
+        done.stderr
+    )
     assert out.read_text() == "precious\n"
     assert [p.name for p in tmp_path.iterdir()] == ["existing.csv"]  # no temporary file left behind
     assert run("query", "--store", str(built), "-o", str(out), "ASK {}").returncode == 0

@@ -72,7 +72,7 @@ def test_old_generations_are_pruned(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr("iclr_kg.store.KEEP_SECONDS", 0)
     generations = [publish(tmp_path, [quad]) for _ in range(4)]
     assert sorted(p.name for p in (tmp_path / "generations").iterdir()) == sorted(
-        [g.name for g in generations[-2:]] + [g.name + ".complete" for g in generations[-2:]]
+        [g.name + suffix for g in generations[-2:] for suffix in ("", ".complete", ".index.sqlite")]
     )
     assert current_generation(tmp_path) == generations[-1].resolve()
 

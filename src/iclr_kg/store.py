@@ -40,6 +40,7 @@ from pyoxigraph import (
 from iclr_kg import config, vocab
 from iclr_kg.atomic import write_text
 from iclr_kg.errors import QueryError, StoreError
+from iclr_kg.index import build_index, index_path
 from iclr_kg.query.federation import check_services
 from iclr_kg.query.querytext import check_nesting
 
@@ -113,6 +114,7 @@ def publish(store_dir: Path, quads: Iterable[Quad], finish: Callable[[Store], di
         store.bulk_extend(_with_merged_default_graph(quads))
         with write_lock(store_dir):
             record = finish(store) if finish is not None else {}
+            build_index(store, generation)
             store.flush()
             del store
             complete_generation(generation, record)
@@ -120,6 +122,7 @@ def publish(store_dir: Path, quads: Iterable[Quad], finish: Callable[[Store], di
     except BaseException:
         if current_generation(store_dir) != generation:
             shutil.rmtree(generation, ignore_errors=True)
+            index_path(generation).unlink(missing_ok=True)
         raise
     return generation
 
@@ -192,6 +195,7 @@ def _prune(generations: Path, keep: Path) -> None:
             continue  # a build loading it in another process
         shutil.rmtree(folder, ignore_errors=True)
         _marker(folder).unlink(missing_ok=True)
+        index_path(folder).unlink(missing_ok=True)
 
 
 def _being_written(folder: Path) -> bool:

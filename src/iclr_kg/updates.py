@@ -41,6 +41,7 @@ from pyoxigraph import DefaultGraph, NamedNode, Quad, Store, Triple
 from iclr_kg import vocab
 from iclr_kg.atomic import fsync_dir, write_text
 from iclr_kg.errors import ExternalServiceError, InconsistentGraph, QueryError, StoreError, UpdateTimeout
+from iclr_kg.index import build_index, index_path
 from iclr_kg.query.querytext import split_update
 from iclr_kg.store import (
     complete_generation,
@@ -138,10 +139,12 @@ def apply(
             for entry in missing:
                 run_entry(db, entry.update, entry.base, reasoner)
             run_entry(db, update, base, reasoner)
+            build_index(db, target)
             db.flush()
             del db
         except BaseException:
             shutil.rmtree(target, ignore_errors=True)
+            index_path(target).unlink(missing_ok=True)
             raise
         entry = journal.append(kind, update, base, after=applied)
         complete_generation(target, {"journal": entry.id})

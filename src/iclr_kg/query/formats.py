@@ -25,6 +25,11 @@ class Format:
         return None if self.name in ("ntriples", "nquads") else EXPORT_PREFIXES
 
     @property
+    def file_extension(self) -> str:
+        """The extension a downloaded file gets (srj, csv, ttl, ...), as pyoxigraph names them."""
+        return (self.results or self.rdf).file_extension  # type: ignore[union-attr]
+
+    @property
     def supports_graphs(self) -> bool:
         return self.rdf in (RdfFormat.N_QUADS, RdfFormat.TRIG)
 

@@ -107,8 +107,27 @@ class Failed:
         if self.reason == "evaluation":
             return EvaluationFailed(f"the query failed while running: {self.message}")
         if self.reason == "service":
-            return ServiceFailed(f"a federated SERVICE call failed: {self.message}")
+            return ServiceFailed(service_sentence(self.message))
         return StoreError(self.message)
+
+
+SERVICE_TROUBLES = (
+    ("lookup address", "its host name could not be resolved (is this machine offline?)"),
+    ("name or service not known", "its host name could not be resolved (is this machine offline?)"),
+    ("connection refused", "it refused the connection"),
+    ("timed out", "it did not answer in time"),
+    ("certificate", "its TLS certificate was not accepted"),
+)
+
+
+def service_sentence(detail: str) -> str:
+    """What a person reads when a SERVICE endpoint fails: why, in words, then the raw detail."""
+    lowered = detail.lower()
+    why = next((words for marker, words in SERVICE_TROUBLES if marker in lowered), "it failed")
+    return (
+        f"The query calls another SPARQL endpoint (SERVICE) and {why}. Our own graph is fine: "
+        f"try again later, or remove the SERVICE part of the query. (Detail: {detail})"
+    )
 
 
 Message = Started | Complete | Data | Done | Rows | Failed
@@ -290,7 +309,8 @@ def result_rows(result: Any, limit: int) -> dict[str, Any]:
             if len(rows) > limit:
                 break
             rows.append([_plain(triple.subject), _plain(triple.predicate), _plain(triple.object)])
-    return {"columns": columns, "rows": rows[:limit], "truncated": len(rows) > limit}
+    graph = not isinstance(result, QuerySolutions)
+    return {"columns": columns, "rows": rows[:limit], "truncated": len(rows) > limit, "graph": graph}
 
 
 # ------------------------------------------------------------------------------------------

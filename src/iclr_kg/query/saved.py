@@ -41,6 +41,20 @@ def parse_iri(value: str, what: str) -> NamedNode:
         raise QueryError(f"{what}: {value!r} is not a valid IRI ({exc})") from None
 
 
+def expand(value: str) -> str:
+    """A prefixed name (paper:PKubaeJkw3, person:ian-gemp, wd:Q42) as its full IRI; else as given.
+
+    Our prefixes look like IRI schemes, so without this `paper:PKubaeJkw3` would be taken as an
+    absolute IRI of its own and match nothing."""
+    prefix, colon, local = value.strip().partition(":")
+    if colon and prefix in vocab.QUERY_PREFIXES and not local.startswith("//"):
+        return vocab.QUERY_PREFIXES[prefix] + local
+    return value.strip()
+
+
+WHERE = re.compile(r"\bWHERE\s*\{", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class Param:
     name: str
@@ -51,8 +65,9 @@ class Param:
         """The RDF term for a value given by a user; a bad value is a QueryError."""
         try:
             if self.kind == "iri":
+                value = expand(value)
                 if not ABSOLUTE_IRI.match(value):
-                    raise ValueError("not an absolute IRI")
+                    raise ValueError("not an absolute IRI, nor a prefixed name such as paper:NzTU59SYbNq")
                 return NamedNode(value)
             if self.kind == "integer":
                 return Literal(str(int(value)), datatype=XSD_INTEGER)
@@ -83,6 +98,19 @@ class SavedQuery:
             if value is not None:
                 bound[Variable(param.name)] = param.term(value)
         return bound
+
+    def text_with(self, values: dict[str, str] | None = None) -> str:
+        """The query with its parameters written in, as a VALUES block opening its WHERE group:
+        a text the query page runs as is, with the answers of the bound query."""
+        bound = self.substitutions(values)
+        header = re.match(r"(?:#[^\n]*\n|\s*\n)*", self.text)  # the comment header, skipped
+        match = WHERE.search(self.text, header.end() if header else 0)
+        if not bound or match is None:
+            return self.text
+        names = " ".join(f"?{v.value}" for v in bound)
+        terms = " ".join(str(t) for t in bound.values())
+        block = f"\n  VALUES ({names}) {{ ({terms}) }}"
+        return self.text[: match.end()] + block + self.text[match.end() :]
 
 
 def parse_saved(path: Path) -> SavedQuery:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from flask import url_for
 from pyoxigraph import BlankNode, Literal, NamedNode
 
 from iclr_kg import vocab
+from iclr_kg.index import Index
 
 HTML_ROW_LIMIT = 1000
 
@@ -17,8 +19,10 @@ HTML_ROW_LIMIT = 1000
 class Cell:
     text: str
     href: str | None = None
-    note: str = ""  # language tag or datatype
+    note: str = ""  # language tag or datatype, shown beside the text
     external: bool = False
+    title: str = ""  # shown on hover: the IRI behind a name, the datatype behind a number
+    lang: str = ""  # the text's language, for the lang attribute
 
 
 def local_path(iri: str) -> str | None:
@@ -69,28 +73,76 @@ class Table:
     boolean: bool | None = None
     truncated: bool = False
     seconds: float = 0.0
+    graph: bool = False  # triples (CONSTRUCT, DESCRIBE), downloadable in RDF formats only
 
 
-def plain_cell(term: tuple[str, str, str | None, str | None] | None) -> Cell:
-    """A cell from a worker's (kind, value, language, datatype) tuple."""
-    if term is None:
-        return Cell("")
-    kind, value, language, datatype = term
+def term_of(sent: tuple[str, str, str | None, str | None] | None) -> NamedNode | BlankNode | Literal | None:
+    """The term a worker sent as a (kind, value, language, datatype) tuple."""
+    if sent is None:
+        return None
+    kind, value, language, datatype = sent
     if kind == "iri":
-        return cell(NamedNode(value))
+        return NamedNode(value)
     if kind == "bnode":
-        return Cell(f"_:{value}")
-    if kind == "literal":
-        if language:
-            return Cell(value, note=f"@{language}")
-        return cell(Literal(value, datatype=NamedNode(datatype))) if datatype else Cell(value)
-    return Cell(value)
+        return BlankNode(value)
+    if language:
+        return Literal(value, language=language)
+    return Literal(value, datatype=NamedNode(datatype)) if datatype else Literal(value)
 
 
-def rows_table(rows: dict, started: float) -> Table:
-    """A Table from the rows a query worker sent for a page."""
-    out = Table(boolean=rows.get("boolean"), truncated=rows.get("truncated", False))
+def rows_table(rows: dict, started: float, labeler: Labeler | None = None) -> Table:
+    """A Table from the rows a query worker sent for a page; with a labeler, entities by name."""
+    labeler = labeler or Labeler(None)
+    out = Table(boolean=rows.get("boolean"), truncated=rows.get("truncated", False), graph=rows.get("graph", False))
     out.columns = rows.get("columns", [])
-    out.rows = [[plain_cell(t) for t in row] for row in rows.get("rows", [])]
+    terms = [[term_of(t) for t in row] for row in rows.get("rows", [])]
+    labeler.learn([t for row in terms for t in row])
+    out.rows = [[labeler.cell(t) for t in row] for row in terms]
     out.seconds = time.perf_counter() - started
     return out
+
+
+class Labeler:
+    """Turns terms into cells: entities by name (in `lang`, else English), numbers and dates
+    plain (the datatype on hover), English text without its tag."""
+
+    def __init__(self, index: Index | None, lang: str = "en"):
+        self.index, self.lang = index, lang
+        self.labels: dict[str, tuple[str, str]] = {}
+
+    def learn(self, terms: list[Any]) -> None:
+        iris = [t.value for t in terms if isinstance(t, NamedNode) and t.value not in self.labels]
+        if iris and self.index is not None:
+            self.labels.update(self.index.labels(iris))
+
+    def name(self, iri: str) -> str | None:
+        found = self.labels.get(iri)
+        if not found:
+            return None
+        english, chinese = found
+        return chinese if self.lang == "zh" and chinese else english
+
+    def cell(self, term: Any) -> Cell:
+        if isinstance(term, Cell):
+            return term
+        if isinstance(term, NamedNode):
+            base = cell(term)
+            label = self.name(term.value)
+            if label:
+                return Cell(label, href=base.href, external=base.external, title=short(term.value))
+            return base
+        if isinstance(term, Literal):
+            return readable_literal(term)
+        if term is None:
+            return Cell("")
+        return Cell(str(term))
+
+
+def readable_literal(term: Literal) -> Cell:
+    """A literal as a person reads it: no datatype (shown on hover), a language tag only if not English."""
+    if term.language:
+        return Cell(term.value, note="" if term.language == "en" else term.language, lang=term.language)
+    datatype = term.datatype.value if term.datatype else ""
+    if datatype == vocab.XSD + "boolean":
+        return Cell("yes" if term.value == "true" else "no", title=short(datatype))
+    return Cell(term.value, title="" if datatype == vocab.XSD + "string" else short(datatype))

@@ -8,11 +8,12 @@ from flask import Blueprint, Response, abort, jsonify, redirect, render_template
 
 from iclr_kg import vocab
 from iclr_kg.errors import IclrKgError, QueryError
+from iclr_kg.index import SEARCHED, Hit, Index, fold
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
-from iclr_kg.query.saved import NAME
+from iclr_kg.query.saved import ABSOLUTE_IRI, NAME, Param, SavedQuery, expand
 from iclr_kg.store import STATS_CLASSES, STATS_GRAPHS
-from iclr_kg.web.html import HTML_ROW_LIMIT, rows_table
-from iclr_kg.web.http import wants_html
+from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, rows_table
+from iclr_kg.web.http import page_language, wants_html
 from iclr_kg.web.querying import run_saved, start_query
 from iclr_kg.web.state import state
 
@@ -33,9 +34,16 @@ LIMIT 20
 )
 
 
+@blueprint.app_context_processor
+def download_formats() -> dict[str, list[str]]:
+    """The formats a shown result can be downloaded in: result formats under a SELECT or ASK,
+    graph formats under a CONSTRUCT or DESCRIBE."""
+    return {"result_formats": list(RESULT_FORMATS), "rdf_formats": list(RDF_FORMATS)}
+
+
 def download_links(text: str, saved: str | None, values: dict[str, str], include_inferred: bool):
     """A function the templates call to link each download format of the shown result."""
-    extra = {} if include_inferred else {"inferred": "false"}
+    extra = {"download": saved or "query"} | ({} if include_inferred else {"inferred": "false"})
 
     def link(fmt: str) -> str:
         if saved:
@@ -61,7 +69,11 @@ def result_page(
     try:
         running = start_query(text, substitutions, row_limit=HTML_ROW_LIMIT)
         return render_template(
-            template, query=text, table=rows_table(running.rows or {}, started), inferred=include_inferred, **context
+            template,
+            query=text,
+            table=rows_table(running.rows or {}, started, Labeler(state().index(), page_language())),
+            inferred=include_inferred,
+            **context,
         )
     except IclrKgError as exc:  # shown in the page, beside the query, with the error's own status
         return render_template(
@@ -72,7 +84,7 @@ def result_page(
 @blueprint.route("/")
 def index() -> str | tuple[str, int]:
     text = request.args.get("query")
-    context = {"saved": state().saved, "formats": list(RESULT_FORMATS) + list(RDF_FORMATS)}
+    context = {"saved": state().saved}
     if not text:
         return render_template("index.html", query=EXAMPLE, table=None, inferred=True, **context)
     return result_page("index.html", text, **context)
@@ -107,27 +119,50 @@ def saved_query(name: str) -> Response | str | tuple[str, int]:
     saved = state().saved[name]
     if not wants_html():
         return run_saved(saved)
+    index = state().index()
     values = {p.name: request.args[p.name] for p in saved.params if request.args.get(p.name)}
+    choices = {p.name: param_choices(index, p) for p in saved.params if p.kind == "iri"}
     try:
+        values = {n: by_name(index, saved, n, v) for n, v in values.items()}
         substitutions = saved.substitutions(values)
     except QueryError as exc:
-        return render_template(
-            "saved.html",
-            saved=saved,
-            query=saved.text,
-            error=str(exc),
-            values=values,
-            formats=list(RESULT_FORMATS) + list(RDF_FORMATS),
-            inferred=True,
-        ), 400
+        context = {"saved": saved, "values": values, "choices": choices, "editable": saved.text}
+        return render_template("saved.html", query=saved.text, error=str(exc), inferred=True, **context), 400
+    editable = saved.text_with(values)  # "Open in the query page": the parameters written in
     return result_page(
-        "saved.html",
-        saved.text,
-        substitutions,
-        saved=saved,
-        values=values,
-        formats=list(RESULT_FORMATS) + list(RDF_FORMATS),
+        "saved.html", saved.text, substitutions, saved=saved, values=values, choices=choices, editable=editable
     )
+
+
+CHOICES_LIMIT = 500
+
+
+def param_kind(param: Param) -> str | None:
+    """The kind of entity an IRI parameter takes, read from its default (…/resource/edition/…)."""
+    default = param.default or ""
+    if not default.startswith(vocab.RESOURCE_BASE):
+        return None
+    kind = default[len(vocab.RESOURCE_BASE) :].split("/", 1)[0]
+    return kind if kind in vocab.ENTITY_KINDS else None
+
+
+def param_choices(index: Index | None, param: Param) -> list[Hit]:
+    """Entities a parameter can take, by name, for the form's autocompletion."""
+    kind = param_kind(param)
+    return index.browse(kind, "name", CHOICES_LIMIT)[0] if index and kind else []
+
+
+def by_name(index: Index | None, saved: SavedQuery, name: str, value: str) -> str:
+    """An IRI parameter given as a name ("Ian Gemp") becomes that entity's IRI (an exact match of
+    one of its names, in the parameter's kind); IRIs and prefixed names pass through."""
+    param = next(p for p in saved.params if p.name == name)
+    kind = param_kind(param)
+    if param.kind != "iri" or kind is None or index is None or ABSOLUTE_IRI.match(expand(value)):
+        return value
+    for hit in index.search(value, kind, 5):
+        if fold(hit.label) == fold(value) or fold(hit.label_zh) == fold(value):
+            return hit.iri
+    raise QueryError(f"parameter {name}: no {kind} is called {value!r}; pick one from the list")
 
 
 HEALTH_QUERY = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"
@@ -166,4 +201,62 @@ def stats() -> str | tuple[str, int]:
     started = time.perf_counter()
     graphs = rows_table(start_query(STATS_GRAPHS, row_limit=HTML_ROW_LIMIT).rows or {}, started)
     classes = rows_table(start_query(STATS_CLASSES, row_limit=HTML_ROW_LIMIT).rows or {}, started)
+    for row in classes.rows:  # a class's count links to the list of its entities
+        kind = CLASS_KINDS.get(row[0].text.removeprefix("iclr:"))
+        if kind:
+            row[1].href = url_for("resources.browse", kind=kind)
     return render_template("stats.html", graphs=graphs, classes=classes, generation=state().generation)
+
+
+# Which list (/resource/<kind>/) holds the entities of each class
+CLASS_KINDS = {
+    "Paper": "paper",
+    "AwardedPaper": "paper",
+    "OutstandingPaper": "paper",
+    "Person": "person",
+    "Organization": "organization",
+    "University": "organization",
+    "Company": "organization",
+    "ResearchLab": "organization",
+    "Department": "organization",
+    "Foundation": "organization",
+    "UnresolvedOrganization": "organization",
+    "Conference": "conference",
+    "ConferenceEdition": "edition",
+    "Award": "award",
+    "PaperAward": "award",
+    "OutstandingPaperAward": "award",
+    "HonorableMention": "award",
+    "BestPaperAward": "award",
+    "AwardConferral": "conferral",
+    "Authorship": "authorship",
+    "Review": "review",
+    "Role": "role",
+    "Source": "source",
+    "Article": "source",
+    "DataImport": "source",
+}
+
+
+SEARCH_LIMIT = 50
+
+
+@blueprint.route("/search")
+def search() -> Response | str:
+    """Entities by name, title, alias or Chinese name; `format=json` (or Accept) for autocompletion."""
+    text = request.args.get("q", "").strip()[:200]
+    kind = request.args.get("kind") if request.args.get("kind") in SEARCHED else None
+    limit = min(max(request.args.get("limit", SEARCH_LIMIT, type=int) or SEARCH_LIMIT, 1), SEARCH_LIMIT)
+    index = state().index()
+    hits = index.search(text, kind, limit) if index and text else []
+    json_asked = request.args.get("format") == "json" or (
+        request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json"
+    )
+    if json_asked:
+        response = jsonify({"query": text, "results": [h.as_json() for h in hits]})
+        response.headers["Vary"] = "Accept"
+        return response
+    groups: dict[str, list[Hit]] = {}
+    for hit in hits:
+        groups.setdefault(hit.kind, []).append(hit)
+    return render_template("search.html", q=text, groups=list(groups.items()), total=len(hits), lang=page_language())

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from flask import Response, request
 
 from iclr_kg.errors import NotAcceptable, QueryError, UnknownFormat
-from iclr_kg.query.formats import choose
+from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS, choose
 from iclr_kg.query.pool import ActiveQuery, InProcessQuery, QueryRequest
 from iclr_kg.query.querytext import update_keyword
 from iclr_kg.query.saved import SavedQuery
@@ -84,11 +85,20 @@ def start_query(
         raise
 
 
+DOWNLOAD_NAME = re.compile(r"^[A-Za-z0-9_-]{1,60}$")
+
+
 def result_response(body: Iterable[bytes] | bytes, media_type: str) -> Response:
+    """A result's response; `download=<name>` (the pages' download links) makes it a file
+    `<name>.<extension>` for the browser to save, instead of a page to show."""
     response = Response(body, mimetype=media_type)
     if media_type.startswith("text/") or media_type.endswith(("json", "xml")):
         response.mimetype_params["charset"] = "utf-8"
     response.headers["Vary"] = "Accept"
+    name = request.args.get("download", "")
+    chosen = next((f for f in (*RESULT_FORMATS.values(), *RDF_FORMATS.values()) if f.media_type == media_type), None)
+    if DOWNLOAD_NAME.match(name) and chosen is not None:
+        response.headers["Content-Disposition"] = f'attachment; filename="{name}.{chosen.file_extension}"'
     return response
 
 

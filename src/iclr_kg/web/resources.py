@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -9,14 +10,16 @@ from itertools import chain
 from typing import Any
 
 from flask import Blueprint, Response, abort, render_template, request
-from pyoxigraph import DefaultGraph, NamedNode, serialize
+from pyoxigraph import DefaultGraph, NamedNode, Store, serialize
 
 from iclr_kg import vocab
+from iclr_kg.index import SORTS
 from iclr_kg.query.formats import RDF_ALIASES, choose
 from iclr_kg.query.saved import parse_iri
 from iclr_kg.query.streaming import stream
 from iclr_kg.web.html import cell, short
-from iclr_kg.web.http import requested_format, text_error, wants_html
+from iclr_kg.web.http import page_language, requested_format, text_error, wants_html
+from iclr_kg.web.profiles import PROFILES, Labeler, render_panels, schema_org
 from iclr_kg.web.state import state
 
 blueprint = Blueprint("resources", __name__)
@@ -25,6 +28,7 @@ KEY = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
 RDFS_LABEL = vocab.RDFS_LABEL.value
 NAME = vocab.ONTOLOGY_NS + "name"
 INCOMING_LIMIT = 200
+BROWSE_PAGE = 100
 
 
 def wants_rdf() -> bool:
@@ -49,62 +53,112 @@ def rdf_response(produce: Callable[[], Iterable[Any]], graph_aware: bool = False
 @blueprint.route("/resource/<kind>/<key>")
 def resource(kind: str, key: str) -> Response | str | tuple[str, int]:
     if kind not in vocab.ENTITY_KINDS or not KEY.match(key):
-        return render_template("error.html", status=404, message=f"No such entity: /resource/{kind}/{key}"), 404
+        return not_found_page(f"No such entity: /resource/{kind}/{key}", f"{kind} {key}")
     iri = NamedNode(f"{vocab.RESOURCE_BASE}{kind}/{key}")
     store = state().store()
     if not any(True for _ in store.quads_for_pattern(iri, None, None, DefaultGraph())):
-        return render_template("error.html", status=404, message=f"No entity {iri.value} in this graph."), 404
+        return not_found_page(f"No entity {iri.value} in this graph.", key)
     if wants_rdf():
         return rdf_response(lambda: (q.triple for q in store.quads_for_pattern(iri, None, None, DefaultGraph())))
-    return render_template("resource.html", **describe(store, iri))
+    labeler = Labeler(state().index(), page_language())
+    heading, panels = PROFILES[kind](store, iri) if kind in PROFILES else (None, [])
+    statements = describe(store, iri, labeler)
+    response = Response(
+        render_template(
+            "resource.html",
+            kind=kind,
+            heading=heading or statements["label"],
+            panels=render_panels(panels, labeler),
+            lang=labeler.lang,
+            jsonld=jsonld(store, iri, kind),
+            **statements,
+        ),
+        mimetype="text/html",
+    )
+    response.headers["Vary"] = "Accept, Accept-Language"
+    return response
 
 
-def describe(store: object, iri: NamedNode) -> dict[str, object]:
-    """What an entity page shows: its statements grouped by property, each with its graphs."""
+@blueprint.route("/resource/<kind>/")
+def browse(kind: str) -> Response | str | tuple[str, int]:
+    """Every entity of a kind, a page at a time, by name, year or number of papers."""
+    if kind not in vocab.ENTITY_KINDS:
+        return not_found_page(f"No kind of entity called {kind!r}.", kind)
+    index = state().index()
+    sort = request.args.get("sort", "name")
+    page = max(1, request.args.get("page", 1, type=int) or 1)
+    hits, total = index.browse(kind, sort, BROWSE_PAGE, (page - 1) * BROWSE_PAGE) if index else ([], 0)
+    lang = page_language()
+    return render_template(
+        "browse.html",
+        kind=kind,
+        hits=hits,
+        total=total,
+        page=page,
+        pages=max(1, -(-total // BROWSE_PAGE)),
+        sort=sort if sort in SORTS else "name",
+        sorts=SORTS,
+        lang=lang,
+    )
+
+
+def not_found_page(message: str, words: str) -> tuple[str, int]:
+    """The site's own 404, with entities whose names come close to what was asked."""
+    index = state().index()
+    suggestions = index.search(" ".join(re.split(r"[-_/]+", words)), limit=8) if index else []
+    return render_template("error.html", status=404, message=message, suggestions=suggestions), 404
+
+
+def jsonld(store: Store, iri: NamedNode, kind: str) -> str:
+    """schema.org JSON-LD of a paper or person (crawlers and citation tools read it from the page)."""
+    return json.dumps(schema_org(store, iri, kind, state().index()), ensure_ascii=False).replace("</", "<\\/")
+
+
+def describe(store: Store, iri: NamedNode, labeler: Labeler) -> dict[str, object]:
+    """Every statement about an entity, grouped by property, each with its graphs; and the
+    statements that point at it (incoming). Names for IRIs come from `labeler`."""
     graphs_of: dict[tuple[str, str], list[str]] = defaultdict(list)
-    objects: dict[str, dict[str, object]] = defaultdict(dict)
-    label = None
-    for quad in store.quads_for_pattern(iri, None, None, None):  # type: ignore[attr-defined]
+    objects: dict[str, dict[str, Any]] = defaultdict(dict)
+    for quad in store.quads_for_pattern(iri, None, None, None):
         if isinstance(quad.graph_name, DefaultGraph):
             continue
         p, o, g = quad.predicate.value, quad.object, quad.graph_name.value
         objects[p][str(o)] = o
         graphs_of[(p, str(o))].append(g)
-        if p == NAME and label is None:
-            label = o.value
+    incoming_quads = []
+    for quad in store.quads_for_pattern(None, None, iri, DefaultGraph()):
+        incoming_quads.append(quad)
+        if len(incoming_quads) >= INCOMING_LIMIT:
+            break
+    labeler.learn(
+        [iri, *[o for values in objects.values() for o in values.values()], *[q.subject for q in incoming_quads]]
+    )
 
     def asserted(p: str) -> bool:
         return any(graphs_of[(p, key)] != [vocab.GRAPH_INFERRED] for key in objects[p])
 
-    properties = []
-
-    # rdf:type first, then properties with asserted values, then the purely inferred ones
-    def order(x: str) -> tuple[bool, bool, str]:
+    def order(x: str) -> tuple[bool, bool, str]:  # rdf:type first, then asserted properties, then inferred ones
         return (x != vocab.RDF_TYPE.value, not asserted(x), short(x))
 
+    properties = []
     for p in sorted(objects, key=order):
         values = []
         for key, o in objects[p].items():
             graphs = sorted(set(graphs_of[(p, key)]))
-            inferred = graphs == [vocab.GRAPH_INFERRED]
             values.append(
                 {
-                    "cell": cell(o),
-                    "inferred": inferred,
+                    "cell": labeler.cell(o),
+                    "inferred": graphs == [vocab.GRAPH_INFERRED],
                     "sources": [short_graph(g) for g in graphs if g != vocab.GRAPH_INFERRED],
                 }
             )
         values.sort(key=lambda v: (v["inferred"], v["cell"].text))
         properties.append({"predicate": cell(NamedNode(p)), "values": values})
-    incoming = []
-    for quad in chain(store.quads_for_pattern(None, None, iri, DefaultGraph())):  # type: ignore[attr-defined]
-        incoming.append({"subject": cell(quad.subject), "predicate": cell(quad.predicate)})
-        if len(incoming) >= INCOMING_LIMIT:
-            break
-    wikidata = [o for p, objs in objects.items() if p.endswith("core#exactMatch") for o in objs.values()]
+    incoming = [{"subject": labeler.cell(q.subject), "predicate": cell(q.predicate)} for q in incoming_quads]
+    wikidata = [o for p, objs in objects.items() if p == vocab.SKOS_EXACT_MATCH.value for o in objs.values()]
     return {
         "iri": iri.value,
-        "label": label or iri.value.rsplit("/", 1)[-1],
+        "label": labeler.name(iri.value) or iri.value.rsplit("/", 1)[-1],
         "properties": properties,
         "incoming": incoming,
         "wikidata": [w.value for w in wikidata],
@@ -220,7 +274,7 @@ def named_graph_response(graph_iri: str) -> Response:
 
 @blueprint.errorhandler(404)
 def not_found(_: Exception) -> tuple[str, int]:
-    return render_template("error.html", status=404, message="Not found."), 404
+    return not_found_page("Not found.", request.path)
 
 
 __all__ = ["abort", "blueprint"]

@@ -9,6 +9,7 @@ from flask import current_app
 from pyoxigraph import Store
 
 from iclr_kg.config import Settings
+from iclr_kg.index import Index, ensure_index, index_path
 from iclr_kg.query.pool import QueryPool, default_query_memory
 from iclr_kg.query.saved import SavedQuery, load_saved
 from iclr_kg.store import current_generation, open_read_only
@@ -78,6 +79,18 @@ class AppState:
                 self._store = open_read_only(self.settings.store)
                 self._generation = generation
             return self._store
+
+    def index(self) -> Index | None:
+        """The current generation's entity index (labels, search, lists); built here if the
+        generation predates indexes. None when there is no store yet."""
+        generation = current_generation(self.settings.store)
+        if generation is None:
+            return None
+        path = index_path(generation)
+        if not path.exists():
+            with self._lock:
+                ensure_index(Store.read_only(str(generation)), generation)
+        return Index(path)
 
     @property
     def generation(self) -> str:

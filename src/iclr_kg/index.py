@@ -1,0 +1,398 @@
+"""The entity index: every entity's kind, label (English and Chinese), key facts and names, for
+people: labels in result tables, search, and the lists of each kind.
+
+One SQLite file beside each store generation (`<generation>.index.sqlite`), built from that
+generation's default graph before it is published, by a build and by every update alike, so it
+swaps with the store: a page never labels one generation's IRIs with another's names. Search
+uses FTS5 (in Python's standard library): a word index with prefixes and accent folding, a
+trigram index for substrings (Chinese included) and, when neither finds anything, for names
+a typo away.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sqlite3
+import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from pathlib import Path
+
+from pyoxigraph import DefaultGraph, Literal, NamedNode, Store
+
+from iclr_kg import vocab
+
+SUFFIX = ".index.sqlite"
+SCHEMA_VERSION = 1
+# Kinds a person looks for by name; the others (authorships, reviews...) get labels only.
+SEARCHED = ("paper", "person", "organization", "edition", "award", "conference", "source")
+SORTS = {"name": "sort", "year": "year DESC, sort", "papers": "papers DESC, sort"}
+
+iclr = vocab.iclr
+DCTERMS_TITLE = NamedNode(vocab.DCTERMS + "title")
+NAME_PREDICATES = (iclr("title"), iclr("name"), vocab.RDFS_LABEL, iclr("nativeName"), iclr("alias"), DCTERMS_TITLE)
+
+
+def index_path(generation: Path) -> Path:
+    return generation.with_name(generation.name + SUFFIX)
+
+
+def fold(text: str) -> str:
+    """Case, accents and width folded: "Gémp" and "ＧＥＭＰ" both become "gemp"."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+
+
+# --------------------------------------------------------------------------------------------
+# Building
+
+
+@dataclass
+class _Entity:
+    iri: str
+    kind: str
+    key: str
+    names: list[tuple[str, str, str | None]]  # (predicate local name, text, language)
+    titles: Counter[str]
+    label: str = ""
+    label_zh: str = ""
+    facts: str = ""
+    year: int | None = None
+    papers: int = 0
+
+
+def _kind_and_key(iri: str) -> tuple[str, str] | None:
+    if not iri.startswith(vocab.RESOURCE_BASE):
+        return None
+    kind, _, key = iri[len(vocab.RESOURCE_BASE) :].partition("/")
+    return (kind, key) if kind in vocab.ENTITY_KINDS and key else None
+
+
+def _entities(store: Store) -> dict[str, _Entity]:
+    """Every entity with a type, and the names it goes by (from the merged default graph)."""
+    default = DefaultGraph()
+    found: dict[str, _Entity] = {}
+    for quad in store.quads_for_pattern(None, vocab.RDF_TYPE, None, default):
+        iri = quad.subject.value
+        if iri not in found and (parsed := _kind_and_key(iri)):
+            found[iri] = _Entity(iri, *parsed, names=[], titles=Counter())
+    for predicate in NAME_PREDICATES:
+        local = predicate.value.rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+        for quad in store.quads_for_pattern(None, predicate, None, default):
+            entity = found.get(quad.subject.value)
+            if entity is not None and isinstance(quad.object, Literal):
+                entity.names.append((local, quad.object.value, quad.object.language))
+    # A paper's display title: the one most sources state (articles may shorten or translate it).
+    for quad in store.quads_for_pattern(None, iclr("title"), None, None):
+        entity = found.get(quad.subject.value)
+        if entity is not None and not isinstance(quad.graph_name, DefaultGraph):
+            entity.titles[quad.object.value] += 1
+    return found
+
+
+def _label(entity: _Entity) -> tuple[str, str]:
+    """(English label, Chinese label) from the names, by the kind's own naming property."""
+    by = defaultdict(list)
+    for local, text, language in entity.names:
+        by[local].append((text, language or ""))
+    english = ""
+    if entity.titles:
+        english = sorted(entity.titles.items(), key=lambda t: (-t[1], t[0]))[0][0]
+    for local in ("name", "title"):
+        if not english and by[local]:
+            english = sorted(text for text, _ in by[local])[0]
+    english = english or next((t for t, lang in by["label"] if lang == "en"), "")
+    chinese = next((t for local in ("label", "nativeName") for t, lang in by[local] if lang.startswith("zh")), "")
+    return english, chinese
+
+
+FACTS = {
+    "paper": """
+SELECT ?e (SAMPLE(?edition) AS ?a) (SAMPLE(?decision) AS ?b) (SAMPLE(?presentation) AS ?c) (SAMPLE(?first) AS ?d)
+       (SAMPLE(?year) AS ?y) (COUNT(DISTINCT ?award) AS ?n) WHERE {
+  ?e a iclr:Paper .
+  OPTIONAL { ?e iclr:submittedTo ?ed . ?ed iclr:name ?edition . OPTIONAL { ?ed iclr:year ?year } }
+  OPTIONAL { ?e iclr:decision ?decision }
+  OPTIONAL { ?e iclr:presentationType ?presentation }
+  OPTIONAL { ?e iclr:firstAuthor/iclr:name ?first }
+  OPTIONAL { ?e iclr:receivedAward ?award }
+} GROUP BY ?e""",
+    "person": """
+SELECT ?e (SAMPLE(?employer) AS ?a) (SAMPLE(?school) AS ?b) ("" AS ?c) ("" AS ?d) (0 AS ?y)
+       (COUNT(DISTINCT ?paper) AS ?n) WHERE {
+  ?e a iclr:Person .
+  OPTIONAL { ?e iclr:employedBy/iclr:name ?employer }
+  OPTIONAL { ?e iclr:affiliatedWith/iclr:name ?school }
+  OPTIONAL { ?e iclr:authorOf ?paper }
+} GROUP BY ?e""",
+    "organization": """
+SELECT ?e (SAMPLE(?class) AS ?a) (SAMPLE(?parent) AS ?b) ("" AS ?c) ("" AS ?d) (0 AS ?y)
+       (COUNT(DISTINCT ?paper) AS ?n) WHERE {
+  ?e a iclr:Organization .
+  OPTIONAL { ?e a ?cls . ?cls rdfs:label ?class . FILTER (?cls != iclr:Organization && ?cls != iclr:Agent
+             && LANG(?class) = "en" && STRSTARTS(STR(?cls), STR(iclr:))) }
+  OPTIONAL { ?e iclr:subOrganizationOf/iclr:name ?parent }
+  OPTIONAL { ?paper iclr:creditedOrganization ?e }
+} GROUP BY ?e""",
+    "edition": """
+SELECT ?e (SAMPLE(?city) AS ?a) (SAMPLE(?country) AS ?b) ("" AS ?c) ("" AS ?d) (SAMPLE(?year) AS ?y)
+       (COUNT(DISTINCT ?paper) AS ?n) WHERE {
+  ?e a iclr:ConferenceEdition .
+  OPTIONAL { ?e iclr:year ?year } OPTIONAL { ?e iclr:city ?city } OPTIONAL { ?e iclr:country ?country }
+  OPTIONAL { ?paper iclr:submittedTo ?e }
+} GROUP BY ?e""",
+    "award": """
+SELECT ?e (SAMPLE(?edition) AS ?a) ("" AS ?b) ("" AS ?c) ("" AS ?d) (SAMPLE(?year) AS ?y)
+       (COUNT(DISTINCT ?paper) AS ?n) WHERE {
+  ?e a iclr:Award .
+  OPTIONAL { ?e iclr:awardedAt ?ed . ?ed iclr:name ?edition . OPTIONAL { ?ed iclr:year ?year } }
+  OPTIONAL { ?c iclr:conferredAward ?e ; iclr:conferredOn ?paper }
+} GROUP BY ?e""",
+    "source": """
+SELECT ?e (SAMPLE(?outlet) AS ?a) (SAMPLE(?lang) AS ?b) ("" AS ?c) ("" AS ?d) (0 AS ?y) (0 AS ?n) WHERE {
+  ?e a iclr:Source .
+  OPTIONAL { ?e iclr:outlet ?outlet } OPTIONAL { ?e schema:inLanguage ?lang }
+} GROUP BY ?e""",
+}
+# Labels of the entities that only link others: built from what they link.
+DERIVED = {
+    "authorship": """
+SELECT ?e (CONCAT(?written, ", author ", STR(?position), " of ", ?title) AS ?label) WHERE {
+  ?e a iclr:Authorship ; iclr:authorNameAsWritten ?written ; iclr:authorPosition ?position ;
+     iclr:authorshipOf/iclr:title ?title }""",
+    "review": """
+SELECT ?e (CONCAT("Review of ", ?title, COALESCE(CONCAT(" (rating ", STR(?rating), ")"), "")) AS ?label) WHERE {
+  ?e a iclr:Review ; iclr:reviewOf/iclr:title ?title . OPTIONAL { ?e iclr:rating ?rating } }""",
+    "role": """
+SELECT ?e (CONCAT(?person, ": ", ?role, " at ", ?org) AS ?label) WHERE {
+  ?e a iclr:Role ; iclr:roleName ?role ; iclr:roleAt/iclr:name ?org ; iclr:roleOf/iclr:name ?person }""",
+    "conferral": """
+SELECT ?e (CONCAT(?award, ": ", ?title) AS ?label) WHERE {
+  ?e a iclr:AwardConferral ; iclr:conferredAward/iclr:name ?award ; iclr:conferredOn/iclr:title ?title }""",
+}
+
+
+def _facts(kind: str, row: list[str]) -> str:
+    """One line of what matters about an entity, for search results and lists."""
+    a, b, c, d = row
+    local = [x.rsplit("#", 1)[-1] for x in (b, c)]
+    if kind == "paper":
+        decision = local[0].lower().replace("deskrejected", "desk-rejected")
+        decided = f"{decision} ({local[1].lower()})" if decision and local[1] else decision
+        return " · ".join(x for x in (a, decided, f"{d} et al." if d else "") if x)
+    if kind == "organization":
+        return " · ".join(x for x in (a, f"part of {b}" if b else "") if x)
+    return " · ".join(x for x in (a, b) if x)
+
+
+def _add_facts(store: Store, found: dict[str, _Entity]) -> None:
+    for kind, query in FACTS.items():
+        for solution in store.query(query, prefixes=vocab.QUERY_PREFIXES):  # type: ignore[union-attr]
+            entity = found.get(solution["e"].value)
+            if entity is None or entity.kind != kind:
+                continue
+            row = [solution[v].value if solution[v] is not None else "" for v in ("a", "b", "c", "d")]
+            entity.facts = _facts(kind, row)
+            year = solution["y"].value if solution["y"] is not None else ""
+            entity.year = int(year[:4]) if year[:4].isdigit() and int(year[:4]) > 0 else None
+            entity.papers = int(solution["n"].value) if solution["n"] is not None else 0
+    for query in DERIVED.values():
+        for solution in store.query(query, prefixes=vocab.QUERY_PREFIXES):  # type: ignore[union-attr]
+            entity = found.get(solution["e"].value)
+            if entity is not None and not entity.label and solution["label"] is not None:
+                entity.label = solution["label"].value
+
+
+_DDL = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE entity (id INTEGER PRIMARY KEY, iri TEXT UNIQUE NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL,
+                     label TEXT NOT NULL, label_zh TEXT NOT NULL, facts TEXT NOT NULL, sort TEXT NOT NULL,
+                     year INTEGER, papers INTEGER NOT NULL, names TEXT NOT NULL);
+CREATE INDEX entity_kind ON entity (kind, sort);
+CREATE VIRTUAL TABLE words USING fts5(names, content='', tokenize="unicode61 remove_diacritics 2", prefix='2 3');
+CREATE VIRTUAL TABLE grams USING fts5(names, content='', tokenize='trigram');
+"""
+
+
+def build_index(store: Store, generation: Path) -> Path:
+    """Write the index of `store` (the generation at `generation`) beside it; returns its path.
+
+    Written to a temporary name and renamed, so a reader finds the whole index or none.
+    """
+    found = _entities(store)
+    _add_facts(store, found)
+    path = index_path(generation)
+    tmp = path.with_name(f".{path.name}-{os.getpid()}")
+    tmp.unlink(missing_ok=True)
+    db = sqlite3.connect(tmp)
+    try:
+        db.executescript(_DDL)
+        db.execute("INSERT INTO meta VALUES ('version', ?)", (str(SCHEMA_VERSION),))
+        db.executemany(
+            "INSERT INTO entity (id, iri, kind, key, label, label_zh, facts, sort, year, papers, names) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            _rows(found.values()),
+        )
+        searched = ",".join(f"'{k}'" for k in SEARCHED)
+        db.execute(f"INSERT INTO words (rowid, names) SELECT id, names FROM entity WHERE kind IN ({searched})")
+        db.execute(f"INSERT INTO grams (rowid, names) SELECT id, names FROM entity WHERE kind IN ({searched})")
+        db.commit()
+    finally:
+        db.close()
+    os.replace(tmp, path)
+    return path
+
+
+def _rows(entities: Iterable[_Entity]) -> Iterator[tuple[object, ...]]:
+    for number, entity in enumerate(sorted(entities, key=lambda e: e.iri), start=1):
+        english, chinese = _label(entity)
+        label = english or entity.label or entity.key
+        names = sorted({text for _, text, _ in entity.names} | {label, entity.key})
+        folded = " | ".join(dict.fromkeys(fold(n) for n in names))
+        yield (number, entity.iri, entity.kind, entity.key, label, chinese, entity.facts, fold(label),
+               entity.year, entity.papers, folded)  # fmt: skip
+
+
+def ensure_index(store: Store, generation: Path) -> Path:
+    """The index of a generation, built now if it has none (a generation from before indexes)."""
+    path = index_path(generation)
+    if not path.exists():
+        build_index(store, generation)
+    return path
+
+
+# --------------------------------------------------------------------------------------------
+# Reading
+
+
+@dataclass
+class Hit:
+    iri: str
+    kind: str
+    key: str
+    label: str
+    label_zh: str
+    facts: str
+    year: int | None
+    papers: int
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "iri": self.iri,
+            "kind": self.kind,
+            "label": self.label,
+            "label_zh": self.label_zh or None,
+            "facts": self.facts,
+            "url": f"/resource/{self.kind}/{self.key}",
+        }
+
+
+_COLUMNS = "e.iri, e.kind, e.key, e.label, e.label_zh, e.facts, e.year, e.papers"
+
+
+class Index:
+    """Read-only access to one generation's index (a connection per use: SQLite opens in microseconds)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    @contextlib.contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
+        try:
+            yield db
+        finally:
+            db.close()
+
+    def labels(self, iris: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """IRI -> (label, Chinese label) for those of `iris` that are entities."""
+        wanted = sorted({i for i in iris if i.startswith(vocab.RESOURCE_BASE)})
+        out: dict[str, tuple[str, str]] = {}
+        with self._db() as db:
+            for start in range(0, len(wanted), 500):
+                batch = wanted[start : start + 500]
+                marks = ",".join("?" * len(batch))
+                query = f"SELECT iri, label, label_zh FROM entity WHERE iri IN ({marks})"
+                out.update((iri, (label, zh)) for iri, label, zh in db.execute(query, batch))
+        return out
+
+    def entity(self, iri: str) -> Hit | None:
+        with self._db() as db:
+            row = db.execute(f"SELECT {_COLUMNS} FROM entity e WHERE iri = ?", (iri,)).fetchone()
+        return Hit(*row) if row else None
+
+    def browse(self, kind: str, sort: str = "name", limit: int = 100, offset: int = 0) -> tuple[list[Hit], int]:
+        """One page of a kind's entities in `sort` order (SORTS), and how many there are."""
+        order = SORTS.get(sort, SORTS["name"])
+        with self._db() as db:
+            total = db.execute("SELECT COUNT(*) FROM entity WHERE kind = ?", (kind,)).fetchone()[0]
+            rows = db.execute(
+                f"SELECT {_COLUMNS} FROM entity e WHERE kind = ? ORDER BY {order} LIMIT ? OFFSET ?",
+                (kind, limit, offset),
+            ).fetchall()
+        return [Hit(*row) for row in rows], total
+
+    def search(self, text: str, kind: str | None = None, limit: int = 20) -> list[Hit]:
+        """Entities whose names match `text`: whole words and word prefixes first, then any
+        substring of a name (three characters or more), then, if nothing matched, names a typo
+        or two away. Case, accents and width never matter."""
+        query = fold(" ".join(text.split()))[:200]
+        if not query:
+            return []
+        kinds = [kind] if kind else list(SEARCHED)
+        found: dict[str, Hit] = {}
+        with self._db() as db:
+            words = re.findall(r"\w+", query)
+            if words:
+                match = " ".join(f'"{w}"*' for w in words)
+                self._collect(db, "words", match, kinds, limit, found)
+            if len(found) < limit and len(query) >= 3:
+                self._collect(db, "grams", '"' + query.replace('"', '""') + '"', kinds, limit, found)
+            if not found and len(query) >= 4:
+                self._fuzzy(db, query, kinds, limit, found)
+        exact = [h for h in found.values() if fold(h.label) == query or fold(h.key) == query]
+        return (exact + [h for h in found.values() if h not in exact])[:limit]
+
+    def _collect(
+        self, db: sqlite3.Connection, table: str, match: str, kinds: list[str], limit: int, found: dict[str, Hit]
+    ) -> None:
+        marks = ",".join("?" * len(kinds))
+        rows = db.execute(
+            f"SELECT {_COLUMNS} FROM {table} JOIN entity e ON e.id = {table}.rowid "
+            f"WHERE {table} MATCH ? AND e.kind IN ({marks}) ORDER BY {table}.rank, e.papers DESC LIMIT ?",
+            (match, *kinds, limit),
+        )
+        for row in rows:
+            found.setdefault(row[0], Hit(*row))
+
+    def _fuzzy(self, db: sqlite3.Connection, query: str, kinds: list[str], limit: int, found: dict[str, Hit]) -> None:
+        """Candidates sharing trigrams with `query`, kept if a name is close to it (difflib's ratio)."""
+        grams = {query[i : i + 3] for i in range(len(query) - 2)}
+        match = " OR ".join('"' + g.replace('"', '""') + '"' for g in sorted(grams))
+        marks = ",".join("?" * len(kinds))
+        rows = db.execute(
+            f"SELECT {_COLUMNS}, e.names FROM grams JOIN entity e ON e.id = grams.rowid "
+            f"WHERE grams MATCH ? AND e.kind IN ({marks}) ORDER BY grams.rank LIMIT 200",
+            (match, *kinds),
+        )
+        scored = []
+        for *row, names in rows:
+            best = max(_closeness(query, name) for name in names.split(" | "))
+            if best >= 0.75:
+                scored.append((best, row))
+        for _, row in sorted(scored, key=lambda s: -s[0])[:limit]:
+            found.setdefault(row[0], Hit(*row))
+
+
+def _closeness(query: str, name: str) -> float:
+    """How close `query` is to `name` or to any run of its words as long as the query."""
+    best = SequenceMatcher(None, query, name).ratio()
+    words = name.split()
+    n = max(1, len(query.split()))
+    for i in range(len(words)):
+        best = max(best, SequenceMatcher(None, query, " ".join(words[i : i + n])).ratio())
+    return best

@@ -1,0 +1,520 @@
+"""Entity profiles: what a person reads about a paper, a person, an organization, an edition...
+
+Each kind has a few SPARQL queries about one entity (`?e`), run on the read-only store of this
+process (they are bounded by the entity: a LIMIT where a list could grow with the graph), and a
+function that arranges their answers into panels: facts (label: values), tables and bars. IRIs
+become names through the generation's index (index.py), in the page's language; the raw
+statements stay below the panels, folded, for whoever wants every triple with its provenance.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyoxigraph import DefaultGraph, Literal, NamedNode, Store
+
+from iclr_kg import vocab
+from iclr_kg.index import Index
+from iclr_kg.web.html import Cell, Labeler, local_path
+
+LIST_LIMIT = 200
+
+Value = NamedNode | Literal | str | int | float | None
+
+
+@dataclass
+class Panel:
+    """One box of a profile: `facts` (rows of label and values), `table` or `bars`."""
+
+    title: str
+    kind: str = "facts"
+    rows: list[tuple[str, list[Any]]] = field(default_factory=list)  # facts: (label, values)
+    columns: list[str] = field(default_factory=list)  # table
+    table: list[list[Any]] = field(default_factory=list)
+    bars: list[tuple[str, int]] = field(default_factory=list)
+    note: str = ""
+
+    def add(self, label: str, *values: Value) -> None:
+        kept = [v for v in values if v not in (None, "")]
+        if kept:
+            self.rows.append((label, kept))
+
+    def properties(self, store: Store, iri: NamedNode, rows: list[tuple[str, str | NamedNode]]) -> None:
+        """One row per (label, property): the entity's values of it (ours by local name)."""
+        for label, prop in rows:
+            predicate = prop if isinstance(prop, NamedNode) else vocab.iclr(prop)
+            self.add(label, *[q.object for q in store.quads_for_pattern(iri, predicate, None, DefaultGraph())])
+
+    def __bool__(self) -> bool:
+        return bool(self.rows or self.table or self.bars)
+
+
+def _select(store: Store, query: str, iri: NamedNode) -> list[dict[str, Any]]:
+    """Rows of `query` about the entity `?e`. Its IRI is written into the text (pyoxigraph binds
+    only projected variables); it is one of ours, made from a key checked against KEY."""
+    text = re.sub(r"\?e\b", f"<{iri.value}>", query)
+    solutions = store.query(text, prefixes=vocab.QUERY_PREFIXES)
+    names = [v.value for v in solutions.variables]  # type: ignore[union-attr]
+    return [{n: s[n] for n in names} for s in solutions]  # type: ignore[union-attr]
+
+
+def _values(store: Store, iri: NamedNode, local: str) -> list[Any]:
+    return [q.object for q in store.quads_for_pattern(iri, vocab.iclr(local), None, DefaultGraph())]
+
+
+def _heading(store: Store, iri: NamedNode) -> str:
+    """The entity's name (the first in order if sources give several), else its key."""
+    names = sorted(v.value for v in _values(store, iri, "name"))
+    return names[0] if names else iri.value.rsplit("/", 1)[-1]
+
+
+def _per_graph(store: Store, iri: NamedNode, local: str) -> dict[str, list[Any]]:
+    """Values of one property of `iri`, per source graph (entities and inferred graphs left out)."""
+    out: dict[str, list[Any]] = defaultdict(list)
+    for q in store.quads_for_pattern(iri, vocab.iclr(local), None, None):
+        graph = q.graph_name
+        if isinstance(graph, NamedNode) and graph.value.startswith(vocab.GRAPH_SOURCE_BASE):
+            out[graph.value].append(q.object)
+    return out
+
+
+def _source_of(graph: str) -> NamedNode:
+    return NamedNode(vocab.RESOURCE_BASE + "source/" + graph[len(vocab.GRAPH_SOURCE_BASE) :])
+
+
+def _local(term: Any) -> str:
+    return term.value.rsplit("#", 1)[-1] if isinstance(term, NamedNode) else str(term or "")
+
+
+def _number(term: Any) -> float | None:
+    try:
+        return float(term.value)
+    except (AttributeError, ValueError):
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# Paper
+
+PAPER_AUTHORS = """
+SELECT ?position ?person ?written WHERE {
+  ?a iclr:authorshipOf ?e ; iclr:authorPosition ?position ; iclr:authorshipBy ?person .
+  OPTIONAL { ?a iclr:authorNameAsWritten ?written }
+} ORDER BY ?position"""
+PAPER_AWARDS = """
+SELECT ?award ?reason WHERE { ?c iclr:conferredOn ?e ; iclr:conferredAward ?award . OPTIONAL { ?c iclr:reason ?reason } }"""
+PAPER_REVIEWS = """
+SELECT ?review ?rating ?confidence WHERE {
+  ?review iclr:reviewOf ?e ; iclr:rating ?rating . OPTIONAL { ?review iclr:confidence ?confidence }
+} ORDER BY ?review"""
+MENTIONS = """
+SELECT DISTINCT ?source WHERE { GRAPH ?g { ?e ?p ?o } ?g iclr:statedIn ?source }"""
+
+
+def paper(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
+    titles = _per_graph(store, iri, "title")
+    counted = Counter(str(t.value) for values in titles.values() for t in values)
+    ranked = [t for t, _ in sorted(counted.items(), key=lambda t: (-t[1], t[0]))]
+    heading = ranked[0] if ranked else iri.value.rsplit("/", 1)[-1]
+    about = Panel("Paper")
+    about.add("Also titled", *ranked[1:])
+    about.add("Edition", *_values(store, iri, "submittedTo"))
+    decision = [_local(d).replace("DeskRejected", "Desk-rejected") for d in _values(store, iri, "decision")]
+    presentation = [_local(p) for p in _values(store, iri, "presentationType")]
+    about.add("Decision", ", ".join(decision + [p.lower() for p in presentation]))
+    about.properties(
+        store,
+        iri,
+        [
+            ("Method", "methodName"),
+            ("Summary", "summary"),
+            ("Note", "note"),
+            ("OpenReview", "openReviewUrl"),
+            ("Code", "codeRepository"),
+            ("Wikidata", vocab.SKOS_EXACT_MATCH),
+        ],
+    )
+    authors = Panel("Authors", kind="table", columns=["#", "author", "as written"])
+    for row in _select(store, PAPER_AUTHORS, iri):
+        written = row["written"].value if row["written"] is not None else ""
+        authors.table.append([row["position"].value, row["person"], written])
+    organizations = Panel("Credited organizations")
+    per_source = _per_graph(store, iri, "creditedOrganization")
+    distinct = {frozenset(str(o) for o in orgs) for orgs in per_source.values()}
+    if len(distinct) == 1:
+        organizations.add("Organizations", *next(iter(per_source.values())))
+    else:
+        for graph, orgs in sorted(per_source.items()):
+            organizations.add(f"per {graph.rsplit('/', 1)[-1]}", *orgs)
+    awards = Panel("Awards", kind="table", columns=["award", "the committee's reason"])
+    for row in _select(store, PAPER_AWARDS, iri):
+        awards.table.append([row["award"], row["reason"].value if row["reason"] is not None else ""])
+    reviews = Panel("Reviews", kind="table", columns=["review", "rating", "confidence"])
+    ratings = []
+    for row in _select(store, PAPER_REVIEWS, iri):
+        ratings.append(float(row["rating"].value))
+        confidence = row["confidence"].value if row["confidence"] is not None else ""
+        reviews.table.append([row["review"], row["rating"].value, confidence])
+    stated_average = [_number(v) for v in _values(store, iri, "averageRating")]
+    if ratings:
+        reviews.note = f"{len(ratings)} ratings, average {sum(ratings) / len(ratings):.2f}"
+    elif stated_average:
+        reviews.note = f"average rating as reported: {', '.join(f'{a:g}' for a in stated_average if a is not None)}"
+    mentions = Panel("Stated in")
+    mentions.add("Sources", *[row["source"] for row in _select(store, MENTIONS, iri)])
+    return heading, [about, authors, organizations, awards, reviews, mentions]
+
+
+# --------------------------------------------------------------------------------------------
+# Person
+
+PERSON_ROLES = """
+SELECT ?org ?role ?degree ?current ?education WHERE {
+  ?r iclr:roleOf ?e ; iclr:roleAt ?org ; iclr:roleName ?role .
+  OPTIONAL { ?r iclr:degree ?degree } OPTIONAL { ?r iclr:isCurrent ?current } OPTIONAL { ?r iclr:isEducation ?education }
+} ORDER BY DESC(?current) ?role"""
+PERSON_PAPERS = f"""
+SELECT ?paper (SAMPLE(?year) AS ?y) (SAMPLE(?decision) AS ?d) (GROUP_CONCAT(DISTINCT STR(?award); separator=" ") AS ?awards)
+WHERE {{
+  ?e iclr:authorOf ?paper .
+  OPTIONAL {{ ?paper iclr:submittedTo/iclr:year ?year }}
+  OPTIONAL {{ ?paper iclr:decision ?decision }}
+  OPTIONAL {{ ?paper iclr:receivedAward ?award }}
+}} GROUP BY ?paper ORDER BY DESC(?y) ?paper LIMIT {LIST_LIMIT}"""
+CO_AUTHORS = f"""
+SELECT ?other (COUNT(DISTINCT ?paper) AS ?n) WHERE {{
+  ?e iclr:authorOf ?paper . ?other iclr:authorOf ?paper . FILTER (?other != ?e)
+}} GROUP BY ?other ORDER BY DESC(?n) ?other LIMIT {LIST_LIMIT}"""
+
+
+def person(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
+    heading = _heading(store, iri)
+    names = Panel("Person")
+    names.properties(
+        store,
+        iri,
+        [
+            ("Native name", "nativeName"),
+            ("Also known as", "alias"),
+            ("Honours", "honoredWith"),
+            ("Student of", "formerStudentOf"),
+            ("Notable work", "notableWork"),
+            ("OpenReview", "openReviewProfilePage"),
+            ("Wikidata", vocab.SKOS_EXACT_MATCH),
+        ],
+    )
+    roles = Panel("Positions and education", kind="table", columns=["organization", "role", "degree", "now"])
+    for row in _select(store, PERSON_ROLES, iri):
+        degree = row["degree"].value if row["degree"] is not None else ""
+        now = "current" if row["current"] is not None and row["current"].value == "true" else ""
+        roles.table.append([row["org"], row["role"].value, degree, now])
+    papers = Panel("Papers", kind="table", columns=["paper", "year", "decision", "awards"])
+    for row in _select(store, PERSON_PAPERS, iri):
+        awards = [NamedNode(a) for a in row["awards"].value.split()] if row["awards"] is not None else []
+        year = row["y"].value[:4] if row["y"] is not None else ""
+        papers.table.append([row["paper"], year, _local(row["d"]), awards])
+    co = Panel("Co-authors", kind="table", columns=["co-author", "papers together"])
+    co.table = [[row["other"], int(row["n"].value)] for row in _select(store, CO_AUTHORS, iri)]
+    return heading, [names, roles, papers, co]
+
+
+# --------------------------------------------------------------------------------------------
+# Organization
+
+ORG_PAPERS_PER_YEAR = """
+SELECT ?year (COUNT(DISTINCT ?paper) AS ?n) WHERE {
+  { ?paper iclr:creditedOrganization ?e } UNION { ?paper iclr:creditedOrganization ?sub . ?sub iclr:subOrganizationOf ?e }
+  ?paper iclr:submittedTo/iclr:year ?year
+} GROUP BY ?year ORDER BY ?year"""
+ORG_AWARD_PAPERS = f"""
+SELECT DISTINCT ?paper ?award WHERE {{
+  {{ ?paper iclr:creditedOrganization ?e }} UNION {{ ?paper iclr:creditedOrganization ?sub . ?sub iclr:subOrganizationOf ?e }}
+  ?paper iclr:receivedAward ?award
+}} ORDER BY ?paper LIMIT {LIST_LIMIT}"""
+ORG_PAPERS = f"""
+SELECT DISTINCT ?paper ?via WHERE {{
+  {{ ?paper iclr:creditedOrganization ?e }} UNION {{ ?paper iclr:creditedOrganization ?via . ?via iclr:subOrganizationOf ?e }}
+}} ORDER BY ?paper LIMIT {LIST_LIMIT}"""
+
+
+def organization(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
+    heading = _heading(store, iri)
+    entities = NamedNode(vocab.GRAPH_ENTITIES)
+    about = Panel("Organization")
+    about.add("Names", *[q.object for q in store.quads_for_pattern(iri, vocab.RDFS_LABEL, None, entities)])
+    about.add("Also known as", *_values(store, iri, "alias"))
+    chain, node = [], iri
+    for _ in range(20):  # the chain of parents, nearest first (asserted parents only)
+        parents = [q.object for q in store.quads_for_pattern(node, vocab.iclr("subOrganizationOf"), None, entities)]
+        if not parents:
+            break
+        node = parents[0]
+        chain.append(node)
+    about.add("Part of", *chain)
+    subs = [q.subject for q in store.quads_for_pattern(None, vocab.iclr("subOrganizationOf"), iri, entities)]
+    about.add("Sub-organizations", *subs)
+    about.add("Note", *_values(store, iri, "note"))
+    about.add(
+        "Wikidata", *[q.object for q in store.quads_for_pattern(iri, vocab.SKOS_EXACT_MATCH, None, DefaultGraph())]
+    )
+    years = Panel("Papers per year (sub-organizations included)", kind="bars")
+    years.bars = [(row["year"].value[:4], int(row["n"].value)) for row in _select(store, ORG_PAPERS_PER_YEAR, iri)]
+    awards = Panel("Award papers", kind="table", columns=["paper", "award"])
+    awards.table = [[row["paper"], row["award"]] for row in _select(store, ORG_AWARD_PAPERS, iri)]
+    papers = Panel("Papers", kind="table", columns=["paper", "credited as"])
+    papers.table = [[row["paper"], row["via"] or ""] for row in _select(store, ORG_PAPERS, iri)]
+    return heading, [about, years, awards, papers]
+
+
+# --------------------------------------------------------------------------------------------
+# Edition
+
+EDITION_FIGURES = (
+    "submissionCount",
+    "acceptedCount",
+    "oralCount",
+    "spotlightCount",
+    "acceptanceRate",
+    "highScorePaperCount",
+    "perfectScorePaperCount",
+    "perfectScorePaperCountAtLeast",
+    "resubmissionCount",
+    "arxivPostedCount",
+    "decisionsAnnounced",
+)
+EDITION_AWARDS = f"""
+SELECT ?paper ?award WHERE {{ ?paper iclr:submittedTo ?e ; iclr:receivedAward ?award }} ORDER BY ?award ?paper LIMIT {LIST_LIMIT}"""
+EDITION_DECISIONS = """
+SELECT ?decision (COUNT(DISTINCT ?paper) AS ?n) WHERE { ?paper iclr:submittedTo ?e ; iclr:decision ?decision }
+GROUP BY ?decision ORDER BY DESC(?n)"""
+EDITION_TOP = """
+SELECT ?paper (AVG(?r) AS ?average) (COUNT(?r) AS ?n) WHERE {
+  ?paper iclr:submittedTo ?e . ?review iclr:reviewOf ?paper ; iclr:rating ?r
+} GROUP BY ?paper ORDER BY DESC(?average) DESC(?n) ?paper LIMIT 10"""
+
+
+def edition(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
+    heading = _heading(store, iri)
+    about = Panel("Edition")
+    about.add("Conference", *_values(store, iri, "editionOf"))
+    about.add("Place", ", ".join(str(v.value) for local in ("city", "country") for v in _values(store, iri, local)))
+    about.add(
+        "Dates", " – ".join(str(v.value) for local in ("startDate", "endDate") for v in _values(store, iri, local))
+    )
+    about.properties(store, iri, [("Held online", "heldOnline"), ("Rating scale", "ratingScaleLevel")])
+    figures = Panel("Figures by source", kind="table")
+    stated = {local: _per_graph(store, iri, local) for local in EDITION_FIGURES}
+    sources = sorted({g for per in stated.values() for g in per})
+    figures.columns = ["figure", *[_source_of(g) for g in sources]]
+    for local, per in stated.items():
+        if per:
+            values = [", ".join(str(v.value) for v in per.get(g, [])) for g in sources]
+            differ = len({v for v in values if v}) > 1
+            figures.table.append([_label_of(local) + (" (sources differ)" if differ else ""), *values])
+    decisions = Panel("Decisions (all submissions in the graph)", kind="bars")
+    decisions.bars = [(_local(row["decision"]), int(row["n"].value)) for row in _select(store, EDITION_DECISIONS, iri)]
+    awards = Panel("Award papers", kind="table", columns=["paper", "award"])
+    awards.table = [[row["paper"], row["award"]] for row in _select(store, EDITION_AWARDS, iri)]
+    top = Panel("Top-rated papers (public reviews)", kind="table", columns=["paper", "average rating", "reviews"])
+    top.table = [
+        [row["paper"], f"{float(row['average'].value):.2f}", int(row["n"].value)]
+        for row in _select(store, EDITION_TOP, iri)
+    ]
+    return heading, [about, figures, decisions, awards, top]
+
+
+def _label_of(local: str) -> str:
+    """submissionCount -> "submissions"; the figures' names as a person says them."""
+    words = {
+        "submissionCount": "submissions",
+        "acceptedCount": "accepted",
+        "oralCount": "orals",
+        "spotlightCount": "spotlights",
+        "acceptanceRate": "acceptance rate",
+        "highScorePaperCount": "high-score papers",
+        "perfectScorePaperCount": "perfect-score papers",
+        "perfectScorePaperCountAtLeast": "perfect-score papers (at least)",
+        "resubmissionCount": "resubmissions",
+        "arxivPostedCount": "posted on arXiv",
+        "decisionsAnnounced": "decisions announced",
+    }
+    return words.get(local, local)
+
+
+# --------------------------------------------------------------------------------------------
+# Award, conference, source
+
+AWARD_PAPERS = f"""
+SELECT ?paper ?reason WHERE {{ ?c iclr:conferredAward ?e ; iclr:conferredOn ?paper . OPTIONAL {{ ?c iclr:reason ?reason }} }}
+ORDER BY ?paper LIMIT {LIST_LIMIT}"""
+
+
+def award(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
+    heading = _heading(store, iri)
+    about = Panel("Award")
+    about.properties(
+        store,
+        iri,
+        [
+            ("Edition", "awardedAt"),
+            ("Inaugural", "isInaugural"),
+            ("Criteria", "criterion"),
+            ("Committee", "committeeOrganization"),
+            ("Note", "note"),
+        ],
+    )
+    papers = Panel("Papers", kind="table", columns=["paper", "the committee's reason"])
+    papers.table = [
+        [row["paper"], row["reason"].value if row["reason"] is not None else ""]
+        for row in _select(store, AWARD_PAPERS, iri)
+    ]
+    honoured = Panel("People honoured")
+    honoured.add(
+        "People", *[q.subject for q in store.quads_for_pattern(None, vocab.iclr("honoredWith"), iri, DefaultGraph())]
+    )
+    return heading, [about, papers, honoured]
+
+
+def conference(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
+    heading = _heading(store, iri)
+    about = Panel("Conference")
+    about.properties(
+        store,
+        iri,
+        [("Founded", "foundedIn"), ("Founders", "founder"), ("Uses OpenReview", "usesOpenReview"), ("Note", "note")],
+    )
+    about.add("Editions", *sorted(_values(store, iri, "hasEdition"), key=str))
+    return heading, [about]
+
+
+SOURCE_STATES = """
+SELECT ?kind (COUNT(DISTINCT ?s) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } ?g iclr:statedIn ?e .
+  BIND (STRBEFORE(STRAFTER(STR(?s), STR(res:)), "/") AS ?kind) FILTER (?kind != "")
+} GROUP BY ?kind ORDER BY DESC(?n)"""
+
+
+def source(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
+    title = [q.object for q in store.quads_for_pattern(iri, NamedNode(vocab.DCTERMS + "title"), None, DefaultGraph())]
+    heading = str(title[0].value) if title else iri.value.rsplit("/", 1)[-1]
+    about = Panel("Source")
+    about.properties(
+        store,
+        iri,
+        [
+            ("Outlet", "outlet"),
+            ("Written by", "writer"),
+            ("Language", NamedNode(vocab.SCHEMA + "inLanguage")),
+            ("About", "about"),
+            ("Retrieved", "retrievedAt"),
+            ("Service", "service"),
+            ("Cites", "cites"),
+            ("Summary", NamedNode(vocab.DCTERMS + "description")),
+            ("Note", "note"),
+        ],
+    )
+    states = Panel("What it states (entities per kind)", kind="bars")
+    states.bars = [(row["kind"].value, int(row["n"].value)) for row in _select(store, SOURCE_STATES, iri)]
+    return heading, [about, states]
+
+
+PROFILES: dict[str, Callable[[Store, NamedNode], tuple[str, list[Panel]]]] = {
+    "paper": paper,
+    "person": person,
+    "organization": organization,
+    "edition": edition,
+    "award": award,
+    "conference": conference,
+    "source": source,
+}
+
+
+# --------------------------------------------------------------------------------------------
+# From terms to what a person reads
+
+
+def _drop_empty_columns(panel: Panel) -> None:
+    """A column no row fills (no award came with a reason) says nothing: leave it out."""
+    if not panel.table:
+        return
+    keep = [i for i in range(len(panel.columns)) if any(any(c.text for c in row[i]) for row in panel.table)]
+    panel.columns = [panel.columns[i] for i in keep]
+    panel.table = [[row[i] for i in keep] for row in panel.table]
+
+
+def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
+    """The panels with every term turned into a cell; empty panels dropped."""
+    terms: list[Any] = []
+    for panel in panels:
+        for _, values in panel.rows:
+            terms += values
+        for row in panel.table:
+            for value in row:
+                terms += value if isinstance(value, list) else [value]
+        terms += panel.columns
+    labeler.learn(terms)
+
+    def cells(value: Any) -> list[Cell]:
+        return [labeler.cell(v) for v in value] if isinstance(value, list) else [labeler.cell(value)]
+
+    out = []
+    for panel in panels:
+        if not panel:
+            continue
+        panel.rows = [(label, [labeler.cell(v) for v in values]) for label, values in panel.rows]
+        panel.table = [[cells(v) for v in row] for row in panel.table]
+        panel.columns = [labeler.cell(c).text if not isinstance(c, str) else c for c in panel.columns]
+        _drop_empty_columns(panel)
+        out.append(panel)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# schema.org, for crawlers and citation tools
+
+SCHEMA_TYPES = {
+    "paper": "ScholarlyArticle",
+    "person": "Person",
+    "organization": "Organization",
+    "edition": "Event",
+    "conference": "EventSeries",
+    "source": "Article",
+}
+
+
+def schema_org(store: Store, iri: NamedNode, kind: str, index: Index | None) -> dict[str, Any]:
+    """The entity as schema.org JSON-LD: type, name, its people and the same item elsewhere."""
+    hit = index.entity(iri.value) if index else None
+    data: dict[str, Any] = {
+        "@context": "https://schema.org",
+        "@type": SCHEMA_TYPES.get(kind, "Thing"),
+        "@id": iri.value,
+        "url": iri.value,
+        "name": hit.label if hit else iri.value.rsplit("/", 1)[-1],
+    }
+    same = [q.object.value for q in store.quads_for_pattern(iri, vocab.SKOS_EXACT_MATCH, None, DefaultGraph())]
+    same += [v.value for v in _values(store, iri, "openReviewUrl") + _values(store, iri, "openReviewProfilePage")]
+    if same:
+        data["sameAs"] = same
+    if kind == "paper":
+        people = [row["person"] for row in _select(store, PAPER_AUTHORS, iri)]
+        names = index.labels(p.value for p in people) if index else {}
+        data["author"] = [
+            {"@type": "Person", "@id": p.value, "name": names.get(p.value, (p.value, ""))[0]} for p in people
+        ]
+        if hit and hit.year:
+            data["datePublished"] = str(hit.year)
+    elif kind == "person":
+        data["alternateName"] = [v.value for v in _values(store, iri, "nativeName") + _values(store, iri, "alias")]
+        employers = _values(store, iri, "employedBy")
+        names = index.labels(e.value for e in employers) if index else {}
+        data["affiliation"] = [
+            {"@type": "Organization", "@id": e.value, "name": names.get(e.value, (e.value, ""))[0]} for e in employers
+        ]
+    return data
+
+
+__all__ = ["PROFILES", "Labeler", "Panel", "local_path", "render_panels"]

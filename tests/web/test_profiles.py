@@ -1,0 +1,212 @@
+"""The readable graph: entity profiles, names instead of ids, search, lists per kind, downloads,
+saved-query forms, on the real graph; what a person reads, checked as text."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from html import unescape
+
+import pytest
+from flask.testing import FlaskClient
+
+from iclr_kg.config import resource_dir
+from iclr_kg.query.saved import load_saved
+
+PAGE = {"Accept": "text/html"}
+
+
+def text_of(html: str) -> str:
+    """The page as a person reads it: tags dropped, entities decoded, spaces collapsed."""
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
+
+
+def section(html: str, title: str) -> str:
+    """The text of the panel whose heading is `title`."""
+    found = re.search(rf"<h2>{re.escape(title)}</h2>(.*?)</section>", html, re.S)
+    assert found, f"no panel {title!r}"
+    return text_of(found.group(1))
+
+
+def page(client: FlaskClient, path: str, **query: str) -> str:
+    response = client.get(path, query_string=query or None, headers=PAGE)
+    assert response.status_code == 200, response.data[:500]
+    return response.data.decode()
+
+
+def test_a_paper_lists_its_authors_in_order_by_name(client: FlaskClient) -> None:
+    html = page(client, "/resource/paper/NzTU59SYbNq")
+    assert "<h1>EigenGame: PCA as a Nash Equilibrium</h1>" in html
+    authors = section(html, "Authors")
+    order = [authors.index(n) for n in ("Ian Gemp", "Brian McWilliams", "Claire Vernade", "Thore Graepel")]
+    assert order == sorted(order)
+    assert "person:ian-gemp" not in authors  # names, not ids
+    assert "ICLR 2021 Outstanding Paper Award" in section(html, "Awards")
+    assert "https://openreview.net/forum?id=NzTU59SYbNq" in section(html, "Paper")
+
+
+def test_the_darts_paper_keeps_its_author_order(client: FlaskClient) -> None:
+    """Regression: the statement table sorted authors alphabetically; the fifth came first."""
+    html = page(client, "/resource/paper/PKubaeJkw3")
+    authors = section(html, "Authors")
+    names = ["Ruochen Wang", "Minhao Cheng", "Xiangning Chen", "Xiaocheng Tang", "Cho-Jui Hsieh"]
+    assert [authors.index(n) for n in names] == sorted(authors.index(n) for n in names)
+
+
+def test_a_person_lists_papers_with_title_year_and_award(client: FlaskClient) -> None:
+    html = page(client, "/resource/person/ian-gemp")
+    assert "<h1>Ian Gemp</h1>" in html
+    papers = section(html, "Papers")
+    assert re.search(r"EigenGame: PCA as a Nash Equilibrium 2021 \S+ ICLR 2021 Outstanding Paper Award", papers)
+    assert "Approximating Nash Equilibria in Normal-Form Games via Stochastic Optimization 2024" in papers
+    assert "Brian McWilliams 1" in section(html, "Co-authors")
+
+
+def test_an_organization_shows_parents_and_papers_per_year(client: FlaskClient) -> None:
+    html = page(client, "/resource/organization/deepmind")
+    assert "Part of Google" in section(html, "Organization")
+    years = section(html, "Papers per year (sub-organizations included)")
+    assert "2021 2" in years and "2024 1" in years
+    google = page(client, "/resource/organization/google")
+    assert "Google DeepMind" in section(google, "Organization")  # a sub-organization
+
+
+def test_an_edition_shows_each_sources_figures_side_by_side(client: FlaskClient) -> None:
+    html = page(client, "/resource/edition/iclr2021")
+    figures = section(html, "Figures by source")
+    assert "submissions (sources differ)" in figures
+    assert "2997" in figures and "3013" in figures
+    assert "EigenGame: PCA as a Nash Equilibrium" in section(html, "Award papers")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/resource/award/iclr2021-outstanding-paper",
+        "/resource/conference/iclr",
+        "/resource/review/how-neural-networks-extrapolate-1",
+        "/resource/authorship/NzTU59SYbNq-1",
+    ],
+)
+def test_every_kind_reads_by_name(client: FlaskClient, path: str) -> None:
+    html = page(client, path)
+    assert "<details" in html and "Every statement" in html  # the raw table stays, folded
+    assert 'type="application/ld+json"' in html
+    assert "https://w3id.org/iclr-kg/resource/paper/" not in text_of(html.split("<details", 1)[0])  # names
+
+
+def test_a_review_is_labelled_by_its_paper(client: FlaskClient) -> None:
+    html = page(client, "/resource/review/how-neural-networks-extrapolate-1")
+    assert "<h1>Review of How Neural Networks Extrapolate" in html
+
+
+def test_the_award_page_lists_its_papers(client: FlaskClient) -> None:
+    html = page(client, "/resource/award/iclr2021-outstanding-paper")
+    assert "EigenGame: PCA as a Nash Equilibrium" in section(html, "Papers")
+
+
+def test_an_article_is_headed_by_its_original_title(client: FlaskClient) -> None:
+    sources = client.get("/search", query_string={"q": "iclr", "kind": "source", "format": "json"}).get_json()
+    assert sources["results"], "no article found"
+    first = sources["results"][0]
+    html = page(client, first["url"])
+    assert f"<h1>{first['label']}</h1>" in unescape(html)
+    assert "What it states" in html
+
+
+def test_search_finds_by_chinese_name_prefix_and_typo(client: FlaskClient) -> None:
+    def found(q: str) -> list[str]:
+        return [
+            r["label"] for r in client.get("/search", query_string={"q": q, "format": "json"}).get_json()["results"]
+        ]
+
+    assert "Yang Song" in found("宋飏")
+    assert "EigenGame: PCA as a Nash Equilibrium" in found("eigen")
+    assert "EigenGame: PCA as a Nash Equilibrium" in found("Eigengmae")  # two letters swapped
+    assert "Ian Gemp" in found("GEMP")
+    assert found("zzzzqqqq") == []
+    html = page(client, "/search", q="eigen")
+    assert "paper" in text_of(html) and "EigenGame" in html
+
+
+def test_browse_lists_every_entity_of_a_kind(client: FlaskClient) -> None:
+    html = page(client, "/resource/paper/")
+    assert "EigenGame: PCA as a Nash Equilibrium" in html
+    total = int(re.search(r"Every paper \((\d+)\)", html).group(1))
+    rows = html.count('<tr><td><a href="/resource/paper/')
+    assert rows == min(total, 100)
+    by_year = page(client, "/resource/paper/", sort="year")
+    assert by_year.index("2024") < by_year.index("2021")
+    stats = page(client, "/stats")
+    assert 'href="/resource/paper/"' in stats
+
+
+def test_unknown_urls_get_our_404_with_suggestions(client: FlaskClient) -> None:
+    response = client.get("/resource/person/ian-gem", headers=PAGE)
+    assert response.status_code == 404
+    html = response.data.decode()
+    assert "Perhaps you meant" in html and "Ian Gemp" in html and 'role="search"' in html
+    kindless = client.get("/resource/personne", headers=PAGE, follow_redirects=True)
+    assert kindless.status_code == 404 and "<header>" in kindless.data.decode()
+
+
+def test_result_tables_show_names_with_the_iri_on_hover(client: FlaskClient) -> None:
+    query = "SELECT ?paper ?n WHERE { ?paper iclr:title ?t . BIND (42 AS ?n) } LIMIT 3"
+    html = page(client, "/", query=query)
+    assert re.search(r'<a href="/resource/paper/[^"]+" title="paper:[^"]+">[^<]+</a>', html)
+    assert "xsd:integer" not in text_of(html)  # the datatype is on hover, not in the text
+    assert 'title="xsd:integer">42</span>' in html
+
+
+def test_downloads_offer_only_formats_that_answer(client: FlaskClient) -> None:
+    for query, expected in (
+        ("SELECT ?s WHERE { ?s a iclr:Paper } LIMIT 2", ("json", "xml", "csv", "tsv")),
+        ("CONSTRUCT { ?s a iclr:Paper } WHERE { ?s a iclr:Paper } LIMIT 2", ("turtle", "ntriples", "jsonld")),
+    ):
+        html = page(client, "/", query=query)
+        links = re.findall(r'<a href="([^"]+)" download>([a-z]+)</a>', html)
+        assert {name for _, name in links} >= set(expected)
+        for href, _ in links:
+            response = client.get(unescape(href))
+            assert response.status_code == 200, (href, response.data[:200])
+            assert re.match(r'attachment; filename="query\.\w+"', response.headers["Content-Disposition"])
+
+
+def test_saved_query_parameters_by_name_or_prefixed_name(client: FlaskClient) -> None:
+    def rows(**values: str) -> int:
+        return int(re.search(r"(\d+)\+? rows?", page(client, "/queries/coauthors", **values)).group(1))
+
+    full = rows(person="https://w3id.org/iclr-kg/resource/person/ian-gemp")
+    assert full > 0
+    assert rows(person="person:ian-gemp") == full
+    assert rows(person="Ian Gemp") == full
+    html = page(client, "/queries/coauthors")
+    assert '<datalist id="choices-person">' in html and ">Ian Gemp</option>" in html
+    unknown = client.get("/queries/coauthors", query_string={"person": "Nobody Atall"}, headers=PAGE)
+    assert unknown.status_code == 400 and "no person is called" in unknown.data.decode()
+
+
+def test_open_in_the_query_page_keeps_the_parameters(client: FlaskClient) -> None:
+    """Regression: the link carried the bare text, which ran without its parameters (115 rows, not 5)."""
+    for saved in load_saved(resource_dir("queries")).values():
+        if not saved.params or any("wikidata" in p.name for p in saved.params):
+            continue
+        shown = page(client, f"/queries/{saved.name}")
+        link = unescape(re.search(r'<a href="(/\?query=[^"]+)">Open in the query page', shown).group(1))
+        opened = page(client, link)
+        count = re.compile(r"(\d+)\+? rows?")
+        assert count.search(shown).group(1) == count.search(opened).group(1), saved.name
+
+
+def test_review_scores_show_their_ratings(client: FlaskClient) -> None:
+    response = client.get("/queries/review-scores", query_string={"format": "csv"})
+    rows = list(csv.DictReader(io.StringIO(response.data.decode())))
+    assert rows and all(r["ratings"] for r in rows)
+
+
+def test_entity_pages_say_what_they_vary_on(client: FlaskClient) -> None:
+    response = client.get("/resource/paper/NzTU59SYbNq", headers=PAGE)
+    assert "Accept" in response.headers["Vary"]
+    turtle = client.get("/resource/paper/NzTU59SYbNq", headers={"Accept": "text/turtle"})
+    assert turtle.status_code == 200 and "Accept" in turtle.headers["Vary"]
