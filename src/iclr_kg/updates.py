@@ -42,6 +42,7 @@ from iclr_kg import vocab
 from iclr_kg.atomic import fsync_dir, write_text
 from iclr_kg.errors import ExternalServiceError, InconsistentGraph, QueryError, StoreError, UpdateTimeout
 from iclr_kg.index import build_index, index_path
+from iclr_kg.query.pool import start_without_main
 from iclr_kg.query.querytext import split_update
 from iclr_kg.store import (
     complete_generation,
@@ -326,7 +327,7 @@ class Writer:
         self._process = self._context.Process(
             target=_writer_main, args=(child, self._memory_mib), daemon=True, name="iclr-kg-writer"
         )
-        self._process.start()
+        start_without_main(self._process)
         child.close()
 
     def _stop(self) -> int | None:

@@ -29,6 +29,7 @@ PREFIXES: dict[str, str] = {
     "foaf": "http://xmlns.com/foaf/0.1/",
     "dcterms": "http://purl.org/dc/terms/",
     "prov": "http://www.w3.org/ns/prov#",
+    "void": "http://rdfs.org/ns/void#",
     "bibo": "http://purl.org/ontology/bibo/",
     "wd": "http://www.wikidata.org/entity/",
     "wdt": "http://www.wikidata.org/prop/direct/",

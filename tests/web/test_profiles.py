@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
+import shutil
 from html import unescape
 
 import pytest
@@ -210,3 +212,111 @@ def test_entity_pages_say_what_they_vary_on(client: FlaskClient) -> None:
     assert "Accept" in response.headers["Vary"]
     turtle = client.get("/resource/paper/NzTU59SYbNq", headers={"Accept": "text/turtle"})
     assert turtle.status_code == 200 and "Accept" in turtle.headers["Vary"]
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+PAGE_KINDS = [
+    "/",
+    "/?query=SELECT+%3Fpaper+%3Ftitle+WHERE+%7B+%3Fpaper+iclr%3Atitle+%3Ftitle+%7D+LIMIT+5",
+    "/queries/coauthors",
+    "/resource/paper/NzTU59SYbNq",
+    "/resource/paper/PxTIG12RRHS",
+    "/resource/person/ian-gemp",
+    "/resource/person/yang-song",
+    "/resource/organization/google",
+    "/resource/edition/iclr2021",
+    "/resource/award/iclr2021-outstanding-paper",
+    "/resource/conference/iclr",
+    "/resource/review/how-neural-networks-extrapolate-1",
+    "/resource/paper/",
+    "/search?q=eigen",
+    "/resource/person/nobody-here",
+    "/stats",
+    "/ontology",
+    "/queries",
+    "/sparql",
+]
+
+
+@pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium is not installed (CI installs it)"
+)
+@pytest.mark.parametrize("width", [1280, 400])
+def test_every_page_kind_fits_the_screen_without_console_errors(server: str, tmp_path, width: int) -> None:
+    """Each kind of page in headless Chromium: nothing wider than the window (at 400 px, a phone),
+    no console errors; the screenshots stay in tmp_path for whoever wants to look."""
+    assert CHROMIUM, "chromium must be installed in CI"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            errors: list[str] = []
+            page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+            for number, path in enumerate(PAGE_KINDS):
+                page.goto(server + path)
+                page.wait_for_load_state("networkidle")
+                wide = page.evaluate("document.documentElement.scrollWidth")
+                page.screenshot(path=str(tmp_path / f"{width}-{number:02d}.png"), full_page=True)
+                assert wide <= width, f"{path} is {wide} px wide at {width} px"
+            # 404s are expected console messages for the missing entity; anything else is not
+            assert [e for e in errors if "404" not in e] == []
+        finally:
+            browser.close()
+
+
+@pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium is not installed (CI installs it)"
+)
+def test_ctrl_enter_runs_the_query_and_the_skip_link_leads_to_the_content(server: str) -> None:
+    assert CHROMIUM, "chromium must be installed in CI"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page()
+            page.goto(server + "/")
+            page.keyboard.press("Tab")
+            assert page.evaluate("document.activeElement.textContent") == "Skip to content"
+            page.fill("#query", "SELECT ?paper WHERE { ?paper a iclr:Paper } LIMIT 3")
+            page.focus("#query")
+            with page.expect_navigation():
+                page.keyboard.press("Control+Enter")
+            assert "3 rows" in page.locator("main").inner_text()
+        finally:
+            browser.close()
+
+
+def test_the_interface_speaks_chinese_when_asked(client: FlaskClient) -> None:
+    chinese = client.get("/resource/person/yang-song", query_string={"lang": "zh"}, headers=PAGE)
+    html = chinese.data.decode()
+    assert '<html lang="zh">' in html and "<h1>宋飏</h1>" in html and ">浏览</a>" in html
+    assert "lang=zh" in chinese.headers["Set-Cookie"]
+    remembered = client.get("/resource/paper/NzTU59SYbNq", headers=PAGE).data.decode()  # the cookie
+    assert ">作者</h2>" in remembered
+    client.delete_cookie("lang")
+    by_browser = client.get("/search", query_string={"q": "宋"}, headers={**PAGE, "Accept-Language": "zh-CN,zh;q=0.9"})
+    assert ">搜索</h1>" in by_browser.data.decode() and "Accept-Language" in by_browser.headers["Vary"]
+    english = client.get("/resource/person/yang-song", headers={**PAGE, "Accept-Language": "en"}).data.decode()
+    assert "<h1>Yang Song</h1>" in english and '<span lang="zh">' not in english.split("<main", 1)[0]
+
+
+def test_void_sitemaps_and_robots_describe_the_dataset(client: FlaskClient) -> None:
+    void = client.get("/.well-known/void", headers={"Accept": "text/turtle"})
+    assert void.status_code == 200 and void.mimetype == "text/turtle"
+    text = void.data.decode()
+    for expected in ("void:Dataset", "void:sparqlEndpoint", "void:dataDump", "void:triples", "creativecommons.org"):
+        assert expected in text, expected
+    assert "paper:NzTU59SYbNq" in text or "resource/paper/NzTU59SYbNq" in text  # an example resource
+    in_browser = client.get("/.well-known/void", headers=PAGE)
+    assert in_browser.mimetype == "text/turtle"
+    robots = client.get("/robots.txt").data.decode()
+    assert "Disallow: /sparql" in robots and "Sitemap: http://localhost/sitemap.xml" in robots
+    index = client.get("/sitemap.xml").data.decode()
+    parts = re.findall(r"<loc>http://localhost(/sitemap-[a-z]+-?\d*\.xml)</loc>", index)
+    assert "/sitemap-paper-1.xml" in parts and "/sitemap-pages.xml" in parts
+    papers = client.get("/sitemap-paper-1.xml").data.decode()
+    assert "<loc>http://localhost/resource/paper/NzTU59SYbNq</loc>" in papers
+    assert client.get("/sitemap-review-1.xml").status_code == 404

@@ -19,6 +19,7 @@ import os
 import queue
 import resource
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -316,6 +317,33 @@ def result_rows(result: Any, limit: int) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------
 # Parent side
 
+
+_SPAWN_LOCK = threading.Lock()
+
+
+def start_without_main(process: Any) -> None:
+    """Start a spawned process without re-importing the parent's main module in it.
+
+    A spawned child imports the parent's `__main__` first (multiprocessing's rule, so that
+    functions defined there can be found). Ours is the `iclr-kg` script or gunicorn: importing
+    it brings the CLI, the settings' pydantic models and click into every query worker, 9 MiB
+    each for code a worker never runs (its target lives in this package). multiprocessing
+    decides from `__main__.__spec__` and `__main__.__file__` while `start()` runs, so they are
+    hidden for that moment (under a lock: two threads starting workers must not interleave).
+    """
+    main = sys.modules["__main__"]
+    with _SPAWN_LOCK:
+        saved = {name: main.__dict__[name] for name in ("__spec__", "__file__") if name in main.__dict__}
+        try:
+            main.__dict__["__spec__"] = None
+            main.__dict__.pop("__file__", None)
+            process.start()
+        finally:
+            main.__dict__.update(saved)
+            if "__file__" not in saved:
+                main.__dict__.pop("__file__", None)
+
+
 # A worker whose resident memory is above this after a query is replaced: Python and RocksDB keep
 # what a large query grew to, and the next large query would start from there.
 RECYCLE_RSS = 512 * 2**20
@@ -338,7 +366,7 @@ class _Worker:
     def __init__(self, context: Any, memory_mib: int):
         self.conn, child = context.Pipe()
         self.process = context.Process(target=_worker_main, args=(child, memory_mib), daemon=True, name="iclr-kg-query")
-        self.process.start()
+        start_without_main(self.process)
         child.close()
 
     def rss(self) -> int:

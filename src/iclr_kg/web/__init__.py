@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Flask, Response
+from flask import Flask, Response, request
 
 from iclr_kg.config import Settings
 from iclr_kg.errors import IclrKgError
@@ -11,6 +11,18 @@ from iclr_kg.web.http import error_response
 from iclr_kg.web.state import AppState
 
 MAX_BODY = 1024 * 1024
+# Endpoints whose answer depends on Accept (a page or data) or on the reader's language
+NEGOTIATED = {
+    "sparql.sparql",
+    "pages.queries",
+    "pages.saved_query",
+    "pages.search",
+    "resources.resource",
+    "resources.ontology",
+    "resources.data",
+    "discovery.void",
+}
+LOCALIZED = {"resources.resource", "resources.browse", "pages.search", "pages.index", "pages.saved_query"}
 
 
 def create_app(settings: Settings | None = None) -> Flask:
@@ -20,13 +32,15 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY  # larger POST bodies get 413
     state = app.extensions["iclr_kg"] = AppState(settings)
 
-    from iclr_kg.web import openapi, pages, resources, sparql, writes
+    from iclr_kg.web import discovery, i18n, openapi, pages, resources, sparql, writes
 
     app.register_blueprint(sparql.blueprint)
     app.register_blueprint(writes.blueprint)
     app.register_blueprint(pages.blueprint)
     app.register_blueprint(resources.blueprint)
     app.register_blueprint(openapi.blueprint)
+    app.register_blueprint(discovery.blueprint)
+    i18n.install(app)
 
     @app.errorhandler(IclrKgError)
     def our_error(exc: IclrKgError) -> Response:
@@ -34,6 +48,10 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     @app.after_request
     def common_headers(response):  # type: ignore[no-untyped-def]
+        if request.endpoint in NEGOTIATED:  # the same URL answers a page or data: caches must know
+            response.vary.add("Accept")
+        if request.endpoint in LOCALIZED:
+            response.vary.add("Accept-Language")
         response.headers.setdefault("Access-Control-Allow-Origin", "*")
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         if response.mimetype == "text/html":

@@ -11,6 +11,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode
 
 from iclr_kg import vocab
 from iclr_kg.index import Index
+from iclr_kg.web.i18n import translate
 
 HTML_ROW_LIMIT = 1000
 
@@ -135,7 +136,7 @@ class Labeler:
             return readable_literal(term)
         if term is None:
             return Cell("")
-        return Cell(str(term))
+        return Cell(translate(str(term), self.lang))  # the page's own words ("current"), not data
 
 
 def readable_literal(term: Literal) -> Cell:

@@ -107,15 +107,3 @@ def _check_percent_encoding(raw: bytes) -> None:
             urllib.parse.unquote_to_bytes(part.replace(b"+", b" ")).decode("utf-8")
     except UnicodeDecodeError:
         raise QueryError("the request's %-escapes are not valid UTF-8") from None
-
-
-LANGUAGES = ("en", "zh")
-
-
-def page_language() -> str:
-    """The language of a page's labels: `?lang=`, else the browser's Accept-Language, else English."""
-    asked = request.args.get("lang", "")
-    if asked in LANGUAGES:
-        return asked
-    best = request.accept_languages.best_match(["en", "zh", "zh-CN", "zh-Hans", "zh-TW", "zh-Hant"])
-    return "zh" if best and best.startswith("zh") else "en"

@@ -13,7 +13,8 @@ from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.query.saved import ABSOLUTE_IRI, NAME, Param, SavedQuery, expand
 from iclr_kg.store import STATS_CLASSES, STATS_GRAPHS
 from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, rows_table
-from iclr_kg.web.http import page_language, wants_html
+from iclr_kg.web.http import wants_html
+from iclr_kg.web.i18n import language
 from iclr_kg.web.querying import run_saved, start_query
 from iclr_kg.web.state import state
 
@@ -71,7 +72,7 @@ def result_page(
         return render_template(
             template,
             query=text,
-            table=rows_table(running.rows or {}, started, Labeler(state().index(), page_language())),
+            table=rows_table(running.rows or {}, started, Labeler(state().index(), language())),
             inferred=include_inferred,
             **context,
         )
@@ -254,9 +255,8 @@ def search() -> Response | str:
     )
     if json_asked:
         response = jsonify({"query": text, "results": [h.as_json() for h in hits]})
-        response.headers["Vary"] = "Accept"
         return response
     groups: dict[str, list[Hit]] = {}
     for hit in hits:
         groups.setdefault(hit.kind, []).append(hit)
-    return render_template("search.html", q=text, groups=list(groups.items()), total=len(hits), lang=page_language())
+    return render_template("search.html", q=text, groups=list(groups.items()), total=len(hits))

@@ -20,6 +20,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Store
 from iclr_kg import vocab
 from iclr_kg.index import Index
 from iclr_kg.web.html import Cell, Labeler, local_path
+from iclr_kg.web.i18n import translate
 
 LIST_LIMIT = 200
 
@@ -464,9 +465,14 @@ def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
     for panel in panels:
         if not panel:
             continue
-        panel.rows = [(label, [labeler.cell(v) for v in values]) for label, values in panel.rows]
+        panel.title = translate(panel.title, labeler.lang)
+        panel.rows = [
+            (translate(label, labeler.lang), [labeler.cell(v) for v in values]) for label, values in panel.rows
+        ]
         panel.table = [[cells(v) for v in row] for row in panel.table]
-        panel.columns = [labeler.cell(c).text if not isinstance(c, str) else c for c in panel.columns]
+        panel.columns = [
+            labeler.cell(c).text if not isinstance(c, str) else translate(c, labeler.lang) for c in panel.columns
+        ]
         _drop_empty_columns(panel)
         out.append(panel)
     return out

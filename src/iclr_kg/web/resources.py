@@ -18,7 +18,8 @@ from iclr_kg.query.formats import RDF_ALIASES, choose
 from iclr_kg.query.saved import parse_iri
 from iclr_kg.query.streaming import stream
 from iclr_kg.web.html import cell, short
-from iclr_kg.web.http import page_language, requested_format, text_error, wants_html
+from iclr_kg.web.http import requested_format, text_error, wants_html
+from iclr_kg.web.i18n import language
 from iclr_kg.web.profiles import PROFILES, Labeler, render_panels, schema_org
 from iclr_kg.web.state import state
 
@@ -46,7 +47,6 @@ def rdf_response(produce: Callable[[], Iterable[Any]], graph_aware: bool = False
         chosen = choose("rdf", "turtle", None) if chosen.name == "trig" else choose("rdf", "ntriples", None)
     body = stream(produce, lambda items, out: serialize(items, out, chosen.rdf, prefixes=chosen.prefixes))
     response = Response(body, mimetype=chosen.media_type)
-    response.headers["Vary"] = "Accept"
     return response
 
 
@@ -60,22 +60,20 @@ def resource(kind: str, key: str) -> Response | str | tuple[str, int]:
         return not_found_page(f"No entity {iri.value} in this graph.", key)
     if wants_rdf():
         return rdf_response(lambda: (q.triple for q in store.quads_for_pattern(iri, None, None, DefaultGraph())))
-    labeler = Labeler(state().index(), page_language())
+    labeler = Labeler(state().index(), language())
     heading, panels = PROFILES[kind](store, iri) if kind in PROFILES else (None, [])
     statements = describe(store, iri, labeler)
     response = Response(
         render_template(
             "resource.html",
             kind=kind,
-            heading=heading or statements["label"],
+            heading=(labeler.name(iri.value) if labeler.lang == "zh" else None) or heading or statements["label"],
             panels=render_panels(panels, labeler),
-            lang=labeler.lang,
             jsonld=jsonld(store, iri, kind),
             **statements,
         ),
         mimetype="text/html",
     )
-    response.headers["Vary"] = "Accept, Accept-Language"
     return response
 
 
@@ -88,7 +86,6 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
     sort = request.args.get("sort", "name")
     page = max(1, request.args.get("page", 1, type=int) or 1)
     hits, total = index.browse(kind, sort, BROWSE_PAGE, (page - 1) * BROWSE_PAGE) if index else ([], 0)
-    lang = page_language()
     return render_template(
         "browse.html",
         kind=kind,
@@ -98,7 +95,6 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         pages=max(1, -(-total // BROWSE_PAGE)),
         sort=sort if sort in SORTS else "name",
         sorts=SORTS,
-        lang=lang,
     )
 
 

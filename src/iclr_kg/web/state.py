@@ -41,6 +41,7 @@ class AppState:
         self._writer: Writer | None = None
         # Keyed by generation: an update (from any web process) makes a new one, so nothing stale is served.
         self.cache = ResultCache(settings.result_cache * 2**20) if settings.result_cache > 0 else None
+        self._size: tuple[str, int] | None = None
         self.memo: ResponseMemo | None = None  # set by create_app: whole responses answered before Flask
 
     @property
@@ -91,6 +92,14 @@ class AppState:
             with self._lock:
                 ensure_index(Store.read_only(str(generation)), generation)
         return Index(path)
+
+    def default_graph_size(self) -> int:
+        """Triples in the merged default graph of the current generation (counted once per generation)."""
+        key = self.generation
+        if self._size is None or self._size[0] != key:
+            count = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+            self._size = (key, int(next(iter(self.store().query(count)))["n"].value))  # type: ignore[index, arg-type]
+        return self._size[1]
 
     @property
     def generation(self) -> str:

@@ -1,0 +1,171 @@
+"""The interface in English and Chinese: the reader's language, and one table of the words pages use.
+
+The language is `?lang=` (remembered in a cookie), else the browser's Accept-Language, else
+English. Labels of entities come from the graph in that language (index.py keeps Chinese
+names); the words around them come from `ZH` below; a word missing there shows in English.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from flask import Flask, Response, g, request
+
+LANGUAGES = ("en", "zh")
+COOKIE = "lang"
+
+ZH = {
+    # navigation and frame
+    "Query": "查询",
+    "Saved queries": "保存的查询",
+    "Browse": "浏览",
+    "Ontology": "本体",
+    "Stats": "统计",
+    "SPARQL endpoint": "SPARQL 端点",
+    "Search": "搜索",
+    "Search papers, people, organizations…": "搜索论文、人物、机构……",
+    "Skip to content": "跳到正文",
+    "A knowledge graph of ICLR papers, people, organizations and awards, from five news articles and "
+    "OpenReview imports.": "ICLR 论文、人物、机构与奖项的知识图谱，来自五篇新闻报道与 OpenReview 导入。",
+    "all graphs (N-Quads)": "全部图（N-Quads）",
+    "OpenAPI description": "OpenAPI 描述",
+    # search, lists, errors
+    "Names, titles, aliases, Chinese names": "名称、标题、别名、中文名",
+    "matches for": "条结果：",
+    "Every": "全部",
+    "Sort by": "排序",
+    "name": "名称",
+    "year": "年份",
+    "papers": "论文数",
+    "about": "简介",
+    "Page": "第",
+    "of": "页，共",
+    "previous": "上一页",
+    "next": "下一页",
+    "Perhaps you meant": "您是否要找",
+    "Every statement, with where it is stated": "全部陈述及其出处",
+    "Referenced by": "被引用于",
+    "inferred": "推理所得",
+    # kinds
+    "paper": "论文",
+    "person": "人物",
+    "organization": "机构",
+    "edition": "届次",
+    "award": "奖项",
+    "conference": "会议",
+    "source": "来源",
+    # panels
+    "Paper": "论文",
+    "Authors": "作者",
+    "Credited organizations": "署名机构",
+    "Awards": "奖项",
+    "Reviews": "评审",
+    "Stated in": "出处",
+    "Person": "人物",
+    "Papers": "论文",
+    "Co-authors": "合作者",
+    "Positions and education": "任职与教育",
+    "Organization": "机构",
+    "Papers per year (sub-organizations included)": "每年论文数（含下属机构）",
+    "Award papers": "获奖论文",
+    "Edition": "届次",
+    "Figures by source": "各来源的数字",
+    "Decisions (all submissions in the graph)": "录用结果（图中全部投稿）",
+    "Top-rated papers (public reviews)": "评分最高的论文（公开评审）",
+    "Award": "奖项",
+    "People honoured": "获奖者",
+    "Conference": "会议",
+    "Source": "来源",
+    "What it states (entities per kind)": "所述内容（各类实体数）",
+    # facts and columns
+    "Also titled": "其他标题",
+    "Decision": "录用结果",
+    "Method": "方法",
+    "Summary": "摘要",
+    "Note": "备注",
+    "Code": "代码",
+    "Native name": "本名",
+    "Also known as": "别名",
+    "Honours": "荣誉",
+    "Student of": "师从",
+    "Notable work": "代表作",
+    "Names": "名称",
+    "Part of": "隶属于",
+    "Sub-organizations": "下属机构",
+    "Place": "地点",
+    "Dates": "日期",
+    "Held online": "线上举办",
+    "Rating scale": "评分标准",
+    "Inaugural": "首届",
+    "Criteria": "评选标准",
+    "Committee": "评审委员会",
+    "Founded": "创办于",
+    "Founders": "创办人",
+    "Uses OpenReview": "使用 OpenReview",
+    "Editions": "各届",
+    "Outlet": "媒体",
+    "Written by": "作者",
+    "Language": "语言",
+    "About": "关于",
+    "Retrieved": "获取时间",
+    "Service": "服务",
+    "Cites": "引用",
+    "Sources": "来源",
+    "author": "作者",
+    "as written": "原文写法",
+    "the committee's reason": "评审委员会的理由",
+    "review": "评审",
+    "rating": "评分",
+    "confidence": "置信度",
+    "decision": "录用结果",
+    "awards": "奖项",
+    "co-author": "合作者",
+    "papers together": "合作论文数",
+    "role": "职务",
+    "degree": "学位",
+    "now": "现任",
+    "current": "现任",
+    "credited as": "署名为",
+    "figure": "数字",
+    "average rating": "平均评分",
+    "reviews": "评审数",
+    "Sources differ": "来源不一致",
+}
+
+
+def language() -> str:
+    """The reader's language for this request (see the module docstring)."""
+    asked = request.args.get("lang", "") or request.cookies.get(COOKIE, "")
+    if asked in LANGUAGES:
+        return asked
+    best = request.accept_languages.best_match(["en", "zh", "zh-CN", "zh-Hans", "zh-TW", "zh-Hant"])
+    return "zh" if best and best.startswith("zh") else "en"
+
+
+def translate(text: str, lang: str | None = None) -> str:
+    """`text` in the reader's language (English where the table has no entry)."""
+    return ZH.get(text, text) if (lang or g.get("lang", "en")) == "zh" else text
+
+
+def other_language_url() -> tuple[str, str]:
+    """(label, URL) of this page in the other language: what the header's toggle links."""
+    target = "en" if g.get("lang") == "zh" else "zh"
+    args = {k: v for k, v in request.args.items() if k != "lang"} | {"lang": target}
+    return ("English" if target == "en" else "中文"), f"{request.path}?{urlencode(args)}"
+
+
+def install(app: Flask) -> None:
+    """The language on `g` for every request, `_()` and the toggle in templates, the cookie kept."""
+
+    @app.before_request
+    def choose_language() -> None:
+        g.lang = language()
+
+    @app.after_request
+    def remember_language(response: Response) -> Response:
+        asked = request.args.get("lang")
+        if asked in LANGUAGES and request.cookies.get(COOKIE) != asked:
+            response.set_cookie(COOKIE, asked, max_age=365 * 24 * 3600, samesite="Lax")
+        return response
+
+    app.jinja_env.globals.update(_=translate, other_language=other_language_url)
