@@ -33,7 +33,7 @@ QUERIES = {
     "two words": "synthetic paper 4711",
     "person by name": "Person 42",
     "Chinese name": "机构12",
-    "substring": "rganization 3 unit",
+    "substring": "rganization 13 unit",
     "typo": "Synthetik papr 4711",
     "miss": "zzzqqqxxx",
 }
