@@ -215,6 +215,31 @@ def test_entity_pages_say_what_they_vary_on(client: FlaskClient) -> None:
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+# WCAG 2 contrast of every visible text against the background it is drawn on: the failures
+CONTRAST = """() => {
+  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+    .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const background = (el) => {
+    for (; el; el = el.parentElement) {
+      const c = rgb(getComputedStyle(el).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] > 0)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const failures = [];
+  for (const el of document.querySelectorAll("body *")) {
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    const style = getComputedStyle(el);
+    const hidden = el.offsetWidth <= 1 || el.offsetHeight <= 1;  // screen-reader-only text, drawn nowhere
+    if (!own || hidden || style.visibility === "hidden" || (el.offsetParent === null && style.position !== "fixed")) continue;
+    const [a, b] = [lum(rgb(style.color).slice(0, 3)), lum(background(el))];
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    const large = parseFloat(style.fontSize) >= 24 || (parseFloat(style.fontSize) >= 18.66 && style.fontWeight >= 700);
+    if (ratio < (large ? 3 : 4.5)) failures.push(`${el.tagName} "${el.textContent.trim().slice(0, 30)}" ${ratio.toFixed(2)}`);
+  }
+  return failures;
+}"""
 PAGE_KINDS = [
     "/",
     "/?query=SELECT+%3Fpaper+%3Ftitle+WHERE+%7B+%3Fpaper+iclr%3Atitle+%3Ftitle+%7D+LIMIT+5",
@@ -244,7 +269,8 @@ PAGE_KINDS = [
 @pytest.mark.parametrize("width", [1280, 400])
 def test_every_page_kind_fits_the_screen_without_console_errors(server: str, tmp_path, width: int) -> None:
     """Each kind of page in headless Chromium: nothing wider than the window (at 400 px, a phone),
-    no console errors; the screenshots stay in tmp_path for whoever wants to look."""
+    text contrast at least WCAG's 4.5:1 (3:1 for large text), no console errors; the screenshots
+    stay in tmp_path for whoever wants to look."""
     assert CHROMIUM, "chromium must be installed in CI"
     from playwright.sync_api import sync_playwright
 
@@ -260,6 +286,7 @@ def test_every_page_kind_fits_the_screen_without_console_errors(server: str, tmp
                 wide = page.evaluate("document.documentElement.scrollWidth")
                 page.screenshot(path=str(tmp_path / f"{width}-{number:02d}.png"), full_page=True)
                 assert wide <= width, f"{path} is {wide} px wide at {width} px"
+                assert page.evaluate(CONTRAST) == [], f"{path}: text below WCAG contrast"
             # 404s are expected console messages for the missing entity; anything else is not
             assert [e for e in errors if "404" not in e] == []
         finally:

@@ -29,6 +29,17 @@ ZH = {
     "OpenReview imports.": "ICLR 论文、人物、机构与奖项的知识图谱，来自五篇新闻报道与 OpenReview 导入。",
     "all graphs (N-Quads)": "全部图（N-Quads）",
     "OpenAPI description": "OpenAPI 描述",
+    # query page, saved queries, stats
+    "Query the ICLR knowledge graph": "查询 ICLR 知识图谱",
+    "SPARQL query (prefixes iclr:, schema:, paper:, person:, organization:, … are predeclared)": (
+        "SPARQL 查询（iclr:、schema:、paper:、person:、organization: 等前缀已预先声明）"
+    ),
+    "leave out inferred triples (the inferred graph)": "不含推理所得的三元组（推理图）",
+    "Run": "运行",
+    "Statistics": "统计",
+    "Store generation": "存储版本",
+    "Triples per graph": "各图的三元组数",
+    "Entities per class (inferred included)": "各类的实体数（含推理）",
     # search, lists, errors
     "Names, titles, aliases, Chinese names": "名称、标题、别名、中文名",
     "matches for": "条结果：",
