@@ -149,7 +149,7 @@ def test_validate_reports_conformance(built: Path) -> None:
 @pytest.mark.parametrize(
     "args, message",
     [
-        (("query", "SELECT * WHERE { ?s ?p }"), "error: SPARQL syntax error: error at 1:"),
+        (("query", "SELECT * WHERE { ?s ?p }"), "error: SPARQL syntax error at line 1, column"),
         (("query", "--saved", "no-such-query"), "error: no saved query named 'no-such-query'"),
         (("query", "--saved", "../etc/passwd"), "error: no saved query named '../etc/passwd'"),
         (("query", "--saved", "paper-authors", "--param", "paper=not an iri"), "is not a valid iri"),

@@ -108,7 +108,7 @@ def test_default_graph_is_the_merge_of_all_graphs(tiny_data) -> None:
 def test_syntax_error_carries_the_parser_message(tiny_data) -> None:
     settings = tiny_data()
     build(settings)
-    with pytest.raises(QueryError, match=r"SPARQL syntax error: error at 1:\d+"):
+    with pytest.raises(QueryError, match=r"SPARQL syntax error at line 1, column \d+"):
         run_query(open_read_only(settings.store), "SELECT * WHERE { ?s ?p }")
 
 

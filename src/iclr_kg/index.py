@@ -345,7 +345,8 @@ class Index:
         No step ranks every match (at 50,000 papers a common prefix matches them all): each reads
         at most a few times `limit` rows in index order and orders those.
         """
-        query = fold(" ".join(text.split()))[:200]
+        printable = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")  # NUL ends an FTS5 string
+        query = fold(" ".join(printable.split()))[:200]
         if not query:
             return []
         kinds = [kind] if kind else list(SEARCHED)

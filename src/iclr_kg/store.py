@@ -42,6 +42,7 @@ from iclr_kg.atomic import write_text
 from iclr_kg.errors import QueryError, StoreError
 from iclr_kg.index import build_index, index_path
 from iclr_kg.query.federation import check_services
+from iclr_kg.query.lint import friendly_syntax
 from iclr_kg.query.querytext import check_nesting
 
 KEEP_GENERATIONS = 2
@@ -324,6 +325,6 @@ def run_query(
     try:
         return store.query(sparql, **kwargs)  # type: ignore[arg-type]
     except SyntaxError as exc:
-        raise QueryError(f"SPARQL syntax error: {exc}") from None
+        raise QueryError(friendly_syntax(str(exc), sparql).message) from None
     except (OSError, ValueError, RuntimeError) as exc:
         raise QueryError(f"query failed: {exc}") from None

@@ -42,6 +42,7 @@ from iclr_kg import vocab
 from iclr_kg.atomic import fsync_dir, write_text
 from iclr_kg.errors import ExternalServiceError, InconsistentGraph, QueryError, StoreError, UpdateTimeout
 from iclr_kg.index import build_index, index_path
+from iclr_kg.query.lint import friendly_syntax
 from iclr_kg.query.pool import start_without_main
 from iclr_kg.query.querytext import split_update
 from iclr_kg.store import (
@@ -186,7 +187,7 @@ def run_entry(db: Store, update: str, base: str | None, reasoner: str, maintain_
         try:
             db.update(operation, base_iri=base, prefixes=vocab.QUERY_PREFIXES)
         except SyntaxError as exc:
-            raise QueryError(f"SPARQL syntax error: {exc}") from None
+            raise QueryError(friendly_syntax(str(exc), operation).message) from None
         except ValueError as exc:
             raise QueryError(f"the update failed: {exc}") from None
         quads = _settle_default_graph(db, before, _quads(db))

@@ -29,7 +29,7 @@ def test_query_page_shows_editor_saved_queries_and_results(client) -> None:
 
 def test_query_page_shows_syntax_errors(client) -> None:
     page = client.get("/", query_string={"query": "SELECT * WHERE { ?s ?p }"})
-    assert page.status_code == 400 and b"SPARQL syntax error: error at 1:" in page.data
+    assert page.status_code == 400 and b"SPARQL syntax error at line 1, column" in page.data
 
 
 def test_templates_escape_everything(client) -> None:

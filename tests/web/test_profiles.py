@@ -307,8 +307,10 @@ def test_ctrl_enter_runs_the_query_and_the_skip_link_leads_to_the_content(server
             page.goto(server + "/")
             page.keyboard.press("Tab")
             assert page.evaluate("document.activeElement.textContent") == "Skip to content"
-            page.fill("#query", "SELECT ?paper WHERE { ?paper a iclr:Paper } LIMIT 3")
-            page.focus("#query")
+            page.click(".CodeMirror")  # the editor (CodeMirror) stands in for the text box
+            page.keyboard.press("Control+A")
+            page.keyboard.type("SELECT ?paper WHERE { ?paper a iclr:Paper } LIMIT 3")
+            page.keyboard.press("Escape")  # close a completion list, if one opened
             with page.expect_navigation():
                 page.keyboard.press("Control+Enter")
             assert "3 rows" in page.locator("main").inner_text()
@@ -347,3 +349,10 @@ def test_void_sitemaps_and_robots_describe_the_dataset(client: FlaskClient) -> N
     papers = client.get("/sitemap-paper-1.xml").data.decode()
     assert "<loc>http://localhost/resource/paper/NzTU59SYbNq</loc>" in papers
     assert client.get("/sitemap-review-1.xml").status_code == 404
+
+
+def test_search_takes_any_text(client: FlaskClient) -> None:
+    """Regression (a random path found it): a NUL or a quote in the text ended the FTS5 query string."""
+    for text in ("\x00", 'eigen"', '"', "a\x00b", "'; DROP TABLE entity; --", "*", "NEAR(a b)", "^eigen"):
+        response = client.get("/search", query_string={"q": text, "format": "json"})
+        assert response.status_code == 200, text

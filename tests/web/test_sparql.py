@@ -113,7 +113,7 @@ def test_unknown_format_is_400(client) -> None:
 def test_syntax_error_is_400_with_parser_message_and_position(client) -> None:
     response = client.get("/sparql", query_string={"query": "SELECT * WHERE { ?s ?p }"})
     assert response.status_code == 400 and response.mimetype == "text/plain"
-    assert b"SPARQL syntax error: error at 1:" in response.data
+    assert b"SPARQL syntax error at line 1, column" in response.data
 
 
 def test_update_on_query_endpoint_is_400(client) -> None:

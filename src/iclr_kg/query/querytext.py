@@ -27,20 +27,26 @@ def nesting_depth(text: str) -> int:
     every bracket outside what we take for a string or comment counts.
     """
     depth = deepest = 0
+    for _, c in _brackets(text):
+        if c in OPENERS:
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth = max(0, depth - 1)
+    return deepest
+
+
+def _brackets(text: str) -> Iterator[tuple[int, str]]:
+    """(index, bracket) of each bracket outside strings and comments, in one linear scan."""
     i, n = 0, len(text)
     while i < n:
         skipped = _past_comment_or_string(text, i)
         if skipped is not None:
             i = skipped
             continue
-        c = text[i]
-        if c in OPENERS:
-            depth += 1
-            deepest = max(deepest, depth)
-        elif c in CLOSERS:
-            depth = max(0, depth - 1)
+        if text[i] in OPENERS or text[i] in CLOSERS:
+            yield i, text[i]
         i += 1
-    return deepest
 
 
 def _past_comment_or_string(text: str, i: int) -> int | None:
@@ -208,3 +214,17 @@ def split_update(update: str) -> list[str]:
         operations.append(prologue + part)
         prologue += part[:first] + "\n"
     return operations
+
+
+def unclosed(text: str) -> int | None:
+    """The offset of the bracket that is never closed (the last one, or the one a bracket of
+    another kind tries to close), or None; comments and strings skipped."""
+    stack: list[int] = []
+    for i, c in _brackets(text):
+        if c in OPENERS:
+            stack.append(i)
+        elif stack:
+            if OPENERS.index(text[stack[-1]]) != CLOSERS.index(c):
+                return stack[-1]
+            stack.pop()
+    return stack[-1] if stack else None

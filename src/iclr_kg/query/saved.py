@@ -7,11 +7,14 @@ Header lines at the top of the file (before the first non-comment line):
     # param: org iri https://w3id.org/iclr-kg/resource/organization/google
 
     # requires: openreview-import
+    # view: bar x=name y=papers series=year
 
 A `param` names a query variable (without ?), its kind (iri, string, integer) and a default.
 Values are bound with pyoxigraph substitutions, never pasted into the query text. `requires`
 says the query reads data that only an import brings (`iclr-kg import openreview --reviews`):
-without one it runs, and returns no rows.
+without one it runs, and returns no rows. `view` is how the query page shows the result first:
+a table, a bar or line chart (x, y, series: column names), a graph (source, target, weight),
+a tree (node, parent; `where=column:value` keeps only matching rows) or a timeline (x, label).
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from pyoxigraph import Literal, NamedNode, Variable
 from iclr_kg import vocab
 from iclr_kg.errors import IclrKgError, QueryError
 
+VIEWS = ("table", "bar", "line", "graph", "tree", "timeline")
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
-HEADER = re.compile(r"^#\s*(title|description|param|requires):\s*(.*)$")
+HEADER = re.compile(r"^#\s*(title|description|param|requires|view):\s*(.*)$")
 ABSOLUTE_IRI = re.compile(r"^[a-z][a-z0-9+.-]*:[^\s<>\"{}|\\^`]*$", re.IGNORECASE)
 XSD_INTEGER = vocab.XSD_INTEGER
 
@@ -84,6 +88,7 @@ class SavedQuery:
     text: str
     params: tuple[Param, ...] = field(default_factory=tuple)
     requires: str | None = None  # "openreview-import": rows only once a venue is imported
+    view: str = "table"  # how the workbench shows it first: "bar x=year y=papers series=name", ...
 
     def substitutions(self, values: dict[str, str] | None = None) -> dict[Variable, NamedNode | Literal]:
         """Bindings for the query's parameters: given values, else defaults; unknown names fail."""
@@ -136,7 +141,10 @@ def parse_saved(path: Path) -> SavedQuery:
     requires = fields.get("requires")
     if requires not in (None, "openreview-import"):
         raise IclrKgError(f"{path}: unknown '# requires: {requires}' (known: openreview-import)")
-    return SavedQuery(path.stem, fields["title"], fields["description"], text, tuple(params), requires)
+    view = fields.get("view", "table")
+    if view.split(" ", 1)[0] not in VIEWS:
+        raise IclrKgError(f"{path}: unknown '# view: {view}' (known: {', '.join(VIEWS)})")
+    return SavedQuery(path.stem, fields["title"], fields["description"], text, tuple(params), requires, view)
 
 
 def load_saved(queries_dir: Path) -> dict[str, SavedQuery]:

@@ -141,6 +141,21 @@ ZH = {
     "average rating": "平均评分",
     "reviews": "评审数",
     "Sources differ": "来源不一致",
+    "Co-author graph": "合作者关系图",
+    "Examples": "示例",
+    "Recent queries": "最近的查询",
+    "Predeclared prefixes": "预先声明的前缀",
+    "Share": "分享",
+    "Permalink": "永久链接",
+    "Close": "关闭",
+    "View": "视图",
+    "Filter rows": "筛选行",
+    "table": "表格",
+    "bar": "柱状图",
+    "line": "折线图",
+    "graph": "关系图",
+    "tree": "树",
+    "timeline": "时间线",
 }
 
 

@@ -10,6 +10,7 @@ from iclr_kg import vocab
 from iclr_kg.errors import IclrKgError, QueryError
 from iclr_kg.index import SEARCHED, Hit, Index, fold
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
+from iclr_kg.query.lint import check
 from iclr_kg.query.saved import ABSOLUTE_IRI, NAME, Param, SavedQuery, expand
 from iclr_kg.store import STATS_CLASSES, STATS_GRAPHS
 from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, rows_table
@@ -17,6 +18,7 @@ from iclr_kg.web.http import wants_html
 from iclr_kg.web.i18n import language
 from iclr_kg.web.querying import run_saved, start_query
 from iclr_kg.web.state import state
+from iclr_kg.web.workbench import VIEWS, ontology_local_names
 
 blueprint = Blueprint("pages", __name__)
 
@@ -44,9 +46,11 @@ def download_formats() -> dict[str, list[str]]:
 
 def download_links(text: str, saved: str | None, values: dict[str, str], include_inferred: bool):
     """A function the templates call to link each download format of the shown result."""
-    extra = {"download": saved or "query"} | ({} if include_inferred else {"inferred": "false"})
+    inferred = {} if include_inferred else {"inferred": "false"}
 
-    def link(fmt: str) -> str:
+    def link(fmt: str, attachment: bool = True) -> str:
+        """The result in `fmt`: as a file to save (the download links), or to read (the views)."""
+        extra = inferred | ({"download": saved or "query"} if attachment else {})
         if saved:
             return url_for("pages.saved_query", name=saved, format=fmt, **values, **extra)
         return url_for("sparql.sparql", query=text, format=fmt, **extra)
@@ -66,6 +70,10 @@ def result_page(
         context.get("values", {}),
         include_inferred,  # type: ignore[arg-type]
     )
+    context["problems"] = problems = check(text, ontology_local_names())
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:  # said before running, where the query is wrong, in words a person can act on
+        return render_template(template, query=text, error=errors[0].message, inferred=include_inferred, **context), 400
     started = time.perf_counter()
     try:
         running = start_query(text, substitutions, row_limit=HTML_ROW_LIMIT)
@@ -85,7 +93,12 @@ def result_page(
 @blueprint.route("/")
 def index() -> str | tuple[str, int]:
     text = request.args.get("query")
-    context = {"saved": state().saved}
+    view = request.args.get("view", "table")
+    context = {
+        "saved": state().saved,
+        "view": view if view.split(" ", 1)[0] in VIEWS else "table",
+        "prefixes": vocab.QUERY_PREFIXES,
+    }
     if not text:
         return render_template("index.html", query=EXAMPLE, table=None, inferred=True, **context)
     return result_page("index.html", text, **context)

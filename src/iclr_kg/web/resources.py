@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from itertools import chain
 from typing import Any
 
-from flask import Blueprint, Response, abort, render_template, request
+from flask import Blueprint, Response, abort, render_template, request, url_for
 from pyoxigraph import DefaultGraph, NamedNode, Store, serialize
 
 from iclr_kg import vocab
@@ -69,6 +69,7 @@ def resource(kind: str, key: str) -> Response | str | tuple[str, int]:
             kind=kind,
             heading=(labeler.name(iri.value) if labeler.lang == "zh" else None) or heading or statements["label"],
             panels=render_panels(panels, labeler),
+            view=entity_view(kind, iri, panels),
             jsonld=jsonld(store, iri, kind),
             **statements,
         ),
@@ -96,6 +97,18 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         sort=sort if sort in SORTS else "name",
         sorts=SORTS,
     )
+
+
+def entity_view(kind: str, iri: NamedNode, panels: list) -> dict[str, str] | None:
+    """A workbench view on the page, from a saved query about this entity: a person's co-author graph."""
+    if kind == "person" and any(p.title in ("Co-authors", "合作者") and p.table for p in panels):
+        results = url_for("pages.saved_query", name="coauthors", person=iri.value, format="json")
+        return {
+            "title": "Co-author graph",
+            "spec": "graph source=person target=coauthor weight=papers",
+            "results": results,
+        }
+    return None
 
 
 def not_found_page(message: str, words: str) -> tuple[str, int]:
@@ -268,7 +281,7 @@ def named_graph_response(graph_iri: str) -> Response:
     return rdf_response(lambda: (q.triple for q in store.quads_for_pattern(None, None, None, graph)))
 
 
-@blueprint.errorhandler(404)
+@blueprint.app_errorhandler(404)
 def not_found(_: Exception) -> tuple[str, int]:
     return not_found_page("Not found.", request.path)
 

@@ -42,6 +42,7 @@ class AppState:
         # Keyed by generation: an update (from any web process) makes a new one, so nothing stale is served.
         self.cache = ResultCache(settings.result_cache * 2**20) if settings.result_cache > 0 else None
         self._size: tuple[str, int] | None = None
+        self.workbench_vocabulary: tuple[str, dict[str, object]] | None = None  # per generation
         self.memo: ResponseMemo | None = None  # set by create_app: whole responses answered before Flask
 
     @property

@@ -1,0 +1,433 @@
+// The query workbench: an editor that completes and marks mistakes (CodeMirror 5), result views
+// (a sortable, filterable table; bar, line and timeline charts with Vega-Lite; a node-link graph
+// with Cytoscape.js; a tree with Vega), permalinks, examples and recent queries.
+// Without JavaScript the page still works: the form submits and the table is rendered by the server.
+(() => {
+  "use strict";
+  const $ = (selector, root = document) => root.querySelector(selector);
+  const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
+  const STATIC = document.documentElement.dataset.static || "/static/";
+  const RECENT = "iclr-kg:recent";
+  let editor = null;
+  let vocabulary = { prefixes: {}, keywords: [], terms: [], kinds: [] };
+  let marks = [];
+
+  // ---------------------------------------------------------------------------------------
+  // Loading the chart libraries only when a view needs them (the page stays light)
+
+  const loaded = {};
+  function script(path) {
+    loaded[path] = loaded[path] || new Promise((resolve, reject) => {
+      const tag = document.createElement("script");
+      tag.src = STATIC + path;
+      tag.onload = resolve;
+      tag.onerror = () => reject(new Error(`could not load ${path}`));
+      document.head.appendChild(tag);
+    });
+    return loaded[path];
+  }
+  async function vega() {
+    await script("vendor/vega/vega.min.js");
+    await script("vendor/vega-lite/vega-lite.min.js");
+    await script("vendor/vega-embed/vega-embed.min.js");
+    await script("vendor/vega-interpreter/vega-interpreter.min.js");
+  }
+  // Vega compiles expressions with eval unless given an interpreter; our pages forbid eval (CSP).
+  const EMBED = () => ({ actions: false, renderer: "svg", ast: true, expr: window.vega.expressionInterpreter });
+
+  // ---------------------------------------------------------------------------------------
+  // Editor
+
+  function debounce(fn, ms) {
+    let timer = null;
+    return (...args) => { clearTimeout(timer); timer = setTimeout(() => fn(...args), ms); };
+  }
+
+  function run() {
+    editor.save();
+    remember(editor.getValue());
+    const form = $("#query").form;
+    const view = $("#view-kind");
+    if (view && form.elements.view) form.elements.view.value = currentView();
+    form.requestSubmit();
+  }
+
+  function initEditor() {
+    const area = $("#query");
+    if (!area || !window.CodeMirror) return;
+    editor = CodeMirror.fromTextArea(area, {
+      mode: "application/sparql-query",
+      lineNumbers: true,
+      matchBrackets: true,
+      autoCloseBrackets: true,
+      extraKeys: {
+        "Ctrl-Enter": run,
+        "Cmd-Enter": run,
+        "Ctrl-Space": (cm) => cm.showHint({ hint: complete, completeSingle: false }),
+      },
+    });
+    editor.on("inputRead", (cm, change) => {
+      const typed = change.text.join("");
+      const line = cm.getLine(cm.getCursor().line).slice(0, cm.getCursor().ch);
+      if (/[:?$]$/.test(typed) || /\w/.test(typed) && /[\w:]{2,}$/.test(line) || typed === " " && /(;|\ba)\s$/.test(line)) {
+        cm.showHint({ hint: complete, completeSingle: false });
+      }
+    });
+    editor.on("change", debounce(lint, 350));
+    lint();
+  }
+
+  function entityCompletions(kind, text) {
+    const params = new URLSearchParams({ q: text, format: "json", limit: "20" });
+    if (kind) params.set("kind", kind);
+    return fetch(`/search?${params}`).then((r) => r.json()).then((found) => found.results.map((hit) => {
+      const key = hit.url.split("/").pop();
+      return { text: `${hit.kind}:${key}`, displayText: `${hit.label} (${hit.kind}:${key})`, title: hit.facts };
+    })).catch(() => []);
+  }
+
+  function complete(cm, callback) {
+    const cursor = cm.getCursor();
+    const line = cm.getLine(cursor.line);
+    let start = cursor.ch;
+    while (start > 0 && /[\w:?$.-]/.test(line[start - 1])) start -= 1;
+    const word = line.slice(start, cursor.ch);
+    const before = cm.getRange({ line: 0, ch: 0 }, { line: cursor.line, ch: start });
+    const previous = (before.match(/(\S+)\s*$/) || ["", ""])[1];
+    const range = { from: CodeMirror.Pos(cursor.line, start), to: cursor };
+    const answer = (list) => callback({ list: list.slice(0, 80), ...range });
+    const lower = word.toLowerCase();
+    if (word.startsWith("?") || word.startsWith("$")) {
+      const names = [...new Set(cm.getValue().match(/[?$]\w+/g) || [])].filter((v) => v !== word && v.startsWith(word));
+      return answer(names);
+    }
+    const colon = word.indexOf(":");
+    if (colon >= 0) {
+      const prefix = word.slice(0, colon);
+      const local = word.slice(colon + 1).toLowerCase();
+      if (prefix === "iclr") {
+        const wantClass = previous === "a" || previous === "rdf:type";
+        const terms = vocabulary.terms
+          .filter((t) => t.name.slice(5).toLowerCase().startsWith(local) || (t.label || "").toLowerCase().startsWith(local))
+          .sort((a, b) => ((a.kind === "class") !== wantClass) - ((b.kind === "class") !== wantClass) || a.name.localeCompare(b.name));
+        return answer(terms.map((t) => ({ text: t.name, displayText: `${t.name} — ${t.label}`, title: t.comment })));
+      }
+      if (vocabulary.kinds.includes(prefix) && local.length > 0) {
+        return entityCompletions(prefix, local).then(answer);
+      }
+      return answer([]);
+    }
+    const afterSemicolon = /;$/.test(previous);
+    const properties = vocabulary.terms.filter((t) => t.kind === "property" && t.name.slice(5).toLowerCase().startsWith(lower))
+      .map((t) => ({ text: t.name, displayText: `${t.name} — ${t.label}`, title: t.comment }));
+    if (afterSemicolon) return answer(properties);
+    const prefixes = Object.keys(vocabulary.prefixes).filter((p) => p.startsWith(lower)).map((p) => `${p}:`);
+    const keywords = vocabulary.keywords.filter((k) => k.toLowerCase().startsWith(lower) && k.toLowerCase() !== lower);
+    const local = [...keywords, ...prefixes];
+    if (word.length >= 2 && !/^[A-Z]+$/.test(word)) return entityCompletions(null, word).then((found) => answer([...local, ...found]));
+    return answer(local);
+  }
+  complete.async = true;
+
+  async function lint() {
+    if (!editor) return;
+    const text = editor.getValue();
+    const body = new URLSearchParams({ query: text });
+    let problems = [];
+    try {
+      problems = (await (await fetch("/api/check", { method: "POST", body })).json()).problems;
+    } catch (error) {
+      return;
+    }
+    if (text !== editor.getValue()) return; // typed on meanwhile: the next check will say
+    marks.forEach((m) => m.clear());
+    marks = problems.map((p) => {
+      const lineText = editor.getLine(p.line - 1) || "";
+      let from = Math.min(p.column - 1, lineText.length);
+      let to = Math.min(from + Math.max(p.length, 1), lineText.length);
+      if (from === to && from > 0) from -= 1; // at the end of a line: mark its last character
+      return editor.markText({ line: p.line - 1, ch: from }, { line: p.line - 1, ch: to },
+        { className: `cm-problem-${p.severity}`, attributes: { title: p.message } });
+    });
+    const list = $("#problems");
+    if (list) {
+      list.replaceChildren(...problems.map((p) => {
+        const item = document.createElement("li");
+        item.className = p.severity;
+        item.textContent = /at line \d+, column \d+/.test(p.message) ? p.message : `Line ${p.line}, column ${p.column}: ${p.message}`;
+        return item;
+      }));
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Prefixes, examples, recent queries, permalinks
+
+  function insert(text) {
+    if (!editor) return;
+    editor.replaceSelection(text);
+    editor.focus();
+  }
+
+  function initTools() {
+    $$("[data-insert]").forEach((button) => button.addEventListener("click", () => insert(button.dataset.insert)));
+    const dialog = $("#examples");
+    const open = $("#open-examples");
+    if (dialog && open) {
+      open.hidden = false;
+      open.addEventListener("click", () => dialog.showModal());
+      $$("[data-example]", dialog).forEach((link) => link.addEventListener("click", (event) => {
+        event.preventDefault();
+        if (editor) editor.setValue(link.dataset.example);
+        const view = $("#view-kind");
+        if (view) { view.value = link.dataset.view.split(" ")[0]; view.dataset.spec = link.dataset.view; }
+        const form = $("#query").form;
+        if (form.elements.view) form.elements.view.value = link.dataset.view;
+        dialog.close();
+      }));
+    }
+    const recent = $("#recent");
+    if (recent) {
+      const items = JSON.parse(localStorage.getItem(RECENT) || "[]");
+      recent.hidden = items.length === 0;
+      items.forEach((item, i) => {
+        const option = document.createElement("option");
+        option.value = String(i);
+        option.textContent = item.text.replace(/\s+/g, " ").slice(0, 90);
+        recent.appendChild(option);
+      });
+      recent.addEventListener("change", () => {
+        const item = items[Number(recent.value)];
+        if (item && editor) editor.setValue(item.text);
+      });
+    }
+    const share = $("#share");
+    if (share) {
+      share.hidden = false;
+      share.addEventListener("click", async () => {
+        if (editor) editor.save();
+        const body = new URLSearchParams({ query: $("#query").value, view: currentView() });
+        const answer = await fetch("/q", { method: "POST", body, headers: { Accept: "application/json" } });
+        const out = $("#permalink");
+        if (answer.ok) {
+          out.value = (await answer.json()).url;
+          out.hidden = false;
+          out.select();
+        }
+      });
+    }
+  }
+
+  function remember(text) {
+    const items = JSON.parse(localStorage.getItem(RECENT) || "[]").filter((item) => item.text !== text);
+    items.unshift({ text, at: new Date().toISOString() });
+    localStorage.setItem(RECENT, JSON.stringify(items.slice(0, 20)));
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Result views
+
+  function parseView(spec) {
+    const [kind, ...pairs] = (spec || "table").trim().split(/\s+/);
+    const options = Object.fromEntries(pairs.map((pair) => pair.split("=")));
+    return { kind, options };
+  }
+
+  function currentView() {
+    const select = $("#view-kind");
+    if (!select) return "table";
+    const spec = select.dataset.spec || "table";
+    return select.value === parseView(spec).kind ? spec : select.value;
+  }
+
+  function rowsOf(results) {
+    const numeric = /#(integer|decimal|double|float|int|long|short|nonNegativeInteger|gYear)$/;
+    return results.results.bindings.map((binding) => Object.fromEntries(Object.entries(binding).map(([name, term]) => {
+      const number = term.type === "literal" && numeric.test(term.datatype || "");
+      return [name, number ? Number(term.value) : term.value];
+    })));
+  }
+
+  function guess(columns, rows, options) {
+    const isNumber = (c) => rows.length > 0 && rows.every((r) => r[c] === undefined || typeof r[c] === "number");
+    const numbers = columns.filter(isNumber);
+    const others = columns.filter((c) => !numbers.includes(c) && !rows.some((r) => String(r[c] || "").startsWith("http")));
+    return {
+      x: options.x || others[0] || columns[0],
+      y: options.y || numbers[numbers.length - 1] || columns[1],
+      series: options.series,
+    };
+  }
+
+  async function renderView() {
+    const box = $("#view");
+    if (!box) return;
+    const select = $("#view-kind");
+    const { kind, options } = parseView(select ? currentView() : box.dataset.spec);
+    const table = $("#results-table");
+    if (table) table.hidden = kind !== "table";
+    box.hidden = kind === "table";
+    box.replaceChildren();
+    if (kind === "table") return enhanceTable();
+    const results = await (await fetch(box.dataset.results, { headers: { Accept: "application/sparql-results+json" } })).json();
+    const columns = results.head.vars;
+    const rows = rowsOf(results);
+    const chart = document.createElement("div");
+    chart.className = "chart";
+    box.appendChild(chart);
+    if (kind === "bar" || kind === "line" || kind === "timeline") {
+      await vega();
+      const { x, y, series } = guess(columns, rows, options);
+      let spec;
+      if (kind === "timeline") {
+        spec = { mark: { type: "point", filled: true }, encoding: {
+          x: { field: options.x || x, type: "temporal" }, y: { field: options.label || series || x, type: "nominal" },
+          tooltip: columns.map((c) => ({ field: c })) } };
+      } else {
+        spec = { mark: { type: kind, tooltip: true }, encoding: {
+          x: { field: x, type: kind === "line" ? "ordinal" : "nominal", sort: kind === "bar" ? "-y" : null },
+          y: { field: y, type: "quantitative" } } };
+        if (series) {
+          spec.encoding.color = { field: series, type: "nominal" };
+          if (kind === "bar") spec.encoding.xOffset = { field: series, type: "nominal" };
+        }
+      }
+      spec = { $schema: "https://vega.github.io/schema/vega-lite/v5.json", data: { values: rows }, width: "container",
+        height: 320, ...spec };
+      await vegaEmbed(chart, spec, EMBED());
+    } else if (kind === "graph") {
+      await script("vendor/cytoscape/cytoscape.min.js");
+      const source = options.source || columns[0];
+      const target = options.target || columns[1];
+      const names = await labels(rows.flatMap((r) => [r[source], r[target]]));
+      const nodes = new Map();
+      rows.forEach((r) => [r[source], r[target]].forEach((id) => nodes.set(id, { data: { id, label: names[id] || id.split("/").pop() } })));
+      const edges = rows.map((r, i) => ({ data: { id: `e${i}`, source: r[source], target: r[target], weight: Number(r[options.weight] || 1) } }));
+      chart.classList.add("graph");
+      window.lastGraph = cytoscape({
+        container: chart, elements: [...nodes.values(), ...edges],
+        style: [
+          { selector: "node", style: { label: "data(label)", "font-size": 11, "background-color": "#4a78a8", width: 14, height: 14 } },
+          { selector: "edge", style: { width: "mapData(weight, 1, 5, 1, 6)", "line-color": "#9ab" } },
+        ],
+        layout: { name: "cose", animate: false },
+      });
+      window.lastGraph.on("tap", "node", (event) => {
+        const id = event.target.id();
+        if (id.startsWith(location.origin) || id.startsWith("https://w3id.org/iclr-kg/resource/")) {
+          location.href = id.replace("https://w3id.org/iclr-kg", "");
+        }
+      });
+    } else if (kind === "tree") {
+      await vega();
+      const node = options.node || columns[0];
+      const parent = options.parent || columns[1];
+      const [column, value] = (options.where || ":").split(":");
+      const kept = rows.filter((r) => !column || String(r[column]) === value);
+      const names = await labels(kept.flatMap((r) => [r[node], r[parent]]));
+      const ids = new Set(kept.map((r) => r[node]));
+      const tree = [{ id: "root", parent: null, name: "" }];
+      const seen = new Set();
+      kept.forEach((r) => { if (!seen.has(r[node])) { seen.add(r[node]); tree.push({ id: r[node], parent: r[parent], name: names[r[node]] || r[node] }); } });
+      kept.forEach((r) => { if (!ids.has(r[parent]) && !seen.has(r[parent])) { seen.add(r[parent]); tree.push({ id: r[parent], parent: "root", name: names[r[parent]] || r[parent] }); } });
+      const spec = treeSpec(tree);
+      await vegaEmbed(chart, spec, EMBED());
+    }
+  }
+
+  async function labels(iris) {
+    const unique = [...new Set(iris.filter((i) => typeof i === "string" && i.startsWith("http")))];
+    if (unique.length === 0) return {};
+    const answer = await fetch("/api/labels", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ iris: unique }) });
+    return answer.ok ? answer.json() : {};
+  }
+
+  function treeSpec(values) {
+    const height = Math.max(200, values.length * 18);
+    return {
+      $schema: "https://vega.github.io/schema/vega/v5.json", width: 700, height, padding: 5,
+      data: [
+        { name: "tree", values, transform: [
+          { type: "stratify", key: "id", parentKey: "parent" },
+          { type: "tree", method: "tidy", size: [{ signal: "height" }, { signal: "width - 200" }], as: ["y", "x", "depth", "children"] },
+        ] },
+        { name: "links", source: "tree", transform: [{ type: "treelinks" }, { type: "linkpath", orient: "horizontal", shape: "diagonal" }] },
+      ],
+      marks: [
+        { type: "path", from: { data: "links" }, encode: { update: { path: { field: "path" }, stroke: { value: "#9ab" } } } },
+        { type: "symbol", from: { data: "tree" }, encode: { enter: { size: { value: 60 }, fill: { value: "#4a78a8" } },
+          update: { x: { field: "x" }, y: { field: "y" } } } },
+        { type: "text", from: { data: "tree" }, encode: { enter: { text: { field: "name" }, fontSize: { value: 11 }, baseline: { value: "middle" } },
+          update: { x: { field: "x" }, y: { field: "y" }, dx: { value: 7 } } } },
+      ],
+    };
+  }
+
+  function enhanceTable() {
+    const table = $("#results-table table");
+    if (!table || table.dataset.enhanced) return;
+    table.dataset.enhanced = "1";
+    const body = table.tBodies[0];
+    const filter = $("#filter");
+    if (filter) {
+      filter.hidden = false;
+      filter.addEventListener("input", () => {
+        const text = filter.value.toLowerCase();
+        [...body.rows].forEach((row) => { row.hidden = text && !row.textContent.toLowerCase().includes(text); });
+      });
+    }
+    $$("th", table).forEach((header, column) => {
+      header.tabIndex = 0;
+      header.setAttribute("aria-sort", "none");
+      const sort = () => {
+        const ascending = header.getAttribute("aria-sort") !== "ascending";
+        $$("th", table).forEach((h) => h.setAttribute("aria-sort", "none"));
+        header.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+        const value = (row) => row.cells[column].textContent.trim();
+        const rows = [...body.rows].sort((a, b) => {
+          const [x, y] = [value(a), value(b)];
+          const order = !isNaN(x) && !isNaN(y) && x !== "" && y !== "" ? Number(x) - Number(y) : x.localeCompare(y);
+          return ascending ? order : -order;
+        });
+        body.append(...rows);
+      };
+      header.addEventListener("click", sort);
+      header.addEventListener("keydown", (event) => { if (event.key === "Enter") sort(); });
+    });
+  }
+
+  function initViews() {
+    const select = $("#view-kind");
+    if (!select) {
+      if ($("#view")) renderView().catch(showViewError); // an entity page's own view
+      return;
+    }
+    select.hidden = false;
+    select.addEventListener("change", () => {
+      const url = new URL(location.href);
+      url.searchParams.set("view", currentView());
+      history.replaceState(null, "", url);
+      const form = $("#query") && $("#query").form;
+      if (form && form.elements.view) form.elements.view.value = currentView();
+      renderView().catch(showViewError);
+    });
+    renderView().catch(showViewError);
+  }
+
+  function showViewError(error) {
+    const box = $("#view");
+    if (box) box.textContent = `This view could not be drawn: ${error.message}`;
+  }
+
+  document.addEventListener("DOMContentLoaded", async () => {
+    initEditor();
+    initTools();
+    initViews();
+    try {
+      vocabulary = await (await fetch("/api/vocabulary")).json();
+    } catch (error) {
+      /* completion falls back to nothing; the editor still works */
+    }
+  });
+})();

@@ -1,0 +1,207 @@
+"""What the query editor asks the server: the vocabulary to complete, the problems to mark, and
+short permalinks of queries and their views.
+
+Permalinks live in `permalinks.sqlite` inside the store directory, beside the generations, so a
+rebuild keeps them. A link's id is the first 10 characters of the SHA-256 of what it holds (the
+same query and view always get the same link, and nothing is stored twice); the table is capped,
+since anyone may create links.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+from flask import Blueprint, Response, abort, jsonify, redirect, request, url_for
+from pyoxigraph import NamedNode
+
+from iclr_kg import vocab
+from iclr_kg.errors import QueryError, TooLarge
+from iclr_kg.query.lint import check
+from iclr_kg.query.saved import VIEWS
+from iclr_kg.web.http import MAX_QUERY_BYTES
+from iclr_kg.web.resources import ontology_terms
+from iclr_kg.web.state import state
+
+blueprint = Blueprint("workbench", __name__)
+
+KEYWORDS = [
+    "SELECT",
+    "DISTINCT",
+    "WHERE",
+    "FILTER",
+    "OPTIONAL",
+    "UNION",
+    "MINUS",
+    "GRAPH",
+    "SERVICE",
+    "BIND",
+    "VALUES",
+    "AS",
+    "ORDER",
+    "BY",
+    "ASC",
+    "DESC",
+    "LIMIT",
+    "OFFSET",
+    "GROUP",
+    "HAVING",
+    "COUNT",
+    "SUM",
+    "AVG",
+    "MIN",
+    "MAX",
+    "SAMPLE",
+    "GROUP_CONCAT",
+    "CONSTRUCT",
+    "DESCRIBE",
+    "ASK",
+    "PREFIX",
+    "BASE",
+    "NOT",
+    "EXISTS",
+    "IN",
+    "STR",
+    "LANG",
+    "LANGMATCHES",
+    "DATATYPE",
+    "IRI",
+    "BOUND",
+    "COALESCE",
+    "IF",
+    "REGEX",
+    "CONTAINS",
+    "STRSTARTS",
+    "STRENDS",
+    "LCASE",
+    "UCASE",
+    "YEAR",
+    "NOW",
+    "a",
+]
+MAX_PERMALINKS = 100_000
+
+
+# --------------------------------------------------------------------------------------------
+# Vocabulary and problems
+
+
+def vocabulary() -> dict[str, object]:
+    """Prefixes, keywords and our ontology's terms with labels and comments (per generation)."""
+    key = state().generation
+    cached = state().workbench_vocabulary
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    sections = ontology_terms(state().store(), NamedNode(vocab.GRAPH_ONTOLOGY))["sections"]
+    kinds = {"classes": "class", "object_properties": "property", "datatype_properties": "property"}
+    kinds["individuals"] = "individual"
+    terms = []
+    for section, kind in kinds.items():
+        for term in sections[section]:  # type: ignore[index]
+            relations = dict(term["relations"])
+            terms.append(
+                {
+                    "name": f"iclr:{term['name']}",
+                    "kind": kind,
+                    "label": term["label"],
+                    "label_zh": term["label_zh"],
+                    "comment": term["comment"],
+                    "domain": [c.text for c in relations.get("domain", [])],
+                    "range": [c.text for c in relations.get("range", [])],
+                }
+            )
+    result = {"prefixes": vocab.QUERY_PREFIXES, "keywords": KEYWORDS, "terms": terms, "kinds": vocab.ENTITY_KINDS}
+    state().workbench_vocabulary = (key, result)
+    return result
+
+
+def ontology_local_names() -> set[str]:
+    return {str(t["name"]).split(":", 1)[1] for t in vocabulary()["terms"]}  # type: ignore[union-attr]
+
+
+@blueprint.route("/api/vocabulary")
+def vocabulary_json() -> Response:
+    response = jsonify(vocabulary())
+    response.headers["Cache-Control"] = "public, max-age=300"
+    return response
+
+
+@blueprint.route("/api/check", methods=["GET", "POST"])
+def check_json() -> Response:
+    """The problems of `query` (line, column, length, message, severity), before it runs."""
+    text = request.values.get("query", "")
+    if len(text.encode("utf-8")) > MAX_QUERY_BYTES:
+        raise TooLarge(f"the query is longer than {MAX_QUERY_BYTES} bytes")
+    return jsonify({"problems": [p.as_json() for p in check(text, ontology_local_names())]})
+
+
+@blueprint.route("/api/labels", methods=["POST"])
+def labels_json() -> Response:
+    """Names of entities by IRI (at most 2,000 at a time), for the graph and tree views."""
+    iris = [str(i) for i in (request.get_json(silent=True) or {}).get("iris", [])][:2000]
+    index = state().index()
+    found = index.labels(iris) if index else {}
+    return jsonify({iri: names[0] for iri, names in found.items()})
+
+
+__all__ = ["VIEWS", "blueprint"]
+
+
+# --------------------------------------------------------------------------------------------
+# Permalinks
+
+
+@contextlib.contextmanager
+def _links() -> Iterator[sqlite3.Connection]:
+    path: Path = state().settings.store / "permalinks.sqlite"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, timeout=10)
+    try:
+        db.execute("CREATE TABLE IF NOT EXISTS link (id TEXT PRIMARY KEY, body TEXT NOT NULL, created TEXT NOT NULL)")
+        yield db
+        db.commit()
+    finally:
+        db.close()
+
+
+def link_id(body: str) -> str:
+    digest = hashlib.sha256(body.encode("utf-8")).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii")[:10]
+
+
+@blueprint.route("/q", methods=["POST"])
+def create_link() -> Response:
+    """A permalink for `query` and `view` (a form post redirects to it; JSON clients get its URL)."""
+    text = request.values.get("query", "")
+    view = request.values.get("view", "table")
+    if not text.strip():
+        raise QueryError("nothing to link: the query is empty")
+    if len(text.encode("utf-8")) > MAX_QUERY_BYTES or len(view) > 500:
+        raise TooLarge(f"the query is longer than {MAX_QUERY_BYTES} bytes")
+    body = json.dumps({"query": text, "view": view}, ensure_ascii=False, sort_keys=True)
+    ident = link_id(body)
+    with _links() as db:
+        if db.execute("SELECT 1 FROM link WHERE id = ?", (ident,)).fetchone() is None:
+            if db.execute("SELECT COUNT(*) FROM link").fetchone()[0] >= MAX_PERMALINKS:
+                raise TooLarge("this deployment holds as many permalinks as it keeps; share the long URL instead")
+            db.execute("INSERT INTO link VALUES (?, ?, datetime('now'))", (ident, body))
+    url = url_for("workbench.open_link", ident=ident, _external=True)
+    if request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json":
+        return jsonify({"id": ident, "url": url})
+    return redirect(url, code=303)  # type: ignore[return-value]
+
+
+@blueprint.route("/q/<ident>")
+def open_link(ident: str) -> Response:
+    """The query page with the linked query and view (a redirect, so the page's URL says it all)."""
+    with _links() as db:
+        row = db.execute("SELECT body FROM link WHERE id = ?", (ident,)).fetchone()
+    if row is None:
+        abort(404)
+    body = json.loads(row[0])
+    return redirect(url_for("pages.index", query=body["query"], view=body.get("view", "table")))  # type: ignore[return-value]

@@ -1,0 +1,207 @@
+"""The query workbench: messages a person acts on, completion data, views, permalinks; and the
+editor itself in headless Chromium."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import shutil
+import urllib.parse
+from pathlib import Path
+
+import pytest
+from flask.testing import FlaskClient
+
+from iclr_kg.errors import IclrKgError
+from iclr_kg.query.lint import check
+from iclr_kg.query.saved import load_saved, parse_saved
+
+TERMS = {"title", "Paper", "name", "authorOf", "hasAuthor"}
+
+
+def test_an_undeclared_prefix_is_named_with_the_ones_we_predeclare() -> None:
+    [problem] = check("SELECT ?x WHERE {\n  ?x foo:bar ?y }", TERMS)
+    assert (problem.line, problem.column, problem.severity) == (2, 6, "error")
+    assert "the prefix foo: is not declared" in problem.message and "iclr:" in problem.message
+    assert check("PREFIX foo: <http://example.org/>\nSELECT ?x WHERE { ?x foo:bar ?y }", TERMS) == []
+
+
+def test_a_term_our_ontology_lacks_is_said_with_the_nearest_one() -> None:
+    [problem] = check("SELECT ?t WHERE { ?p iclr:titel ?t }", TERMS)
+    assert problem.severity == "warning" and problem.column == 22
+    assert "iclr:titel is not in the iclr-kg ontology" in problem.message and "iclr:title" in problem.message
+
+
+def test_syntax_errors_say_what_is_missing_and_where() -> None:
+    [unclosed] = check("SELECT ?x WHERE { ?x a iclr:Paper . FILTER(?x = 3 }", TERMS)
+    assert "the '(' at line 1, column 43 is never closed (a ')' is missing)" in unclosed.message
+    [paren] = check("SELECT (COUNT(?x) AS ?n WHERE { ?x ?p ?o }", TERMS)
+    assert paren.column == 25 and 'expected ")"' in paren.message
+    assert check("SELECT ?x WHERE { ?x a iclr:Paper }", TERMS) == []
+    # strings, IRIs and comments are not prefixed names
+    assert check('SELECT ?x WHERE { ?x iclr:name "a:b" . ?x <http://example.org/x> ?z } # c:d', TERMS) == []
+
+
+def test_the_endpoint_answers_syntax_errors_in_words(client: FlaskClient) -> None:
+    response = client.get("/sparql", query_string={"query": "SELECT ?x WHERE { ?x nope:y ?z }"})
+    text = response.data.decode()
+    assert response.status_code == 400 and "the prefix nope: is not declared" in text and "\\u{" not in text
+    page = client.get(
+        "/", query_string={"query": "SELECT ?t WHERE { ?p iclr:titel ?t }"}, headers={"Accept": "text/html"}
+    )
+    assert page.status_code == 200 and "did you mean iclr:title?" in page.data.decode()  # said, and it still runs
+
+
+def test_completion_data_and_problems_as_json(client: FlaskClient) -> None:
+    vocabulary = client.get("/api/vocabulary").get_json()
+    title = next(t for t in vocabulary["terms"] if t["name"] == "iclr:title")
+    assert title["kind"] == "property" and title["label"] and "Paper" in " ".join(title["domain"])
+    assert vocabulary["prefixes"]["paper"].endswith("/resource/paper/") and "SELECT" in vocabulary["keywords"]
+    problems = client.post("/api/check", data={"query": "SELECT ?t WHERE { ?p iclr:titel ?t }"}).get_json()["problems"]
+    assert [p["severity"] for p in problems] == ["warning"]
+    labels = client.post("/api/labels", json={"iris": ["https://w3id.org/iclr-kg/resource/person/ian-gemp"]}).get_json()
+    assert labels == {"https://w3id.org/iclr-kg/resource/person/ian-gemp": "Ian Gemp"}
+
+
+def test_saved_queries_declare_their_view(tmp_path: Path) -> None:
+    from iclr_kg.config import resource_dir
+
+    saved = load_saved(resource_dir("queries"))
+    assert saved["awards-per-organization"].view.startswith("bar ")
+    assert saved["coauthors"].view.startswith("graph ")
+    assert saved["organization-hierarchy"].view.startswith("tree ")
+    bad = tmp_path / "bad.rq"
+    bad.write_text("# title: t\n# description: d\n# view: pie\nSELECT * {}\n", encoding="utf-8")
+    with pytest.raises(IclrKgError, match="unknown '# view: pie'"):
+        parse_saved(bad)
+
+
+def test_permalinks_are_short_stable_and_outlive_a_rebuild(tiny_app) -> None:
+    from iclr_kg.build.pipeline import build
+
+    settings, client = tiny_app()
+    query = "SELECT ?p WHERE { ?p a iclr:Paper }"
+    made = client.post("/q", data={"query": query, "view": "bar x=p"}, headers={"Accept": "application/json"})
+    link = made.get_json()
+    assert made.status_code == 200 and re.fullmatch(r"[A-Za-z0-9_-]{10}", link["id"])
+    again = client.post("/q", data={"query": query, "view": "bar x=p"}, headers={"Accept": "application/json"})
+    assert again.get_json()["id"] == link["id"]  # the same query and view: the same link
+    build(settings)
+    opened = client.get(f"/q/{link['id']}")
+    assert opened.status_code == 302
+    target = urllib.parse.parse_qs(urllib.parse.urlsplit(opened.headers["Location"]).query)
+    assert target == {"query": [query], "view": ["bar x=p"]}
+    assert client.get("/q/nosuchlink").status_code == 404
+    assert client.post("/q", data={"query": " "}).status_code == 400
+
+
+# --------------------------------------------------------------------------------------------
+# In a browser
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium is not installed (CI installs it)"
+)
+
+
+def _until(page, expression: str, seconds: float = 15) -> None:
+    """Poll `expression` until true (wait_for_function would need eval, which our CSP forbids)."""
+    for _ in range(int(seconds * 10)):
+        if page.evaluate(f"(() => {{ try {{ return !!({expression}); }} catch (e) {{ return false; }} }})()"):
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError(f"never true: {expression}")
+
+
+@pytest.fixture
+def chromium():
+    """Opens pages in one headless Chromium; any console error on any of them fails the test."""
+    assert CHROMIUM, "chromium must be installed in CI"
+    from playwright.sync_api import sync_playwright
+
+    errors: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+
+        def open_page(fresh: bool = False):
+            """A page; `fresh`: in a context of its own (no cookies, no storage shared)."""
+            page = (browser.new_context() if fresh else browser).new_page()
+            page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            return page
+
+        try:
+            yield open_page
+        finally:
+            browser.close()
+    assert errors == []
+
+
+@needs_chromium
+def test_the_editor_marks_a_typo_and_completes_after_a_prefix(server: str, chromium) -> None:
+    page = chromium()
+    page.goto(server + "/")
+    page.wait_for_selector(".CodeMirror")
+    page.click(".CodeMirror")
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.type("SELECT ?t WHERE {\n?p iclr:titel ?t .\n?p iclr:")
+    page.wait_for_selector(".cm-problem-warning")  # the typo, marked in the editor
+    assert "did you mean iclr:title?" in page.locator("#problems").inner_text()
+    page.wait_for_selector(".CodeMirror-hint")  # completion opened after "iclr:"
+    assert any("iclr:" in h for h in page.locator(".CodeMirror-hint").all_inner_texts())
+    page.keyboard.type("authorO")
+    _until(page, "[...document.querySelectorAll('.CodeMirror-hint')][0].textContent.startsWith('iclr:authorOf')")
+    page.keyboard.press("Enter")
+    value = page.evaluate("document.querySelector('.CodeMirror').CodeMirror.getValue()")
+    assert re.search(r"\n\s*\?p iclr:authorOf\b", value), value
+
+
+@needs_chromium
+def test_a_saved_query_opens_as_its_chart_and_a_permalink_keeps_query_and_view(server: str, chromium) -> None:
+    page = chromium()
+    page.goto(server + "/queries/awards-per-organization")
+    rows = int(re.search(r"(\d+) rows", page.locator("main").inner_text()).group(1))
+    page.wait_for_selector("#view svg .mark-rect path")
+    assert page.locator("#view svg .mark-rect path").count() == rows  # one bar per organization and year
+    page.click("text=Open in the query page")
+    page.wait_for_selector(".CodeMirror")
+    assert page.locator("#view-kind").input_value() == "bar"
+    page.click("#share")
+    page.wait_for_selector("#permalink:not([hidden])")
+    link = page.locator("#permalink").input_value()
+    assert re.search(r"/q/[A-Za-z0-9_-]{10}$", link)
+    fresh = chromium(fresh=True)
+    fresh.goto(link)
+    fresh.wait_for_selector("#view svg .mark-rect path")
+    text = fresh.evaluate("document.querySelector('.CodeMirror').CodeMirror.getValue()")
+    assert "?organization" in text and "GROUP BY ?organization ?name ?year" in text
+    assert fresh.locator("#view-kind").input_value() == "bar"
+    assert fresh.locator("#view svg .mark-rect path").count() == rows
+
+
+@needs_chromium
+def test_graph_and_tree_views_draw_names(server: str, chromium) -> None:
+    page = chromium()
+    page.goto(server + "/resource/person/ian-gemp")
+    _until(page, "window.lastGraph && window.lastGraph.nodes().length > 1")
+    names = page.evaluate("window.lastGraph.nodes().map(n => n.data('label'))")
+    assert "Ian Gemp" in names and "Brian McWilliams" in names
+    page.goto(server + "/queries/organization-hierarchy")
+    _until(page, "document.querySelectorAll('#view svg text').length > 2")
+    texts = page.evaluate("[...document.querySelectorAll('#view svg text')].map(t => t.textContent)")
+    assert "Google" in texts and "Google Brain" in texts
+
+
+def test_the_query_page_stays_within_its_javascript_budget(client: FlaskClient) -> None:
+    """Issue budget: under 600 KB of JavaScript, compressed, for the query page (all it loads
+    at once, plus what any view loads on demand)."""
+    import iclr_kg.web
+
+    static = Path(iclr_kg.web.__file__).parent / "static"
+    html = client.get("/", headers={"Accept": "text/html"}).data.decode()
+    scripts = re.findall(r'<script src="/static/([^"]+)"', html)
+    on_demand = re.findall(r'script\("(vendor/[^"]+)"\)', (static / "workbench.js").read_text(encoding="utf-8"))
+    total = sum(len(gzip.compress((static / s).read_bytes())) for s in {*scripts, *on_demand})
+    assert scripts and total < 600 * 1024, f"{total / 1024:.0f} KB"
