@@ -142,6 +142,8 @@ ZH = {
     "reviews": "评审数",
     "Sources differ": "来源不一致",
     "Co-author graph": "合作者关系图",
+    "Review ratings": "评审评分",
+    "Papers per year": "每年论文数",
     "Examples": "示例",
     "Recent queries": "最近的查询",
     "Predeclared prefixes": "预先声明的前缀",

@@ -19,7 +19,7 @@ from iclr_kg.query.saved import parse_iri
 from iclr_kg.query.streaming import stream
 from iclr_kg.web.html import cell, short
 from iclr_kg.web.http import requested_format, text_error, wants_html
-from iclr_kg.web.i18n import language
+from iclr_kg.web.i18n import language, translate
 from iclr_kg.web.profiles import PROFILES, Labeler, render_panels, schema_org
 from iclr_kg.web.state import state
 
@@ -69,7 +69,7 @@ def resource(kind: str, key: str) -> Response | str | tuple[str, int]:
             kind=kind,
             heading=(labeler.name(iri.value) if labeler.lang == "zh" else None) or heading or statements["label"],
             panels=render_panels(panels, labeler),
-            view=entity_view(kind, iri, panels),
+            views=entity_views(kind, iri, panels),
             jsonld=jsonld(store, iri, kind),
             **statements,
         ),
@@ -99,16 +99,45 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
     )
 
 
-def entity_view(kind: str, iri: NamedNode, panels: list) -> dict[str, str] | None:
-    """A workbench view on the page, from a saved query about this entity: a person's co-author graph."""
-    if kind == "person" and any(p.title in ("Co-authors", "合作者") and p.table for p in panels):
-        results = url_for("pages.saved_query", name="coauthors", person=iri.value, format="json")
-        return {
-            "title": "Co-author graph",
-            "spec": "graph source=person target=coauthor weight=papers",
-            "results": results,
-        }
-    return None
+# Charts on entity pages: (title, the query about ?e, the view), drawn by the workbench's views (an
+# organization's and an edition's papers per year and decisions are bars drawn on the server)
+ENTITY_VIEWS = {
+    "paper": [
+        (
+            "Review ratings",
+            "SELECT ?review ?rating WHERE { ?review iclr:reviewOf ?e ; iclr:rating ?rating } ORDER BY ?review",
+            "bar x=review y=rating",
+        )
+    ],
+    "person": [
+        (
+            "Papers per year",
+            "SELECT ?year (COUNT(DISTINCT ?paper) AS ?papers) WHERE { ?e iclr:authorOf ?paper . "
+            "?paper iclr:submittedTo/iclr:year ?year } GROUP BY ?year ORDER BY ?year",
+            "bar x=year y=papers",
+        ),
+        (
+            "Co-author graph",
+            "SELECT ?person ?coauthor (COUNT(DISTINCT ?paper) AS ?papers) WHERE { BIND (?e AS ?person) "
+            "?paper iclr:hasAuthor ?person , ?coauthor . FILTER (?coauthor != ?person) } GROUP BY ?person ?coauthor",
+            "graph source=person target=coauthor weight=papers",
+        ),
+    ],
+}
+
+
+def entity_views(kind: str, iri: NamedNode, panels: list) -> list[dict[str, object]]:
+    """The workbench views an entity page shows, each over a query about this entity (read as
+    JSON from /sparql by the page); only where the panels found something to draw."""
+    shown = {p.title for p in panels if p}
+    views = []
+    for title, query, spec in ENTITY_VIEWS.get(kind, []):
+        source = {"Co-author graph": "Co-authors", "Review ratings": "Reviews", "Papers per year": "Papers"}[title]
+        if translate(source, "en") in shown or translate(source, "zh") in shown:
+            text = re.sub(r"\?e\b", f"<{iri.value}>", query)
+            results = url_for("sparql.sparql", query=text, format="json")
+            views.append({"title": title, "spec": spec, "results": results, "wide": spec.startswith("graph")})
+    return views
 
 
 def not_found_page(message: str, words: str) -> tuple[str, int]:

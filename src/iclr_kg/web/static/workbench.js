@@ -259,12 +259,11 @@
     };
   }
 
-  async function renderView() {
-    const box = $("#view");
+  async function renderView(box = $("#view")) {
     if (!box) return;
-    const select = $("#view-kind");
+    const select = box.id === "view" ? $("#view-kind") : null;
     const { kind, options } = parseView(select ? currentView() : box.dataset.spec);
-    const table = $("#results-table");
+    const table = select ? $("#results-table") : null;
     if (table) table.hidden = kind !== "table";
     box.hidden = kind === "table";
     box.replaceChildren();
@@ -311,6 +310,7 @@
           { selector: "edge", style: { width: "mapData(weight, 1, 5, 1, 6)", "line-color": "#9ab" } },
         ],
         layout: { name: "cose", animate: false },
+        maxZoom: 1.5,
       });
       window.lastGraph.on("tap", "node", (event) => {
         const id = event.target.id();
@@ -400,7 +400,7 @@
   function initViews() {
     const select = $("#view-kind");
     if (!select) {
-      if ($("#view")) renderView().catch(showViewError); // an entity page's own view
+      $$(".view[data-spec]").forEach((box) => renderView(box).catch((error) => showViewError(error, box))); // an entity page's views
       return;
     }
     select.hidden = false;
@@ -415,8 +415,7 @@
     renderView().catch(showViewError);
   }
 
-  function showViewError(error) {
-    const box = $("#view");
+  function showViewError(error, box = $("#view")) {
     if (box) box.textContent = `This view could not be drawn: ${error.message}`;
   }
 
