@@ -205,3 +205,15 @@ def test_the_query_page_stays_within_its_javascript_budget(client: FlaskClient) 
     on_demand = re.findall(r'script\("(vendor/[^"]+)"\)', (static / "workbench.js").read_text(encoding="utf-8"))
     total = sum(len(gzip.compress((static / s).read_bytes())) for s in {*scripts, *on_demand})
     assert scripts and total < 600 * 1024, f"{total / 1024:.0f} KB"
+
+
+@needs_chromium
+def test_a_timeline_places_dated_rows_by_name(server: str, chromium) -> None:
+    query = "SELECT ?edition ?start WHERE { ?edition iclr:startDate ?start }"
+    page = chromium()
+    page.goto(server + "/?" + urllib.parse.urlencode({"query": query, "view": "timeline x=start label=edition"}))
+    _until(page, "document.querySelectorAll('#view svg .mark-symbol path').length > 0")
+    rows = int(re.search(r"(\d+) rows?", page.locator("main").inner_text()).group(1))
+    assert page.locator("#view svg .mark-symbol path").count() == rows
+    axis = page.evaluate("[...document.querySelectorAll('#view svg text')].map(t => t.textContent)")
+    assert "ICLR 2021" in axis  # the edition's name, not its IRI

@@ -270,7 +270,11 @@
     if (kind === "table") return enhanceTable();
     const results = await (await fetch(box.dataset.results, { headers: { Accept: "application/sparql-results+json" } })).json();
     const columns = results.head.vars;
-    const rows = rowsOf(results);
+    let rows = rowsOf(results);
+    if (kind === "bar" || kind === "line" || kind === "timeline") {
+      const names = await labels(rows.flatMap((r) => Object.values(r))); // entities by name on the axes
+      rows = rows.map((r) => Object.fromEntries(Object.entries(r).map(([c, v]) => [c, names[v] || v])));
+    }
     const chart = document.createElement("div");
     chart.className = "chart";
     box.appendChild(chart);
