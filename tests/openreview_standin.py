@@ -69,7 +69,54 @@ def _author_id(venue: str, number: int, name: str, profile: str | None) -> str:
     return profile or f"{name.split()[0].lower()}@example.org"
 
 
+# How each year's v1 venue writes decisions and review scores (openreview-py's venue scripts and the
+# notes of the real venues): 2019 puts the decision in the area chair's Meta_Review
+# `recommendation`; 2020 calls orals talks and has no review confidence; 2022 and 2023 score
+# reviews in `recommendation`; 2023 names its accept tiers notable-top-5% and notable-top-25%.
+DECISIONS_2020 = {**DECISIONS_V1, "oral": "Accept (Talk)"}
+DECISIONS_2023 = {
+    "oral": "Accept: notable-top-5%",
+    "spotlight": "Accept: notable-top-25%",
+    "poster": "Accept: poster",
+    "reject": "Reject",
+}
+
+
+def _review_content(year: int, rating: int, confidence: int) -> dict[str, Any]:
+    if year == 2020:
+        return {
+            "rating": f"{rating}: {'Accept' if rating >= 6 else 'Reject'}",
+            "experience_assessment": "I have read many papers in this area.",
+        }
+    if year in (2022, 2023):
+        return {"recommendation": f"{rating}: accept, good paper", "confidence": f"{confidence}: You are confident"}
+    return {"rating": _rating_text(rating), "confidence": f"{confidence}: The reviewer is fairly confident"}
+
+
+def _decision_reply(venue: str, year: int, number: int, paper: Paper) -> dict[str, Any] | None:
+    table = DECISIONS_2020 if year == 2020 else DECISIONS_2023 if year == 2023 else DECISIONS_V1
+    if paper.outcome not in table:
+        return None
+    reply = {"id": f"D{paper.id}"[:12], "forum": paper.id, "replyto": paper.id}
+    if year == 2019:
+        return {
+            **reply,
+            "invitation": f"{venue}/-/Paper{number}/Meta_Review",
+            "content": {
+                "metareview": "The reviewers agree.",
+                "recommendation": table[paper.outcome],
+                "confidence": "5: The area chair is absolutely certain",
+            },
+        }
+    return {
+        **reply,
+        "invitation": f"{venue}/Paper{number}/-/Decision",
+        "content": {"title": "Final Decision", "decision": table[paper.outcome]},
+    }
+
+
 def _v1(venue: str, number: int, paper: Paper) -> tuple[str, dict[str, Any]]:
+    year = int(venue.split("/")[1])
     kind = {"withdrawn": "Withdrawn_Submission", "desk-rejected": "Desk_Rejected_Submission"}.get(
         paper.outcome, "Blind_Submission"
     )
@@ -79,20 +126,13 @@ def _v1(venue: str, number: int, paper: Paper) -> tuple[str, dict[str, Any]]:
             "forum": paper.id,
             "replyto": paper.id,
             "invitation": f"{venue}/Paper{number}/-/Official_Review",
-            "content": {"rating": _rating_text(r), "confidence": f"{c}: The reviewer is fairly confident"},
+            "content": _review_content(year, r, c),
         }
         for rid, r, c in paper.reviews
     ]
-    if paper.outcome in DECISIONS_V1:
-        replies.append(
-            {
-                "id": f"D{paper.id}"[:12],
-                "forum": paper.id,
-                "replyto": paper.id,
-                "invitation": f"{venue}/Paper{number}/-/Decision",
-                "content": {"title": "Final Decision", "decision": DECISIONS_V1[paper.outcome]},
-            }
-        )
+    decision = _decision_reply(venue, year, number, paper)
+    if decision is not None:
+        replies.append(decision)
     note = {
         "id": paper.id,
         "forum": paper.id,
@@ -117,6 +157,7 @@ def _v2(venue: str, number: int, paper: Paper) -> tuple[str, dict[str, Any]]:
         "withdrawn": (f"{venue}/Withdrawn_Submission", f"ICLR {year} Conference Withdrawn Submission"),
         "desk-rejected": (f"{venue}/Desk_Rejected_Submission", f"ICLR {year} Conference Desk Rejected Submission"),
         "reject": (f"{venue}/Rejected_Submission", f"Submitted to ICLR {year}"),
+        "pending": (f"{venue}/Submission", f"Submitted to ICLR {year}"),  # still under review
     }.get(paper.outcome, (venue, f"ICLR {year} {paper.outcome}"))
     replies = [
         {

@@ -257,7 +257,7 @@ def test_api_v2_venue_is_detected_and_read(tmp_path: Path, v1_server: StandIn, v
 
 def test_interrupted_import_writes_nothing_and_resumes(tmp_path: Path, v1_server: StandIn) -> None:
     settings = settings_for(tmp_path, v1_server)
-    v1_server.fail_after = 2  # the v2 probe and the first page get through; then the service fails
+    v1_server.fail_after = 1  # the first page gets through (a 2021 venue needs no v2 probe); then the service fails
     with pytest.raises(
         ImportFailed, match=r"OpenReview at http://127\.0\.0\.1:\d+ answered with an error: Internal server error"
     ):
@@ -399,3 +399,124 @@ def test_identities_whose_names_fold_alike_stay_apart(tmp_path: Path) -> None:
         ]
     finally:
         server.stop()
+
+
+# --------------------------------------------------------------------------------------------
+# Each year as OpenReview wrote it (issue #20, item 1 in part; item 7)
+
+YEAR_PAPERS = [
+    Paper("YearOral001", "An Oral of the Year", [("Jane Roe", "~Jane_Roe1")], "oral", [("RevYear0001", 8, 4)]),
+    Paper(
+        "YearPost001", "A Poster of the Year", [("Alex Example", "~Alex_Example1")], "poster", [("RevYear0002", 6, 3)]
+    ),
+    Paper(
+        "YearRej0001",
+        "A Rejection of the Year",
+        [("Alex Example", "~Alex_Example1")],
+        "reject",
+        [("RevYear0003", 3, 5)],
+    ),
+]
+
+
+def import_year(tmp_path: Path, year: int, papers: list[Paper] = YEAR_PAPERS, api: str = "v1") -> tuple[Store, dict]:
+    venue = f"ICLR.cc/{year}/Conference"
+    groups = {venue: {"id": venue, "domain": venue, "members": []}} if api == "v2" else None
+    server = StandIn(venue_notes(api, venue, papers), PROFILES, groups=groups).start()
+    try:
+        settings = settings_for(tmp_path, server)
+        result = run_import(settings, venue, reviews=True)
+        build(settings)
+    finally:
+        server.stop()
+    return open_read_only(settings.store), result.stats
+
+
+def edition_figures(store: Store, year: int) -> dict[str, str]:
+    rows = ask(
+        store,
+        f"""SELECT ?p ?v WHERE {{ GRAPH <https://w3id.org/iclr-kg/graph/source/openreview-iclr-{year}> {{
+          ?e a ?t ; ?p ?v . FILTER (?p IN (iclr:acceptedCount, iclr:oralCount, iclr:spotlightCount, iclr:submissionCount))
+        }} }}""".replace("?e a ?t ; ", "?e "),
+    )
+    return {p.rsplit("#", 1)[1]: v for p, v in rows}
+
+
+def ratings(store: Store) -> list[tuple[str, ...]]:
+    return ask(
+        store,
+        "SELECT ?r ?rating WHERE { ?r iclr:reviewOf ?p ; iclr:rating ?rating . FILTER (STRSTARTS(STR(?r), STR(review:RevYear))) } ORDER BY ?r",
+    )
+
+
+def test_2019_decisions_come_from_the_meta_review(tmp_path: Path) -> None:
+    store, stats = import_year(tmp_path, 2019)
+    assert (stats["accepted"], stats["rejected"]) == (2, 1)
+    assert edition_figures(store, 2019)["acceptedCount"] == "2" and edition_figures(store, 2019)["oralCount"] == "1"
+
+
+def test_2020_talks_are_its_orals_and_reviews_have_no_confidence(tmp_path: Path) -> None:
+    store, _ = import_year(tmp_path, 2020)
+    assert edition_figures(store, 2020)["oralCount"] == "1"
+    assert ask(store, "SELECT ?c WHERE { review:RevYear0001 iclr:confidence ?c }") == []
+    assert [r[1] for r in ratings(store)] == ["8", "6", "3"]
+
+
+@pytest.mark.parametrize("year", [2022, 2023])
+def test_2022_and_2023_scores_come_from_the_recommendation(tmp_path: Path, year: int) -> None:
+    store, stats = import_year(tmp_path, year)
+    assert stats["reviews"] == 3 and [r[1] for r in ratings(store)] == ["8", "6", "3"]
+
+
+def test_2023_notable_tiers_are_accepted_without_a_made_up_oral_count(tmp_path: Path) -> None:
+    store, stats = import_year(tmp_path, 2023)
+    figures = edition_figures(store, 2023)
+    assert stats["accepted"] == 2 and figures["acceptedCount"] == "2"
+    assert "oralCount" not in figures and "spotlightCount" not in figures  # unknown, not 0
+
+
+def test_a_venue_under_review_states_no_accepted_count(tmp_path: Path) -> None:
+    pending = [Paper(f"Pending{i:04d}", f"Under Review {i}", [("Jane Roe", "~Jane_Roe1")], "pending") for i in range(3)]
+    store, stats = import_year(tmp_path, 2025, pending, api="v2")
+    figures = edition_figures(store, 2025)
+    assert stats["submissions"] == 3 and figures == {"submissionCount": "3"}
+
+
+def test_a_v1_year_needs_no_v2_probe(tmp_path: Path, v1_server: StandIn) -> None:
+    settings = settings_for(tmp_path, v1_server).replace(openreview_api_v2=dead_url("").rstrip("/"))
+    result = run_import(settings, V1_VENUE)  # --api auto
+    assert result.api == "v1" and not any("/groups" in r for r in v1_server.requests)
+
+
+def test_the_page_cache_is_kept_per_service(tmp_path: Path) -> None:
+    first = StandIn(venue_notes("v1", V1_VENUE, PAPERS), PROFILES).start()
+    second = StandIn(venue_notes("v1", V1_VENUE, PAPERS), PROFILES).start()
+    try:
+        run_import(settings_for(tmp_path, first), V1_VENUE)
+        again = run_import(settings_for(tmp_path, second), V1_VENUE)
+        assert again.requests > 0 and second.requests  # the second service is asked, not read from the first's pages
+    finally:
+        first.stop()
+        second.stop()
+
+
+def test_an_empty_venue_says_so_and_writes_nothing(tmp_path: Path) -> None:
+    server = StandIn({}, {}).start()
+    try:
+        settings = settings_for(tmp_path, server)
+        with pytest.raises(ImportFailed, match=r"no submissions found for ICLR\.cc/2012/Conference"):
+            run_import(settings, "ICLR.cc/2012/Conference")
+        assert not (settings.imports / "openreview-iclr-2012").exists()
+    finally:
+        server.stop()
+
+
+def test_stale_staging_folders_of_killed_imports_are_removed(tmp_path: Path, v1_server: StandIn) -> None:
+    settings = settings_for(tmp_path, v1_server)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
+    stale = settings.imports / f".staging-openreview-iclr-2021-{dead.stdout.strip()}"
+    (stale / "sources").mkdir(parents=True)
+    run_import(settings, V1_VENUE)
+    assert not stale.exists()

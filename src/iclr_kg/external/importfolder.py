@@ -97,6 +97,7 @@ def write_import(folder: ImportFolder, imports: Path, dataset: Dataset, command:
         "# entities into data/ to curate them (an entity in data/ wins: the import then matches it).\n"
     )
     imports.mkdir(parents=True, exist_ok=True)
+    remove_stale(imports)
     final = imports / folder.key
     staging = imports / f".staging-{folder.key}-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
@@ -116,6 +117,27 @@ def write_import(folder: ImportFolder, imports: Path, dataset: Dataset, command:
         return final, True
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def remove_stale(imports: Path) -> list[Path]:
+    """Staging and previous folders left by imports that were killed (their process is gone)."""
+    removed = []
+    for folder in [*imports.glob(".staging-*"), *imports.glob(".previous-*")]:
+        pid = folder.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _check_builds(dataset: Dataset, staging: Path) -> None:

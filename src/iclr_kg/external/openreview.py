@@ -26,6 +26,7 @@ from iclr_kg.external.session import mount_policy
 VENUE = re.compile(r"^ICLR\.cc/(?P<year>(?:19|20)\d\d)/Conference$")
 PAGE_SIZE = 1000  # the API's largest page
 PROFILE_BATCH = 500
+RETRY_BACKOFF = 1.0  # seconds, doubled for each retry after the first (urllib3's Retry)
 Progress = Callable[[int, int], None]  # (done, total)
 Api = Literal["v1", "v2"]
 Decision = Literal["accepted", "rejected", "withdrawn", "desk-rejected"]
@@ -103,6 +104,15 @@ def _leading_int(value: Any) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def _review_score(content: dict[str, Any]) -> int | None:
+    """A review's score: `rating` in most years; `recommendation` ("8: accept, good paper") in 2022 and 2023."""
+    return (
+        _leading_int(_value(content, "rating"))
+        if content.get("rating") is not None
+        else (_leading_int(_value(content, "recommendation")))
+    )
+
+
 def _invitations(reply: dict[str, Any]) -> list[str]:
     return reply.get("invitations") or [reply.get("invitation") or ""]
 
@@ -120,13 +130,19 @@ def _presentation(text: str) -> Presentation | None:
     return None
 
 
+# Where a year's decision is written: a Decision reply's `decision` (2018, 2020 on), or, in 2019,
+# the area chair's Meta_Review `recommendation` ("Accept (Oral)", "Accept (Poster)", "Reject").
+DECISION_REPLIES = (("Decision", "decision"), ("Meta_Review", "recommendation"), ("Acceptance_Decision", "decision"))
+
+
 def _decision_from_replies(note: Any) -> tuple[Decision | None, Presentation | None]:
-    for reply in _replies(note, "Decision"):
-        text = str(_value(reply.get("content") or {}, "decision") or "")
-        if text.lower().startswith("accept"):
-            return "accepted", _presentation(text)
-        if "reject" in text.lower():
-            return "rejected", None
+    for suffix, field in DECISION_REPLIES:
+        for reply in _replies(note, suffix):
+            text = str(_value(reply.get("content") or {}, field) or "")
+            if text.lower().startswith("accept"):
+                return "accepted", _presentation(text)
+            if "reject" in text.lower():
+                return "rejected", None
     return None, None
 
 
@@ -166,9 +182,7 @@ def submission_record(note: Any, venue: str, api: Api, invitation: str, reviews:
     decision, presentation = _decision(note, venue, api, invitation)
     scores = [
         Score(
-            r["id"],
-            _leading_int(_value(r.get("content") or {}, "rating")),
-            _leading_int(_value(r.get("content") or {}, "confidence")),
+            r["id"], _review_score(r.get("content") or {}), _leading_int(_value(r.get("content") or {}, "confidence"))
         )
         for r in (_replies(note, "Official_Review") if reviews else [])
     ]
@@ -210,15 +224,16 @@ def profile_record(profile: Any) -> Profile:
 
 
 def make_client(settings: Settings, api: Api) -> Any:
-    """An openreview-py client for `api`, anonymous, with our retry policy (session.py): the pause
-    between requests doubles as the base of the backoff."""
+    """An openreview-py client for `api`, anonymous, with our retry policy (session.py). The
+    backoff does not follow the politeness pause: with no pause, a failing page still waits
+    1, 2, 4... seconds between tries instead of being asked six times in a second."""
     import openreview
 
     if api == "v2":
         client = openreview.api.OpenReviewClient(baseurl=settings.openreview_api_v2)
     else:
         client = openreview.Client(baseurl=settings.openreview_api)
-    mount_policy(client.session, settings.openreview_retries, settings.openreview_pause * 2)
+    mount_policy(client.session, settings.openreview_retries, RETRY_BACKOFF)
     return client
 
 

@@ -11,6 +11,7 @@ disagree both remain, each in its own graph.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import re
 import shutil
 from collections.abc import Callable
@@ -38,6 +39,7 @@ from iclr_kg.external.importfolder import ImportFolder, other_imports, write_imp
 from iclr_kg.external.openreview import Api, Fetcher, Profile, Progress, Submission, detect_api, venue_year
 
 COMMAND = "iclr-kg import openreview"
+LAST_V1_YEAR = 2023
 
 
 def import_key(venue: str) -> str:
@@ -187,6 +189,37 @@ def _paper(record: Submission, edition: str, resolver: _Resolver, profiles: dict
     )
 
 
+def _edition_facts(
+    edition: str, venue: str, papers: list[PaperFacts], counts: dict[str, int], complete: bool
+) -> EditionFacts:
+    """What the import states about the edition: counts computed from what it imported, and only
+    those the data supports. A partial import states none; a venue with no decisions yet (still
+    under review) states its submissions but no accepted count; orals count ICLR 2020's talks
+    (its name for them); oral and spotlight counts only where every accepted paper has its
+    presentation (2023's notable-top-5% and -25% tiers are neither, so that year states none)."""
+    if not complete:
+        return EditionFacts(
+            edition=edition, note=f"A partial import (--limit): {len(papers)} submissions; no counts are stated."
+        )
+    decided = any(p.decision in ("accepted", "rejected") for p in papers)
+    accepted = [p for p in papers if p.decision == "accepted"]
+    presented = bool(accepted) and all(p.presentation for p in accepted)  # else a count would be a guess
+    note = (
+        f"Counted from every submission OpenReview lists for {venue}: "
+        f"{counts['withdrawn']} withdrawn and {counts['desk-rejected']} desk-rejected included."
+    )
+    if not decided:
+        note += " No decisions were published yet, so no accepted count is stated."
+    return EditionFacts(
+        edition=edition,
+        submissions=len(papers),
+        accepted=counts["accepted"] if decided else None,
+        orals=sum(p.presentation in ("oral", "talk") for p in papers) if presented else None,
+        spotlights=sum(p.presentation == "spotlight" for p in papers) if presented else None,
+        note=note,
+    )
+
+
 @dataclass
 class Plan:
     """An import folder, and what resolution found (figures for the command's last line)."""
@@ -221,22 +254,7 @@ def plan_import(
         seen.add(record.id)
         papers.append(_paper(record, edition, resolver, profiles))
     counts = {d: sum(p.decision == d for p in papers) for d in ("accepted", "rejected", "withdrawn", "desk-rejected")}
-    if complete:
-        facts = EditionFacts(
-            edition=edition,
-            submissions=len(papers),
-            accepted=counts["accepted"],
-            orals=sum(p.presentation == "oral" for p in papers),
-            spotlights=sum(p.presentation == "spotlight" for p in papers),
-            note=(
-                f"Counted from every submission OpenReview lists for {venue}: "
-                f"{counts['withdrawn']} withdrawn and {counts['desk-rejected']} desk-rejected included."
-            ),
-        )
-    else:
-        facts = EditionFacts(
-            edition=edition, note=f"A partial import (--limit): {len(papers)} submissions; no counts are stated."
-        )
+    facts = _edition_facts(edition, venue, papers, counts, complete)
     what = "submissions, decisions, authors with their profile ids" + (
         ", public review ratings and confidences" if reviews else ""
     )
@@ -297,15 +315,19 @@ def run_import(
 ) -> ImportResult:
     """Fetch `venue` (through the cache), resolve it, and write it as an import folder."""
     key = import_key(venue)
-    if api == "auto":
-        api = detect_api(settings, venue)
+    if api == "auto":  # ICLR used API v1 up to 2023: only a later venue needs the v2 probe
+        api = "v1" if venue_year(venue) <= LAST_V1_YEAR else detect_api(settings, venue)
     if api not in ("v1", "v2"):
         raise ImportFailed(f"unknown API version {api!r}: choose auto, v1 or v2")
-    cache = settings.imports / ".cache" / key / f"{api}{'-reviews' if reviews else ''}"
+    base = settings.openreview_api_v2 if api == "v2" else settings.openreview_api
+    service = hashlib.sha256(base.encode("utf-8")).hexdigest()[:12]  # pages of one service never serve another
+    cache = settings.imports / ".cache" / key / service / f"{api}{'-reviews' if reviews else ''}"
     if refresh:
         shutil.rmtree(cache, ignore_errors=True)
     fetcher = Fetcher(settings, venue, api, cache, reviews, progress)  # type: ignore[arg-type]
     submissions = fetcher.submissions(limit)
+    if not submissions:
+        raise ImportFailed(f"no submissions found for {venue} at {fetcher.base}; nothing written")
     profiles = fetcher.profiles(a.profile for record in submissions for a in record.authors if a.profile)
     dataset = load_dataset(settings.data_dir, folders=other_imports(settings.imports, key))
     retrieved = (now or (lambda: dt.datetime.now(dt.UTC)))()
