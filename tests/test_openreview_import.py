@@ -520,3 +520,16 @@ def test_stale_staging_folders_of_killed_imports_are_removed(tmp_path: Path, v1_
     (stale / "sources").mkdir(parents=True)
     run_import(settings, V1_VENUE)
     assert not stale.exists()
+
+
+def test_a_record_that_breaks_a_shape_is_kept_out_and_the_graph_builds(tmp_path: Path) -> None:
+    """Six real withdrawn 2019 papers are titled "NA": the import kept them and every build failed."""
+    papers = [*YEAR_PAPERS, Paper("Withdrawn01", "NA", [("Alex Example", "~Alex_Example1")], "withdrawn")]
+    store, stats = import_year(tmp_path, 2019, papers)  # builds: SHACL passes
+    assert stats["kept out (break a shape)"] == 1 and stats["submissions"] == 4
+    assert ask(store, "SELECT * WHERE { paper:Withdrawn01 ?p ?o }") == []
+    note = ask(
+        store,
+        "SELECT ?n WHERE { GRAPH <https://w3id.org/iclr-kg/graph/source/openreview-iclr-2019> { ?e iclr:note ?n } }",
+    )
+    assert any("1 kept out of the graph: A paper needs a title" in n for (n,) in note)

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from iclr_kg import vocab
 from iclr_kg.build.resolve import Registry, build_registry, normalize
 from iclr_kg.build.sources import (
     AuthorRef,
@@ -35,7 +36,7 @@ from iclr_kg.build.sources import (
 )
 from iclr_kg.config import Settings
 from iclr_kg.errors import DataError, ImportFailed
-from iclr_kg.external.importfolder import ImportFolder, other_imports, write_import
+from iclr_kg.external.importfolder import ImportFolder, other_imports, shape_violations, write_import
 from iclr_kg.external.openreview import Api, Fetcher, Profile, Progress, Submission, detect_api, venue_year
 
 COMMAND = "iclr-kg import openreview"
@@ -289,6 +290,23 @@ def plan_import(
     return Plan(folder, stats)
 
 
+def keep_out_violating(plan: Plan, dataset: Dataset, ontology_dir: Path) -> None:
+    """Leave out the papers the build's SHACL check would refuse (six real withdrawn 2019 papers
+    are titled "NA"), so that one bad record never blocks the graph; the import says how many."""
+    violations = shape_violations(plan.folder, dataset, ontology_dir)
+    bad = {v.focus for v in violations}
+    source = plan.folder.source
+    kept = [p for p in source.papers if vocab.entity("paper", p.ident).value not in bad]
+    if len(kept) == len(source.papers):
+        return
+    left_out = len(source.papers) - len(kept)
+    reasons = sorted({v.message for v in violations if v.focus.startswith(vocab.RESOURCE_BASE + "paper/")})
+    facts = [f.model_copy(update={"note": f"{f.note} {left_out} kept out of the graph: {'; '.join(reasons)}"})
+             for f in source.editions]  # fmt: skip
+    plan.folder.source = source.model_copy(update={"papers": kept, "editions": facts})
+    plan.stats["kept out (break a shape)"] = left_out
+
+
 # --------------------------------------------------------------------------------------------
 # The command
 
@@ -332,8 +350,9 @@ def run_import(
     dataset = load_dataset(settings.data_dir, folders=other_imports(settings.imports, key))
     retrieved = (now or (lambda: dt.datetime.now(dt.UTC)))()
     plan = plan_import(dataset, venue, api, fetcher.base, submissions, profiles, reviews, limit is None, retrieved)  # type: ignore[arg-type]
+    keep_out_violating(plan, dataset, settings.ontology_dir)
     try:
-        folder, changed = write_import(plan.folder, settings.imports, dataset, COMMAND)
+        folder, changed = write_import(plan.folder, settings.imports, dataset, COMMAND, settings.ontology_dir)
     except DataError as exc:
         raise ImportFailed(f"the import of {venue} does not build, nothing written: {exc}") from exc
     return ImportResult(folder, changed, api, fetcher.requests, plan.stats)
