@@ -294,17 +294,23 @@ def keep_out_violating(plan: Plan, dataset: Dataset, ontology_dir: Path) -> None
     """Leave out the papers the build's SHACL check would refuse (six real withdrawn 2019 papers
     are titled "NA"), so that one bad record never blocks the graph; the import says how many."""
     violations = shape_violations(plan.folder, dataset, ontology_dir)
+    if not violations:
+        return
     bad = {v.focus for v in violations}
     source = plan.folder.source
     kept = [p for p in source.papers if vocab.entity("paper", p.ident).value not in bad]
-    if len(kept) == len(source.papers):
-        return
     left_out = len(source.papers) - len(kept)
     reasons = sorted({v.message for v in violations if v.focus.startswith(vocab.RESOURCE_BASE + "paper/")})
     facts = [f.model_copy(update={"note": f"{f.note} {left_out} kept out of the graph: {'; '.join(reasons)}"})
              for f in source.editions]  # fmt: skip
     plan.folder.source = source.model_copy(update={"papers": kept, "editions": facts})
     plan.stats["kept out (break a shape)"] = left_out
+    remaining = shape_violations(plan.folder, dataset, ontology_dir)  # what leaving them out did not mend
+    if remaining:
+        raise ImportFailed(
+            f"the import would break {len(remaining)} SHACL shape(s), e.g. {remaining[0].focus}: "
+            f"{remaining[0].message}; nothing written"
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -352,7 +358,7 @@ def run_import(
     plan = plan_import(dataset, venue, api, fetcher.base, submissions, profiles, reviews, limit is None, retrieved)  # type: ignore[arg-type]
     keep_out_violating(plan, dataset, settings.ontology_dir)
     try:
-        folder, changed = write_import(plan.folder, settings.imports, dataset, COMMAND, settings.ontology_dir)
+        folder, changed = write_import(plan.folder, settings.imports, dataset, COMMAND)
     except DataError as exc:
         raise ImportFailed(f"the import of {venue} does not build, nothing written: {exc}") from exc
     return ImportResult(folder, changed, api, fetcher.requests, plan.stats)
