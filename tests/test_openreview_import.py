@@ -533,3 +533,19 @@ def test_a_record_that_breaks_a_shape_is_kept_out_and_the_graph_builds(tmp_path:
         "SELECT ?n WHERE { GRAPH <https://w3id.org/iclr-kg/graph/source/openreview-iclr-2019> { ?e iclr:note ?n } }",
     )
     assert any("1 kept out of the graph: A paper needs a title" in n for (n,) in note)
+
+
+def test_each_year_keeps_its_rating_and_confidence_scales(tmp_path: Path) -> None:
+    """Issue #20, item 6: the levels the year's reviews used, so ratings can be compared across years."""
+    store, _ = import_year(tmp_path, 2022)
+    levels = [v for (v,) in ask(store, "SELECT ?l WHERE { edition:iclr2022 iclr:ratingScaleLevel ?l } ORDER BY ?l")]
+    assert "8: accept, good paper" in levels
+    confidence = ask(store, "SELECT ?l WHERE { edition:iclr2022 iclr:confidenceScaleLevel ?l }")
+    assert ("4: You are confident",) in confidence
+    from iclr_kg.config import resource_dir
+    from iclr_kg.query.saved import load_saved
+
+    saved = load_saved(resource_dir("queries"))["ratings-by-year-normalized"]
+    [row] = ask(store, saved.text)
+    year, reviews, average, top, normalized = row
+    assert (year[:4], reviews, top) == ("2022", "3", "8") and abs(float(normalized) - float(average) / 8) < 1e-9

@@ -161,6 +161,7 @@ EDITION_FACTS: Fields = {
     "country": (iclr("country"), "text"),
     "online": (iclr("heldOnline"), "boolean"),
     "rating_scale": (iclr("ratingScaleLevel"), "text"),
+    "confidence_scale": (iclr("confidenceScaleLevel"), "text"),
     **NOTE,
 }
 AWARD_FACTS: Fields = {

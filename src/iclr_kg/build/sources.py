@@ -266,6 +266,7 @@ class EditionFacts(Curated):
     resubmissions: int | None = Field(default=None, ge=0)
     arxiv_posted: int | None = Field(default=None, ge=0)
     rating_scale: list[str] = []
+    confidence_scale: list[str] = []
     note: str | None = None
 
 

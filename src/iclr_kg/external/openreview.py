@@ -51,11 +51,14 @@ class Author(NamedTuple):
 
 
 class Score(NamedTuple):
-    """One official review: its note id, and the leading number of its rating and confidence."""
+    """One official review: its note id, the leading number of its rating and confidence, and
+    their texts where the year wrote levels ("8: accept, good paper"): the year's scale."""
 
     id: str
     rating: int | None
     confidence: int | None
+    rating_level: str | None = None
+    confidence_level: str | None = None
 
 
 class Submission(BaseModel):
@@ -104,13 +107,18 @@ def _leading_int(value: Any) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _review_score(content: dict[str, Any]) -> int | None:
-    """A review's score: `rating` in most years; `recommendation` ("8: accept, good paper") in 2022 and 2023."""
-    return (
-        _leading_int(_value(content, "rating"))
-        if content.get("rating") is not None
-        else (_leading_int(_value(content, "recommendation")))
-    )
+def _score(review: dict[str, Any]) -> Score:
+    """A review's score: `rating` in most years, `recommendation` in 2022 and 2023; and confidence."""
+    content = review.get("content") or {}
+    rating = _value(content, "rating") if content.get("rating") is not None else _value(content, "recommendation")
+    confidence = _value(content, "confidence")
+    return Score(review["id"], _leading_int(rating), _leading_int(confidence), _level(rating), _level(confidence))
+
+
+def _level(value: Any) -> str | None:
+    """A scale level as written ("8: accept, good paper"); None for a bare number (no label to keep)."""
+    text = " ".join(value.split()) if isinstance(value, str) else ""
+    return text if re.match(r"\d+\s*:", text) else None
 
 
 def _invitations(reply: dict[str, Any]) -> list[str]:
@@ -180,12 +188,7 @@ def submission_record(note: Any, venue: str, api: Api, invitation: str, reviews:
         if not _anonymous(name, author_id)
     ]
     decision, presentation = _decision(note, venue, api, invitation)
-    scores = [
-        Score(
-            r["id"], _review_score(r.get("content") or {}), _leading_int(_value(r.get("content") or {}, "confidence"))
-        )
-        for r in (_replies(note, "Official_Review") if reviews else [])
-    ]
+    scores = [_score(r) for r in (_replies(note, "Official_Review") if reviews else [])]
     title = " ".join(str(_value(content, "title") or "").split())
     return Submission(
         id=note.id,

@@ -190,8 +190,19 @@ def _paper(record: Submission, edition: str, resolver: _Resolver, profiles: dict
     )
 
 
+def _levels(texts: set[str]) -> list[str]:
+    """A year's scale levels as its reviews wrote them, by their number."""
+    return sorted(texts, key=lambda t: (int(t.split(":", 1)[0]), t))
+
+
 def _edition_facts(
-    edition: str, venue: str, papers: list[PaperFacts], counts: dict[str, int], complete: bool
+    edition: str,
+    venue: str,
+    papers: list[PaperFacts],
+    counts: dict[str, int],
+    complete: bool,
+    scale: list[str],
+    confidence_scale: list[str],
 ) -> EditionFacts:
     """What the import states about the edition: counts computed from what it imported, and only
     those the data supports. A partial import states none; a venue with no decisions yet (still
@@ -213,6 +224,8 @@ def _edition_facts(
         note += " No decisions were published yet, so no accepted count is stated."
     return EditionFacts(
         edition=edition,
+        rating_scale=scale,
+        confidence_scale=confidence_scale,
         submissions=len(papers),
         accepted=counts["accepted"] if decided else None,
         orals=sum(p.presentation in ("oral", "talk") for p in papers) if presented else None,
@@ -255,7 +268,10 @@ def plan_import(
         seen.add(record.id)
         papers.append(_paper(record, edition, resolver, profiles))
     counts = {d: sum(p.decision == d for p in papers) for d in ("accepted", "rejected", "withdrawn", "desk-rejected")}
-    facts = _edition_facts(edition, venue, papers, counts, complete)
+    reviewed = [score for record in submissions for score in record.reviews]
+    rating_levels = _levels({s.rating_level for s in reviewed if s.rating_level})
+    confidence_levels = _levels({s.confidence_level for s in reviewed if s.confidence_level})
+    facts = _edition_facts(edition, venue, papers, counts, complete, rating_levels, confidence_levels)
     what = "submissions, decisions, authors with their profile ids" + (
         ", public review ratings and confidences" if reviews else ""
     )
