@@ -549,3 +549,40 @@ def test_each_year_keeps_its_rating_and_confidence_scales(tmp_path: Path) -> Non
     [row] = ask(store, saved.text)
     year, reviews, average, top, normalized = row
     assert (year[:4], reviews, top) == ("2022", "3", "8") and abs(float(normalized) - float(average) / 8) < 1e-9
+
+
+def test_the_credited_organization_is_the_authors_affiliation_in_that_year(tmp_path: Path) -> None:
+    """Issue #20, item 4: the institution from the profile's history that covers the submission's
+    year, not the current one (a move from one institution to another in 2020)."""
+    moved = profile("~Mover_One1", "Mover One", "Later Institute", "later.example.edu")
+    moved["content"]["history"] = [
+        {
+            "position": "PhD student",
+            "start": 2016,
+            "end": 2019,
+            "institution": {"name": "Earlier University", "domain": "earlier.example.edu"},
+        },
+        {
+            "position": "Researcher",
+            "start": 2020,
+            "end": None,
+            "institution": {"name": "Later Institute", "domain": "later.example.edu"},
+        },
+    ]
+    papers = [Paper("MoverPaper1", "A Paper Written While Moving", [("Mover One", "~Mover_One1")], "poster", [])]
+    credited = {}
+    for year in (2019, 2021):
+        venue = f"ICLR.cc/{year}/Conference"
+        server = StandIn(venue_notes("v1", venue, papers), {"~Mover_One1": moved}).start()
+        try:
+            settings = settings_for(tmp_path / str(year), server)
+            run_import(settings, venue)
+            build(settings)
+        finally:
+            server.stop()
+        rows = ask(
+            open_read_only(settings.store),
+            "SELECT ?n WHERE { paper:MoverPaper1 iclr:creditedOrganization/iclr:name ?n }",
+        )
+        credited[year] = {n for (n,) in rows}
+    assert credited == {2019: {"Earlier University"}, 2021: {"Later Institute"}}

@@ -71,14 +71,35 @@ class Submission(BaseModel):
     reviews: list[Score] = []
 
 
+class Position(NamedTuple):
+    """One entry of a profile's history: where, as what, from which year to which (None: open)."""
+
+    institution: str
+    domain: str | None
+    position: str | None
+    start: int | None
+    end: int | None
+
+
 class Profile(BaseModel):
-    """A profile's id, preferred name, and current institution (the latest open-ended entry)."""
+    """A profile's id, preferred name, current institution (the latest open-ended entry) and its
+    whole history, from which the affiliation in a submission's year is read."""
 
     id: str
     name: str | None = None
     institution: str | None = None
     domain: str | None = None
     position: str | None = None
+    history: list[Position] = []  # pages cached before this field read as no history
+
+    def affiliation(self, year: int) -> tuple[str | None, str | None]:
+        """(institution, domain) in `year`: the entry that covers it (the latest begun, if
+        several), else the current one."""
+        covering = [p for p in self.history if (p.start or 0) <= year <= (p.end or 9999)]
+        if covering:
+            latest = max(covering, key=lambda p: p.start or 0)
+            return latest.institution, latest.domain
+        return self.institution, self.domain
 
 
 class Page(BaseModel):
@@ -219,7 +240,22 @@ def profile_record(profile: Any) -> Profile:
         institution=institution.get("name"),
         domain=institution.get("domain"),
         position=(latest or {}).get("position"),
+        history=[
+            Position(
+                h["institution"]["name"],
+                h["institution"].get("domain") or None,
+                h.get("position"),
+                _year(h.get("start")),
+                _year(h.get("end")),
+            )
+            for h in history
+        ],
     )
+
+
+def _year(value: Any) -> int | None:
+    """A history entry's start or end: a year (2018), or nothing."""
+    return int(value) if isinstance(value, (int, float)) or str(value or "").isdigit() else None
 
 
 # --------------------------------------------------------------------------------------------

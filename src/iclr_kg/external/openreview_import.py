@@ -141,9 +141,10 @@ class _Resolver:
         known = getattr(self.registry.entity("person", key), "openreview", [])
         return not profile or not known or profile in known
 
-    def organization(self, found: Profile | None) -> str | None:
-        """The name to credit for an author's current institution (a new entity if unknown)."""
-        institution = found.institution if found else None
+    def organization(self, found: Profile | None, year: int) -> str | None:
+        """The name to credit for an author's institution in the submission's year (from the
+        profile's history; a new entity if unknown)."""
+        institution, domain = found.affiliation(year) if found else (None, None)
         if not found or not institution:
             return None
         if self.registry.find("organization", institution):
@@ -156,20 +157,22 @@ class _Resolver:
                 name=institution,
                 kind="unclassified",
                 curation="needed",
-                note=f"From OpenReview profile affiliations{f' ({found.domain})' if found.domain else ''}.",
+                note=f"From OpenReview profile affiliations{f' ({domain})' if domain else ''}.",
             )
         return key
 
 
-def _paper(record: Submission, edition: str, resolver: _Resolver, profiles: dict[str, Profile]) -> PaperFacts:
-    """One submission as our paper: authors resolved, their current institutions credited."""
+def _paper(
+    record: Submission, edition: str, year: int, resolver: _Resolver, profiles: dict[str, Profile]
+) -> PaperFacts:
+    """One submission as our paper: authors resolved, their institutions of that year credited."""
     authors: list[str | AuthorRef] = []
     organizations: list[str] = []
     unknown_affiliation = False
     for position, (name, profile) in enumerate(record.authors):
         found = profiles.get(profile) if profile else None
         authors.append(resolver.author(record.id, position, name, profile, found))
-        credited = resolver.organization(found)
+        credited = resolver.organization(found, year)
         unknown_affiliation |= credited is None
         if credited and credited not in organizations:
             organizations.append(credited)
@@ -266,7 +269,7 @@ def plan_import(
         if record.id in seen or not record.title:
             continue
         seen.add(record.id)
-        papers.append(_paper(record, edition, resolver, profiles))
+        papers.append(_paper(record, edition, year, resolver, profiles))
     counts = {d: sum(p.decision == d for p in papers) for d in ("accepted", "rejected", "withdrawn", "desk-rejected")}
     reviewed = [score for record in submissions for score in record.reviews]
     rating_levels = _levels({s.rating_level for s in reviewed if s.rating_level})
@@ -280,7 +283,10 @@ def plan_import(
         kind="import",
         title=f"OpenReview: {venue}",
         language="en",
-        summary=f"The {what} of {venue}, as OpenReview's API {api} listed them.",
+        summary=(
+            f"The {what} of {venue}, as OpenReview's API {api} listed them. The organizations credited "
+            f"to a paper are derived: each author's affiliation in {year}, from their profile's history."
+        ),
         about=[edition],
         service=service,
         venue=venue,
