@@ -11,14 +11,14 @@ from iclr_kg.errors import IclrKgError, QueryError
 from iclr_kg.index import SEARCHED, Hit, Index, fold
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.query.lint import check
-from iclr_kg.query.saved import ABSOLUTE_IRI, NAME, Param, SavedQuery, expand
+from iclr_kg.query.saved import ABSOLUTE_IRI, NAME, VIEWS, Param, SavedQuery, expand
 from iclr_kg.store import STATS_CLASSES, STATS_GRAPHS
 from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, rows_table
 from iclr_kg.web.http import wants_html
 from iclr_kg.web.i18n import language
 from iclr_kg.web.querying import run_saved, start_query
 from iclr_kg.web.state import state
-from iclr_kg.web.workbench import VIEWS, ontology_local_names
+from iclr_kg.web.workbench import ontology_local_names
 
 blueprint = Blueprint("pages", __name__)
 

@@ -19,7 +19,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Store
 
 from iclr_kg import vocab
 from iclr_kg.index import Index
-from iclr_kg.web.html import Cell, Labeler, local_path
+from iclr_kg.web.html import Cell, Labeler
 from iclr_kg.web.i18n import translate
 
 LIST_LIMIT = 200
@@ -521,6 +521,3 @@ def schema_org(store: Store, iri: NamedNode, kind: str, index: Index | None) -> 
             {"@type": "Organization", "@id": e.value, "name": names.get(e.value, (e.value, ""))[0]} for e in employers
         ]
     return data
-
-
-__all__ = ["PROFILES", "Labeler", "Panel", "local_path", "render_panels"]

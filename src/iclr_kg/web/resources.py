@@ -17,10 +17,10 @@ from iclr_kg.index import SORTS
 from iclr_kg.query.formats import RDF_ALIASES, choose
 from iclr_kg.query.saved import parse_iri
 from iclr_kg.query.streaming import stream
-from iclr_kg.web.html import cell, short
+from iclr_kg.web.html import Labeler, cell, short
 from iclr_kg.web.http import requested_format, text_error, wants_html
 from iclr_kg.web.i18n import language, translate
-from iclr_kg.web.profiles import PROFILES, Labeler, render_panels, schema_org
+from iclr_kg.web.profiles import PROFILES, render_panels, schema_org
 from iclr_kg.web.state import state
 
 blueprint = Blueprint("resources", __name__)

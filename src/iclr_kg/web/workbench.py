@@ -23,7 +23,6 @@ from pyoxigraph import NamedNode
 from iclr_kg import vocab
 from iclr_kg.errors import QueryError, TooLarge
 from iclr_kg.query.lint import check
-from iclr_kg.query.saved import VIEWS
 from iclr_kg.web.http import MAX_QUERY_BYTES
 from iclr_kg.web.resources import ontology_terms
 from iclr_kg.web.state import state
@@ -147,9 +146,6 @@ def labels_json() -> Response:
     index = state().index()
     found = index.labels(iris) if index else {}
     return jsonify({iri: names[0] for iri, names in found.items()})
-
-
-__all__ = ["VIEWS", "blueprint"]
 
 
 # --------------------------------------------------------------------------------------------
