@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from flask import current_app
 from pyoxigraph import Store
@@ -15,6 +17,8 @@ from iclr_kg.query.saved import SavedQuery, load_saved
 from iclr_kg.store import current_generation, open_read_only
 from iclr_kg.updates import Writer
 from iclr_kg.web.cache import ResponseMemo, ResultCache
+
+T = TypeVar("T")
 
 
 def state() -> AppState:
@@ -41,8 +45,7 @@ class AppState:
         self._writer: Writer | None = None
         # Keyed by generation: an update (from any web process) makes a new one, so nothing stale is served.
         self.cache = ResultCache(settings.result_cache * 2**20) if settings.result_cache > 0 else None
-        self._size: tuple[str, int] | None = None
-        self.workbench_vocabulary: tuple[str, dict[str, object]] | None = None  # per generation
+        self._derived: dict[str, tuple[str, Any]] = {}  # name -> (generation, value): see per_generation
         self.memo: ResponseMemo | None = None  # set by create_app: whole responses answered before Flask
 
     @property
@@ -94,13 +97,22 @@ class AppState:
                 ensure_index(Store.read_only(str(generation)), generation)
         return Index(path)
 
+    def per_generation(self, name: str, compute: Callable[[], T]) -> T:
+        """`compute()`, once per store generation: what is derived from the store and read often
+        (the default graph's size, the editor's vocabulary) is recomputed only when `current` moves."""
+        generation = self.generation
+        cached = self._derived.get(name)
+        if cached is None or cached[0] != generation:
+            cached = self._derived[name] = (generation, compute())
+        return cached[1]  # type: ignore[no-any-return]
+
     def default_graph_size(self) -> int:
-        """Triples in the merged default graph of the current generation (counted once per generation)."""
-        key = self.generation
-        if self._size is None or self._size[0] != key:
-            count = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
-            self._size = (key, int(next(iter(self.store().query(count)))["n"].value))  # type: ignore[index, arg-type]
-        return self._size[1]
+        """Triples in the merged default graph of the current generation."""
+        count = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+        return self.per_generation(
+            "default graph size",
+            lambda: int(next(iter(self.store().query(count)))["n"].value),  # type: ignore[index, arg-type]
+        )
 
     @property
     def generation(self) -> str:

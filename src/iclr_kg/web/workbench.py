@@ -92,10 +92,10 @@ MAX_PERMALINKS = 100_000
 
 def vocabulary() -> dict[str, object]:
     """Prefixes, keywords and our ontology's terms with labels and comments (per generation)."""
-    key = state().generation
-    cached = state().workbench_vocabulary
-    if cached is not None and cached[0] == key:
-        return cached[1]
+    return state().per_generation("vocabulary", _vocabulary)
+
+
+def _vocabulary() -> dict[str, object]:
     sections = ontology_terms(state().store(), NamedNode(vocab.GRAPH_ONTOLOGY))["sections"]
     kinds = {"classes": "class", "object_properties": "property", "datatype_properties": "property"}
     kinds["individuals"] = "individual"
@@ -114,13 +114,15 @@ def vocabulary() -> dict[str, object]:
                     "range": [c.text for c in relations.get("range", [])],
                 }
             )
-    result = {"prefixes": vocab.QUERY_PREFIXES, "keywords": KEYWORDS, "terms": terms, "kinds": vocab.ENTITY_KINDS}
-    state().workbench_vocabulary = (key, result)
-    return result
+    return {"prefixes": vocab.QUERY_PREFIXES, "keywords": KEYWORDS, "terms": terms, "kinds": vocab.ENTITY_KINDS}
 
 
-def ontology_local_names() -> set[str]:
-    return {str(t["name"]).split(":", 1)[1] for t in vocabulary()["terms"]}  # type: ignore[union-attr]
+def ontology_local_names() -> frozenset[str]:
+    """The local names of our ontology's terms, for lint (every query page asks: kept per generation)."""
+    return state().per_generation(
+        "ontology names",
+        lambda: frozenset(str(t["name"]).split(":", 1)[1] for t in vocabulary()["terms"]),  # type: ignore[union-attr]
+    )
 
 
 @blueprint.route("/api/vocabulary")
