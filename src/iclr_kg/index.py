@@ -65,7 +65,8 @@ class _Entity:
     papers: int = 0
 
 
-def _kind_and_key(iri: str) -> tuple[str, str] | None:
+def kind_and_key(iri: str) -> tuple[str, str] | None:
+    """(kind, key) of one of our entity IRIs (…/resource/paper/NzTU59SYbNq), else None."""
     if not iri.startswith(vocab.RESOURCE_BASE):
         return None
     kind, _, key = iri[len(vocab.RESOURCE_BASE) :].partition("/")
@@ -78,7 +79,7 @@ def _entities(store: Store) -> dict[str, _Entity]:
     found: dict[str, _Entity] = {}
     for quad in store.quads_for_pattern(None, vocab.RDF_TYPE, None, default):
         iri = quad.subject.value
-        if iri not in found and (parsed := _kind_and_key(iri)):
+        if iri not in found and (parsed := kind_and_key(iri)):
             found[iri] = _Entity(iri, *parsed, names=[], titles=Counter())
     for predicate in NAME_PREDICATES:
         local = predicate.value.rsplit("#", 1)[-1].rsplit("/", 1)[-1]

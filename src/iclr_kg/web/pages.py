@@ -8,7 +8,7 @@ from flask import Blueprint, Response, abort, jsonify, redirect, render_template
 
 from iclr_kg import vocab
 from iclr_kg.errors import IclrKgError, QueryError
-from iclr_kg.index import SEARCHED, Hit, Index, fold
+from iclr_kg.index import SEARCHED, Hit, Index, fold, kind_and_key
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.query.lint import check
 from iclr_kg.query.saved import ABSOLUTE_IRI, NAME, VIEWS, Param, SavedQuery, expand
@@ -153,11 +153,8 @@ CHOICES_LIMIT = 500
 
 def param_kind(param: Param) -> str | None:
     """The kind of entity an IRI parameter takes, read from its default (…/resource/edition/…)."""
-    default = param.default or ""
-    if not default.startswith(vocab.RESOURCE_BASE):
-        return None
-    kind = default[len(vocab.RESOURCE_BASE) :].split("/", 1)[0]
-    return kind if kind in vocab.ENTITY_KINDS else None
+    parsed = kind_and_key(param.default or "")
+    return parsed[0] if parsed else None
 
 
 def param_choices(index: Index | None, param: Param) -> list[Hit]:

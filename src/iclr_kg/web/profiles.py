@@ -54,11 +54,15 @@ class Panel:
         return bool(self.rows or self.table or self.bars)
 
 
+def about(query: str, iri: NamedNode) -> str:
+    """`query` with the entity's IRI in place of `?e`: written into the text because pyoxigraph
+    binds only projected variables; safe, since it is one of ours, made from a key checked against KEY."""
+    return re.sub(r"\?e\b", f"<{iri.value}>", query)
+
+
 def _select(store: Store, query: str, iri: NamedNode) -> list[dict[str, Any]]:
-    """Rows of `query` about the entity `?e`. Its IRI is written into the text (pyoxigraph binds
-    only projected variables); it is one of ours, made from a key checked against KEY."""
-    text = re.sub(r"\?e\b", f"<{iri.value}>", query)
-    solutions = store.query(text, prefixes=vocab.QUERY_PREFIXES)
+    """Rows of `query` about the entity `?e`."""
+    solutions = store.query(about(query, iri), prefixes=vocab.QUERY_PREFIXES)
     names = [v.value for v in solutions.variables]  # type: ignore[union-attr]
     return [{n: s[n] for n in names} for s in solutions]  # type: ignore[union-attr]
 

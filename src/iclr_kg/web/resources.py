@@ -19,8 +19,8 @@ from iclr_kg.query.saved import parse_iri
 from iclr_kg.query.streaming import stream
 from iclr_kg.web.html import Labeler, cell, short
 from iclr_kg.web.http import requested_format, text_error, wants_html
-from iclr_kg.web.i18n import language, translate
-from iclr_kg.web.profiles import PROFILES, render_panels, schema_org
+from iclr_kg.web.i18n import language
+from iclr_kg.web.profiles import PROFILES, about, render_panels, schema_org
 from iclr_kg.web.state import state
 
 blueprint = Blueprint("resources", __name__)
@@ -62,6 +62,7 @@ def resource(kind: str, key: str) -> Response | str | tuple[str, int]:
         return rdf_response(lambda: (q.triple for q in store.quads_for_pattern(iri, None, None, DefaultGraph())))
     labeler = Labeler(state().index(), language())
     heading, panels = PROFILES[kind](store, iri) if kind in PROFILES else (None, [])
+    views = entity_views(kind, iri, panels)
     statements = describe(store, iri, labeler)
     response = Response(
         render_template(
@@ -69,7 +70,7 @@ def resource(kind: str, key: str) -> Response | str | tuple[str, int]:
             kind=kind,
             heading=(labeler.name(iri.value) if labeler.lang == "zh" else None) or heading or statements["label"],
             panels=render_panels(panels, labeler),
-            views=entity_views(kind, iri, panels),
+            views=views,
             jsonld=jsonld(store, iri, kind),
             **statements,
         ),
@@ -129,13 +130,12 @@ ENTITY_VIEWS = {
 def entity_views(kind: str, iri: NamedNode, panels: list) -> list[dict[str, object]]:
     """The workbench views an entity page shows, each over a query about this entity (read as
     JSON from /sparql by the page); only where the panels found something to draw."""
-    shown = {p.title for p in panels if p}
+    shown = {p.title for p in panels if p}  # the panels as made, before their titles are translated
     views = []
     for title, query, spec in ENTITY_VIEWS.get(kind, []):
         source = {"Co-author graph": "Co-authors", "Review ratings": "Reviews", "Papers per year": "Papers"}[title]
-        if translate(source, "en") in shown or translate(source, "zh") in shown:
-            text = re.sub(r"\?e\b", f"<{iri.value}>", query)
-            results = url_for("sparql.sparql", query=text, format="json")
+        if source in shown:
+            results = url_for("sparql.sparql", query=about(query, iri), format="json")
             views.append({"title": title, "spec": spec, "results": results, "wide": spec.startswith("graph")})
     return views
 
