@@ -162,7 +162,12 @@ ZH = {
 
 
 def language() -> str:
-    """The reader's language for this request (see the module docstring)."""
+    """The reader's language for this request, as chosen once when it began (`install`)."""
+    return g.get("lang") or _choose()
+
+
+def _choose() -> str:
+    """`?lang=`, else the cookie, else Accept-Language, else English (the module docstring)."""
     asked = request.args.get("lang", "") or request.cookies.get(COOKIE, "")
     if asked in LANGUAGES:
         return asked
@@ -172,12 +177,12 @@ def language() -> str:
 
 def translate(text: str, lang: str | None = None) -> str:
     """`text` in the reader's language (English where the table has no entry)."""
-    return ZH.get(text, text) if (lang or g.get("lang", "en")) == "zh" else text
+    return ZH.get(text, text) if (lang or language()) == "zh" else text
 
 
 def other_language_url() -> tuple[str, str]:
     """(label, URL) of this page in the other language: what the header's toggle links."""
-    target = "en" if g.get("lang") == "zh" else "zh"
+    target = "en" if language() == "zh" else "zh"
     args = {k: v for k, v in request.args.items() if k != "lang"} | {"lang": target}
     return ("English" if target == "en" else "中文"), f"{request.path}?{urlencode(args)}"
 
@@ -187,7 +192,7 @@ def install(app: Flask) -> None:
 
     @app.before_request
     def choose_language() -> None:
-        g.lang = language()
+        g.lang = _choose()
 
     @app.after_request
     def remember_language(response: Response) -> Response:
