@@ -87,12 +87,18 @@ def _entities(store: Store) -> dict[str, _Entity]:
             entity = found.get(quad.subject.value)
             if entity is not None and isinstance(quad.object, Literal):
                 entity.names.append((local, quad.object.value, quad.object.language))
-    # A paper's display title: the one most sources state (articles may shorten or translate it).
+    # Titles per source graph, for ranked_titles.
     for quad in store.quads_for_pattern(None, iclr("title"), None, None):
         entity = found.get(quad.subject.value)
         if entity is not None and not isinstance(quad.graph_name, DefaultGraph):
             entity.titles[quad.object.value] += 1
     return found
+
+
+def ranked_titles(stated: Counter[str]) -> list[str]:
+    """A paper's titles, the display title first: the one most sources state (articles may
+    shorten or translate it), then in alphabetical order. Pages and the index agree by this."""
+    return [title for title, _ in sorted(stated.items(), key=lambda t: (-t[1], t[0]))]
 
 
 def _label(entity: _Entity) -> tuple[str, str]:
@@ -102,7 +108,7 @@ def _label(entity: _Entity) -> tuple[str, str]:
         by[local].append((text, language or ""))
     english = ""
     if entity.titles:
-        english = sorted(entity.titles.items(), key=lambda t: (-t[1], t[0]))[0][0]
+        english = ranked_titles(entity.titles)[0]
     for local in ("name", "title"):
         if not english and by[local]:
             english = sorted(text for text, _ in by[local])[0]

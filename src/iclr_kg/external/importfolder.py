@@ -97,7 +97,7 @@ def shape_violations(folder: ImportFolder, dataset: Dataset, ontology_dir: Path)
     staged: dict[str, list[Any]] = {section: [] for section in SECTIONS}
     staged.update(people=folder.people, organizations=folder.organizations, editions=folder.editions)
     staged["sources"] = [folder.source]
-    combined = Dataset(**{name: getattr(dataset, name) + items for name, items in staged.items()}, files=dataset.files)
+    combined = _beside(dataset, staged)
     asserted = list(rdf.asserted_quads(combined, build_registry(combined)))
     ontology = rdf.ontology_quads(ontology_dir / "iclr.ttl")
     return shaclsparql.validate(asserted, ontology, load_shapes(ontology_dir / "shapes.ttl")).violations
@@ -164,12 +164,17 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _beside(dataset: Dataset, staged: dict[str, list[Any]]) -> Dataset:
+    """`dataset` (data/ and the other imports) with one import's sections added to it."""
+    return Dataset(**{name: getattr(dataset, name) + items for name, items in staged.items()}, files=dataset.files)
+
+
 def _check_builds(dataset: Dataset, staging: Path) -> None:
     """Read the staged files back beside `dataset`, resolve everything and make the import's RDF."""
     from iclr_kg.build import rdf
 
     staged = load_folder(staging)
-    combined = Dataset(**{name: getattr(dataset, name) + items for name, items in staged.items()}, files=dataset.files)
+    combined = _beside(dataset, staged)
     registry = build_registry(combined)
     for source in staged["sources"]:
         rdf.source_quads(source, registry)

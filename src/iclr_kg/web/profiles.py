@@ -18,7 +18,7 @@ from typing import Any
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Store
 
 from iclr_kg import vocab
-from iclr_kg.index import Index
+from iclr_kg.index import Index, ranked_titles
 from iclr_kg.web.html import Cell, Labeler
 from iclr_kg.web.i18n import translate
 
@@ -123,7 +123,7 @@ SELECT DISTINCT ?source WHERE { GRAPH ?g { ?e ?p ?o } ?g iclr:statedIn ?source }
 def paper(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
     titles = _per_graph(store, iri, "title")
     counted = Counter(str(t.value) for values in titles.values() for t in values)
-    ranked = [t for t, _ in sorted(counted.items(), key=lambda t: (-t[1], t[0]))]
+    ranked = ranked_titles(counted)
     heading = ranked[0] if ranked else iri.value.rsplit("/", 1)[-1]
     about = Panel("Paper")
     about.add("Also titled", *ranked[1:])
