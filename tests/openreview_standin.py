@@ -2,10 +2,12 @@
 
 It answers the endpoints `openreview-py` calls for an import, in OpenReview's JSON shapes:
 `GET /notes` (invitation, limit, offset or sort=id with the `after` cursor, details=directReplies;
-`count`), `POST /profiles/search`
-({"ids": [...]}) and `GET /groups?id=` (v2 venues carry `domain`, OpenReview's API-version tell).
-Venues are made from compact paper descriptions by `venue_notes`, so tests write their own
-fixtures. `fail_after` makes every request after the first N answer 500: an outage mid-import.
+`count`), `POST /profiles/search` ({"ids": [...]}, or {"emails": [...]}: each profile found
+carries the `email` asked, as OpenReview answers) and `GET /groups?id=` (v2 venues carry `domain`).
+Venues are made from compact paper descriptions by `venue_notes`, each year in the format
+OpenReview used that year (2013's decision in the note, 2017's lower-case venue and per-paper
+`acceptance` replies, 2018's `Acceptance_Decision`, 2019's meta-review, 2022's `recommendation`
+scores, 2023's notable tiers, API v2 from 2024), so tests write their own fixtures. `fail_after` makes every request after the first N answer 500: an outage mid-import.
 
     python bench/synth.py --openreview 10000 --out venue.json
     python -m tests.openreview_standin --venue-file venue.json --port 8765   # as bench/openreview_import.py does
@@ -44,13 +46,19 @@ class Paper:
 
     id: str
     title: str
-    authors: list[tuple[str, str | None]]  # (name, profile id or None)
-    outcome: str
+    authors: list[tuple[str, str | None]]  # (name, profile id, an e-mail address, or None)
+    outcome: str  # also `workshop` (2013, 2017, 2018) and `pending` (a v2 venue under review)
     reviews: list[tuple[str, int, int]] = field(default_factory=list)  # (review note id, rating, confidence)
+    authors_as_text: bool = False  # early 2017 notes: `authors` is one string
 
 
 def _rating_text(rating: int) -> str:
     return RATING_V1.get(rating, f"{rating}: Rating {rating}")
+
+
+def venue_id(year: int) -> str:
+    """The conference's group id as OpenReview spells it (2013, 2014 and 2017 in lower case)."""
+    return f"ICLR.cc/{year}/{'conference' if year in (2013, 2014, 2017) else 'Conference'}"
 
 
 def venue_notes(api: str, venue: str, papers: list[Paper]) -> dict[str, list[dict[str, Any]]]:
@@ -66,7 +74,7 @@ def _author_id(venue: str, number: int, name: str, profile: str | None) -> str:
     """A profile id, else an email; a never de-anonymized author is the paper's authors group."""
     if name == "Anonymous":
         return f"{venue}/Paper{number}/Authors"
-    return profile or f"{name.split()[0].lower()}@example.org"
+    return profile or f"{name.split()[0].lower()}@example.org"  # a profile id, or an e-mail address
 
 
 # How each year's v1 venue writes decisions and review scores (openreview-py's venue scripts and the
@@ -74,6 +82,13 @@ def _author_id(venue: str, number: int, name: str, profile: str | None) -> str:
 # `recommendation`; 2020 calls orals talks and has no review confidence; 2022 and 2023 score
 # reviews in `recommendation`; 2023 names its accept tiers notable-top-5% and notable-top-25%.
 DECISIONS_2020 = {**DECISIONS_V1, "oral": "Accept (Talk)"}
+DECISIONS_2013 = {  # in the submission's own `decision`
+    "oral": "conferenceOral-iclr2013-conference",
+    "poster": "conferencePoster-iclr2013-conference",
+    "workshop": "conferencePoster-iclr2013-workshop",
+    "reject": "reject",
+}
+DECISIONS_2017 = {**DECISIONS_V1, "workshop": "Invite to Workshop Track"}  # and 2018
 DECISIONS_2023 = {
     "oral": "Accept: notable-top-5%",
     "spotlight": "Accept: notable-top-25%",
@@ -94,10 +109,19 @@ def _review_content(year: int, rating: int, confidence: int) -> dict[str, Any]:
 
 
 def _decision_reply(venue: str, year: int, number: int, paper: Paper) -> dict[str, Any] | None:
-    table = DECISIONS_2020 if year == 2020 else DECISIONS_2023 if year == 2023 else DECISIONS_V1
-    if paper.outcome not in table:
+    table = {2017: DECISIONS_2017, 2018: DECISIONS_2017, 2020: DECISIONS_2020, 2023: DECISIONS_2023}.get(
+        year, DECISIONS_V1
+    )
+    if paper.outcome not in table or year in (2013, 2014):
         return None
     reply = {"id": f"D{paper.id}"[:12], "forum": paper.id, "replyto": paper.id}
+    if year in (2017, 2018):
+        invitation = f"{venue}/-/paper{number}/acceptance" if year == 2017 else f"{venue}/-/Acceptance_Decision"
+        return {
+            **reply,
+            "invitation": invitation,
+            "content": {"title": "Final decision", "decision": table[paper.outcome]},
+        }
     if year == 2019:
         return {
             **reply,
@@ -115,20 +139,29 @@ def _decision_reply(venue: str, year: int, number: int, paper: Paper) -> dict[st
     }
 
 
+def _review_invitation(venue: str, year: int, number: int) -> str:
+    if year == 2017:
+        return f"{venue}/-/paper{number}/official/review"
+    return f"{venue}/-/Paper{number}/Official_Review" if year <= 2019 else f"{venue}/Paper{number}/-/Official_Review"
+
+
 def _v1(venue: str, number: int, paper: Paper) -> tuple[str, dict[str, Any]]:
     year = int(venue.split("/")[1])
     kind = {"withdrawn": "Withdrawn_Submission", "desk-rejected": "Desk_Rejected_Submission"}.get(
         paper.outcome, "Blind_Submission"
     )
+    if year in (2013, 2014, 2017):  # one listing, named in lower case
+        kind = "submission"
     replies = [
         {
             "id": rid,
             "forum": paper.id,
             "replyto": paper.id,
-            "invitation": f"{venue}/Paper{number}/-/Official_Review",
+            "invitation": _review_invitation(venue, year, number),
             "content": _review_content(year, r, c),
         }
         for rid, r, c in paper.reviews
+        if year not in (2013, 2014)
     ]
     decision = _decision_reply(venue, year, number, paper)
     if decision is not None:
@@ -141,13 +174,17 @@ def _v1(venue: str, number: int, paper: Paper) -> tuple[str, dict[str, Any]]:
         "cdate": 1601000000000 + number,
         "content": {
             "title": paper.title,
-            "authors": [a for a, _ in paper.authors],
+            "authors": ", ".join(a for a, _ in paper.authors)
+            if paper.authors_as_text
+            else [a for a, _ in paper.authors],
             "authorids": [_author_id(venue, number, a, p) for a, p in paper.authors],
             "abstract": "An abstract.",
             "keywords": ["learning"],
         },
         "details": {"directReplies": replies},
     }
+    if year == 2013 and paper.outcome in DECISIONS_2013:
+        note["content"]["decision"] = DECISIONS_2013[paper.outcome]
     return f"{venue}/-/{kind}", note
 
 
@@ -236,9 +273,11 @@ class StandIn(ThreadingHTTPServer):
         profiles: dict[str, dict[str, Any]],
         groups: dict[str, dict[str, Any]] | None = None,
         port: int = 0,
+        emails: dict[str, str] | None = None,
     ):
         super().__init__(("127.0.0.1", port), _Handler)
         self.notes, self.profiles, self.groups = notes, profiles, groups or {}
+        self.emails = emails or {}  # e-mail address -> profile id (confirmed on that profile)
         self.requests: list[str] = []
         self.fail_after: int | None = None
         self.lock = threading.Lock()
@@ -311,7 +350,11 @@ class _Handler(BaseHTTPRequestHandler):
         if self._failing():
             return
         if urllib.parse.urlsplit(self.path).path == "/profiles/search":
-            found = [self.server.profiles[i] for i in body.get("ids", []) if i in self.server.profiles]
+            if "emails" in body:  # one entry per address found, naming it (openreview-py groups them by it)
+                asked = [(e, self.server.emails.get(e)) for e in body["emails"]]
+                found = [{**self.server.profiles[p], "email": e} for e, p in asked if p in self.server.profiles]
+            else:
+                found = [self.server.profiles[i] for i in body.get("ids", []) if i in self.server.profiles]
             self._send(200, {"profiles": found, "count": len(found)})
         else:
             self._send(404, {"name": "NotFoundError", "message": "Not Found", "status": 404})

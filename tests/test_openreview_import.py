@@ -20,9 +20,9 @@ from iclr_kg.config import Settings
 from iclr_kg.errors import ImportFailed
 from iclr_kg.external.openreview_import import run_import
 from iclr_kg.store import open_read_only, run_query
-from tests.helpers import dead_url
+from tests.helpers import dead_url, serving
 
-from .openreview_standin import Paper, StandIn, profile, venue_notes
+from .openreview_standin import Paper, StandIn, profile, venue_id, venue_notes
 
 V1_VENUE = "ICLR.cc/2021/Conference"
 V2_VENUE = "ICLR.cc/2024/Conference"
@@ -270,7 +270,8 @@ def test_interrupted_import_writes_nothing_and_resumes(tmp_path: Path, v1_server
     result = run_import(settings, V1_VENUE, reviews=True, api="v1")
     assert result.changed and result.stats["submissions"] == 7
     asked = [r.split("?")[0] for r in v1_server.requests]
-    assert asked == ["GET /notes", "GET /notes", "POST /profiles/search"]  # the cached page is not asked again
+    # the cached page is not asked again; profiles are looked up by e-mail, then by id
+    assert asked == ["GET /notes", "GET /notes", "POST /profiles/search", "POST /profiles/search"]
     assert "Blind_Submission" not in " ".join(v1_server.requests)
 
 
@@ -419,10 +420,12 @@ YEAR_PAPERS = [
 ]
 
 
-def import_year(tmp_path: Path, year: int, papers: list[Paper] = YEAR_PAPERS, api: str = "v1") -> tuple[Store, dict]:
-    venue = f"ICLR.cc/{year}/Conference"
+def import_year(
+    tmp_path: Path, year: int, papers: list[Paper] = YEAR_PAPERS, api: str = "v1", emails: dict | None = None
+) -> tuple[Store, dict]:
+    venue = venue_id(year)
     groups = {venue: {"id": venue, "domain": venue, "members": []}} if api == "v2" else None
-    server = StandIn(venue_notes(api, venue, papers), PROFILES, groups=groups).start()
+    server = StandIn(venue_notes(api, venue, papers), PROFILES, groups=groups, emails=emails).start()
     try:
         settings = settings_for(tmp_path, server)
         result = run_import(settings, venue, reviews=True)
@@ -504,9 +507,12 @@ def test_an_empty_venue_says_so_and_writes_nothing(tmp_path: Path) -> None:
     server = StandIn({}, {}).start()
     try:
         settings = settings_for(tmp_path, server)
-        with pytest.raises(ImportFailed, match=r"no submissions found for ICLR\.cc/2012/Conference"):
+        with pytest.raises(ImportFailed, match=r"no submissions found for ICLR\.cc/2031/Conference"):
+            run_import(settings, "ICLR.cc/2031/Conference")  # a year not yet open: API v2, nothing listed
+        assert not (settings.imports / "openreview-iclr-2031").exists()
+        with pytest.raises(ImportFailed, match=r"ICLR began in 2013"):  # no edition to ask about at all
             run_import(settings, "ICLR.cc/2012/Conference")
-        assert not (settings.imports / "openreview-iclr-2012").exists()
+        assert server.requests == [] or all("2031" in r for r in server.requests)
     finally:
         server.stop()
 
@@ -586,3 +592,251 @@ def test_the_credited_organization_is_the_authors_affiliation_in_that_year(tmp_p
         )
         credited[year] = {n for (n,) in rows}
     assert credited == {2019: {"Earlier University"}, 2021: {"Later Institute"}}
+
+
+# --------------------------------------------------------------------------------------------
+# Every edition (issue #20, items 1, 3 and 4)
+
+EARLY_PAPERS = [
+    *YEAR_PAPERS,
+    Paper(
+        "YearWork001", "A Paper Sent to the Workshop", [("Jane Roe", "~Jane_Roe1")], "workshop", [("RevYear0004", 5, 3)]
+    ),
+]
+
+
+def decisions(store: Store, year: int) -> dict[str, tuple[str, str | None]]:
+    rows = ask(
+        store,
+        f"""SELECT ?paper ?d ?t WHERE {{ ?paper iclr:submittedTo edition:iclr{year} ; iclr:decision ?d .
+            OPTIONAL {{ ?paper iclr:presentationType ?t }} }}""",
+    )
+    return {p.rsplit("/", 1)[1]: (d.rsplit("#", 1)[1], t.rsplit("#", 1)[1] if t else None) for p, d, t in rows}
+
+
+def test_2013_decisions_are_read_from_the_submission_itself(tmp_path: Path) -> None:
+    store, stats = import_year(tmp_path, 2013, EARLY_PAPERS)
+    assert decisions(store, 2013) == {
+        "YearOral001": ("Accepted", "Oral"),
+        "YearPost001": ("Accepted", "Poster"),
+        "YearRej0001": ("Rejected", None),
+        "YearWork001": ("MovedToWorkshop", None),
+    }
+    assert stats["reviews"] == 0 and edition_figures(store, 2013)["acceptedCount"] == "2"
+
+
+def test_2014_has_no_decisions_and_states_no_accepted_count(tmp_path: Path) -> None:
+    store, stats = import_year(tmp_path, 2014, EARLY_PAPERS)
+    assert decisions(store, 2014) == {} and stats["submissions"] == 4
+    assert edition_figures(store, 2014) == {"submissionCount": "4"}
+
+
+def test_2017_reads_its_lower_case_venue_its_acceptance_replies_and_authors_in_one_string(tmp_path: Path) -> None:
+    papers = [
+        *EARLY_PAPERS,
+        Paper("Text2017001", "Two Authors in One String", [("Jane Roe", "~Jane_Roe1"), ("Alex Example", None)],
+              "poster", authors_as_text=True),
+    ]  # fmt: skip
+    store, stats = import_year(tmp_path, 2017, papers)
+    assert decisions(store, 2017)["YearWork001"] == ("MovedToWorkshop", None)
+    assert decisions(store, 2017)["YearOral001"] == ("Accepted", "Oral")
+    assert (stats["accepted"], stats["workshop"], stats["rejected"], stats["reviews"]) == (3, 1, 1, 4)
+    assert [r[1] for r in ratings(store)] == ["8", "6", "3", "5"]
+    authors = ask(store, "SELECT ?pos WHERE { ?a iclr:authorshipOf paper:Text2017001 ; iclr:authorPosition ?pos }")
+    assert sorted(authors) == [("1",), ("2",)]
+
+
+def test_2018_reads_the_acceptance_decision(tmp_path: Path) -> None:
+    store, stats = import_year(tmp_path, 2018, EARLY_PAPERS)
+    assert decisions(store, 2018)["YearPost001"] == ("Accepted", "Poster")
+    assert stats["workshop"] == 1 and edition_figures(store, 2018)["acceptedCount"] == "2"
+
+
+@pytest.mark.parametrize(("year", "why"), [(2015, "not on OpenReview"), (2016, "only its workshop track")])
+def test_years_not_on_openreview_say_why_and_ask_nothing(tmp_path: Path, year: int, why: str) -> None:
+    server = StandIn({}, {}).start()
+    try:
+        with pytest.raises(ImportFailed, match=why):
+            run_import(settings_for(tmp_path, server), str(year))
+        assert server.requests == []
+    finally:
+        server.stop()
+
+
+def test_2023_tiers_are_their_own_presentation_types_compared_by_tier(tmp_path: Path) -> None:
+    store, _ = import_year(tmp_path, 2023)
+    assert decisions(store, 2023)["YearOral001"] == ("Accepted", "NotableTop5")
+    rows = ask(store, "SELECT ?tier WHERE { paper:YearOral001 iclr:presentationType/iclr:tier ?tier }")
+    assert rows == [("1",)]  # the year's first tier, as an oral is in 2021
+
+
+def test_authors_listed_by_e_mail_resolve_by_the_profile_that_has_it(tmp_path: Path) -> None:
+    """2019/2020 list e-mail addresses: the profile with that address names the author; the
+    address itself is written nowhere."""
+    papers = [Paper("Mail2019001", "A Paper by E-Mail", [("J. Roe", "jane@uni.example")], "poster")]
+    store, stats = import_year(tmp_path, 2019, papers, emails={"jane@uni.example": "~Jane_Roe1"})
+    assert stats["authors found by e-mail"] == 1
+    assert ask(store, "SELECT ?p WHERE { paper:Mail2019001 iclr:hasAuthor/iclr:openReviewProfile ?p }") == [
+        ("~Jane_Roe1",)
+    ]
+    written = "".join(p.read_text() for p in (tmp_path / "imports").rglob("*.yaml") if ".cache" not in p.parts)
+    assert "jane@uni.example" not in written
+
+
+def test_imports_are_independent_and_share_new_people_in_one_place(tmp_path: Path) -> None:
+    """2020 used to reuse a person only 2019's folder defined: without it, 2020 no longer built."""
+    shared_person = ("Max Mustermann", None)
+    by_year = {
+        2019: [Paper("Indep201901", "A 2019 Paper by Max", [shared_person], "poster")],
+        2020: [Paper("Indep202001", "A 2020 Paper by Max", [shared_person], "reject")],
+    }
+    imports = tmp_path / "imports"
+    for year, papers in by_year.items():
+        server = StandIn(venue_notes("v1", venue_id(year), papers), {}).start()
+        try:
+            run_import(settings_for(tmp_path, server), str(year))
+        finally:
+            server.stop()
+    people = (imports / "shared" / "people.yaml").read_text()
+    assert (
+        people.count('"key": "or-max-mustermann"') == 1 and '"openreview-iclr-2019", "openreview-iclr-2020"' in people
+    )
+    assert not (imports / "openreview-iclr-2020" / "people.yaml").exists()
+    settings = Settings(store=tmp_path / "store")
+    for alone in (2019, 2020):  # each year alone
+        other = imports / f"openreview-iclr-{2019 + 2020 - alone}"
+        other.rename(other.with_name(".aside"))
+        build(settings)
+        rows = ask(
+            open_read_only(settings.store), "SELECT ?paper WHERE { ?paper iclr:hasAuthor person:or-max-mustermann }"
+        )
+        assert rows == [(f"https://w3id.org/iclr-kg/resource/paper/Indep{alone}01",)]
+        other.with_name(".aside").rename(other)
+    build(settings)  # and together: one person with both papers
+    rows = ask(open_read_only(settings.store), "SELECT ?paper WHERE { ?paper iclr:hasAuthor person:or-max-mustermann }")
+    assert len(rows) == 2
+
+
+EXTRAPOLATE = "How Neural Networks Extrapolate: From Feedforward to Graph Neural Networks"
+
+
+def test_a_paper_named_by_title_and_the_same_paper_imported_by_id_are_one_entity(tmp_path: Path) -> None:
+    """Issue #20, item 5: article 000 names this paper without an OpenReview id; the import has it
+    by id. One IRI in the end; the article's IRI redirects there."""
+    reviews = [("RevExtra001", 9, 4), ("RevExtra002", 8, 3), ("RevExtra003", 9, 4), ("RevExtra004", 9, 5)]
+    papers = [Paper("UH-cmocLJC", EXTRAPOLATE, [("Keyulu Xu", "~Keyulu_Xu1")], "oral", reviews)]
+    server = StandIn(venue_notes("v1", V1_VENUE, papers), {}).start()
+    try:
+        settings = settings_for(tmp_path, server)
+        run_import(settings, V1_VENUE, reviews=True)
+    finally:
+        server.stop()
+    report = build(settings)
+    assert report.curation == []
+    store = open_read_only(settings.store)
+    assert ask(store, "SELECT ?n WHERE { paper:how-neural-networks-extrapolate dcterms:isReplacedBy ?n }") == [
+        ("https://w3id.org/iclr-kg/resource/paper/UH-cmocLJC",)
+    ]
+    graphs = ask(store, "SELECT DISTINCT ?g WHERE { GRAPH ?g { paper:UH-cmocLJC a iclr:Paper } } ORDER BY ?g")
+    assert [g.rsplit("/", 1)[1] for (g,) in graphs] == ["iclr2021-awards-overview", "openreview-iclr-2021"]
+    assert ask(store, "SELECT ?p WHERE { paper:how-neural-networks-extrapolate a iclr:Paper }") == []
+    # the article's four ratings (9, 9, 8, 9) are the imported four reviews, not four more
+    reviews = ask(
+        store, "SELECT ?r ?rating WHERE { ?r iclr:reviewOf paper:UH-cmocLJC ; iclr:rating ?rating } ORDER BY ?r"
+    )
+    assert [(r.rsplit("/", 1)[1], rating) for r, rating in reviews] == [
+        ("RevExtra001", "9"), ("RevExtra002", "8"), ("RevExtra003", "9"), ("RevExtra004", "9")
+    ]  # fmt: skip
+    with serving(settings.store) as (base, _):
+        import requests
+
+        answer = requests.get(f"{base}/resource/paper/how-neural-networks-extrapolate?lang=zh", allow_redirects=False)
+        assert answer.status_code == 301 and answer.headers["Location"].endswith("/resource/paper/UH-cmocLJC?lang=zh")
+        assert "Keyulu Xu" in requests.get(f"{base}/resource/paper/how-neural-networks-extrapolate").text
+
+
+def test_an_ambiguous_title_is_reported_and_never_merged(tmp_path: Path) -> None:
+    papers = [
+        Paper("Extrapol001", EXTRAPOLATE, [("Keyulu Xu", None)], "oral"),
+        Paper("Extrapol002", EXTRAPOLATE.upper(), [("Someone Else", None)], "reject"),
+    ]
+    server = StandIn(venue_notes("v1", V1_VENUE, papers), {}).start()
+    try:
+        settings = settings_for(tmp_path, server)
+        run_import(settings, V1_VENUE)
+    finally:
+        server.stop()
+    report = build(settings)
+    assert report.curation and "paper/how-neural-networks-extrapolate" in report.curation[0]
+    store = open_read_only(settings.store)
+    rows = ask(store, "SELECT ?o WHERE { paper:how-neural-networks-extrapolate iclr:possiblySameAs ?o } ORDER BY ?o")
+    assert [o.rsplit("/", 1)[1] for (o,) in rows] == ["Extrapol001", "Extrapol002"]
+
+
+def every_year_venue() -> dict[str, list[dict]]:
+    """A few papers per year, each year in its own format, in one stand-in (both APIs)."""
+    notes: dict[str, list[dict]] = {}
+    for year in (2013, 2014, 2017, 2018, 2019, 2020, 2021, 2022, 2023, 2024, 2025, 2026):
+        api = "v2" if year >= 2024 else "v1"
+        papers = [
+            Paper(f"All{year}Or1", f"The {year} Oral", [("Jane Roe", "~Jane_Roe1")], "oral", [(f"Rv{year}Or1", 8, 4)]),
+            Paper(f"All{year}Po1", f"The {year} Poster", [("Jane Roe", "~Jane_Roe1"), ("Max Mustermann", None)],
+                  "poster", [(f"Rv{year}Po1", 6, 3)]),
+            Paper(f"All{year}Re1", f"The {year} Rejection", [("Alex Example", "~Alex_Example1")], "reject",
+                  [(f"Rv{year}Re1", 3, 2)]),
+        ]  # fmt: skip
+        if year == 2019:
+            papers.append(Paper("All2019NA1", "NA", [("Alex Example", "~Alex_Example1")], "withdrawn"))
+        if year == 2026:  # still under review
+            papers = [Paper(f"All2026Pe{i}", f"Pending {i}", [("Jane Roe", "~Jane_Roe1")], "pending") for i in (1, 2)]
+        for invitation, listed in venue_notes(api, venue_id(year), papers).items():
+            notes.setdefault(invitation, []).extend(listed)
+    return notes
+
+
+def test_every_year_imports_into_one_folder_and_builds(tmp_path: Path) -> None:
+    """Issue #20, item 8: `--venue all`, each year in its format, then the cross-year saved queries."""
+    from iclr_kg.config import resource_dir
+    from iclr_kg.external.openreview_import import run_all
+    from iclr_kg.query.saved import load_saved
+
+    server = StandIn(every_year_venue(), PROFILES).start()
+    try:
+        settings = settings_for(tmp_path, server)
+        results = run_all(settings, until=2027, reviews=True)
+        assert [(r.fmt.year, r.failed) for r in results if r.failed] == []
+        assert [r.fmt.year for r in results if r.skipped] == [2027]  # nothing listed yet
+        assert [r.fmt.year for r in results if r.result] == [2013, 2014, *range(2017, 2027)]
+        again = run_all(settings, until=2027, reviews=True)  # resumable: everything is cached
+        assert all(r.result is None or (not r.result.changed and r.result.requests == 0) for r in again)
+    finally:
+        server.stop()
+    build(settings)
+    store = open_read_only(settings.store)
+    saved = load_saved(resource_dir("queries"))
+    by_year = {row[0]: row[1:] for row in ask(store, saved["decisions-by-year"].text)}
+    # year: submissions, accepted, rejected, workshop, withdrawn, desk-rejected, rate, article figures
+    assert by_year["2014"][:2] == ("3", "0") and by_year["2014"][6] is None  # no decisions in 2014: no rate
+    assert by_year["2019"][:2] == ("3", "2")  # the paper titled NA is kept out
+    assert by_year["2021"][:2] == ("3", "2") and by_year["2021"][6] == "0.667"
+    assert sorted(by_year["2021"][7].split(" / ")) == ["2997", "3013"]  # two articles disagree: both shown
+    assert by_year["2021"][8] == "860"  # as the articles state it, beside the imported count
+    assert by_year["2026"][:2] == ("2", "0") and by_year["2026"][6] is None
+    [top, *_] = ask(store, saved["authors-most-accepted"].text)
+    assert top[1:3] == ("Jane Roe", "20")  # 2 accepted papers a year, in the 10 years with decisions
+    organizations = ask(store, saved["organizations-accepted-by-year"].text)
+    assert {row[2] for row in organizations if row[1] == "Example Institute of Learning"} >= {"2021", "2024"}
+    distribution = ask(store, saved["rating-distribution-by-year"].text)
+    assert ("2020", "8", "1", "1") in [row[:4] for row in distribution]  # 2020's top level is 8
+
+
+def test_readme_lists_every_year_as_the_year_table_does() -> None:
+    """README's table of supported years is checked against the table the importer reads."""
+    from iclr_kg.config import resource_dir
+    from iclr_kg.external.iclr_years import NOT_ON_OPENREVIEW, YEARS
+
+    readme = (resource_dir("data").parent / "README.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip(): line for line in readme.splitlines() if line.startswith("| 20")}
+    for year, fmt in YEARS.items():
+        assert f"`{fmt.venue}`" in rows[str(year)] and f"| {fmt.api} |" in rows[str(year)]
+    assert set(NOT_ON_OPENREVIEW) <= {int(y) for y in rows if y.isdigit()} and "2024 on" in rows

@@ -20,7 +20,7 @@ from pyoxigraph import NamedNode, serialize
 from iclr_kg import vocab
 from iclr_kg.atomic import atomic_output, check_writable
 from iclr_kg.config import Settings, flag_help
-from iclr_kg.errors import IclrKgError, QueryError, SettingsError, StoreError
+from iclr_kg.errors import IclrKgError, ImportFailed, QueryError, SettingsError, StoreError
 from iclr_kg.query.formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.query.pool import QueryPool, QueryRequest, RunningQuery
 from iclr_kg.query.saved import get_saved, load_saved
@@ -393,7 +393,11 @@ def import_group() -> None:
 
 @import_group.command("openreview")
 @store_option
-@click.option("--venue", required=True, help="The OpenReview venue id, e.g. ICLR.cc/2021/Conference.")
+@click.option(
+    "--venue",
+    required=True,
+    help="An ICLR year (2021), its OpenReview venue id (ICLR.cc/2021/Conference), or `all` for every supported year.",
+)
 @click.option("--reviews", is_flag=True, help="Also import each public review's rating and confidence.")
 @click.option(
     "--limit", type=click.IntRange(min=1), help="Import at most N submissions (a partial import states no counts)."
@@ -404,7 +408,7 @@ def import_group() -> None:
     type=click.Choice(["auto", "v1", "v2"]),
     default="auto",
     show_default=True,
-    help="OpenReview API version; auto asks the v2 API whether the venue is one of its own.",
+    help="OpenReview API version; auto takes the year's (v1 up to 2023, v2 from 2024).",
 )
 @click.option("--base-url", help=flag_help("openreview_api", "API v1 base URL."))
 @click.option("--base-url-v2", help=flag_help("openreview_api_v2", "API v2 base URL."))
@@ -430,24 +434,56 @@ def import_openreview(
     """Import a venue's submissions, decisions, authors and (--reviews) review scores from OpenReview.
 
     Pages are cached as they arrive: an interrupted import resumes where it stopped. The import
-    folder is written only when complete and buildable; then run `iclr-kg build`.
+    folder is written only when complete and buildable; then run `iclr-kg build`. The years
+    supported, and what each holds, are in README's "Every ICLR edition".
     """
-    from iclr_kg.external.openreview_import import run_import
+    from iclr_kg.external.openreview_import import run_all, run_import
 
     settings = Settings.from_env(
         store=store, openreview_api=base_url, openreview_api_v2=base_url_v2, imports_dir=imports_dir
     )
-    with click.progressbar(length=1, label=f"fetching {venue}", file=sys.stderr, show_pos=True) as bar:
+    if venue.strip().lower() == "all":
+        if limit is not None or api != "auto":
+            raise click.UsageError("--venue all takes neither --limit nor --api")
+        results = run_all(
+            settings, reviews=reviews, refresh=refresh, progress=lambda fmt: _fetch_bar(f"ICLR {fmt.year}")
+        )
+        failed = 0
+        for year in results:
+            if year.result is not None:
+                _report_import(year.result, hint=False)
+            else:
+                click.echo(
+                    f"ICLR {year.fmt.year}: {'skipped' if year.skipped else 'FAILED'}: {year.skipped or year.failed}"
+                )
+                failed += year.failed is not None
+        if failed:
+            raise ImportFailed(f"{failed} year(s) failed; rerun to resume them (what was fetched is cached)")
+        if any(year.result and year.result.changed for year in results):
+            click.echo("run `iclr-kg build` to include them")
+        return
+    with _fetch_bar(f"fetching {venue}") as progress:
+        result = run_import(settings, venue, api=api, reviews=reviews, limit=limit, refresh=refresh, progress=progress)
+    _report_import(result)
+
+
+@contextlib.contextmanager
+def _fetch_bar(label: str) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on stderr for one fetch (click's: redrawn only where stderr is a terminal)."""
+    with click.progressbar(length=1, label=label, file=sys.stderr, show_pos=True) as bar:
 
         def progress(done: int, total: int) -> None:
             bar.length = max(total, done, 1)
             bar.update(done - bar.pos)
 
-        result = run_import(settings, venue, api=api, reviews=reviews, limit=limit, refresh=refresh, progress=progress)
+        yield progress
+
+
+def _report_import(result: Any, hint: bool = True) -> None:
     figures = ", ".join(f"{count} {name}" for name, count in result.stats.items())
     verdict = "written" if result.changed else "unchanged"
     click.echo(f"{result.folder}: {verdict} (API {result.api}, {result.requests} requests): {figures}")
-    if result.changed:
+    if result.changed and hint:
         click.echo("run `iclr-kg build` to include it")
 
 

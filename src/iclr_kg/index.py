@@ -25,6 +25,7 @@ from pathlib import Path
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Store
 
 from iclr_kg import vocab
+from iclr_kg.build.rdf import DECISIONS, PRESENTATIONS
 
 SUFFIX = ".index.sqlite"
 SCHEMA_VERSION = 1
@@ -183,13 +184,18 @@ SELECT ?e (CONCAT(?award, ": ", ?title) AS ?label) WHERE {
 }
 
 
+_WORDS = {
+    term: word for table in (DECISIONS, PRESENTATIONS) for word, term in table.items()
+}  # MovedToWorkshop -> workshop
+
+
 def _facts(kind: str, row: list[str]) -> str:
     """One line of what matters about an entity, for search results and lists."""
     a, b, c, d = row
     local = [x.rsplit("#", 1)[-1] for x in (b, c)]
     if kind == "paper":
-        decision = local[0].lower().replace("deskrejected", "desk-rejected")
-        decided = f"{decision} ({local[1].lower()})" if decision and local[1] else decision
+        decision = _WORDS.get(local[0], local[0].lower())
+        decided = f"{decision} ({_WORDS.get(local[1], local[1].lower())})" if decision and local[1] else decision
         return " · ".join(x for x in (a, decided, f"{d} et al." if d else "") if x)
     if kind == "organization":
         return " · ".join(x for x in (a, f"part of {b}" if b else "") if x)

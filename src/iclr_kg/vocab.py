@@ -73,6 +73,9 @@ RDFS_SUBCLASS_OF = NamedNode(RDFS + "subClassOf")
 RDFS_SUBPROPERTY_OF = NamedNode(RDFS + "subPropertyOf")
 RDFS_DOMAIN = NamedNode(RDFS + "domain")
 RDFS_RANGE = NamedNode(RDFS + "range")
+# An IRI that no longer names an entity of its own (a paper first named by title, then matched to
+# its OpenReview id) points at the one that does; pages answer it with a redirect.
+DCTERMS_IS_REPLACED_BY = NamedNode(DCTERMS + "isReplacedBy")
 OWL_CLASS = NamedNode(OWL + "Class")
 OWL_OBJECT_PROPERTY = NamedNode(OWL + "ObjectProperty")
 OWL_DATATYPE_PROPERTY = NamedNode(OWL + "DatatypeProperty")

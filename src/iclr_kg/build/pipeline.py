@@ -33,6 +33,7 @@ class BuildReport:
     timings: dict[str, float] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     generation: str = ""
+    curation: list[str] = field(default_factory=list)  # what a curator should look at
 
     def timed(self, stage: str, run: Callable[[], T]) -> T:
         start = time.perf_counter()
@@ -43,7 +44,8 @@ class BuildReport:
     def summary(self) -> str:
         total = sum(self.counts.values())
         stages = ", ".join(f"{name} {seconds:.2f}s" for name, seconds in self.timings.items())
-        return f"built {total} quads in {len(self.counts)} graphs ({stages})"
+        lines = [f"built {total} quads in {len(self.counts)} graphs ({stages})"]
+        return "\n".join(lines + [f"curation: {line}" for line in self.curation])
 
 
 @dataclass
@@ -87,6 +89,11 @@ def compile_graph(settings: Settings, report: BuildReport | None = None) -> Comp
     report = report or BuildReport()
     dataset = report.timed("load", lambda: load_dataset(settings.data_dir, settings.imports))
     registry = report.timed("resolve", lambda: build_registry(dataset))
+    report.curation += [
+        f"paper/{key} (named by title) matches {', '.join(f'paper/{i}' for i in ids)}: not merged; "
+        "say which with `same_as`, or give it its own title"
+        for key, ids in sorted(registry.papers.ambiguous.items())
+    ]
     asserted = report.timed("rdf", lambda: list(rdf.asserted_quads(dataset, registry)))
     compiled = Compiled(asserted, rdf.ontology_quads(settings.ontology_dir / "iclr.ttl"))
     shapes = load_shapes(settings.ontology_dir / "shapes.ttl")

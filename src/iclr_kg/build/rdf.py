@@ -34,6 +34,7 @@ from iclr_kg.errors import DataError
 RDF_NS = vocab.RDF
 XSD, DCTERMS, SCHEMA = vocab.XSD, vocab.DCTERMS, vocab.SCHEMA
 RDF_TYPE, RDFS_LABEL, SKOS_EXACT = vocab.RDF_TYPE, vocab.RDFS_LABEL, vocab.SKOS_EXACT_MATCH
+DCTERMS_REPLACED_BY = vocab.DCTERMS_IS_REPLACED_BY
 iclr, iri = vocab.iclr, vocab.entity
 
 
@@ -70,14 +71,27 @@ ORG_CLASSES = {
     "as-credited": "UnresolvedOrganization",
     "unclassified": "Organization",
 }
-DECISIONS = {"accepted": "Accepted", "rejected": "Rejected", "withdrawn": "Withdrawn", "desk-rejected": "DeskRejected"}
+DECISIONS = {
+    "accepted": "Accepted",
+    "rejected": "Rejected",
+    "workshop": "MovedToWorkshop",
+    "withdrawn": "Withdrawn",
+    "desk-rejected": "DeskRejected",
+}
 AWARD_CLASSES = {
     "outstanding-paper": "OutstandingPaperAward",
     "honorable-mention": "HonorableMention",
     "best-paper": "BestPaperAward",
     "person-honor": "Award",
 }
-PRESENTATIONS = {"oral": "Oral", "spotlight": "Spotlight", "poster": "Poster", "talk": "Talk"}
+PRESENTATIONS = {
+    "oral": "Oral",
+    "spotlight": "Spotlight",
+    "poster": "Poster",
+    "talk": "Talk",
+    "notable-top-5%": "NotableTop5",
+    "notable-top-25%": "NotableTop25",
+}
 
 
 # How a field's value becomes an object term: an XSD datatype ("integer", "gYear", ...), "text" (a
@@ -341,8 +355,12 @@ class _SourceBuilder:
             self.out.add(node, iclr("committeeListComplete"), boolean(facts.committee_complete))
 
     def _paper(self, paper: PaperFacts) -> None:
-        out, ident = self.out, paper.ident
+        out, ident = self.out, self.registry.papers.ident(paper)
         node = iri("paper", ident)
+        if ident != paper.ident:  # named by title here, matched to the paper with an id: one entity
+            out.add(iri("paper", paper.ident), DCTERMS_REPLACED_BY, node)
+        for other in self.registry.papers.ambiguous.get(paper.ident, []):
+            out.add(node, iclr("possiblySameAs"), iri("paper", other))
         out.add(node, RDF_TYPE, iclr("Paper"))
         out.fields(node, paper, PAPER_FACTS)
         out.add(node, iclr("submittedTo"), self.ref("edition", paper.edition, paper, "edition").node)
@@ -373,7 +391,7 @@ class _SourceBuilder:
             else:
                 name = reference = author
             person = self.ref("person", reference, paper, "authors", position - 1).node
-            authorship = iri("authorship", f"{paper.ident}-{position}")
+            authorship = iri("authorship", f"{self.registry.papers.ident(paper)}-{position}")
             out.add(authorship, RDF_TYPE, iclr("Authorship"))
             out.add(authorship, iclr("authorshipOf"), node)
             out.add(authorship, iclr("authorshipBy"), person)
@@ -385,7 +403,10 @@ class _SourceBuilder:
     def _reviews(self, node: NamedNode, paper: PaperFacts) -> None:
         """Reviews as an article gives them (ratings, numbered) or as an import does (by note id)."""
         out = self.out
-        numbered = [(iri("review", f"{paper.ident}-{i}"), i, r) for i, r in enumerate(paper.ratings, start=1)]
+        keys = self.registry.papers.review_keys(paper)
+        numbered = [
+            (iri("review", key), i, r) for i, (key, r) in enumerate(zip(keys, paper.ratings, strict=True), start=1)
+        ]
         for review, index, rating in numbered:
             out.add(review, RDF_TYPE, iclr("Review"))
             out.add(review, iclr("reviewOf"), node)

@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from iclr_kg.build.sources import Curated, Dataset
+from iclr_kg.build.sources import AuthorRef, Curated, Dataset, PaperFacts
 from iclr_kg.errors import DataError
 
 KINDS = ("organization", "person", "conference", "edition", "award")
@@ -31,6 +31,7 @@ class Registry:
 
     names: dict[str, dict[str, set[str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(set)))
     keys: dict[str, dict[str, Curated]] = field(default_factory=lambda: defaultdict(dict))
+    papers: PaperMatches = field(default_factory=lambda: PaperMatches({}, {}))
 
     def add(self, kind: str, entity: Curated, key: str, names: list[str], path: Path) -> None:
         if key in self.keys[kind]:
@@ -65,6 +66,73 @@ class Registry:
 
     def entity(self, kind: str, key: str) -> Curated:
         return self.keys[kind][key]
+
+
+@dataclass
+class PaperMatches:
+    """Papers an article names only by title (a `key`, no OpenReview id), matched to the one paper
+    with an id that has the same title in the same edition: `merged` key -> id, so the two are one
+    entity (the key's IRI redirects). `ambiguous` key -> ids: several papers fit, or the authors
+    differ; nothing is merged and a curator decides (`same_as`). `imported`: id -> the reviews an
+    import gives by note id, (id, rating), so an article's bare ratings of the same paper name
+    the same reviews rather than four more."""
+
+    merged: dict[str, str]
+    ambiguous: dict[str, list[str]]
+    imported: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+
+    def ident(self, paper: PaperFacts) -> str:
+        return self.merged.get(paper.ident, paper.ident) if paper.key else paper.ident
+
+    def review_keys(self, paper: PaperFacts) -> list[str]:
+        """The review keys for an article's list of ratings: the imported reviews of the same
+        paper, rating by rating, where both give the same ratings; else `<paper>-1`, `-2`..."""
+        ident = self.ident(paper)
+        found = self.imported.get(ident, [])
+        if not found or sorted(r for _, r in found) != sorted(paper.ratings):
+            return [f"{ident}-{i}" for i in range(1, len(paper.ratings) + 1)]
+        pool: dict[int, list[str]] = defaultdict(list)
+        for review, rating in sorted(found):
+            pool[rating].append(review)
+        return [pool[rating].pop(0) for rating in paper.ratings]
+
+
+def _title_key(paper: PaperFacts) -> tuple[str, str]:
+    """(edition, title) with case, width, punctuation and spacing folded."""
+    title = "".join(c if c.isalnum() else " " for c in normalize(paper.title))
+    return normalize(paper.edition), " ".join(title.split())
+
+
+def _author_names(paper: PaperFacts) -> set[str]:
+    return {normalize(a.name if isinstance(a, AuthorRef) else a) for a in paper.authors}
+
+
+def match_papers(dataset: Dataset) -> PaperMatches:
+    """Match every keyed paper to an id-bearing paper by edition and title (and authors where both
+    list them: at least one name in common)."""
+    with_id: dict[tuple[str, str], dict[str, PaperFacts]] = defaultdict(dict)
+    keyed: list[PaperFacts] = []
+    imported: dict[str, list[tuple[str, int]]] = {}
+    for source in dataset.sources:
+        for paper in source.papers:
+            rated = [(r.id, r.rating) for r in paper.reviews if r.rating is not None]
+            if rated and not paper.key:
+                imported.setdefault(paper.ident, rated)
+            if paper.key:
+                keyed.append(paper)
+            else:
+                with_id[_title_key(paper)].setdefault(paper.ident, paper)
+    merged: dict[str, str] = {}
+    ambiguous: dict[str, list[str]] = {}
+    for paper in keyed:
+        found = with_id.get(_title_key(paper), {})
+        names = _author_names(paper)
+        fitting = [i for i, other in found.items() if not names or not other.authors or names & _author_names(other)]
+        if len(fitting) == 1 and len(found) == 1:
+            merged[paper.ident] = fitting[0]
+        elif found:
+            ambiguous[paper.ident] = sorted(found)
+    return PaperMatches(merged, ambiguous, imported)
 
 
 def build_registry(dataset: Dataset) -> Registry:
@@ -123,6 +191,7 @@ def build_registry(dataset: Dataset) -> Registry:
         if award.edition is not None:
             registry.resolve("edition", award.edition, award.file or files["events"], award.line("edition"), "edition")
     _check_parent_cycles(dataset)
+    registry.papers = match_papers(dataset)
     papers = {paper.ident for source in dataset.sources for paper in source.papers}
     for link in dataset.links:
         kind, key = link.entity.split("/", 1)

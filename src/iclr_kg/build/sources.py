@@ -164,6 +164,7 @@ class Organization(Curated):
     parent: str | None = None
     note: str | None = None
     curation: Curation | None = None
+    imported_by: list[str] = []  # in imports/shared/: the imports that need this entity
 
 
 class Person(Curated):
@@ -174,6 +175,7 @@ class Person(Curated):
     openreview: list[Annotated[str, Field(pattern=PROFILE_ID)]] = []
     note: str | None = None
     curation: Curation | None = None
+    imported_by: list[str] = []  # in imports/shared/: the imports that need this entity
 
 
 class Conference(Curated):
@@ -313,8 +315,8 @@ class PaperFacts(Curated):
     authors: list[str | AuthorRef] = []
     organizations: list[str] = []
     organizations_complete: bool = True
-    decision: Literal["accepted", "rejected", "withdrawn", "desk-rejected"] | None = None
-    presentation: Literal["oral", "spotlight", "poster", "talk"] | None = None
+    decision: Literal["accepted", "rejected", "workshop", "withdrawn", "desk-rejected"] | None = None
+    presentation: Literal["oral", "spotlight", "poster", "talk", "notable-top-5%", "notable-top-25%"] | None = None
     code: str | None = None
     ratings: list[int] = []
     reviews: list[ReviewFacts] = []
@@ -459,11 +461,41 @@ SECTIONS: dict[str, tuple[str, type[Curated]]] = {
 }
 
 
+# The people and organizations that imports had to create live in one place, `imports/shared/`,
+# each listing the imports that need it (`imported_by`): an import folder holds only its own
+# source and editions, so any import builds alone or with any others.
+SHARED = "shared"
+
+
 def import_dirs(imports_dir: Path | None) -> list[Path]:
     """The import folders under `imports_dir` (each shaped like data/), in name order."""
     if imports_dir is None or not imports_dir.is_dir():
         return []
-    return sorted(p for p in imports_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
+    return sorted(p for p in imports_dir.iterdir() if p.is_dir() and not p.name.startswith(".") and p.name != SHARED)
+
+
+def shared_entities(imports_dir: Path | None) -> dict[str, list[Any]]:
+    """Every entity of imports/shared/ (people and organizations), whoever needs it."""
+    folder = imports_dir / SHARED if imports_dir is not None else None
+    if folder is None or not folder.is_dir():
+        return {"people": [], "organizations": []}
+    loaded = load_folder(folder)
+    return {"people": loaded["people"], "organizations": loaded["organizations"]}
+
+
+def add_shared(lists: dict[str, list[Any]], shared: dict[str, list[Any]], present: set[str] | None) -> None:
+    """Add to `lists` the shared entities that an import in `present` needs (all, if None), unless
+    `lists` already defines them: a curator who copied one into data/ (same key, or every profile
+    id of the person) wins, and the stale shared copy is left out until the next import prunes it."""
+    claimed = {profile for person in lists["people"] for profile in person.openreview}
+    for section in ("people", "organizations"):
+        taken = {entity.key for entity in lists[section]}
+        for entity in shared[section]:
+            if present is not None and not set(entity.imported_by) & present:
+                continue
+            if entity.key in taken or (section == "people" and entity.openreview and set(entity.openreview) <= claimed):
+                continue
+            lists[section].append(entity)
 
 
 def load_folder(folder: Path) -> dict[str, list[Any]]:
@@ -497,7 +529,9 @@ def load_dataset(data_dir: Path, imports_dir: Path | None = None, folders: list[
         section: _registry_list(files[registry], section, model) for section, (registry, model) in SECTIONS.items()
     }
     lists["sources"] = [load_source(p) for p in source_files]
-    for folder in import_dirs(imports_dir) if folders is None else folders:
+    folders = import_dirs(imports_dir) if folders is None else folders
+    for folder in folders:
         for name, items in load_folder(folder).items():
             lists[name] += items
+    add_shared(lists, shared_entities(imports_dir), {folder.name for folder in folders})
     return Dataset(**lists, files=files)

@@ -2,11 +2,14 @@
 
 An import is a folder shaped like data/ under the imports directory (`Settings.imports`):
 `sources/<key>.yaml` (the facts, with provenance: service, query, retrieval time) and
-`people.yaml`, `organizations.yaml`, `events.yaml` for the entities no registry had, each flagged
-`curation: needed`. An importer builds these as the very models `build/sources.py` reads back
-(so a field the loader would refuse cannot be written), then `write_import` writes them all or
-nothing: staged, read back beside data/ and the other imports, resolved and turned into RDF, and
-only then moved into place. `iclr-kg build` reads every import beside data/.
+`events.yaml` for an edition no registry had. The people and organizations no registry had,
+flagged `curation: needed`, live in one place for all imports, `shared/people.yaml` and
+`shared/organizations.yaml`, each naming the imports that need it (`imported_by`): so a person
+two years share is one entity, and each import builds alone or beside any others. An importer
+builds these as the very models `build/sources.py` reads back (so a field the loader would refuse
+cannot be written), then `write_import` writes them all or nothing: staged, read back beside
+data/, resolved and turned into RDF, and only then moved into place. `iclr-kg build` reads every
+import beside data/.
 """
 
 from __future__ import annotations
@@ -22,18 +25,30 @@ from typing import Any
 import yaml
 
 from iclr_kg.build.resolve import build_registry
-from iclr_kg.build.sources import Curated, Dataset, Edition, Organization, Person, Source, import_dirs, load_folder
+from iclr_kg.build.sources import (
+    SHARED,
+    Curated,
+    Dataset,
+    Edition,
+    Organization,
+    Person,
+    Source,
+    add_shared,
+    load_folder,
+)
 from iclr_kg.build.validate import Violation
 
 
 @dataclass
 class ImportFolder:
-    """One import: its source (facts with provenance) and the new entities those facts needed."""
+    """One import: its source (facts with provenance), the new entities those facts needed, and
+    the keys of the shared entities (made by earlier imports) it uses."""
 
     source: Source
     people: list[Person] = field(default_factory=list)
     organizations: list[Organization] = field(default_factory=list)
     editions: list[Edition] = field(default_factory=list)
+    uses: set[str] = field(default_factory=set)
 
     @property
     def key(self) -> str:
@@ -41,17 +56,29 @@ class ImportFolder:
         return self.source.source.key
 
     def files(self) -> dict[str, dict[str, Any]]:
-        """Relative path -> content, in the YAML shape data/ has; files with nothing to say are left out."""
+        """The import's own folder: relative path -> content, in the YAML shape data/ has."""
         files = {f"sources/{self.key}.yaml": _plain(self.source)}
-        registries = {
-            "people.yaml": {"people": self.people},
-            "organizations.yaml": {"organizations": self.organizations},
-            "events.yaml": {"editions": self.editions},
-        }
-        for name, sections in registries.items():
-            if any(sections.values()):
-                files[name] = {section: [_plain(block) for block in blocks] for section, blocks in sections.items()}
+        if self.editions:
+            files["events.yaml"] = {"editions": [_plain(e) for e in self.editions]}
         return files
+
+    def shared_after(self, shared: dict[str, list[Any]], curated: Dataset) -> dict[str, list[Any]]:
+        """imports/shared/ once this import is written: it needs exactly what it uses and made
+        (its earlier claims are dropped), and an entity no import needs any more, or one a curator
+        has since put in data/, is pruned."""
+        defined = {"people": {p.key for p in curated.people}, "organizations": {o.key for o in curated.organizations}}
+        made = {"people": self.people, "organizations": self.organizations}
+        out: dict[str, list[Any]] = {}
+        for section in ("people", "organizations"):
+            kept = []
+            for entity in [*shared[section], *made[section]]:
+                users = {u for u in entity.imported_by if u != self.key}
+                if entity.key in self.uses or any(entity is m for m in made[section]):
+                    users.add(self.key)
+                if users and entity.key not in defined[section]:
+                    kept.append(entity.model_copy(update={"imported_by": sorted(users)}))
+            out[section] = sorted(kept, key=lambda e: e.key)
+        return out
 
 
 def _plain(block: Curated) -> dict[str, Any]:
@@ -66,7 +93,8 @@ def _dump(content: dict[str, Any], header: str) -> str:
     parts = [header]
     for key, value in content.items():
         if isinstance(value, list):
-            parts.append(f"{key}:\n" + "".join(f"- {json.dumps(item, ensure_ascii=False)}\n" for item in value))
+            items = "".join(f"- {json.dumps(item, ensure_ascii=False)}\n" for item in value)
+            parts.append(f"{key}:\n{items}" if items else f"{key}: []\n")
         else:
             parts.append(yaml.dump({key: value}, Dumper=dumper, allow_unicode=True, sort_keys=False, width=120))
     return "".join(parts)
@@ -81,43 +109,59 @@ def _without_retrieval(folder: Path) -> dict[str, str]:
     return out
 
 
-def other_imports(imports: Path, key: str) -> list[Path]:
-    """The import folders beside `key`'s: what its entities must resolve together with."""
-    return [f for f in import_dirs(imports) if f.name != key]
-
-
-def shape_violations(folder: ImportFolder, dataset: Dataset, ontology_dir: Path) -> list[Violation]:
-    """What the build's SHACL check would refuse once this import is in (with `dataset`: data/ and
-    the other imports), by the build's own validator: an importer keeps such records out. Read
-    from the models themselves (writing and re-reading the YAML is `write_import`'s check)."""
-    from iclr_kg.build import rdf, shaclsparql
+def alone(folder: ImportFolder, curated: Dataset, shared: dict[str, list[Any]]) -> Dataset:
+    """data/ with this import alone, and the shared entities it needs: what must build."""
     from iclr_kg.build.sources import SECTIONS
+
+    lists: dict[str, list[Any]] = {section: list(getattr(curated, section)) for section in [*SECTIONS, "sources"]}
+    lists["editions"] += folder.editions
+    lists["sources"].append(folder.source)
+    add_shared(lists, folder.shared_after(shared, curated), {folder.key})
+    return Dataset(**lists, files=curated.files)
+
+
+def shape_violations(
+    folder: ImportFolder, curated: Dataset, shared: dict[str, list[Any]], ontology_dir: Path
+) -> list[Violation]:
+    """What the build's SHACL check would refuse once this import is in (beside data/), by the
+    build's own validator: an importer keeps such records out. Read from the models themselves
+    (writing and re-reading the YAML is `write_import`'s check)."""
+    from iclr_kg.build import rdf, shaclsparql
     from iclr_kg.build.validate import load_shapes
 
-    staged: dict[str, list[Any]] = {section: [] for section in SECTIONS}
-    staged.update(people=folder.people, organizations=folder.organizations, editions=folder.editions)
-    staged["sources"] = [folder.source]
-    combined = _beside(dataset, staged)
+    combined = alone(folder, curated, shared)
     asserted = list(rdf.asserted_quads(combined, build_registry(combined)))
     ontology = rdf.ontology_quads(ontology_dir / "iclr.ttl")
     return shaclsparql.validate(asserted, ontology, load_shapes(ontology_dir / "shapes.ttl")).violations
 
 
-def _stage(folder: ImportFolder, staging: Path, header: str) -> None:
-    for relative, content in folder.files().items():
+def _stage(files: dict[str, dict[str, Any]], staging: Path, header: str) -> None:
+    for relative, content in files.items():
         path = staging / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(_dump(content, header), encoding="utf-8")
 
 
-def write_import(folder: ImportFolder, imports: Path, dataset: Dataset, command: str) -> tuple[Path, bool]:
-    """Write `folder` under `imports` atomically, after checking it builds with `dataset` (data/ and
-    the other imports); (its path, whether anything but the retrieval time changed).
+def _shared_files(shared: dict[str, list[Any]]) -> dict[str, dict[str, Any]]:
+    return {
+        f"{section if section == 'people' else 'organizations'}.yaml": {section: [_plain(e) for e in entities]}
+        for section, entities in shared.items()
+    }
 
-    `command` is what wrote it, named in each file's header so a curator knows how to redo it.
-    Raises DataError (file, line, field) if the staged files do not load, resolve or convert.
-    An importer checks the shapes first (`shape_violations`), so that a build never fails
-    because of an import.
+
+def write_import(
+    folder: ImportFolder, imports: Path, curated: Dataset, shared: dict[str, list[Any]], command: str
+) -> tuple[Path, bool]:
+    """Write `folder` under `imports`, and imports/shared/ with what it needs, atomically, after
+    checking that it builds beside data/ (`curated`) alone; (its path, whether anything but the
+    retrieval time changed). `shared`: imports/shared/ as it is now.
+
+    The shared files are replaced first: an entity they gain names this import, and is left out of
+    every build until the import's folder is in place, so a write killed between the two loses
+    nothing and breaks nothing. `command` is what wrote it, named in each file's header so a
+    curator knows how to redo it. Raises DataError (file, line, field) if the staged files do not
+    load, resolve or convert. An importer checks the shapes first (`shape_violations`), so that a
+    build never fails because of an import.
     """
     header = (
         f"# Written by `{command}`; rerun the import rather than editing here, or copy\n"
@@ -125,18 +169,23 @@ def write_import(folder: ImportFolder, imports: Path, dataset: Dataset, command:
     )
     imports.mkdir(parents=True, exist_ok=True)
     remove_stale(imports)
-    final = imports / folder.key
+    final, common = imports / folder.key, imports / SHARED
     staging = imports / f".staging-{folder.key}-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     try:
-        _stage(folder, staging, header)
-        _check_builds(dataset, staging)
-        if final.is_dir() and _without_retrieval(final) == _without_retrieval(staging):
+        _stage(folder.files(), staging / "own", header)
+        _stage(_shared_files(folder.shared_after(shared, curated)), staging / SHARED, header)
+        _check_builds(curated, staging / "own", staging / SHARED, folder.key)
+        same_own = final.is_dir() and _without_retrieval(final) == _without_retrieval(staging / "own")
+        if same_own and _without_retrieval(common) == _without_retrieval(staging / SHARED):
             return final, False
+        common.mkdir(exist_ok=True)
+        for path in (staging / SHARED).iterdir():
+            os.replace(path, common / path.name)
         previous = imports / f".previous-{folder.key}-{os.getpid()}"
         if final.exists():
             os.replace(final, previous)
-        os.replace(staging, final)
+        os.replace(staging / "own", final)
         shutil.rmtree(previous, ignore_errors=True)
         return final, True
     finally:
@@ -169,12 +218,16 @@ def _beside(dataset: Dataset, staged: dict[str, list[Any]]) -> Dataset:
     return Dataset(**{name: getattr(dataset, name) + items for name, items in staged.items()}, files=dataset.files)
 
 
-def _check_builds(dataset: Dataset, staging: Path) -> None:
-    """Read the staged files back beside `dataset`, resolve everything and make the import's RDF."""
+def _check_builds(curated: Dataset, own: Path, shared: Path, key: str) -> None:
+    """Read the staged files back beside data/ alone, resolve everything and make the import's RDF."""
     from iclr_kg.build import rdf
 
-    staged = load_folder(staging)
-    combined = _beside(dataset, staged)
+    staged = load_folder(own)
+    combined = _beside(curated, staged)
+    lists = {name: getattr(combined, name) for name in staged}
+    loaded = load_folder(shared)
+    add_shared(lists, {section: loaded[section] for section in ("people", "organizations")}, {key})
+    combined = Dataset(**lists, files=curated.files)
     registry = build_registry(combined)
     for source in staged["sources"]:
         rdf.source_quads(source, registry)

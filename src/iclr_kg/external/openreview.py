@@ -1,8 +1,9 @@
 """OpenReview's API, read politely: one typed record per submission and per profile.
 
-The official client (`openreview-py`) asks API v1 (ICLR up to 2023) or API v2 (2024 on; detected
-from the venue's group) and the two record the same facts in different places: this module turns
-either into the same `Submission`, so nothing after it knows which API answered. Every page of
+The official client (`openreview-py`) asks API v1 (ICLR up to 2023) or API v2 (2024 on), and the
+years record the same facts in different places (`iclr_years.py` says where, year by year): this
+module turns any of them into the same `Submission`, so nothing after it knows which year's format
+or which API answered. Every page of
 records is cached on disk as it arrives (in our records' JSON), so an interrupted fetch resumes
 where it stopped and a rerun asks nothing twice.
 """
@@ -14,31 +15,20 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, TypeAdapter
 
 from iclr_kg.config import Settings
 from iclr_kg.errors import ImportFailed
+from iclr_kg.external.iclr_years import Api, Decision, Presentation, YearFormat, outcome, v2_presentation
 from iclr_kg.external.jsoncache import JsonCache
 from iclr_kg.external.session import mount_policy
 
-VENUE = re.compile(r"^ICLR\.cc/(?P<year>(?:19|20)\d\d)/Conference$")
 PAGE_SIZE = 1000  # the API's largest page
 PROFILE_BATCH = 500
 RETRY_BACKOFF = 1.0  # seconds, doubled for each retry after the first (urllib3's Retry)
 Progress = Callable[[int, int], None]  # (done, total)
-Api = Literal["v1", "v2"]
-Decision = Literal["accepted", "rejected", "withdrawn", "desk-rejected"]
-Presentation = Literal["oral", "spotlight", "poster", "talk"]
-
-
-def venue_year(venue: str) -> int:
-    """The year of an ICLR venue id; anything else is refused (it also names the cache folder)."""
-    match = VENUE.match(venue)
-    if not match:
-        raise ImportFailed(f"unsupported venue {venue!r}: expected ICLR.cc/<year>/Conference")
-    return int(match["year"])
 
 
 # --------------------------------------------------------------------------------------------
@@ -46,8 +36,12 @@ def venue_year(venue: str) -> int:
 
 
 class Author(NamedTuple):
+    """An author as the submission lists them. `email`: the id where the year wrote an e-mail
+    address (2013-2020), used only to look up the author's profile; it is never written out."""
+
     name: str
-    profile: str | None  # a profile id (~Ian_Gemp1), or None: an email, or no account
+    profile: str | None  # a profile id (~Ian_Gemp1), or None
+    email: str | None = None
 
 
 class Score(NamedTuple):
@@ -69,6 +63,7 @@ class Submission(BaseModel):
     decision: Decision | None = None
     presentation: Presentation | None = None
     reviews: list[Score] = []
+    unread_decision: str | None = None  # a decision worded as the year's table does not know
 
 
 class Position(NamedTuple):
@@ -108,6 +103,7 @@ class Page(BaseModel):
 
 
 _PROFILES = TypeAdapter(list[Profile])
+_BY_EMAIL = TypeAdapter(dict[str, Profile])
 
 
 # --------------------------------------------------------------------------------------------
@@ -128,11 +124,11 @@ def _leading_int(value: Any) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _score(review: dict[str, Any]) -> Score:
-    """A review's score: `rating` in most years, `recommendation` in 2022 and 2023; and confidence."""
+def _score(review: dict[str, Any], field: str) -> Score:
+    """A review's score (in the year's field: `rating`, or `recommendation` in 2022 and 2023) and
+    confidence."""
     content = review.get("content") or {}
-    rating = _value(content, "rating") if content.get("rating") is not None else _value(content, "recommendation")
-    confidence = _value(content, "confidence")
+    rating, confidence = _value(content, field), _value(content, "confidence")
     return Score(review["id"], _leading_int(rating), _leading_int(confidence), _level(rating), _level(confidence))
 
 
@@ -151,45 +147,42 @@ def _replies(note: Any, suffix: str) -> list[dict[str, Any]]:
     return [r for r in replies if any(i.endswith(suffix) for i in _invitations(r))]
 
 
-def _presentation(text: str) -> Presentation | None:
-    lowered = text.lower()
-    for kind in ("oral", "spotlight", "poster", "talk"):
-        if kind in lowered:
-            return kind  # type: ignore[return-value]
-    return None
+def _decision_text(note: Any, fmt: YearFormat) -> str | None:
+    """The decision as the year wrote it, where the year keeps it (a reply, or the note itself)."""
+    if fmt.decision is None:
+        return None
+    suffix, field = fmt.decision
+    contents = [note.content or {}] if not suffix else [r.get("content") or {} for r in _replies(note, suffix)]
+    texts = [str(_value(c, field)) for c in contents if _value(c, field)]
+    return texts[-1] if texts else None
 
 
-# Where a year's decision is written: a Decision reply's `decision` (2018, 2020 on), or, in 2019,
-# the area chair's Meta_Review `recommendation` ("Accept (Oral)", "Accept (Poster)", "Reject").
-DECISION_REPLIES = (("Decision", "decision"), ("Meta_Review", "recommendation"), ("Acceptance_Decision", "decision"))
-
-
-def _decision_from_replies(note: Any) -> tuple[Decision | None, Presentation | None]:
-    for suffix, field in DECISION_REPLIES:
-        for reply in _replies(note, suffix):
-            text = str(_value(reply.get("content") or {}, field) or "")
-            if text.lower().startswith("accept"):
-                return "accepted", _presentation(text)
-            if "reject" in text.lower():
-                return "rejected", None
-    return None, None
-
-
-def _decision(note: Any, venue: str, api: Api, invitation: str) -> tuple[Decision | None, Presentation | None]:
-    """(decision, presentation) of a submission, from where each API version records them:
-    v1 in the submission's invitation and its Decision reply, v2 in its `venueid` and `venue`."""
-    venueid = str(_value(note.content or {}, "venueid") or "") if api == "v2" else ""
-    for marker in (invitation, venueid):
-        if marker.endswith("Withdrawn_Submission"):
-            return "withdrawn", None
-        if marker.endswith("Desk_Rejected_Submission"):
-            return "desk-rejected", None
-    if venueid.endswith("Rejected_Submission"):
-        return "rejected", None
-    if venueid == venue:
-        stated = _presentation(str(_value(note.content or {}, "venue") or ""))
-        return "accepted", stated or _decision_from_replies(note)[1]
-    return _decision_from_replies(note)
+def _decision(
+    note: Any, fmt: YearFormat, listed: Decision | None
+) -> tuple[Decision | None, Presentation | None, str | None]:
+    """(decision, presentation, unread words) of a submission: its listing's (withdrawn,
+    desk-rejected), else where the year records it: API v2 in the note's `venueid` and `venue`,
+    API v1 in a reply or the note's content, read by the year table's words."""
+    if listed is not None:
+        return listed, None, None
+    if fmt.api == "v2":
+        venueid = str(_value(note.content or {}, "venueid") or "")
+        for ending, decision in (("Withdrawn_Submission", "withdrawn"), ("Desk_Rejected_Submission", "desk-rejected"),
+                                 ("Rejected_Submission", "rejected")):  # fmt: skip
+            if venueid.endswith(ending):
+                return decision, None, None  # type: ignore[return-value]
+        if venueid != fmt.venue:
+            return None, None, None  # still under review
+        stated = v2_presentation(str(_value(note.content or {}, "venue") or ""))
+        replied = outcome(
+            next((str(_value(r.get("content") or {}, "decision")) for r in _replies(note, "Decision")), "")
+        )
+        return "accepted", stated or (replied[1] if replied else None), None
+    text = _decision_text(note, fmt)
+    if text is None:
+        return None, None, None
+    read = outcome(text)
+    return (read[0], read[1], None) if read else (None, None, text)
 
 
 def _anonymous(name: str, author_id: str) -> bool:
@@ -198,27 +191,39 @@ def _anonymous(name: str, author_id: str) -> bool:
     return name.strip().lower() == "anonymous" or "/" in str(author_id)
 
 
-def submission_record(note: Any, venue: str, api: Api, invitation: str, reviews: bool) -> Submission:
+def _author_names(value: Any, ids: list[str]) -> list[str]:
+    """The authors' names: a list, or (early 2017 notes) one string, split at commas and "and"
+    only where that gives as many names as there are ids."""
+    if not isinstance(value, str):
+        return [str(n) for n in value or []]
+    parts = [p.strip() for p in re.split(r",\s*(?:and\s+)?|\s+and\s+", value) if p.strip()]
+    return parts if len(parts) == len(ids) else [value.strip()]
+
+
+def _author(name: str, author_id: str) -> Author:
+    if author_id.startswith("~"):
+        return Author(name, author_id)
+    return Author(name, None, author_id.strip().lower() if "@" in author_id else None)
+
+
+def submission_record(note: Any, fmt: YearFormat, listed: Decision | None, reviews: bool) -> Submission:
+    """One submission as our record, read where `fmt` says the year keeps each fact."""
     content = note.content or {}
-    names = list(_value(content, "authors") or [])
     ids = [str(i) for i in _value(content, "authorids") or []]
+    names = _author_names(_value(content, "authors"), ids)
     ids += [""] * (len(names) - len(ids))
-    authors = [
-        Author(name, author_id if author_id.startswith("~") else None)
-        for name, author_id in zip(names, ids, strict=False)
-        if not _anonymous(name, author_id)
-    ]
-    decision, presentation = _decision(note, venue, api, invitation)
-    scores = [_score(r) for r in (_replies(note, "Official_Review") if reviews else [])]
-    title = " ".join(str(_value(content, "title") or "").split())
+    authors = [_author(name, i) for name, i in zip(names, ids, strict=False) if not _anonymous(name, i)]
+    decision, presentation, unread = _decision(note, fmt, listed)
+    scores = [_score(r, fmt.reviews[1]) for r in _replies(note, fmt.reviews[0])] if reviews and fmt.reviews else []
     return Submission(
         id=note.id,
         number=note.number,
-        title=title,
+        title=" ".join(str(_value(content, "title") or "").split()),
         authors=authors,
         decision=decision,
         presentation=presentation,
         reviews=scores,
+        unread_decision=unread,
     )
 
 
@@ -276,26 +281,6 @@ def make_client(settings: Settings, api: Api) -> Any:
     return client
 
 
-def detect_api(settings: Settings, venue: str) -> Api:
-    """ "v2" if the venue's group on the v2 API has a domain (OpenReview's own test), else "v1"."""
-    import openreview
-
-    client = make_client(settings, "v2")
-
-    def domain() -> str | None:
-        try:
-            return getattr(client.get_group(venue), "domain", None)
-        except IndexError:  # an empty list of groups
-            return None
-        except openreview.OpenReviewException as exc:
-            detail = exc.args[0] if exc.args else None
-            if isinstance(detail, dict) and (detail.get("name") == "NotFoundError" or detail.get("status") == 404):
-                return None  # not a group of the v2 API
-            raise
-
-    return "v2" if _call(settings.openreview_api_v2, domain) else "v1"
-
-
 def _call(base: str, request: Callable[[], Any]) -> Any:
     """Run one client call; any failure becomes one clear ImportFailed naming the service."""
     import openreview
@@ -318,14 +303,17 @@ class Fetcher:
     """Pages of submissions and batches of profiles, each cached on disk once fetched."""
 
     settings: Settings
-    venue: str
-    api: Api
+    fmt: YearFormat
     cache: Path
     reviews: bool = False
     progress: Progress | None = None
     requests: int = 0
     _client: Any = None
     _last: float = 0.0
+
+    @property
+    def api(self) -> Api:
+        return self.fmt.api
 
     @property
     def base(self) -> str:
@@ -354,31 +342,24 @@ class Fetcher:
             cache.put(name, data)
         return data
 
-    def invitations(self) -> list[str]:
-        if self.api == "v2":
-            return [f"{self.venue}/-/Submission"]
-        return [
-            f"{self.venue}/-/{name}"
-            for name in ("Blind_Submission", "Withdrawn_Submission", "Desk_Rejected_Submission")
-        ]
-
     def submissions(self, limit: int | None = None) -> list[Submission]:
-        """Every submission of the venue (at most `limit`), page by page in id order.
+        """Every submission of the venue (at most `limit`), listing by listing, page by page in id order.
 
         Pages follow the client's own cursor (sort=id, after=<last id>), so page n+1 is asked
         after the last id of page n as cached: a resumed import continues exactly there.
         """
         records: list[Submission] = []
         total = 0
-        for invitation in self.invitations():
+        for listing, listed in self.fmt.listings:
+            invitation = f"{self.fmt.venue}/-/{listing}"
             after: str | None = None
             number = 0
             while limit is None or len(records) < limit:
                 size = PAGE_SIZE if limit is None else min(PAGE_SIZE, limit - len(records))
                 page = Page.model_validate(
                     self._cached(
-                        f"{invitation.rsplit('/', 1)[1]}-{number:05d}-{size}.json",
-                        lambda: self._fetch_page(invitation, after, size),  # noqa: B023 - called at once
+                        f"{listing.replace('/', '-')}-{number:05d}-{size}.json",
+                        lambda: self._fetch_page(invitation, listed, after, size),  # noqa: B023 - called at once
                     )
                 )
                 total += page.count or 0
@@ -390,24 +371,45 @@ class Fetcher:
                 after, number = page.records[-1].id, number + 1
         return records
 
-    def _fetch_page(self, invitation: str, after: str | None, size: int) -> dict[str, Any]:
+    def _fetch_page(self, invitation: str, listed: Decision | None, after: str | None, size: int) -> dict[str, Any]:
         query = {"invitation": invitation, "limit": size, "details": "directReplies", "sort": "id"}
         if after is None:
             notes, count = self.client.get_notes(**query, with_count=True)
         else:
             notes, count = self.client.get_notes(**query, after=after), None
-        records = [submission_record(n, self.venue, self.api, invitation, self.reviews) for n in notes]
+        records = [submission_record(n, self.fmt, listed, self.reviews) for n in notes]
         return Page(count=count, records=records).model_dump(mode="json")
 
     def profiles(self, ids: Iterable[str]) -> dict[str, Profile]:
-        wanted = sorted(set(ids))
-        found: dict[str, Profile] = {}
-        for start in range(0, len(wanted), PROFILE_BATCH):
-            batch = wanted[start : start + PROFILE_BATCH]
-            name = f"profiles-{start:07d}-{len(batch)}.json"
-            records = _PROFILES.validate_python(self._cached(name, lambda: self._fetch_profiles(batch)))  # noqa: B023
-            found.update((r.id, r) for r in records)
-        return found
+        """Profile id -> profile, for every id a profile has."""
+        return self._batches(
+            "profiles", ids, self._fetch_profiles, lambda d: {r.id: r for r in _PROFILES.validate_python(d)}
+        )
 
     def _fetch_profiles(self, ids: list[str]) -> list[dict[str, Any]]:
         return _PROFILES.dump_python([profile_record(p) for p in self.client.search_profiles(ids=ids)], mode="json")
+
+    def profiles_by_email(self, emails: Iterable[str]) -> dict[str, Profile]:
+        """E-mail -> the one profile that has it (openreview-py's `search_profiles(emails=...)`);
+        an address no profile has, or more than one has, finds nothing."""
+        return self._batches("emails", emails, self._fetch_by_email, _BY_EMAIL.validate_python)
+
+    def _batches(
+        self,
+        name: str,
+        keys: Iterable[str],
+        fetch: Callable[[list[str]], Any],
+        read: Callable[[Any], dict[str, Profile]],
+    ) -> dict[str, Profile]:
+        """Look `keys` up in batches, each cached as `<name>-<start>-<size>.json` once fetched."""
+        wanted = sorted(set(keys))
+        found: dict[str, Profile] = {}
+        for start in range(0, len(wanted), PROFILE_BATCH):
+            batch = wanted[start : start + PROFILE_BATCH]
+            found.update(read(self._cached(f"{name}-{start:07d}-{len(batch)}.json", lambda: fetch(batch))))  # noqa: B023
+        return found
+
+    def _fetch_by_email(self, emails: list[str]) -> dict[str, Any]:
+        answer = self.client.search_profiles(emails=emails) or {}
+        unique = {email: found[0] for email, found in answer.items() if len({p.id for p in found}) == 1}
+        return _BY_EMAIL.dump_python({e: profile_record(p) for e, p in unique.items()}, mode="json")

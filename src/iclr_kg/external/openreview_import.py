@@ -15,6 +15,7 @@ import hashlib
 import re
 import shutil
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,20 +33,18 @@ from iclr_kg.build.sources import (
     ReviewFacts,
     Source,
     SourceInfo,
+    add_shared,
     load_dataset,
+    shared_entities,
 )
 from iclr_kg.config import Settings
 from iclr_kg.errors import DataError, ImportFailed
-from iclr_kg.external.importfolder import ImportFolder, other_imports, shape_violations, write_import
-from iclr_kg.external.openreview import Api, Fetcher, Profile, Progress, Submission, detect_api, venue_year
+from iclr_kg.external.iclr_years import YearFormat, supported_years, year_format
+from iclr_kg.external.importfolder import ImportFolder, shape_violations, write_import
+from iclr_kg.external.openreview import Author, Fetcher, Profile, Progress, Submission
 
 COMMAND = "iclr-kg import openreview"
-LAST_V1_YEAR = 2023
-
-
-def import_key(venue: str) -> str:
-    """`openreview-iclr-2021`: the import's folder, source key and named graph."""
-    return f"openreview-iclr-{venue_year(venue)}"
+DECISIONS = ("accepted", "rejected", "workshop", "withdrawn", "desk-rejected")
 
 
 def slug(text: str) -> str:
@@ -147,9 +146,10 @@ class _Resolver:
         institution, domain = found.affiliation(year) if found else (None, None)
         if not found or not institution:
             return None
-        if self.registry.find("organization", institution):
-            self.orgs_matched.add(institution)
-            return institution
+        known = self.registry.find("organization", institution)
+        if known:  # by key, as a new one is: the same file whether an earlier import made it or not
+            self.orgs_matched.add(known)
+            return known
         key, new = self._new_entity("organization", institution, self.organizations)
         if new:
             self.organizations[key] = Organization(
@@ -169,7 +169,7 @@ def _paper(
     authors: list[str | AuthorRef] = []
     organizations: list[str] = []
     unknown_affiliation = False
-    for position, (name, profile) in enumerate(record.authors):
+    for position, (name, profile, _) in enumerate(record.authors):
         found = profiles.get(profile) if profile else None
         authors.append(resolver.author(record.id, position, name, profile, found))
         credited = resolver.organization(found, year)
@@ -211,17 +211,20 @@ def _edition_facts(
     those the data supports. A partial import states none; a venue with no decisions yet (still
     under review) states its submissions but no accepted count; orals count ICLR 2020's talks
     (its name for them); oral and spotlight counts only where every accepted paper has its
-    presentation (2023's notable-top-5% and -25% tiers are neither, so that year states none)."""
+    presentation and the year's tiers are orals and spotlights (2023's notable-top-5% and -25% tiers
+    are neither, so that year states none)."""
     if not complete:
         return EditionFacts(
             edition=edition, note=f"A partial import (--limit): {len(papers)} submissions; no counts are stated."
         )
-    decided = any(p.decision in ("accepted", "rejected") for p in papers)
+    decided = any(p.decision in ("accepted", "rejected", "workshop") for p in papers)
     accepted = [p for p in papers if p.decision == "accepted"]
     presented = bool(accepted) and all(p.presentation for p in accepted)  # else a count would be a guess
+    presented &= not any(str(p.presentation).startswith("notable") for p in accepted)
     note = (
         f"Counted from every submission OpenReview lists for {venue}: "
-        f"{counts['withdrawn']} withdrawn and {counts['desk-rejected']} desk-rejected included."
+        f"{counts['withdrawn']} withdrawn and {counts['desk-rejected']} desk-rejected included"
+        + (f", {counts['workshop']} moved to the workshop track." if counts["workshop"] else ".")
     )
     if not decided:
         note += " No decisions were published yet, so no accepted count is stated."
@@ -247,8 +250,7 @@ class Plan:
 
 def plan_import(
     dataset: Dataset,
-    venue: str,
-    api: Api,
+    fmt: YearFormat,
     service: str,
     submissions: list[Submission],
     profiles: dict[str, Profile],
@@ -257,7 +259,7 @@ def plan_import(
     retrieved: dt.datetime,
 ) -> Plan:
     """The import's files for `submissions`, resolved against `dataset` (which must not hold this import)."""
-    key, year = import_key(venue), venue_year(venue)
+    key, year, venue, api = fmt.key, fmt.year, fmt.venue, fmt.api
     registry = build_registry(dataset)
     resolver = _Resolver(dataset, registry)
     edition = f"ICLR {year}"
@@ -270,7 +272,7 @@ def plan_import(
             continue
         seen.add(record.id)
         papers.append(_paper(record, edition, year, resolver, profiles))
-    counts = {d: sum(p.decision == d for p in papers) for d in ("accepted", "rejected", "withdrawn", "desk-rejected")}
+    counts = {d: sum(p.decision == d for p in papers) for d in DECISIONS}
     reviewed = [score for record in submissions for score in record.reviews]
     rating_levels = _levels({s.rating_level for s in reviewed if s.rating_level})
     confidence_levels = _levels({s.confidence_level for s in reviewed if s.confidence_level})
@@ -297,6 +299,7 @@ def plan_import(
     stats = {
         "submissions": len(papers),
         **counts,
+        "decisions in words the year table does not know": sum(bool(r.unread_decision) for r in submissions),
         "reviews": sum(len(p.reviews) for p in papers),
         **{f"known people by {how}": len(keys) for how, keys in resolver.matched.items()},
         "new people": len(resolver.people),
@@ -308,14 +311,27 @@ def plan_import(
         people=[resolver.people[k] for k in sorted(resolver.people)],
         organizations=[resolver.organizations[k] for k in sorted(resolver.organizations)],
         editions=editions,
+        uses=_keys_used(source, registry),
     )
     return Plan(folder, stats)
 
 
-def keep_out_violating(plan: Plan, dataset: Dataset, ontology_dir: Path) -> None:
+def _keys_used(source: Source, registry: Registry) -> set[str]:
+    """The registry people and organizations the import's papers and profile links point at
+    (with the shared entities of earlier imports among them: the import then needs those)."""
+    used = {link.person for link in source.profiles}
+    for paper in source.papers:
+        for author in paper.authors:
+            name = author if isinstance(author, str) else author.profile or author.person or author.name
+            used.add(registry.find("person", name) or "")
+        used |= {registry.find("organization", o) or "" for o in paper.organizations}
+    return used - {""}
+
+
+def keep_out_violating(plan: Plan, curated: Dataset, shared: dict[str, list], ontology_dir: Path) -> None:
     """Leave out the papers the build's SHACL check would refuse (six real withdrawn 2019 papers
     are titled "NA"), so that one bad record never blocks the graph; the import says how many."""
-    violations = shape_violations(plan.folder, dataset, ontology_dir)
+    violations = shape_violations(plan.folder, curated, shared, ontology_dir)
     if not violations:
         return
     bad = {v.focus for v in violations}
@@ -327,7 +343,7 @@ def keep_out_violating(plan: Plan, dataset: Dataset, ontology_dir: Path) -> None
              for f in source.editions]  # fmt: skip
     plan.folder.source = source.model_copy(update={"papers": kept, "editions": facts})
     plan.stats["kept out (break a shape)"] = left_out
-    remaining = shape_violations(plan.folder, dataset, ontology_dir)  # what leaving them out did not mend
+    remaining = shape_violations(plan.folder, curated, shared, ontology_dir)  # what leaving them out did not mend
     if remaining:
         raise ImportFailed(
             f"the import would break {len(remaining)} SHACL shape(s), e.g. {remaining[0].focus}: "
@@ -359,28 +375,98 @@ def run_import(
     progress: Progress | None = None,
     now: Callable[[], dt.datetime] | None = None,
 ) -> ImportResult:
-    """Fetch `venue` (through the cache), resolve it, and write it as an import folder."""
-    key = import_key(venue)
-    if api == "auto":  # ICLR used API v1 up to 2023: only a later venue needs the v2 probe
-        api = "v1" if venue_year(venue) <= LAST_V1_YEAR else detect_api(settings, venue)
-    if api not in ("v1", "v2"):
-        raise ImportFailed(f"unknown API version {api!r}: choose auto, v1 or v2")
-    base = settings.openreview_api_v2 if api == "v2" else settings.openreview_api
+    """Fetch `venue` (a group id or a year; through the cache), resolve it, and write it as an
+    import folder. The year's API comes from the year table (`iclr_years.py`): no probe."""
+    fmt = year_format(venue)
+    if api not in ("auto", fmt.api):
+        raise ImportFailed(f"ICLR {fmt.year} is on OpenReview's API {fmt.api}, not {api}")
+    base = settings.openreview_api_v2 if fmt.api == "v2" else settings.openreview_api
     service = hashlib.sha256(base.encode("utf-8")).hexdigest()[:12]  # pages of one service never serve another
-    cache = settings.imports / ".cache" / key / service / f"{api}{'-reviews' if reviews else ''}"
+    cache = settings.imports / ".cache" / fmt.key / service / f"{fmt.api}{'-reviews' if reviews else ''}"
     if refresh:
         shutil.rmtree(cache, ignore_errors=True)
-    fetcher = Fetcher(settings, venue, api, cache, reviews, progress)  # type: ignore[arg-type]
+    fetcher = Fetcher(settings, fmt, cache, reviews, progress)
     submissions = fetcher.submissions(limit)
     if not submissions:
-        raise ImportFailed(f"no submissions found for {venue} at {fetcher.base}; nothing written")
+        raise ImportFailed(f"no submissions found for {fmt.venue} at {fetcher.base}; nothing written")
+    submissions, by_email = _with_profiles_of_emails(fetcher, submissions)
     profiles = fetcher.profiles(a.profile for record in submissions for a in record.authors if a.profile)
-    dataset = load_dataset(settings.data_dir, folders=other_imports(settings.imports, key))
+    curated, shared = load_dataset(settings.data_dir), shared_entities(settings.imports)
     retrieved = (now or (lambda: dt.datetime.now(dt.UTC)))()
-    plan = plan_import(dataset, venue, api, fetcher.base, submissions, profiles, reviews, limit is None, retrieved)  # type: ignore[arg-type]
-    keep_out_violating(plan, dataset, settings.ontology_dir)
+    plan = plan_import(
+        _with_shared(curated, shared), fmt, fetcher.base, submissions, profiles, reviews, limit is None, retrieved
+    )
+    if by_email:
+        plan.stats["authors found by e-mail"] = by_email
+    keep_out_violating(plan, curated, shared, settings.ontology_dir)
     try:
-        folder, changed = write_import(plan.folder, settings.imports, dataset, COMMAND)
+        folder, changed = write_import(plan.folder, settings.imports, curated, shared, COMMAND)
     except DataError as exc:
-        raise ImportFailed(f"the import of {venue} does not build, nothing written: {exc}") from exc
-    return ImportResult(folder, changed, api, fetcher.requests, plan.stats)
+        raise ImportFailed(f"the import of {fmt.venue} does not build, nothing written: {exc}") from exc
+    return ImportResult(folder, changed, fmt.api, fetcher.requests, plan.stats)
+
+
+def _with_shared(curated: Dataset, shared: dict[str, list]) -> Dataset:
+    """data/ and every entity earlier imports made: what an import resolves against (a person
+    2019's import made is the same person in 2020's), without depending on their folders."""
+    lists = {name: list(getattr(curated, name)) for name in ("people", "organizations")}
+    add_shared(lists, shared, None)
+    return curated.model_copy(update=lists)
+
+
+def _with_profiles_of_emails(fetcher: Fetcher, submissions: list[Submission]) -> tuple[list[Submission], int]:
+    """Authors listed by e-mail (2013-2020) given the profile that has that address, where exactly
+    one does: they then resolve by profile like later years' authors. The addresses themselves go
+    no further than the page cache."""
+    emails = {a.email for record in submissions for a in record.authors if a.email}
+    if not emails:
+        return submissions, 0
+    found = fetcher.profiles_by_email(emails)
+    if not found:
+        return submissions, 0
+    out, count = [], 0
+    for record in submissions:
+        authors = []
+        for author in record.authors:
+            profile = found.get(author.email) if author.email else None
+            count += profile is not None
+            authors.append(Author(author.name, profile.id) if profile else Author(author.name, author.profile))
+        out.append(record.model_copy(update={"authors": authors}))
+    return out, count
+
+
+@dataclass
+class YearResult:
+    """One year of `--venue all`: its result, or why it was skipped or failed."""
+
+    fmt: YearFormat
+    result: ImportResult | None = None
+    skipped: str | None = None  # no submissions yet (a year not open)
+    failed: str | None = None
+
+
+def run_all(
+    settings: Settings,
+    *,
+    until: int | None = None,
+    reviews: bool = False,
+    refresh: bool = False,
+    progress: Callable[[YearFormat], AbstractContextManager[Progress | None]] = lambda fmt: nullcontext(),
+    now: Callable[[], dt.datetime] | None = None,
+) -> list[YearResult]:
+    """Every supported edition up to `until` (next year's, by default: its venue opens in the
+    autumn), one import each, oldest first. Resumable: every page is cached as it arrives and each
+    year is written when complete, so a rerun asks only for what it lacks. A year with nothing
+    listed yet is skipped; a year that fails does not stop the others."""
+    out = []
+    for fmt in supported_years(until or dt.date.today().year + 1):
+        try:
+            with progress(fmt) as report:
+                result = run_import(settings, str(fmt.year), reviews=reviews, refresh=refresh, progress=report, now=now)
+            out.append(YearResult(fmt, result))
+        except ImportFailed as exc:
+            if str(exc).startswith("no submissions found"):
+                out.append(YearResult(fmt, skipped=str(exc)))
+            else:
+                out.append(YearResult(fmt, failed=str(exc)))
+    return out

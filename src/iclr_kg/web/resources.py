@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from itertools import chain
 from typing import Any
 
-from flask import Blueprint, Response, abort, render_template, request, url_for
+from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
 from pyoxigraph import DefaultGraph, NamedNode, Store, serialize
 
 from iclr_kg import vocab
@@ -56,6 +56,11 @@ def resource(kind: str, key: str) -> Response | str | tuple[str, int]:
         return not_found_page(f"No such entity: /resource/{kind}/{key}", f"{kind} {key}")
     iri = NamedNode(f"{vocab.RESOURCE_BASE}{kind}/{key}")
     store = state().store()
+    successor = next(store.quads_for_pattern(iri, vocab.DCTERMS_IS_REPLACED_BY, None, DefaultGraph()), None)
+    if successor is not None:  # a former IRI (a paper first named by title): the entity lives on there
+        target = successor.object.value.removeprefix(vocab.RESOURCE_BASE)
+        query = f"?{request.query_string.decode()}" if request.query_string else ""
+        return redirect(url_for("resources.resource", kind=target.split("/")[0], key=target.split("/")[1]) + query, 301)
     if not any(True for _ in store.quads_for_pattern(iri, None, None, DefaultGraph())):
         return not_found_page(f"No entity {iri.value} in this graph.", key)
     if wants_rdf():
