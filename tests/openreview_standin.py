@@ -202,7 +202,11 @@ def _v2(venue: str, number: int, paper: Paper) -> tuple[str, dict[str, Any]]:
             "forum": paper.id,
             "replyto": paper.id,
             "invitations": [f"{venue}/Submission{number}/-/Official_Review"],
-            "content": {"rating": {"value": r}, "confidence": {"value": c}},
+            # 2024 wrote levels ("8: accept, good paper"); later years bare numbers
+            "content": {
+                "rating": {"value": f"{r}: accept, good paper" if year == "2024" else r},
+                "confidence": {"value": f"{c}: You are confident" if year == "2024" else c},
+            },
         }
         for rid, r, c in paper.reviews
     ]

@@ -828,6 +828,10 @@ def test_every_year_imports_into_one_folder_and_builds(tmp_path: Path) -> None:
     assert {row[2] for row in organizations if row[1] == "Example Institute of Learning"} >= {"2021", "2024"}
     distribution = ask(store, saved["rating-distribution-by-year"].text)
     assert ("2020", "8", "1", "1") in [row[:4] for row in distribution]  # 2020's top level is 8
+    rated = ask(store, "SELECT ?r WHERE { review:Rv2024Or1 iclr:rating ?r } VALUES ?x { 1 }")
+    assert rated == [("8",)] and ask(store, "SELECT ?r WHERE { review:Rv2025Or1 iclr:rating ?r }") == [("8",)]
+    levels = ask(store, "SELECT ?l WHERE { edition:iclr2024 iclr:ratingScaleLevel ?l } ORDER BY ?l")
+    assert ("8: accept, good paper",) in levels  # 2024 wrote levels; 2025's bare numbers have none
 
 
 def test_readme_lists_every_year_as_the_year_table_does() -> None:
@@ -840,3 +844,32 @@ def test_readme_lists_every_year_as_the_year_table_does() -> None:
     for year, fmt in YEARS.items():
         assert f"`{fmt.venue}`" in rows[str(year)] and f"| {fmt.api} |" in rows[str(year)]
     assert set(NOT_ON_OPENREVIEW) <= {int(y) for y in rows if y.isdigit()} and "2024 on" in rows
+
+
+def test_a_shared_entity_a_curator_copies_into_data_wins_and_is_pruned(tmp_path: Path) -> None:
+    """Copy a new person from imports/shared into data/ (same key): the build takes data/'s, and
+    the next import drops the shared copy instead of keeping a stale one."""
+    import shutil
+
+    from iclr_kg.config import resource_dir
+
+    data = tmp_path / "data"
+    shutil.copytree(resource_dir("data"), data)
+    papers = [Paper("Prune202101", "A Paper by Max Alone", [("Max Mustermann", None)], "poster")]
+    server = StandIn(venue_notes("v1", V1_VENUE, papers), {}).start()
+    try:
+        settings = settings_for(tmp_path, server).replace(data_dir=data)
+        run_import(settings, V1_VENUE)
+        shared = settings.imports / "shared" / "people.yaml"
+        assert '"or-max-mustermann"' in shared.read_text()
+        with (data / "people.yaml").open("a", encoding="utf-8") as people:
+            people.write("\n  - key: or-max-mustermann\n    name: Max Mustermann\n    note: Curated.\n")
+        build(settings)
+        store = open_read_only(settings.store)
+        assert bool(run_query(store, "ASK { person:or-max-mustermann iclr:name ?n }"))
+        assert not bool(run_query(store, "ASK { person:or-max-mustermann iclr:needsCuration ?f }"))  # data/'s copy
+        run_import(settings, V1_VENUE, refresh=True)
+        assert '"or-max-mustermann"' not in shared.read_text()
+        build(settings)
+    finally:
+        server.stop()
