@@ -4,6 +4,7 @@
     python bench/endpoint.py                         # the real graph
     python bench/endpoint.py --papers 10000          # synthetic ICLR-like data (bench/synth.py)
     python bench/endpoint.py --duration 15 --rounds 2
+    python bench/endpoint.py --papers 10000 --varied --no-rdflib --connections 8   # issue #19's mode
 
 Every server runs alone on 127.0.0.1 over the same data: ours (`iclr-kg serve`, query worker
 processes, result cache), ours without the result cache (ICLR_KG_RESULT_CACHE=0: every request
@@ -12,6 +13,11 @@ before, the cost of the time-limit machinery), Oxigraph's own server over a copy
 triples. For each query: median and p95 latency of sequential requests, throughput at 1, 8 and
 32 connections (wrk), errors, and server peak memory (process and children); then the ratios
 ours/peer. Rounds repeat the servers A B A B so that machine noise shows.
+
+`--varied`: users asking different things do not repeat, so no cache answers them. Every
+request names another entity and another LIMIT (point lookups by paper, two-hop joins by person,
+aggregates by year), drawn from the built store; wrk cycles through them with a Lua script, each
+thread from its own offset. Also printed: each server's memory at rest, after start-up.
 """
 
 from __future__ import annotations
@@ -48,6 +54,38 @@ class Query:
     name: str
     text: str
     accept: str = "application/sparql-results+json"
+    variants: list[str] = field(default_factory=list)  # --varied: a different text for each request
+
+    def texts(self) -> list[str]:
+        return self.variants or [self.text]
+
+
+def varied_queries(store: Path, count: int = 3000) -> list[Query]:
+    """Point lookups, two-hop joins and aggregates, each request with another entity and LIMIT."""
+    from pyoxigraph import NamedNode
+
+    from iclr_kg.store import open_read_only
+
+    db = open_read_only(store)
+    kind = NamedNode(vocab.RDF_TYPE.value)
+
+    def members(cls: str) -> list[str]:
+        found = (q.subject.value for q in db.quads_for_pattern(None, kind, NamedNode(vocab.ONTOLOGY_NS + cls), None))
+        return sorted(set(found))[:count]
+
+    papers, people = members("Paper"), members("Person")
+    years = sorted({int(t[0].value) for t in db.query(PREFIXES + "SELECT DISTINCT ?y WHERE { ?e iclr:year ?y }")})
+    lookup = "SELECT ?pos ?name WHERE {{ ?a iclr:authorshipOf <{}> ; iclr:authorPosition ?pos ; iclr:authorshipBy/iclr:name ?name }} ORDER BY ?pos LIMIT {}"
+    join = "SELECT DISTINCT ?co WHERE {{ ?p iclr:hasAuthor <{0}> , ?co . FILTER (?co != <{0}>) }} LIMIT {1}"
+    aggregate = (
+        "SELECT ?org (COUNT(DISTINCT ?p) AS ?n) WHERE {{ ?p iclr:creditedOrganization ?org ; "
+        "iclr:submittedTo/iclr:year {} }} GROUP BY ?org ORDER BY DESC(?n) ?org LIMIT {}"
+    )
+    return [
+        Query("varied point lookup", "", variants=[lookup.format(p, 5 + i % 40) for i, p in enumerate(papers)]),
+        Query("varied two-hop join", "", variants=[join.format(p, 10 + i % 90) for i, p in enumerate(people)]),
+        Query("varied aggregate", "", variants=[aggregate.format(years[i % len(years)], 5 + i) for i in range(count)]),
+    ]
 
 
 def core_queries(synthetic: bool) -> list[Query]:
@@ -93,6 +131,7 @@ class Server:
     process: subprocess.Popen | None = None
     port: int = 0
     peak_rss: float = 0.0
+    rest_rss: float = 0.0  # after start-up, before any query
     _stop: threading.Event = field(default_factory=threading.Event)
 
     def start(self) -> None:
@@ -113,6 +152,8 @@ class Server:
                 time.sleep(0.3)
         else:
             raise SystemExit(f"{self.name} did not start")
+        time.sleep(1)
+        self.rest_rss = self.rss()
         self._stop.clear()
         threading.Thread(target=self._watch, daemon=True).start()
 
@@ -156,9 +197,10 @@ def request(
 def latency(server: Server, query: Query, count: int) -> tuple[float, float, int]:
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
     times, errors = [], 0
-    for _ in range(count):
+    texts = query.texts()
+    for n in range(count):
         started = time.perf_counter()
-        status, _ = request(server, query.text, query.accept, connection)
+        status, _ = request(server, texts[(n * 7919) % len(texts)], query.accept, connection)
         times.append(time.perf_counter() - started)
         errors += status != 200
     times.sort()
@@ -184,11 +226,33 @@ def time_to_first_byte(server: Server, query: Query) -> tuple[float, float, floa
     return ttfb * 1000, time.perf_counter() - started, max(0.0, peak - before)
 
 
+WRK_VARIED = """
+local paths, offsets, i = {}, 0, 0
+for line in io.lines("%s") do paths[#paths + 1] = line end
+function setup(thread) offsets = offsets + 1; thread:set("offset", offsets * 997) end
+function init(args) i = offset or 0 end
+function request()
+  i = i % #paths + 1
+  return wrk.format("GET", paths[i], {["Accept"] = "%s"})
+end
+"""
+
+
 def throughput(server: Server, query: Query, connections: int, duration: float) -> tuple[float, int]:
     url = f"http://127.0.0.1:{server.port}{server.path}?" + urllib.parse.urlencode({"query": PREFIXES + query.text})
+    script: list[str] = []
+    if query.variants:  # a Lua script hands each request the next path of the list
+        paths = Path(tempfile.mkstemp(suffix=".paths")[1])
+        paths.write_text(
+            "".join(f"{server.path}?{urllib.parse.urlencode({'query': PREFIXES + t})}\n" for t in query.variants)
+        )
+        lua = paths.with_suffix(".lua")
+        lua.write_text(WRK_VARIED % (paths, query.accept))
+        script = ["-s", str(lua)]
     done = subprocess.run(
         [
             "wrk",
+            *script,
             "-t",
             str(min(2, connections)),
             "-c",
@@ -249,6 +313,9 @@ def main() -> None:
         help="also measure throughput of the saved queries at these levels (e.g. 8)",
     )
     parser.add_argument("--no-rdflib", action="store_true", help="skip rdflib-endpoint")
+    parser.add_argument(
+        "--varied", action="store_true", help="every request another entity and LIMIT (no cache can answer)"
+    )
     parser.add_argument("--no-oxigraph", action="store_true", help="skip Oxigraph's server")
     parser.add_argument("--no-workers-variant", action="store_true", help="skip ours without worker processes")
     parser.add_argument(
@@ -303,9 +370,12 @@ def main() -> None:
                     path="/",
                 )
             )
-        queries = ([] if args.only_saved else core_queries(bool(args.papers))) + (
-            [] if args.no_saved else saved_queries()
-        )
+        if args.varied:
+            queries = varied_queries(store)
+        else:
+            queries = ([] if args.only_saved else core_queries(bool(args.papers))) + (
+                [] if args.no_saved else saved_queries()
+            )
         results: dict[tuple[str, str, int], dict[str, float]] = {}
         for round_number in range(args.rounds):
             for server in servers:
@@ -326,7 +396,10 @@ def main() -> None:
                         print(f"round {round_number + 1} {server.name:18} {query.name:38} {row}", file=sys.stderr)
                 finally:
                     server.stop()
-                results[(server.name, "peak memory", round_number)] = {"peak_rss": server.peak_rss}
+                results[(server.name, "peak memory", round_number)] = {
+                    "peak_rss": server.peak_rss,
+                    "rest_rss": server.rest_rss,
+                }
         report(results, servers, queries, args)
 
 
@@ -369,14 +442,14 @@ def report(results: dict, servers: list[Server], queries: list[Query], args: arg
                 rates = ", ".join(f"@{c}: {a[f'rps{c}'] / b[f'rps{c}']:.2f}x" for c in measured if b.get(f"rps{c}"))
                 print(f"- {query.name}, round {r + 1}: median {a['median']:.2f} vs {b['median']:.2f} ms; {rates}")
     print(
-        "\n| server | round | peak RSS MiB (with children) | large select TTFB ms | memory growth while streaming MiB |"
+        "\n| server | round | RSS at rest MiB | peak RSS MiB (with children) | large select TTFB ms | memory growth while streaming MiB |"
     )
-    print("|---|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|")
     for name in names:
         for r in range(args.rounds):
             large = results.get((name, "large select", r), {})
             print(
-                f"| {name} | {r + 1} | {results[(name, 'peak memory', r)]['peak_rss']:.0f} | {large.get('ttfb', float('nan')):.1f} | {large.get('growth', float('nan')):.1f} |"
+                f"| {name} | {r + 1} | {results[(name, 'peak memory', r)]['rest_rss']:.0f} | {results[(name, 'peak memory', r)]['peak_rss']:.0f} | {large.get('ttfb', float('nan')):.1f} | {large.get('growth', float('nan')):.1f} |"
             )
 
 

@@ -21,6 +21,7 @@ from iclr_kg import vocab
 from iclr_kg.atomic import atomic_output, check_writable
 from iclr_kg.config import Settings, flag_help
 from iclr_kg.errors import IclrKgError, ImportFailed, QueryError, SettingsError, StoreError
+from iclr_kg.progress import Progress
 from iclr_kg.query.formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.query.pool import QueryPool, QueryRequest, RunningQuery
 from iclr_kg.query.saved import get_saved, load_saved
@@ -91,7 +92,7 @@ def build(store: Path | None, reasoner: str | None, validator: str | None) -> No
     from iclr_kg.build.pipeline import build as run_build
 
     settings = Settings.from_env(store=store, reasoner=reasoner, validator=validator)
-    report = run_build(settings)
+    report = run_build(settings, Progress.for_terminal())
     click.echo(f"{report.summary()}\nstore: {settings.store} -> {report.generation}")
 
 
@@ -299,15 +300,19 @@ def export(
     db = open_read_only(settings.store)
     graphs = _graphs_for(graph_choice, db)
     chosen = RDF_FORMATS[fmt]
-    with _output(output) as out:
+    shown_on = Progress.for_terminal() if output is not None else Progress.silent()  # stdout may be the data
+    with (
+        _output(output) as out,
+        shown_on.stage("export", unit="quads" if chosen.supports_graphs else "triples") as shown,
+    ):
         if chosen.supports_graphs:
             quads = chain.from_iterable(db.quads_for_pattern(None, None, None, g) for g in graphs)
-            serialize(quads, out, chosen.rdf, prefixes=vocab.EXPORT_PREFIXES)
+            serialize(shown.track(quads), out, chosen.rdf, prefixes=vocab.EXPORT_PREFIXES)
         else:
             # CONSTRUCT over the chosen graphs merges them as a set: a triple stated in two
             # graphs is written once.
             merged = db.query("CONSTRUCT WHERE { ?s ?p ?o }", default_graph=graphs)
-            serialize(merged, out, chosen.rdf, prefixes=vocab.EXPORT_PREFIXES)
+            serialize(shown.track(merged), out, chosen.rdf, prefixes=vocab.EXPORT_PREFIXES)
 
 
 @main.group("link-wikidata", invoke_without_command=True)
@@ -354,8 +359,9 @@ def link_wikidata(
     dataset = load_dataset(settings.data_dir, settings.imports)
 
     def bar(items):  # type: ignore[no-untyped-def]
-        with click.progressbar(list(items), label="reconciling", file=sys.stderr) as progress:
-            yield from progress
+        listed = list(items)
+        with Progress.for_terminal().stage("reconcile", total=len(listed), unit="entities") as shown:
+            yield from shown.track(listed, every=1)
 
     proposals = reconcile(dataset, client, kinds or ("organization", "person", "paper"), limit, min_score, progress=bar)
     for p in proposals:
@@ -469,12 +475,12 @@ def import_openreview(
 
 @contextlib.contextmanager
 def _fetch_bar(label: str) -> Iterator[Callable[[int, int], None]]:
-    """A progress bar on stderr for one fetch (click's: redrawn only where stderr is a terminal)."""
-    with click.progressbar(length=1, label=label, file=sys.stderr, show_pos=True) as bar:
+    """Progress of one fetch: (done, total) as pages arrive (progress.py: a bar on a terminal)."""
+    with Progress.for_terminal().stage(label, unit="submissions") as shown:
 
         def progress(done: int, total: int) -> None:
-            bar.length = max(total, done, 1)
-            bar.update(done - bar.pos)
+            shown.total(max(total, done))
+            shown.advance(done - shown.count)
 
         yield progress
 

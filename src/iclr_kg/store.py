@@ -21,7 +21,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +98,15 @@ def build_lock(store_dir: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def publish(store_dir: Path, quads: Iterable[Quad], finish: Callable[[Store], dict[str, Any]] | None = None) -> Path:
+CHUNK = 100_000  # quads between two progress reports while loading
+
+
+def publish(
+    store_dir: Path,
+    quads: Sequence[Quad],
+    finish: Callable[[Store], dict[str, Any]] | None = None,
+    loaded: Callable[[int], None] | None = None,
+) -> Path:
     """Load `quads` into a new generation and make it current. Call under `build_lock`.
 
     `finish` runs on the loaded database under the write lock, just before it is published (the
@@ -106,13 +114,14 @@ def publish(store_dir: Path, quads: Iterable[Quad], finish: Callable[[Store], di
     A generation counts as built only once its marker `<id>.complete` exists beside it, written
     after the database is flushed and closed; a build killed before that leaves a folder that
     the next build removes, and pruning never counts it among the generations to keep.
+    `loaded(n)` is told as quads go in (for a progress bar).
     """
     generations = store_dir / "generations"
     generations.mkdir(parents=True, exist_ok=True)
     generation = generations / f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{time.monotonic_ns()}"
     try:
         store = Store(str(generation))
-        store.bulk_extend(_with_merged_default_graph(quads))
+        _load_merged(store, quads, loaded or (lambda n: None))
         with write_lock(store_dir):
             record = finish(store) if finish is not None else {}
             build_index(store, generation)
@@ -169,12 +178,20 @@ def _marker(generation: Path) -> Path:
     return generation.with_name(generation.name + ".complete")
 
 
-def _with_merged_default_graph(quads: Iterable[Quad]) -> Iterator[Quad]:
-    """Each quad, and its triple in the default graph: the store dedups, giving the RDF merge."""
+def _load_merged(store: Store, quads: Sequence[Quad], loaded: Callable[[int], None]) -> None:
+    """Each quad, and its triple in the default graph: the store dedups, giving the RDF merge.
+    One bulk load of the two interleaved (measured faster than two loads, one per copy)."""
     default = DefaultGraph()
-    for quad in quads:
-        yield quad
-        yield Quad(quad.subject, quad.predicate, quad.object, default)
+
+    def merged() -> Iterator[Quad]:
+        for start in range(0, len(quads), CHUNK):
+            chunk = quads[start : start + CHUNK]
+            for quad in chunk:
+                yield quad
+                yield Quad(quad.subject, quad.predicate, quad.object, default)
+            loaded(2 * len(chunk))
+
+    store.bulk_extend(merged())
 
 
 def _prune(generations: Path, keep: Path) -> None:

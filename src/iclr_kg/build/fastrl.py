@@ -18,6 +18,7 @@ intersections, cardinalities, keys...) raises UnsupportedOntology: use `--reason
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from rdflib import OWL, RDF, RDFS, BNode, Literal, URIRef
@@ -257,9 +258,13 @@ SCHEMA_PREDICATES = (
 )
 
 
-def closure_oxigraph(data: list[Any], ontology: list[Any]) -> set[tuple[Any, Any, Any]]:
-    """The new triples OWL 2 RL entails, for pyoxigraph triples: no rdflib conversion of the
-    data at all (only the small schema goes through rdflib, blank node labels kept)."""
+def closure_oxigraph(
+    data: list[Any], ontology: list[Any], keep: Callable[[list[Any]], Any] | None = None
+) -> list[tuple[Any, Any, Any]]:
+    """The new triples OWL 2 RL entails, for pyoxigraph triples or quads (their graphs are not
+    read): no rdflib conversion of the data at all (only the small schema goes through rdflib,
+    blank node labels kept). `keep(terms)` gives reason.keep_inferred's rule as sets of term ids
+    (`reason.InferredFilter`): the triples it drops are never decoded."""
     import pyoxigraph as ox
 
     from iclr_kg.build.convert import term_from_rdflib as from_rdflib
@@ -273,7 +278,7 @@ def closure_oxigraph(data: list[Any], ontology: list[Any]) -> set[tuple[Any, Any
         [(t.subject, t.predicate, t.object) for t in ontology],
         [(t.subject, t.predicate, t.object) for t in data],
     )
-    return _evaluate(*as_tuples, Schema(tbox), from_rdflib, ox.Literal, only_new=True)
+    return _evaluate(*as_tuples, Schema(tbox), from_rdflib, ox.Literal, only_new=True, keep=keep)
 
 
 def _evaluate(
@@ -283,9 +288,11 @@ def _evaluate(
     schema_term: Any,
     literal_type: type,
     only_new: bool,
-) -> set[tuple[Any, Any, Any]]:
+    keep: Callable[[list[Any]], Any] | None = None,
+) -> list[tuple[Any, Any, Any]]:
     """Semi-naive evaluation over interned terms; `schema_term` maps schema (rdflib) terms to
-    the data's term type, so both kinds of terms share one id space."""
+    the data's term type, so both kinds of terms share one id space. The result is decoded
+    only for the new triples (a set difference) that `keep` lets through."""
     ids: dict[Any, int] = {}
     terms: list[Any] = []
     literals: set[int] = set()
@@ -315,7 +322,18 @@ def _evaluate(
     while agenda:
         _fire(agenda.pop(), tables, facts, derive, literals)
     _check_consistency(tables, facts, terms)
-    return {(terms[s], terms[p], terms[o]) for s, p, o in facts.all if (s, p, o) not in given}
+    new: Any = facts.all - given
+    if keep is not None:  # reason.InferredFilter: the rule as sets of term ids, one pass in a comprehension
+        f = keep(terms)
+        new = [
+            (s, p, o)
+            for s, p, o in new
+            if s not in f.bad_subjects
+            and o not in f.blank_objects
+            and not (o in f.trivial_objects and p in f.trivial_predicates)
+            and not (s == o and p in f.reflexive_predicates)
+        ]
+    return [(terms[s], terms[p], terms[o]) for s, p, o in new]
 
 
 def _fire(triple: tuple[int, int, int], schema: _Encoded, facts: _Facts, derive, literals: set[int]) -> None:  # type: ignore[no-untyped-def]

@@ -1,12 +1,21 @@
-"""The build: every stage in order, with timings and counts. Nothing is written until all passed."""
+"""The build: every stage in order, with timings and counts. Nothing is written until all passed.
+
+Validation and reasoning both read the asserted graph and neither needs the other: `build` runs
+validation in a forked process while it reasons (two cores: the build takes the longer of the
+two, not their sum), and still reports a shape violation before any reasoning error.
+"""
 
 from __future__ import annotations
 
 import functools
+import os
+import pickle
+import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import rdflib
 from pyoxigraph import NamedNode, Quad, Store
@@ -14,12 +23,13 @@ from pyoxigraph import NamedNode, Quad, Store
 from iclr_kg import vocab
 from iclr_kg.build import rdf, shaclsparql
 from iclr_kg.build.convert import to_rdflib
-from iclr_kg.build.reason import infer_triples
+from iclr_kg.build.reason import infer_terms
 from iclr_kg.build.resolve import build_registry
-from iclr_kg.build.sources import load_dataset
+from iclr_kg.build.sources import Dataset, load_dataset
 from iclr_kg.build.validate import ValidationResult, load_shapes, validate
 from iclr_kg.config import Settings
 from iclr_kg.errors import SettingsError, ValidationFailed
+from iclr_kg.progress import Progress
 from iclr_kg.store import build_lock, publish
 from iclr_kg.updates import replay
 
@@ -34,10 +44,15 @@ class BuildReport:
     counts: dict[str, int] = field(default_factory=dict)
     generation: str = ""
     curation: list[str] = field(default_factory=list)  # what a curator should look at
+    progress: Progress = field(default_factory=Progress.silent)
 
-    def timed(self, stage: str, run: Callable[[], T]) -> T:
+    def timed(self, stage: str, run: Callable[[], T], unit: str = "", count: Callable[[T], int] | None = None) -> T:
+        """Run one stage, timed, shown by `progress` (with how many `unit` it made, if `count`)."""
         start = time.perf_counter()
-        result = run()
+        with self.progress.stage(stage, unit=unit) as shown:
+            result = run()
+            if count is not None:
+                shown.advance(count(result))
         self.timings[stage] = time.perf_counter() - start
         return result
 
@@ -86,49 +101,126 @@ VALIDATORS: dict[str, Callable[[Compiled, rdflib.Graph], ValidationResult]] = {
 
 def compile_graph(settings: Settings, report: BuildReport | None = None) -> Compiled:
     """Load, resolve, convert to RDF and validate; raises on the first data error."""
+    compiled = compile_unvalidated(settings, report)
+    shapes = load_shapes(settings.ontology_dir / "shapes.ttl")
+    engine = _validator(settings)
+    compiled.validation = (report or BuildReport()).timed("validate", lambda: engine(compiled, shapes))
+    return compiled
+
+
+def _validator(settings: Settings) -> Callable[[Compiled, rdflib.Graph], ValidationResult]:
+    engine = VALIDATORS.get(settings.validator)
+    if engine is None:
+        raise SettingsError(f"unknown validator {settings.validator!r}; choose one of {', '.join(VALIDATORS)}")
+    return engine
+
+
+def compile_unvalidated(settings: Settings, report: BuildReport | None = None) -> Compiled:
+    """Load, resolve and convert to RDF; raises on the first data error."""
     report = report or BuildReport()
-    dataset = report.timed("load", lambda: load_dataset(settings.data_dir, settings.imports))
+    dataset = report.timed("load", lambda: load_dataset(settings.data_dir, settings.imports), "sources", _sources)
     registry = report.timed("resolve", lambda: build_registry(dataset))
     report.curation += [
         f"paper/{key} (named by title) matches {', '.join(f'paper/{i}' for i in ids)}: not merged; "
         "say which with `same_as`, or give it its own title"
         for key, ids in sorted(registry.papers.ambiguous.items())
     ]
-    asserted = report.timed("rdf", lambda: list(rdf.asserted_quads(dataset, registry)))
-    compiled = Compiled(asserted, rdf.ontology_quads(settings.ontology_dir / "iclr.ttl"))
-    shapes = load_shapes(settings.ontology_dir / "shapes.ttl")
-    engine = VALIDATORS.get(settings.validator)
-    if engine is None:
-        raise SettingsError(f"unknown validator {settings.validator!r}; choose one of {', '.join(VALIDATORS)}")
-    compiled.validation = report.timed("validate", lambda: engine(compiled, shapes))
-    return compiled
+    asserted = report.timed("rdf", lambda: list(rdf.asserted_quads(dataset, registry)), "quads", len)
+    return Compiled(asserted, rdf.ontology_quads(settings.ontology_dir / "iclr.ttl"))
+
+
+def _sources(dataset: Dataset) -> int:
+    return len(dataset.sources)
 
 
 def infer_quads(compiled: Compiled, reasoner: str) -> list[Quad]:
     """The inferred graph's quads, by the chosen reasoner (reason.REASONERS)."""
     graph = NamedNode(vocab.GRAPH_INFERRED)
-    triples = infer_triples([q.triple for q in compiled.asserted], [q.triple for q in compiled.ontology], reasoner)
-    return [Quad(t.subject, t.predicate, t.object, graph) for t in triples]
+    return [Quad(s, p, o, graph) for s, p, o in infer_terms(compiled.asserted, compiled.ontology, reasoner)]
 
 
-def build(settings: Settings) -> BuildReport:
+def build(settings: Settings, progress: Progress | None = None) -> BuildReport:
     """Build the store at `settings.store`; on any error the previous store stays current."""
-    report = BuildReport()
+    report = BuildReport(progress=progress or Progress.silent())
 
     def replay_journal(db: Store) -> dict[str, int]:
         """Accepted updates outlive the build: run them onto the new generation (updates.py)."""
         return {"journal": replay(db, settings.store, settings.reasoner)}
 
     with build_lock(settings.store):
-        compiled = compile_graph(settings, report)
-        assert compiled.validation is not None
-        if not compiled.validation.conforms:
-            raise ValidationFailed(compiled.validation.report, len(compiled.validation.violations))
-        inferred = report.timed("reason", lambda: infer_quads(compiled, settings.reasoner))
+        compiled = compile_unvalidated(settings, report)
+        shapes = load_shapes(settings.ontology_dir / "shapes.ttl")
+        validation = _validate_aside(compiled, shapes, _validator(settings))
+        try:
+            inferred = report.timed("reason", lambda: infer_quads(compiled, settings.reasoner), "triples", len)
+        except Exception:
+            _raise_if_invalid(validation()[0])  # a shape violation is told first
+            raise
+        with report.progress.stage("validate (beside reason)", unit="violations") as shown:
+            result, seconds = validation()
+            shown.advance(len(result.violations))
+            shown.seconds = report.timings["validate"] = seconds  # its own time, not the wait
+        _raise_if_invalid(result)
         quads = compiled.asserted + compiled.ontology + inferred
         for quad in quads:
             name = quad.graph_name.value  # type: ignore[union-attr]
             report.counts[name] = report.counts.get(name, 0) + 1
-        generation = report.timed("store", lambda: publish(settings.store, quads, finish=replay_journal))
+        with report.progress.stage("store", total=2 * len(quads), unit="quads") as shown:
+            start = time.perf_counter()
+            generation = publish(settings.store, quads, finish=replay_journal, loaded=shown.advance)
+            report.timings["store"] = time.perf_counter() - start
         report.generation = str(generation)
     return report
+
+
+def _raise_if_invalid(validation: ValidationResult) -> None:
+    if not validation.conforms:
+        raise ValidationFailed(validation.report, len(validation.violations))
+
+
+def _timed_validation(
+    engine: Callable[[Compiled, rdflib.Graph], ValidationResult], compiled: Compiled, shapes: rdflib.Graph
+) -> tuple[ValidationResult, float]:
+    start = time.perf_counter()
+    return engine(compiled, shapes), time.perf_counter() - start
+
+
+def _validate_aside(
+    compiled: Compiled, shapes: rdflib.Graph, engine: Callable[[Compiled, rdflib.Graph], ValidationResult]
+) -> Callable[[], tuple[ValidationResult, float]]:
+    """Start validating `compiled` in a forked process (it shares the quads, copy-on-write); the
+    returned function waits for (the result, the seconds it took). A bare `os.fork` with a pipe,
+    not multiprocessing: `serve` builds inside a pool worker, which multiprocessing forbids to
+    have children. Where fork is not available or not safe (other threads running: a test's
+    servers, say), or the process dies, validation runs here instead: slower, never skipped."""
+    if sys.platform != "linux" or threading.active_count() > 1:  # a fork copies no other thread, nor its locks
+        return lambda: _timed_validation(engine, compiled, shapes)
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: validate, send the pickled answer, and leave without any clean-up of the parent's
+        os.close(reader)
+        try:
+            answer: Any = ("ok", _timed_validation(engine, compiled, shapes))
+        except Exception as exc:  # noqa: BLE001 - any failure is sent back and raised by the parent
+            answer = ("error", exc)
+        try:
+            payload = pickle.dumps(answer)
+        except Exception as exc:  # noqa: BLE001 - an exception that does not pickle is sent as its words
+            payload = pickle.dumps(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+        with os.fdopen(writer, "wb") as out:
+            out.write(payload)
+        os._exit(0)
+    os.close(writer)
+
+    def result() -> tuple[ValidationResult, float]:
+        with os.fdopen(reader, "rb") as answer_in:
+            payload = answer_in.read()
+        os.waitpid(pid, 0)
+        if not payload:  # the process died (killed, out of memory): validate here
+            return _timed_validation(engine, compiled, shapes)
+        kind, value = pickle.loads(payload)
+        if kind == "error":
+            raise value
+        return value
+
+    return result

@@ -11,7 +11,7 @@ drops those, for every reasoner.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import rdflib
 from owlrl import DeductiveClosure, OWLRL_Semantics
@@ -30,6 +30,7 @@ _TYPE_IRI = str(RDF.type)
 _TRIVIAL_IRIS = frozenset(str(t) for t in TRIVIAL_TYPES)
 _TRIVIAL_OBJECT_IRIS = frozenset(str(t) for t in TRIVIAL_OBJECT_PREDICATES)
 _REFLEXIVE_IRIS = frozenset(str(t) for t in REFLEXIVE_NOISE)
+TermTriple = tuple[Any, Any, Any]  # (subject, predicate, object) pyoxigraph terms
 OWLRL_ERROR = URIRef("http://www.daml.org/2002/03/agents/agent-ont#ErrorMessage")
 OWLRL_ERROR_TEXT = URIRef("http://www.daml.org/2002/03/agents/agent-ont#error")
 
@@ -48,6 +49,39 @@ def keep_inferred(s: Any, p: Any, o: Any) -> bool:
     if type(o) is NamedNode and o.value in _TRIVIAL_IRIS and (p.value == _TYPE_IRI or p.value in _TRIVIAL_OBJECT_IRIS):
         return False
     return not (s == o and p.value in _REFLEXIVE_IRIS)
+
+
+class InferredFilter(NamedTuple):
+    """`keep_inferred` as sets of term ids, for a reasoner that numbers its terms (fastrl): a
+    triple (s, p, o) is dropped if s is a bad subject, o a blank object, o a trivial object with
+    a trivial predicate, or s == o with a reflexive predicate. The same rule, one set lookup each."""
+
+    bad_subjects: set[int]
+    blank_objects: set[int]
+    trivial_objects: set[int]
+    trivial_predicates: set[int]
+    reflexive_predicates: set[int]
+
+
+def inferred_filter(terms: list[Any]) -> InferredFilter:
+    """The filter for the terms numbered 0, 1, 2... in `terms` (pyoxigraph terms)."""
+    out = InferredFilter(set(), set(), set(), set(), set())
+    for i, term in enumerate(terms):
+        if type(term) is not NamedNode:
+            out.bad_subjects.add(i)
+            if type(term) is BlankNode:
+                out.blank_objects.add(i)
+            continue
+        value = term.value
+        if value.startswith(BUILTIN_NAMESPACES):
+            out.bad_subjects.add(i)
+        if value in _TRIVIAL_IRIS:
+            out.trivial_objects.add(i)
+        if value == _TYPE_IRI or value in _TRIVIAL_OBJECT_IRIS:
+            out.trivial_predicates.add(i)
+        if value in _REFLEXIVE_IRIS:
+            out.reflexive_predicates.add(i)
+    return out
 
 
 def _owlrl_closure(asserted: rdflib.Graph, ontology: rdflib.Graph) -> rdflib.Graph:
@@ -69,14 +103,15 @@ def _check_consistency(closure: rdflib.Graph) -> None:
         raise InconsistentGraph("OWL RL reasoning found the graph inconsistent:\n" + "\n".join(lines))
 
 
-def _fast(asserted: list[Triple], ontology: list[Triple]) -> list[Triple]:
-    """fastrl on pyoxigraph triples: no rdflib copy of the data."""
+def _fast(asserted: list[Triple], ontology: list[Triple]) -> list[TermTriple]:
+    """fastrl on pyoxigraph triples: no rdflib copy of the data; filtered by `keep_inferred`'s
+    rule on term ids (InferredFilter), before any term is decoded."""
     from iclr_kg.build.fastrl import closure_oxigraph
 
-    return [Triple(*t) for t in closure_oxigraph(asserted, ontology) if keep_inferred(*t)]
+    return closure_oxigraph(asserted, ontology, keep=inferred_filter)
 
 
-def _owlrl(asserted: list[Triple], ontology: list[Triple]) -> list[Triple]:
+def _owlrl(asserted: list[Triple], ontology: list[Triple]) -> list[TermTriple]:
     """owlrl, the reference: the data converted to rdflib and back at this boundary."""
     from iclr_kg.build.convert import from_rdflib, to_rdflib
 
@@ -86,14 +121,22 @@ def _owlrl(asserted: list[Triple], ontology: list[Triple]) -> list[Triple]:
     given = set(data) | set(schema)
     # literal and blank-node subjects, and blank-node objects, never pass keep_inferred
     derived = [t for t in closure if t not in given and isinstance(t[0], URIRef) and not isinstance(t[2], BNode)]
-    return [t for t in from_rdflib(derived) if keep_inferred(t.subject, t.predicate, t.object)]
+    decoded = ((t.subject, t.predicate, t.object) for t in from_rdflib(derived))
+    return [t for t in decoded if keep_inferred(*t)]
 
 
-REASONERS: dict[str, Callable[[list[Triple], list[Triple]], list[Triple]]] = {"fast": _fast, "owlrl": _owlrl}
+# Each reasoner: (asserted, ontology), pyoxigraph triples or quads, -> inferred (s, p, o) tuples.
+REASONERS: dict[str, Callable[[list[Any], list[Any]], list[TermTriple]]] = {"fast": _fast, "owlrl": _owlrl}
 
 
-def infer_triples(asserted: list[Any], ontology: list[Any], reasoner: str = "fast") -> list[Triple]:
-    """The inferred graph's triples (neither asserted nor filtered), by the chosen reasoner."""
+def infer_terms(asserted: list[Any], ontology: list[Any], reasoner: str = "fast") -> list[TermTriple]:
+    """The inferred graph's triples (neither asserted nor filtered), by the chosen reasoner, as
+    (s, p, o) tuples of terms; `asserted` and `ontology` are pyoxigraph triples or quads."""
     if reasoner not in REASONERS:
         raise SettingsError(f"unknown reasoner {reasoner!r}; choose one of {', '.join(REASONERS)}")
     return REASONERS[reasoner](list(asserted), list(ontology))
+
+
+def infer_triples(asserted: list[Any], ontology: list[Any], reasoner: str = "fast") -> list[Triple]:
+    """`infer_terms` as pyoxigraph triples."""
+    return [Triple(*t) for t in infer_terms(asserted, ontology, reasoner)]

@@ -1,0 +1,126 @@
+"""Build benchmark: a full `iclr-kg build` against the storage limit, and a rebuild after one edit.
+
+    python bench/build.py                      # 10,000 and 50,000 synthetic papers
+    python bench/build.py --sizes 10000
+
+For each size, in one run: synthetic data (bench/synth.py) is built by `iclr-kg build` in its own
+process (wall time, and peak memory of its whole process tree: the build forks a validator); the
+quads of the store it made are dumped and loaded again by pyoxigraph's `bulk_load` alone, in a
+fresh process (the storage limit: what no build can beat); then one curated file is edited (an
+alias added) and the build runs again. Printed: seconds, peak MiB, and the ratios build / limit
+(issue #19's targets: 2x at 10,000 papers, 2.5x and 3 GiB at 50,000) and rebuild / build (20%).
+Needs the bench extra: pip install -e '.[bench]'.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+
+HERE = Path(__file__).resolve().parent
+CLI = str(Path(sys.executable).with_name("iclr-kg"))
+DUMP = """
+import sys
+from pathlib import Path
+from pyoxigraph import RdfFormat
+from iclr_kg.store import open_read_only
+open_read_only(Path(sys.argv[1])).dump(sys.argv[2], RdfFormat.N_QUADS)
+"""
+LIMIT = """
+import sys, time
+from pyoxigraph import RdfFormat, Store
+start = time.perf_counter()
+store = Store(sys.argv[2])
+store.bulk_load(path=sys.argv[1], format=RdfFormat.N_QUADS)
+store.flush()
+print(time.perf_counter() - start)
+"""
+
+
+def measured(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
+    """(wall seconds, peak MiB of the process tree, last line of output) of one command."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        command, env={**os.environ, **(env or {})}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    watched, peak = psutil.Process(process.pid), 0.0
+    while process.poll() is None:
+        try:
+            tree = [watched, *watched.children(recursive=True)]
+            peak = max(peak, sum(p.memory_info().rss for p in tree) / 2**20)
+        except psutil.Error:
+            pass
+        time.sleep(0.05)
+    seconds = time.perf_counter() - start
+    output = process.stdout.read() if process.stdout else ""
+    if process.returncode:
+        sys.exit(f"{' '.join(command)} failed:\n{output[-2000:]}")
+    return seconds, peak, output.strip().splitlines()[-1] if output.strip() else ""
+
+
+def one_size(papers: int, work: Path) -> dict[str, float]:
+    sys.path.insert(0, str(HERE))
+    import synth
+
+    data = synth.write(papers, work / f"data-{papers}")
+    store = work / f"store-{papers}"
+    env = {"ICLR_KG_DATA_DIR": str(data), "ICLR_KG_PROGRESS": "0"}
+    build_s, build_mib, _ = measured([CLI, "build", "--store", str(store)], env)
+    dump = work / f"dump-{papers}.nq"  # every quad stored, the default graph's merge included
+    subprocess.run([sys.executable, "-c", DUMP, str(store), str(dump)], check=True)
+    _, limit_mib, limit_line = measured([sys.executable, "-c", LIMIT, str(dump), str(work / f"limit-{papers}")])
+    limit_s = float(limit_line)
+    events = data / "events.yaml"
+    events.write_text(
+        events.read_text(encoding="utf-8").replace(
+            "  name: ICLR 2019\n", "  name: ICLR 2019\n  aliases: [ICLR'19]\n", 1
+        ),
+        encoding="utf-8",
+    )
+    rebuild_s, _, _ = measured([CLI, "build", "--store", str(store)], env)
+    return {
+        "papers": papers,
+        "quads": sum(1 for _ in dump.open("rb")),
+        "build_s": build_s,
+        "build_mib": build_mib,
+        "limit_s": limit_s,
+        "limit_mib": limit_mib,
+        "rebuild_s": rebuild_s,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10000, 50000])
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    args = parser.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="iclr-kg-bench-build-") as tmp:
+        for papers in args.sizes:
+            rows.append(one_size(papers, Path(tmp)))
+    targets = {10000: 2.0, 50000: 2.5}
+    print(
+        "\n| papers | quads stored | build s | peak MiB | bulk_load s (limit) | build / limit | target | rebuild after one edit s | rebuild / build (target 0.2) |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        target = targets.get(int(r["papers"]))
+        print(
+            f"| {r['papers']:,} | {r['quads']:,} | {r['build_s']:.1f} | {r['build_mib']:,.0f} | {r['limit_s']:.1f} "
+            f"| {r['build_s'] / r['limit_s']:.2f}x | {f'{target}x' if target else '-'} | {r['rebuild_s']:.1f} "
+            f"| {r['rebuild_s'] / r['build_s']:.2f} |"
+        )
+    if args.json:
+        print(json.dumps(rows))
+
+
+if __name__ == "__main__":
+    main()
