@@ -46,7 +46,7 @@ print(time.perf_counter() - start)
 
 
 def measured(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
-    """(wall seconds, peak MiB of the process tree, last line of output) of one command."""
+    """(wall seconds, peak MiB of the process tree, its output) of one command."""
     start = time.perf_counter()
     process = subprocess.Popen(
         command, env={**os.environ, **(env or {})}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
@@ -63,7 +63,7 @@ def measured(command: list[str], env: dict[str, str] | None = None) -> tuple[flo
     output = process.stdout.read() if process.stdout else ""
     if process.returncode:
         sys.exit(f"{' '.join(command)} failed:\n{output[-2000:]}")
-    return seconds, peak, output.strip().splitlines()[-1] if output.strip() else ""
+    return seconds, peak, output.strip()
 
 
 def one_size(papers: int, work: Path) -> dict[str, float]:
@@ -73,11 +73,12 @@ def one_size(papers: int, work: Path) -> dict[str, float]:
     data = synth.write(papers, work / f"data-{papers}")
     store = work / f"store-{papers}"
     env = {"ICLR_KG_DATA_DIR": str(data), "ICLR_KG_PROGRESS": "0"}
-    build_s, build_mib, _ = measured([CLI, "build", "--store", str(store)], env)
+    build_s, build_mib, said = measured([CLI, "build", "--store", str(store)], env)
+    stages = next((line for line in said.splitlines() if line.startswith("built ")), "")
     dump = work / f"dump-{papers}.nq"  # every quad stored, the default graph's merge included
     subprocess.run([sys.executable, "-c", DUMP, str(store), str(dump)], check=True)
     _, limit_mib, limit_line = measured([sys.executable, "-c", LIMIT, str(dump), str(work / f"limit-{papers}")])
-    limit_s = float(limit_line)
+    limit_s = float(limit_line.splitlines()[-1])
     events = data / "events.yaml"
     events.write_text(
         events.read_text(encoding="utf-8").replace(
@@ -94,6 +95,7 @@ def one_size(papers: int, work: Path) -> dict[str, float]:
         "limit_s": limit_s,
         "limit_mib": limit_mib,
         "rebuild_s": rebuild_s,
+        "stages": stages,
     }
 
 
@@ -118,6 +120,8 @@ def main() -> None:
             f"| {r['build_s'] / r['limit_s']:.2f}x | {f'{target}x' if target else '-'} | {r['rebuild_s']:.1f} "
             f"| {r['rebuild_s'] / r['build_s']:.2f} |"
         )
+    for r in rows:
+        print(f"\n{r['papers']:,} papers: {r['stages']}")
     if args.json:
         print(json.dumps(rows))
 

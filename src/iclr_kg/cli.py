@@ -92,7 +92,7 @@ def build(store: Path | None, reasoner: str | None, validator: str | None) -> No
     from iclr_kg.build.pipeline import build as run_build
 
     settings = Settings.from_env(store=store, reasoner=reasoner, validator=validator)
-    report = run_build(settings, Progress.for_terminal())
+    report = run_build(settings, Progress.for_terminal(settings))
     click.echo(f"{report.summary()}\nstore: {settings.store} -> {report.generation}")
 
 
@@ -300,7 +300,7 @@ def export(
     db = open_read_only(settings.store)
     graphs = _graphs_for(graph_choice, db)
     chosen = RDF_FORMATS[fmt]
-    shown_on = Progress.for_terminal() if output is not None else Progress.silent()  # stdout may be the data
+    shown_on = Progress.for_terminal(settings) if output is not None else Progress.silent()  # stdout may be the data
     with (
         _output(output) as out,
         shown_on.stage("export", unit="quads" if chosen.supports_graphs else "triples") as shown,
@@ -360,7 +360,7 @@ def link_wikidata(
 
     def bar(items):  # type: ignore[no-untyped-def]
         listed = list(items)
-        with Progress.for_terminal().stage("reconcile", total=len(listed), unit="entities") as shown:
+        with Progress.for_terminal(settings).stage("reconcile", total=len(listed), unit="entities") as shown:
             yield from shown.track(listed, every=1)
 
     proposals = reconcile(dataset, client, kinds or ("organization", "person", "paper"), limit, min_score, progress=bar)
@@ -452,7 +452,7 @@ def import_openreview(
         if limit is not None or api != "auto":
             raise click.UsageError("--venue all takes neither --limit nor --api")
         results = run_all(
-            settings, reviews=reviews, refresh=refresh, progress=lambda fmt: _fetch_bar(f"ICLR {fmt.year}")
+            settings, reviews=reviews, refresh=refresh, progress=lambda fmt: _fetch_bar(settings, f"ICLR {fmt.year}")
         )
         failed = 0
         for year in results:
@@ -468,15 +468,15 @@ def import_openreview(
         if any(year.result and year.result.changed for year in results):
             click.echo("run `iclr-kg build` to include them")
         return
-    with _fetch_bar(f"fetching {venue}") as progress:
+    with _fetch_bar(settings, f"fetching {venue}") as progress:
         result = run_import(settings, venue, api=api, reviews=reviews, limit=limit, refresh=refresh, progress=progress)
     _report_import(result)
 
 
 @contextlib.contextmanager
-def _fetch_bar(label: str) -> Iterator[Callable[[int, int], None]]:
+def _fetch_bar(settings: Settings, label: str) -> Iterator[Callable[[int, int], None]]:
     """Progress of one fetch: (done, total) as pages arrive (progress.py: a bar on a terminal)."""
-    with Progress.for_terminal().stage(label, unit="submissions") as shown:
+    with Progress.for_terminal(settings).stage(label, unit="submissions") as shown:
 
         def progress(done: int, total: int) -> None:
             shown.total(max(total, done))

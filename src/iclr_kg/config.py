@@ -69,6 +69,7 @@ class Settings(BaseSettings):
         "fast",
         description="SHACL in builds: `fast` (shapes compiled to SPARQL, run by Oxigraph) or `pyshacl` (the reference)",
     )
+    progress: bool = Field(True, description="bars for long work on a terminal; `0`: one line per stage, as in a log")
     query_timeout: PositiveSeconds = Field(
         30.0, description="seconds a query (or an update) may run; `timeout=` on a request may lower it"
     )

@@ -10,13 +10,14 @@ linking and exports all report through `Progress`; library code takes one and de
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 import time
 from collections.abc import Iterable, Iterator
 from typing import IO, TypeVar
 
 from tqdm import tqdm
+
+from iclr_kg.config import Settings
 
 T = TypeVar("T")
 
@@ -57,10 +58,9 @@ class Progress:
         self.stream, self.live = stream, live
 
     @classmethod
-    def for_terminal(cls, stream: IO[str] = sys.stderr) -> Progress:
-        """Bars if `stream` is a terminal (and ICLR_KG_PROGRESS is not 0), else a line per stage."""
-        live = stream.isatty() and os.environ.get("ICLR_KG_PROGRESS", "1") != "0"
-        return cls(stream, live)
+    def for_terminal(cls, settings: Settings, stream: IO[str] = sys.stderr) -> Progress:
+        """Bars if `stream` is a terminal (and `settings.progress`), else a line per stage."""
+        return cls(stream, stream.isatty() and settings.progress)
 
     @classmethod
     def silent(cls) -> Progress:
