@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -31,6 +32,20 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([CLI, *args], capture_output=True, text=True, check=False)
+
+
+def test_long_work_says_one_line_per_stage_outside_a_terminal(tmp_path: Path) -> None:
+    """Issue #19, item 3: in a log (stderr is a pipe here) each stage is one line with what it
+    made and how fast; no bar, no carriage returns."""
+    done = run("build", "--store", str(tmp_path / "store"))
+    assert done.returncode == 0, done.stderr
+    stages = [line.split(":")[0] for line in done.stderr.splitlines()]
+    assert stages == ["load", "resolve", "rdf", "reason", "validate (beside reason)", "store"]
+    assert re.search(r"^reason: [\d,]+ triples in [\d.]+ s", done.stderr, re.M) and "\r" not in done.stderr
+    out = tmp_path / "all.nq"
+    exported = run("export", "--store", str(tmp_path / "store"), "-f", "nquads", "-o", str(out))
+    assert exported.returncode == 0 and re.fullmatch(r"export: [\d,]+ quads in [\d.]+ s\n", exported.stderr)
+    assert run("export", "--store", str(tmp_path / "store"), "-f", "nquads").stderr == ""  # stdout is the data
 
 
 def test_count_query_prints_a_count(built: Path) -> None:
