@@ -106,3 +106,39 @@ def test_unknown_top_level_keys_in_a_registry_are_errors(tiny_data) -> None:
     )
     with pytest.raises(DataError, match=r"people.yaml:4: peopel: unknown top-level key; this file holds people"):
         load_dataset(settings.data_dir)
+
+
+def _shape(value: object) -> object:
+    """A parsed value with every line number it carries, to compare two parsers exactly."""
+    from iclr_kg.build.sources import LineDict, LineList
+
+    if isinstance(value, LineDict):
+        return ("map", value.line, value.key_lines, {k: _shape(v) for k, v in value.items()})
+    if isinstance(value, LineList):
+        return ("list", value.line, value.item_lines, [_shape(v) for v in value])
+    return value
+
+
+def test_generated_import_files_read_fast_exactly_as_yaml_would(tmp_path: Path) -> None:
+    """Issue #19: an import's one-JSON-mapping-per-line lists are read with json, not YAML's
+    Python constructors; the values and every line number are the ones YAML gives."""
+    from iclr_kg.build.sources import _parse_yaml, read_yaml
+    from iclr_kg.external.importfolder import _dump
+
+    content = {
+        "source": {"key": "openreview-iclr-2021", "about": ["ICLR 2021"], "summary": "Ünïcode, «quotes»: yes"},
+        "editions": [{"edition": "ICLR 2021", "rating_scale": ["1: strong reject", "8: accept"], "submissions": 3}],
+        "papers": [
+            {"openreview": "MadeUp00001", "title": "A: b", "authors": [{"name": "Jane Roe", "profile": "~Jane_Roe1"}],
+             "reviews": [{"id": "Rev0000001", "rating": 6, "confidence": None}], "organizations_complete": False},
+            {"openreview": "MadeUp00002", "title": "宋飏's paper", "authors": [], "average_rating": 7.25},
+        ],
+        "profiles": [],
+    }  # fmt: skip
+    path = tmp_path / "openreview-iclr-2021.yaml"
+    path.write_text(_dump(content, "# Written by `iclr-kg import openreview`; rerun it.\n# Second line.\n"))
+    assert _shape(read_yaml(path)) == _shape(_parse_yaml(path, path.read_text()))
+    broken = path.read_text().replace('"title": "A: b"', '"title": "A: b')  # no longer JSON: YAML reports it
+    path.write_text(broken)
+    with pytest.raises(DataError, match=r"openreview-iclr-2021\.yaml:\d+"):
+        read_yaml(path)

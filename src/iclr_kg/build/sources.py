@@ -8,6 +8,8 @@ as `file:line: field: message`. Unknown keys are errors (`extra="forbid"`), not 
 from __future__ import annotations
 
 import datetime as dt
+import json
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -71,6 +73,58 @@ def read_yaml(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise DataError(path, None, None, f"cannot read: {exc}") from exc
+    if text.startswith(GENERATED):
+        return _read_generated(path, text)
+    return _parse_yaml(path, text)
+
+
+# What importers write (external/importfolder.py): a header naming the command, then top-level
+# sections, each list item a JSON flow mapping on one line. Ten thousand papers are ten thousand
+# json.loads calls instead of a YAML parse with Python constructors (several times faster); the
+# other sections, and any file that is not exactly so, go through YAML as before, lines kept.
+GENERATED = "# Written by `iclr-kg import"
+_JSON_ITEM = re.compile(r"^- (\{.*\})$")
+
+
+def _read_generated(path: Path, text: str) -> Any:
+    result = LineDict()
+    lines = text.splitlines()
+    starts = [i for i, line in enumerate(lines) if line and not line[0].isspace() and line[0] not in "#-"]
+    result.line, result.key_lines = (starts[0] + 1 if starts else 1), {}
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        key, _, rest = lines[start].partition(":")
+        if key in result:
+            raise DataError(path, start + 1, key, "duplicate key")
+        body = [(i, lines[i]) for i in range(start + 1, end) if lines[i].strip() and not lines[i].startswith("#")]
+        items = [(i, _JSON_ITEM.match(line)) for i, line in body]
+        if not rest.strip() and body and all(match for _, match in items):
+            try:
+                value: Any = LineList(_with_lines(json.loads(match[1]), i + 1) for i, match in items)  # type: ignore[index]
+            except ValueError:  # not JSON after all (edited by hand?): YAML says where
+                return _parse_yaml(path, text)
+            value.line, value.item_lines = start + 2, [i + 1 for i, _ in items]
+        else:  # this section as YAML, padded so that its lines are the file's
+            value = _parse_yaml(path, "\n" * start + "\n".join(lines[start:end]) + "\n")[key]
+        result[key] = value
+        result.key_lines[key] = start + 1
+    return result
+
+
+def _with_lines(value: Any, line: int) -> Any:
+    """A JSON value as the YAML loader makes it: mappings and lists that know their line."""
+    if isinstance(value, dict):
+        out = LineDict((k, _with_lines(v, line)) for k, v in value.items())
+        out.line, out.key_lines = line, dict.fromkeys(map(str, value), line)
+        return out
+    if isinstance(value, list):
+        items = LineList(_with_lines(v, line) for v in value)
+        items.line, items.item_lines = line, [line] * len(value)
+        return items
+    return value
+
+
+def _parse_yaml(path: Path, text: str) -> Any:
     loader = _LineLoader(text)
     loader.name = str(path)  # type: ignore[attr-defined]
     try:
