@@ -213,11 +213,16 @@ def _add_facts(store: Store, found: dict[str, _Entity]) -> None:
             year = solution["y"].value if solution["y"] is not None else ""
             entity.year = int(year[:4]) if year[:4].isdigit() and int(year[:4]) > 0 else None
             entity.papers = int(solution["n"].value) if solution["n"] is not None else 0
+    derived: dict[str, str] = {}
     for query in DERIVED.values():
         for solution in store.query(query, prefixes=vocab.QUERY_PREFIXES):  # type: ignore[union-attr]
-            entity = found.get(solution["e"].value)
-            if entity is not None and not entity.label and solution["label"] is not None:
-                entity.label = solution["label"].value
+            iri, label = solution["e"].value, solution["label"]
+            if label is not None and (iri not in derived or label.value < derived[iri]):
+                derived[iri] = label.value  # the least of several (a paper with two titles): any store, same index
+    for iri, label in derived.items():
+        entity = found.get(iri)
+        if entity is not None and not entity.label:
+            entity.label = label
 
 
 _DDL = """
