@@ -141,7 +141,8 @@ class Server:
     process: subprocess.Popen | None = None
     port: int = 0
     peak_rss: float = 0.0
-    rest_rss: float = 0.0  # after start-up, before any query
+    rest_rss: float = 0.0  # after start-up (one query answered), before the measured ones
+    rest_pss: float = 0.0  # the same, each shared page counted once over the process tree
     _stop: threading.Event = field(default_factory=threading.Event)
 
     def start(self) -> None:
@@ -163,7 +164,7 @@ class Server:
         else:
             raise SystemExit(f"{self.name} did not start")
         time.sleep(1)
-        self.rest_rss = self.rss()
+        self.rest_rss, self.rest_pss = self.rss(), self.pss()
         self._stop.clear()
         threading.Thread(target=self._watch, daemon=True).start()
 
@@ -173,6 +174,15 @@ class Server:
             return sum(p.memory_info().rss for p in [proc, *proc.children(recursive=True)]) / 2**20
         except psutil.Error:
             return 0.0
+
+    def pss(self) -> float:
+        """Proportional set size of the process tree: a page that n processes share counts 1/n in
+        each (RSS adds it n times: the interpreter and libraries of every worker)."""
+        try:
+            proc = psutil.Process(self.process.pid)  # type: ignore[union-attr]
+            return sum(p.memory_full_info().pss for p in [proc, *proc.children(recursive=True)]) / 2**20
+        except (psutil.Error, AttributeError):
+            return float("nan")
 
     def _watch(self) -> None:
         while not self._stop.is_set():
@@ -413,6 +423,7 @@ def main() -> None:
                 results[(server.name, "peak memory", round_number)] = {
                     "peak_rss": server.peak_rss,
                     "rest_rss": server.rest_rss,
+                    "rest_pss": server.rest_pss,
                 }
         report(results, servers, queries, args)
 
@@ -456,14 +467,14 @@ def report(results: dict, servers: list[Server], queries: list[Query], args: arg
                 rates = ", ".join(f"@{c}: {a[f'rps{c}'] / b[f'rps{c}']:.2f}x" for c in measured if b.get(f"rps{c}"))
                 print(f"- {query.name}, round {r + 1}: median {a['median']:.2f} vs {b['median']:.2f} ms; {rates}")
     print(
-        "\n| server | round | RSS at rest MiB | peak RSS MiB (with children) | large select TTFB ms | memory growth while streaming MiB |"
+        "\n| server | round | at rest: RSS / PSS MiB (with children) | peak RSS MiB (with children) | large select TTFB ms | memory growth while streaming MiB |"
     )
     print("|---|---:|---:|---:|---:|---:|")
     for name in names:
         for r in range(args.rounds):
             large = results.get((name, "large select", r), {})
             print(
-                f"| {name} | {r + 1} | {results[(name, 'peak memory', r)]['rest_rss']:.0f} | {results[(name, 'peak memory', r)]['peak_rss']:.0f} | {large.get('ttfb', float('nan')):.1f} | {large.get('growth', float('nan')):.1f} |"
+                f"| {name} | {r + 1} | {results[(name, 'peak memory', r)]['rest_rss']:.0f} / {results[(name, 'peak memory', r)]['rest_pss']:.0f} | {results[(name, 'peak memory', r)]['peak_rss']:.0f} | {large.get('ttfb', float('nan')):.1f} | {large.get('growth', float('nan')):.1f} |"
             )
 
 
