@@ -208,10 +208,14 @@ def health() -> tuple[Response, int]:
 
 @blueprint.route("/stats")
 def stats() -> str | tuple[str, int]:
-    """Counts per graph and class, computed by query workers under the usual limits."""
+    """Counts per graph and class, computed by query workers under the usual limits, once per
+    store generation (they change only with it: a second visit costs no scan of the graph)."""
     started = time.perf_counter()
-    graphs = rows_table(start_query(STATS_GRAPHS, row_limit=HTML_ROW_LIMIT).rows or {}, started)
-    classes = rows_table(start_query(STATS_CLASSES, row_limit=HTML_ROW_LIMIT).rows or {}, started)
+    counted = state().per_generation(
+        "stats",
+        lambda: tuple(start_query(text, row_limit=HTML_ROW_LIMIT).rows or {} for text in (STATS_GRAPHS, STATS_CLASSES)),
+    )
+    graphs, classes = (rows_table(rows, started) for rows in counted)
     for row in classes.rows:  # a class's count links to the list of its entities
         kind = CLASS_KINDS.get(row[0].text.removeprefix("iclr:"))
         if kind:

@@ -1,0 +1,123 @@
+"""Pages at scale: entity pages, saved queries, search and /stats on a large graph, served.
+
+    python bench/pages.py                          # 50,000 synthetic papers (bench/synth.py)
+    python bench/pages.py --papers 10000 --requests 100
+    python bench/pages.py --store var/store        # an existing store
+
+Builds the graph (unless --store), starts `iclr-kg serve` as shipped on 127.0.0.1, and asks each
+kind of page `--requests` times, each time about another entity or word (so the result cache
+answers only what a user would repeat: each saved query is asked with its defaults, first
+request apart), one request at a time. Prints median and p95 per kind against issue #19's
+target: under 100 ms median at 50,000 papers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from endpoint import Server  # noqa: E402
+
+CLI = str(Path(sys.executable).with_name("iclr-kg"))
+TARGET_MS = 100.0
+
+
+def entities(store: Path, kind: str, count: int) -> list[str]:
+    """Keys of `count` entities of a kind, spread over the whole kind."""
+    from pyoxigraph import NamedNode
+
+    from iclr_kg import vocab
+    from iclr_kg.store import open_read_only
+
+    cls = {"paper": "Paper", "person": "Person", "organization": "Organization"}[kind]
+    db = open_read_only(store)
+    found = sorted(
+        {q.subject.value for q in db.quads_for_pattern(None, vocab.RDF_TYPE, NamedNode(vocab.ONTOLOGY_NS + cls), None)}
+    )
+    step = max(1, len(found) // count)
+    return [iri.rsplit("/", 1)[1] for iri in found[::step][:count]]
+
+
+def timed(port: int, path: str, accept: str = "text/html") -> tuple[float, int]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+    started = time.perf_counter()
+    connection.request("GET", path, headers={"Accept": accept})
+    response = connection.getresponse()
+    response.read()
+    connection.close()
+    return (time.perf_counter() - started) * 1000, response.status
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--papers", type=int, default=50000)
+    parser.add_argument("--store", type=Path, help="serve this store instead of building one")
+    parser.add_argument("--requests", type=int, default=50, help="requests per kind of page")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="iclr-kg-bench-pages-") as tmp:
+        store = args.store
+        if store is None:
+            import synth
+
+            data = synth.write(args.papers, Path(tmp) / "data")
+            store = Path(tmp) / "store"
+            env = {**os.environ, "ICLR_KG_DATA_DIR": str(data), "ICLR_KG_PROGRESS": "0"}
+            subprocess.run([CLI, "build", "--store", str(store)], check=True, env=env, capture_output=True)
+        n = args.requests
+        paths = {
+            "paper page": [f"/resource/paper/{k}" for k in entities(store, "paper", n)],
+            "person page": [f"/resource/person/{k}" for k in entities(store, "person", n)],
+            "organization page": [f"/resource/organization/{k}" for k in entities(store, "organization", n)],
+            "search": [f"/search?q={urllib.parse.quote(f'paper {i * 997 % args.papers}')}" for i in range(n)],
+            "list of papers": [f"/resource/paper/?page={1 + i}" for i in range(n)],
+            "/stats": ["/stats"] * n,
+        }
+        from iclr_kg.config import resource_dir
+        from iclr_kg.query.saved import load_saved
+
+        saved = [name for name, q in load_saved(resource_dir("queries")).items() if "SERVICE" not in q.text]
+        server = Server("ours", [CLI, "serve", "--store", str(store), "--port", "{port}"])
+        server.start()
+        rows = []
+        try:
+            for kind, kind_paths in paths.items():
+                times = []
+                for path in kind_paths:
+                    ms, status = timed(server.port, path)
+                    if status != 200:
+                        raise SystemExit(f"{path}: HTTP {status}")
+                    times.append(ms)
+                rows.append((kind, statistics.median(times), sorted(times)[int(0.95 * (len(times) - 1))], len(times)))
+            firsts, repeats = [], []
+            for name in saved:
+                first, status = timed(server.port, f"/queries/{name}")
+                if status != 200:
+                    raise SystemExit(f"/queries/{name}: HTTP {status}")
+                firsts.append((first, name))
+                repeats.append(timed(server.port, f"/queries/{name}")[0])
+            ordered = sorted(ms for ms, _ in firsts)
+            rows.append(("saved query, first request", statistics.median(ordered), ordered[-1], len(ordered)))
+            rows.append(("saved query, asked again", statistics.median(repeats), max(repeats), len(repeats)))
+        finally:
+            server.stop()
+    print(f"\n### Pages on {f'{args.papers:,} synthetic papers' if args.store is None else args.store}\n")
+    print("| page | median ms | p95 ms (max for saved) | requests | under 100 ms median |")
+    print("|---|---:|---:|---:|---|")
+    for kind, median, high, count in rows:
+        print(f"| {kind} | {median:.1f} | {high:.1f} | {count} | {'yes' if median < TARGET_MS else 'no'} |")
+    slowest = sorted(firsts, reverse=True)[:3]
+    print("\nslowest saved queries (first request): " + ", ".join(f"{name} {ms:.0f} ms" for ms, name in slowest))
+
+
+if __name__ == "__main__":
+    main()
