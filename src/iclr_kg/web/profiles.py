@@ -230,15 +230,20 @@ def person(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
 # --------------------------------------------------------------------------------------------
 # Organization
 
+# The joins sit inside each branch of the UNION: joined after it, Oxigraph evaluated the year of
+# every paper first (80 ms for an organization with no paper at 10,000 papers; 0.3 ms now).
 ORG_PAPERS_PER_YEAR = """
 SELECT ?year (COUNT(DISTINCT ?paper) AS ?n) WHERE {
-  { ?paper iclr:creditedOrganization ?e } UNION { ?paper iclr:creditedOrganization ?sub . ?sub iclr:subOrganizationOf ?e }
-  ?paper iclr:submittedTo/iclr:year ?year
+  { ?paper iclr:creditedOrganization ?e ; iclr:submittedTo ?edition . ?edition iclr:year ?year }
+  UNION
+  { ?sub iclr:subOrganizationOf ?e . ?paper iclr:creditedOrganization ?sub ; iclr:submittedTo ?edition .
+    ?edition iclr:year ?year }
 } GROUP BY ?year ORDER BY ?year"""
 ORG_AWARD_PAPERS = f"""
 SELECT DISTINCT ?paper ?award WHERE {{
-  {{ ?paper iclr:creditedOrganization ?e }} UNION {{ ?paper iclr:creditedOrganization ?sub . ?sub iclr:subOrganizationOf ?e }}
-  ?paper iclr:receivedAward ?award
+  {{ ?paper iclr:creditedOrganization ?e ; iclr:receivedAward ?award }}
+  UNION
+  {{ ?sub iclr:subOrganizationOf ?e . ?paper iclr:creditedOrganization ?sub ; iclr:receivedAward ?award }}
 }} ORDER BY ?paper LIMIT {LIST_LIMIT}"""
 ORG_PAPERS = f"""
 SELECT DISTINCT ?paper ?via WHERE {{
