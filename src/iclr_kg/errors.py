@@ -13,6 +13,7 @@ code, the web app's one error handler answers the status with the message.
     │   └── UnsupportedShapes          (use --validator pyshacl)
     ├── SettingsError                a setting (flag or ICLR_KG_*) has a value no command can use
     ├── ImportFailed                 exit 3: an import could not fetch, or would not build
+    │   └── NothingListed              the venue lists no submission yet (`--venue all` skips it)
     ├── ExternalServiceError         HTTP 502: a service we call failed us
     │   └── WikidataError              Wikidata's API, in link-wikidata
     ├── RequestError                 HTTP 400: the request (or the query in it) is wrong
@@ -87,6 +88,10 @@ class ImportFailed(IclrKgError):
     """An import could not fetch, or its result would not build; nothing was written."""
 
     exit_code = 3
+
+
+class NothingListed(ImportFailed):
+    """The venue lists no submission (a year not open yet): `--venue all` skips such a year."""
 
 
 class ExternalServiceError(IclrKgError):

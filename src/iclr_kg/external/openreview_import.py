@@ -38,7 +38,7 @@ from iclr_kg.build.sources import (
     shared_entities,
 )
 from iclr_kg.config import Settings
-from iclr_kg.errors import DataError, ImportFailed
+from iclr_kg.errors import DataError, ImportFailed, NothingListed
 from iclr_kg.external.iclr_years import YearFormat, supported_years, year_format
 from iclr_kg.external.importfolder import ImportFolder, shape_violations, write_import
 from iclr_kg.external.openreview import Author, Fetcher, Profile, Progress, Submission
@@ -388,7 +388,7 @@ def run_import(
     fetcher = Fetcher(settings, fmt, cache, reviews, progress)
     submissions = fetcher.submissions(limit)
     if not submissions:
-        raise ImportFailed(f"no submissions found for {fmt.venue} at {fetcher.base}; nothing written")
+        raise NothingListed(f"no submissions found for {fmt.venue} at {fetcher.base}; nothing written")
     submissions, by_email = _with_profiles_of_emails(fetcher, submissions)
     profiles = fetcher.profiles(a.profile for record in submissions for a in record.authors if a.profile)
     curated, shared = load_dataset(settings.data_dir), shared_entities(settings.imports)
@@ -464,9 +464,8 @@ def run_all(
             with progress(fmt) as report:
                 result = run_import(settings, str(fmt.year), reviews=reviews, refresh=refresh, progress=report, now=now)
             out.append(YearResult(fmt, result))
+        except NothingListed as exc:
+            out.append(YearResult(fmt, skipped=str(exc)))
         except ImportFailed as exc:
-            if str(exc).startswith("no submissions found"):
-                out.append(YearResult(fmt, skipped=str(exc)))
-            else:
-                out.append(YearResult(fmt, failed=str(exc)))
+            out.append(YearResult(fmt, failed=str(exc)))
     return out
