@@ -66,16 +66,17 @@ class ImportFolder:
         """imports/shared/ once this import is written: it needs exactly what it uses and made
         (its earlier claims are dropped), and an entity no import needs any more, or one a curator
         has since put in data/, is pruned."""
-        defined = {"people": {p.key for p in curated.people}, "organizations": {o.key for o in curated.organizations}}
         made = {"people": self.people, "organizations": self.organizations}
         out: dict[str, list[Any]] = {}
         for section in ("people", "organizations"):
+            defined = {entity.key for entity in getattr(curated, section)}
+            needed = self.uses | {entity.key for entity in made[section]}
             kept = []
             for entity in [*shared[section], *made[section]]:
-                users = {u for u in entity.imported_by if u != self.key}
-                if entity.key in self.uses or any(entity is m for m in made[section]):
-                    users.add(self.key)
-                if users and entity.key not in defined[section]:
+                users = {u for u in entity.imported_by if u != self.key} | (
+                    {self.key} if entity.key in needed else set()
+                )
+                if users and entity.key not in defined:
                     kept.append(entity.model_copy(update={"imported_by": sorted(users)}))
             out[section] = sorted(kept, key=lambda e: e.key)
         return out
@@ -111,12 +112,18 @@ def _without_retrieval(folder: Path) -> dict[str, str]:
 
 def alone(folder: ImportFolder, curated: Dataset, shared: dict[str, list[Any]]) -> Dataset:
     """data/ with this import alone, and the shared entities it needs: what must build."""
+    staged = {"editions": folder.editions, "sources": [folder.source]}
+    return _beside_alone(curated, staged, folder.shared_after(shared, curated), folder.key)
+
+
+def _beside_alone(curated: Dataset, staged: dict[str, list[Any]], shared: dict[str, list[Any]], key: str) -> Dataset:
+    """data/ with one import's sections (`staged`) and the shared entities that import `key` needs."""
     from iclr_kg.build.sources import SECTIONS
 
-    lists: dict[str, list[Any]] = {section: list(getattr(curated, section)) for section in [*SECTIONS, "sources"]}
-    lists["editions"] += folder.editions
-    lists["sources"].append(folder.source)
-    add_shared(lists, folder.shared_after(shared, curated), {folder.key})
+    lists: dict[str, list[Any]] = {
+        name: [*getattr(curated, name), *staged.get(name, [])] for name in [*SECTIONS, "sources"]
+    }
+    add_shared(lists, shared, {key})
     return Dataset(**lists, files=curated.files)
 
 
@@ -213,21 +220,11 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _beside(dataset: Dataset, staged: dict[str, list[Any]]) -> Dataset:
-    """`dataset` (data/ and the other imports) with one import's sections added to it."""
-    return Dataset(**{name: getattr(dataset, name) + items for name, items in staged.items()}, files=dataset.files)
-
-
 def _check_builds(curated: Dataset, own: Path, shared: Path, key: str) -> None:
     """Read the staged files back beside data/ alone, resolve everything and make the import's RDF."""
     from iclr_kg.build import rdf
 
     staged = load_folder(own)
-    combined = _beside(curated, staged)
-    lists = {name: getattr(combined, name) for name in staged}
-    loaded = load_folder(shared)
-    add_shared(lists, {section: loaded[section] for section in ("people", "organizations")}, {key})
-    combined = Dataset(**lists, files=curated.files)
-    registry = build_registry(combined)
+    registry = build_registry(_beside_alone(curated, staged, load_folder(shared), key))
     for source in staged["sources"]:
         rdf.source_quads(source, registry)
