@@ -13,7 +13,7 @@ from flask import Blueprint, Response, abort, redirect, render_template, request
 from pyoxigraph import DefaultGraph, NamedNode, Store, serialize
 
 from iclr_kg import vocab
-from iclr_kg.index import SORTS
+from iclr_kg.index import SORTS, kind_and_key
 from iclr_kg.query.formats import RDF_ALIASES, choose
 from iclr_kg.query.saved import parse_iri
 from iclr_kg.query.streaming import stream
@@ -57,10 +57,10 @@ def resource(kind: str, key: str) -> Response | str | tuple[str, int]:
     iri = NamedNode(f"{vocab.RESOURCE_BASE}{kind}/{key}")
     store = state().store()
     successor = next(store.quads_for_pattern(iri, vocab.DCTERMS_IS_REPLACED_BY, None, DefaultGraph()), None)
-    if successor is not None:  # a former IRI (a paper first named by title): the entity lives on there
-        target = successor.object.value.removeprefix(vocab.RESOURCE_BASE)
+    target = kind_and_key(successor.object.value) if successor is not None else None
+    if target is not None:  # a former IRI (a paper first named by title): the entity lives on there
         query = f"?{request.query_string.decode()}" if request.query_string else ""
-        return redirect(url_for("resources.resource", kind=target.split("/")[0], key=target.split("/")[1]) + query, 301)
+        return redirect(url_for("resources.resource", kind=target[0], key=target[1]) + query, 301)
     if not any(True for _ in store.quads_for_pattern(iri, None, None, DefaultGraph())):
         return not_found_page(f"No entity {iri.value} in this graph.", key)
     if wants_rdf():
