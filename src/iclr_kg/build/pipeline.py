@@ -7,13 +7,14 @@ two, not their sum), and still reports a shape violation before any reasoning er
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import pickle
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -29,7 +30,7 @@ from iclr_kg.build.sources import Dataset, load_dataset
 from iclr_kg.build.validate import ValidationResult, load_shapes, validate
 from iclr_kg.config import Settings
 from iclr_kg.errors import SettingsError, ValidationFailed
-from iclr_kg.progress import Progress
+from iclr_kg.progress import Progress, Stage
 from iclr_kg.store import build_lock, publish
 from iclr_kg.updates import replay
 
@@ -46,14 +47,21 @@ class BuildReport:
     curation: list[str] = field(default_factory=list)  # what a curator should look at
     progress: Progress = field(default_factory=Progress.silent)
 
-    def timed(self, stage: str, run: Callable[[], T], unit: str = "", count: Callable[[T], int] | None = None) -> T:
-        """Run one stage, timed, shown by `progress` (with how many `unit` it made, if `count`)."""
+    @contextlib.contextmanager
+    def stage(self, name: str, unit: str = "", total: int | None = None, key: str | None = None) -> Iterator[Stage]:
+        """One stage, shown by `progress` and timed under `key` (its name by default) if it
+        succeeds: its own `seconds` where it ran elsewhere, else the time the block took."""
         start = time.perf_counter()
-        with self.progress.stage(stage, unit=unit) as shown:
+        with self.progress.stage(name, total=total, unit=unit) as shown:
+            yield shown
+        self.timings[key or name] = shown.seconds if shown.seconds is not None else time.perf_counter() - start
+
+    def timed(self, stage: str, run: Callable[[], T], unit: str = "", count: Callable[[T], int] | None = None) -> T:
+        """Run one stage (`stage`), with how many `unit` it made, if `count`."""
+        with self.stage(stage, unit) as shown:
             result = run()
             if count is not None:
                 shown.advance(count(result))
-        self.timings[stage] = time.perf_counter() - start
         return result
 
     def summary(self) -> str:
@@ -156,19 +164,16 @@ def build(settings: Settings, progress: Progress | None = None) -> BuildReport:
         except Exception:
             _raise_if_invalid(validation()[0])  # a shape violation is told first
             raise
-        with report.progress.stage("validate (beside reason)", unit="violations") as shown:
-            result, seconds = validation()
+        with report.stage("validate (beside reason)", "violations", key="validate") as shown:
+            result, shown.seconds = validation()  # its own time, not the wait
             shown.advance(len(result.violations))
-            shown.seconds = report.timings["validate"] = seconds  # its own time, not the wait
         _raise_if_invalid(result)
         quads = compiled.asserted + compiled.ontology + inferred
         for quad in quads:
             name = quad.graph_name.value  # type: ignore[union-attr]
             report.counts[name] = report.counts.get(name, 0) + 1
-        with report.progress.stage("store", total=2 * len(quads), unit="quads") as shown:
-            start = time.perf_counter()
+        with report.stage("store", "quads", total=2 * len(quads)) as shown:
             generation = publish(settings.store, quads, finish=replay_journal, loaded=shown.advance)
-            report.timings["store"] = time.perf_counter() - start
         report.generation = str(generation)
     return report
 
