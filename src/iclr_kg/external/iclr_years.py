@@ -34,7 +34,8 @@ class YearFormat:
     `listings`: the submission invitations (name after `/-/`) and the decision each implies
     (withdrawn, desk-rejected) or None (decided elsewhere). `decision`: where the decision is,
     a reply's (invitation ending, field), or ("", field) for the submission's own content; None:
-    the year published none. `reviews`: the ending of the official reviews' invitation and the
+    the year published none (API v2 decides by the note's `venueid`: there the reply only names
+    the presentation where `venue` does not). `reviews`: the ending of the official reviews' invitation and the
     field holding the score; None: not imported (`holds` says why). `author_ids`: what the
     `authorids` are, profile ids or e-mail addresses (looked up as profiles, never stored).
     """
@@ -186,7 +187,8 @@ def year_format(venue_or_year: str | int) -> YearFormat:
     if year < FIRST_YEAR:
         raise ImportFailed(f"unsupported venue {text!r}: ICLR began in {FIRST_YEAR}")
     return YearFormat(
-        year, f"ICLR.cc/{year}/Conference", "v2", (("Submission", None),), None, ("Official_Review", "rating"),
+        year, f"ICLR.cc/{year}/Conference", "v2", (("Submission", None),), ("Decision", "decision"),
+        ("Official_Review", "rating"),
         "profile", V2_HOLDS,
     )  # fmt: skip
 

@@ -174,9 +174,7 @@ def _decision(
         if venueid != fmt.venue:
             return None, None, None  # still under review
         stated = v2_presentation(str(_value(note.content or {}, "venue") or ""))
-        replied = outcome(
-            next((str(_value(r.get("content") or {}, "decision")) for r in _replies(note, "Decision")), "")
-        )
+        replied = outcome(_decision_text(note, fmt) or "")  # the presentation, where `venue` leaves it out
         return "accepted", stated or (replied[1] if replied else None), None
     text = _decision_text(note, fmt)
     if text is None:
