@@ -8,15 +8,17 @@ two, not their sum), and still reports a shape violation before any reasoning er
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import os
 import pickle
+import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import rdflib
 from pyoxigraph import NamedNode, Quad, Store
@@ -35,6 +37,7 @@ from iclr_kg.store import build_lock, publish
 from iclr_kg.updates import replay
 
 T = TypeVar("T")
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
 
 
 @dataclass
@@ -201,20 +204,10 @@ def _validate_aside(
     if sys.platform != "linux" or threading.active_count() > 1:  # a fork copies no other thread, nor its locks
         return lambda: _timed_validation(engine, compiled, shapes)
     reader, writer = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
-    if pid == 0:  # the child: validate, send the pickled answer, and leave without any clean-up of the parent's
-        os.close(reader)
-        try:
-            answer: Any = ("ok", _timed_validation(engine, compiled, shapes))
-        except Exception as exc:  # noqa: BLE001 - any failure is sent back and raised by the parent
-            answer = ("error", exc)
-        try:
-            payload = pickle.dumps(answer)
-        except Exception as exc:  # noqa: BLE001 - an exception that does not pickle is sent as its words
-            payload = pickle.dumps(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
-        with os.fdopen(writer, "wb") as out:
-            out.write(payload)
-        os._exit(0)
+    if pid == 0:
+        _validate_in_child(parent, reader, writer, engine, compiled, shapes)
     os.close(writer)
 
     def result() -> tuple[ValidationResult, float]:
@@ -229,3 +222,33 @@ def _validate_aside(
         return value
 
     return result
+
+
+def _validate_in_child(
+    parent: int,
+    reader: int,
+    writer: int,
+    engine: Callable[[Compiled, rdflib.Graph], ValidationResult],
+    compiled: Compiled,
+    shapes: rdflib.Graph,
+) -> NoReturn:
+    """The forked child: validate, send the pickled answer, and leave with `os._exit` whatever
+    happens (it must never return into the parent's code, nor run its clean-up). It dies with the
+    parent (PR_SET_PDEATHSIG): a killed build leaves no validator holding its build lock."""
+    try:
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:  # the parent died before that took effect
+            return
+        os.close(reader)
+        try:
+            answer: Any = ("ok", _timed_validation(engine, compiled, shapes))
+        except Exception as exc:  # noqa: BLE001 - any failure is sent back and raised by the parent
+            answer = ("error", exc)
+        try:
+            payload = pickle.dumps(answer)
+        except Exception as exc:  # noqa: BLE001 - an exception that does not pickle is sent as its words
+            payload = pickle.dumps(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+        with os.fdopen(writer, "wb") as out:
+            out.write(payload)
+    finally:
+        os._exit(0)
