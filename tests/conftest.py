@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -13,7 +13,7 @@ from pyoxigraph import Store
 from iclr_kg.build.pipeline import build
 from iclr_kg.config import Settings, resource_dir
 from iclr_kg.store import open_read_only
-from tests.helpers import free_port
+from tests.helpers import free_port, serving
 
 SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
 
@@ -79,6 +79,15 @@ def real_store(real_settings: Settings) -> Store:
     """The real graph, built once by the real pipeline and opened read-only."""
     build(real_settings)
     return open_read_only(real_settings.store)
+
+
+@pytest.fixture(scope="session")
+def default_server(real_store, real_settings: Settings) -> Iterator[str]:
+    """`iclr-kg serve` as shipped (gunicorn, two web processes, query workers) on the real graph.
+    A short request timeout, so that the slowloris test sees trickling clients cut off quickly."""
+    env = {"ICLR_KG_SERVICES": ",".join(real_settings.services), "ICLR_KG_REQUEST_TIMEOUT": "4"}
+    with serving(real_settings.store, env) as (base, _):
+        yield base
 
 
 TINY_REGISTRIES = {

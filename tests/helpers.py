@@ -16,6 +16,11 @@ from pathlib import Path
 CLI = str(Path(sys.executable).with_name("iclr-kg"))
 
 
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`iclr-kg ARGS` as a user runs it; `env` replaces the environment (default: this one)."""
+    return subprocess.run([CLI, *args], capture_output=True, text=True, env=env, check=False)
+
+
 def free_port() -> int:
     """A port on 127.0.0.1 that nobody listens on (now)."""
     with socket.socket() as probe:

@@ -17,7 +17,7 @@ from rdflib.compare import isomorphic
 from iclr_kg.build.convert import to_rdflib
 from iclr_kg.cli import main
 from iclr_kg.store import open_read_only
-from tests.helpers import CLI, dead_url, serving
+from tests.helpers import CLI, dead_url, run_cli, serving
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +31,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([CLI, *args], capture_output=True, text=True, check=False)
+    return run_cli(*args)
 
 
 def test_long_work_says_one_line_per_stage_outside_a_terminal(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from iclr_kg.progress import Progress
 from iclr_kg.query.formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.query.pool import QueryPool, QueryRequest, RunningQuery
 from iclr_kg.query.saved import get_saved, load_saved
+from iclr_kg.remote.store import open_graph
 from iclr_kg.store import (
     STATS_CLASSES,
     STATS_GRAPHS,
@@ -44,6 +45,11 @@ def store_option(command: Callable[..., Any]) -> Callable[..., Any]:
         default=None,
         help=flag_help("store", "Store directory."),
     )(command)
+
+
+def backend_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`--backend embedded|sparql+URL` (or ICLR_KG_BACKEND) on the commands that read the graph."""
+    return click.option("--backend", default=None, metavar="embedded|sparql+URL", help=flag_help("backend"))(command)
 
 
 def fails_cleanly(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -160,10 +166,12 @@ def _read_query_argument(argument: str) -> str:
 )
 @click.option("--no-inferred", is_flag=True, help="Leave the inferred graph out of the default graph.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Write to FILE instead of stdout.")
+@backend_option
 @fails_cleanly
 def query(
     query_or_file: str | None,
     store: Path | None,
+    backend: str | None,
     saved_name: str | None,
     params: tuple[str, ...],
     fmt: str | None,
@@ -174,7 +182,7 @@ def query(
 
     The default graph is the union of every graph, inferred included, as on the endpoint.
     """
-    settings = Settings.from_env(store=store)
+    settings = Settings.from_env(store=store, backend=backend)
     substitutions = None
     if saved_name:
         saved = get_saved(settings.queries_dir, saved_name)
@@ -227,10 +235,13 @@ def isolated_query(settings: Settings, request: QueryRequest) -> Iterator[Runnin
     A damaged store can abort the reading process or make it allocate without bound; here that
     ends the worker and the command prints one line, instead of aborting or hanging the CLI.
     """
-    generation = current_generation(settings.store)
-    if generation is None:
-        open_read_only(settings.store)  # raises the clear "no store" error
-    pool = QueryPool(1, memory_mib=settings.query_memory)
+    if settings.remote is not None:
+        generation: Any = open_graph(settings).key
+    else:
+        generation = current_generation(settings.store)
+        if generation is None:
+            open_read_only(settings.store)  # raises the clear "no store" error
+    pool = QueryPool(1, memory_mib=settings.query_memory, backend_auth=settings.backend_auth)
     try:
         yield pool.start(generation, request, settings.query_timeout)  # type: ignore[arg-type]
     finally:
@@ -269,12 +280,19 @@ def _graphs_for(choice: str, db: Any) -> list[NamedNode]:
     is_flag=True,
     help="Export QuickStatements for what Wikidata may lack (checked links only, referenced by URL).",
 )
+@backend_option
 @fails_cleanly
 def export(
-    store: Path | None, graph_choice: str, fmt: str, output: Path | None, mappings: str | None, quickstatements: bool
+    store: Path | None,
+    graph_choice: str,
+    fmt: str,
+    output: Path | None,
+    mappings: str | None,
+    quickstatements: bool,
+    backend: str | None,
 ) -> None:
     """Export the graph, streamed. Turtle and N-Triples merge the chosen graphs into one."""
-    settings = Settings.from_env(store=store)
+    settings = Settings.from_env(store=store, backend=backend)
     if mappings or quickstatements:
         from iclr_kg.build.sources import load_dataset
         from iclr_kg.external.wikidata import quickstatements as statements
@@ -297,7 +315,7 @@ def export(
         return
     if output is not None:
         check_writable(output)
-    db = open_read_only(settings.store)
+    db = open_graph(settings)
     graphs = _graphs_for(graph_choice, db)
     chosen = RDF_FORMATS[fmt]
     shown_on = Progress.for_terminal(settings) if output is not None else Progress.silent()  # stdout may be the data
@@ -505,9 +523,16 @@ def _report_import(result: Any, hint: bool = True) -> None:
 )
 @click.option("--processes", type=int, default=2, show_default=True, help="Web processes (gunicorn).")
 @click.option("--threads", type=int, default=8, show_default=True, help="Threads per web process.")
+@backend_option
 @fails_cleanly
 def serve(
-    store: Path | None, host: str | None, port: int | None, server: str | None, processes: int, threads: int
+    store: Path | None,
+    host: str | None,
+    port: int | None,
+    server: str | None,
+    processes: int,
+    threads: int,
+    backend: str | None,
 ) -> None:
     """Serve the SPARQL endpoint and pages; builds the store first if there is none.
 
@@ -517,22 +542,25 @@ def serve(
     """
     from iclr_kg.web import create_app
 
-    settings = Settings.from_env(store=store, host=host, port=port, server=server)
-    if current_generation(settings.store) is None:
-        click.echo(f"no store at {settings.store}: building it first")
-    # In a spawned process: gunicorn forks the web processes from this one, and RocksDB opened
-    # before a fork breaks in the children (its threads do not survive: a writer hangs, readers
-    # abort or segfault at exit). A corrupt store fails here, with a clear message.
-    built = _in_fresh_process(_prepare_store, settings)
-    if built:
-        click.echo(built)
+    settings = Settings.from_env(store=store, host=host, port=port, server=server, backend=backend)
+    if settings.remote is not None:
+        served = open_graph(settings)  # the engine answers, and something was published there
+        where = f"{settings.backend} (generation {served.publication.generation})"
+    else:
+        where = str(settings.store)
+        if current_generation(settings.store) is None:
+            click.echo(f"no store at {settings.store}: building it first")
+        # In a spawned process: gunicorn forks the web processes from this one, and RocksDB opened
+        # before a fork breaks in the children (its threads do not survive: a writer hangs, readers
+        # abort or segfault at exit). A corrupt store fails here, with a clear message.
+        built = _in_fresh_process(_prepare_store, settings)
+        if built:
+            click.echo(built)
     load_saved(settings.queries_dir)  # a malformed saved query fails here, not in every web process's boot
     chosen = settings.server
     if chosen == "gunicorn" and not _gunicorn_available():
         chosen = "waitress"
-    click.echo(
-        f"serving {settings.store} at http://{settings.host}:{settings.port}/ (SPARQL endpoint: /sparql) with {chosen}"
-    )
+    click.echo(f"serving {where} at http://{settings.host}:{settings.port}/ (SPARQL endpoint: /sparql) with {chosen}")
     if chosen == "gunicorn":
         _serve_gunicorn(settings, processes, threads)
         return
@@ -610,6 +638,33 @@ def _serve_gunicorn(settings: Settings, processes: int, threads: int) -> None:
             return create_app(settings)  # in each web process, after the fork
 
     Server().run()
+
+
+@main.command()
+@store_option
+@click.option(
+    "--to", "to", required=True, metavar="URL", help="The engine's SPARQL query endpoint (or Fuseki dataset)."
+)
+@click.option(
+    "--graph-store", metavar="URL", help="Its Graph Store Protocol endpoint, where it is not the engine's usual one."
+)
+@click.option(
+    "--auth", metavar="USER:PASSWORD|bearer:TOKEN", help=flag_help("backend_auth", "Credentials for writing.")
+)
+@fails_cleanly
+def publish(store: Path | None, to: str, graph_store: str | None, auth: str | None) -> None:
+    """Send the current generation to a SPARQL 1.1 engine (Oxigraph, Fuseki, Virtuoso, ...).
+
+    Every graph, the inferred one and the merged default graph included, goes into a staging
+    graph, then one update MOVEs them all in; counts are verified. Run it again after a failure:
+    it goes on from the last chunk the engine took. Then `iclr-kg serve --backend sparql+URL`.
+    """
+    from iclr_kg.remote.publish import publish as run_publish
+
+    settings = Settings.from_env(store=store, backend_auth=auth)
+    report = run_publish(settings, to, graph_store=graph_store, auth=settings.backend_auth,
+                         progress=Progress.for_terminal(settings))  # fmt: skip
+    click.echo(report.summary())
 
 
 @main.group("updates")
@@ -693,10 +748,11 @@ def check_store(store: Path | None) -> None:
 
 @main.command()
 @store_option
+@backend_option
 @fails_cleanly
-def stats(store: Path | None) -> None:
+def stats(store: Path | None, backend: str | None) -> None:
     """Triples per graph and entities per class of the ontology."""
-    settings = Settings.from_env(store=store)
+    settings = Settings.from_env(store=store, backend=backend)
     click.echo("triples per graph:")
     for graph, triples in _rows(settings, STATS_GRAPHS):
         click.echo(f"  {int(triples[1]):>8}  {graph[1]}")

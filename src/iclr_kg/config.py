@@ -107,6 +107,13 @@ class Settings(BaseSettings):
     openreview_retries: int = Field(
         5, ge=0, description="retries on 429 and 5xx, with exponential backoff and `Retry-After`"
     )
+    backend: str = Field(
+        "embedded",
+        description="where the graph is read: `embedded` (the store) or `sparql+URL`, an engine `iclr-kg publish` sent it to",
+    )
+    backend_auth: str | None = Field(
+        None, description="`user:password` (Basic, or Digest where asked) or `bearer:TOKEN` for that engine"
+    )
     server: Literal["gunicorn", "waitress"] = Field(
         "gunicorn", description="the WSGI server of `serve`: `gunicorn` (several web processes) or `waitress`"
     )
@@ -119,6 +126,18 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return tuple(part.strip() for part in value.split(",") if part.strip())
         return value
+
+    @field_validator("backend")
+    @classmethod
+    def _backend(cls, value: str) -> str:
+        if value == "embedded" or value.startswith(("sparql+http://", "sparql+https://")):
+            return value
+        raise ValueError(f"{value!r} is neither `embedded` nor `sparql+` and an http(s) URL")
+
+    @property
+    def remote(self) -> str | None:
+        """The query URL of the remote engine the graph is read from; None: the embedded store."""
+        return self.backend.removeprefix("sparql+") if self.backend != "embedded" else None
 
     @model_validator(mode="after")
     def _token_from_file(self) -> Settings:

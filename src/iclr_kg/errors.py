@@ -15,11 +15,13 @@ code, the web app's one error handler answers the status with the message.
     ├── ImportFailed                 exit 3: an import could not fetch, or would not build
     │   └── NothingListed              the venue lists no submission yet (`--venue all` skips it)
     ├── ExternalServiceError         HTTP 502: a service we call failed us
-    │   └── WikidataError              Wikidata's API, in link-wikidata
+    │   ├── WikidataError              Wikidata's API, in link-wikidata
+    │   └── EngineError                the SPARQL engine we publish to or serve from
     ├── RequestError                 HTTP 400: the request (or the query in it) is wrong
     │   ├── QueryError                 a query or update that does not parse or cannot run as given
     │   ├── UnknownFormat              `format=` names no format for this kind of result
     │   ├── NotAcceptable              HTTP 406: nothing the `Accept` header allows can be made
+    │   ├── ReadOnlyBackend            HTTP 405: writes on a server that reads a remote engine
     │   └── TooLarge                   HTTP 413: over a size limit
     ├── Unavailable                  HTTP 503: not now (a limit, the store); try again later
     │   ├── StoreError                 the store is missing, damaged, or locked by a build
@@ -104,6 +106,10 @@ class WikidataError(ExternalServiceError):
     """Wikidata could not be reached or answered with an error; nothing was written."""
 
 
+class EngineError(ExternalServiceError):
+    """The SPARQL engine we publish to or serve from cannot be reached, refused, or failed."""
+
+
 class RequestError(IclrKgError):
     """The request, or the query or update in it, is wrong: the client can fix it."""
 
@@ -122,6 +128,13 @@ class NotAcceptable(RequestError):
     """No format both the client's `Accept` header and we allow."""
 
     http_status = 406
+
+
+class ReadOnlyBackend(RequestError):
+    """A write sent to a server whose graph lives on a remote engine: updates go to the embedded
+    store, and `iclr-kg publish` sends the result."""
+
+    http_status = 405
 
 
 class TooLarge(RequestError):

@@ -16,6 +16,9 @@ GRAPH_ENTITIES = GRAPH_BASE + "entities"
 GRAPH_WIKIDATA = GRAPH_BASE + "wikidata"
 GRAPH_UPDATES = GRAPH_BASE + "updates"  # what updates insert into the default graph
 GRAPH_SOURCE_BASE = GRAPH_BASE + "source/"
+# On a remote engine (`iclr-kg publish`): the merged default graph, and what was published when.
+GRAPH_MERGED = GRAPH_BASE + "merged"
+GRAPH_PUBLICATION = GRAPH_BASE + "publication"
 
 PREFIXES: dict[str, str] = {
     "iclr": ONTOLOGY_NS,

@@ -14,8 +14,6 @@ from flask.testing import FlaskClient
 from iclr_kg.config import Settings
 from iclr_kg.web import create_app
 
-from ..helpers import serving
-
 
 @pytest.fixture(scope="session")
 def app(real_store, real_settings: Settings) -> Flask:
@@ -59,12 +57,3 @@ def server(app: Flask) -> Iterator[str]:
             time.sleep(0.05)
     yield f"http://127.0.0.1:{port}"
     wsgi.close()
-
-
-@pytest.fixture(scope="session")
-def default_server(real_store, real_settings: Settings) -> Iterator[str]:
-    """`iclr-kg serve` as shipped (gunicorn, two web processes, query workers) on the real graph.
-    A short request timeout, so that the slowloris test sees trickling clients cut off quickly."""
-    env = {"ICLR_KG_SERVICES": ",".join(real_settings.services), "ICLR_KG_REQUEST_TIMEOUT": "4"}
-    with serving(real_settings.store, env) as (base, _):
-        yield base

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from iclr_kg.errors import (
+    EngineError,
     EvaluationFailed,
     IclrKgError,
     PoolBusy,
@@ -98,7 +99,7 @@ class Rows:
 
 @dataclass(frozen=True)
 class Failed:
-    reason: str  # "query" (it does not parse), "evaluation", "service" (a SERVICE call), "store"
+    reason: str  # "query" (it does not parse), "evaluation", "service" (a SERVICE call), "store", "engine" (remote)
     message: str
 
     def error(self) -> IclrKgError:
@@ -109,6 +110,8 @@ class Failed:
             return EvaluationFailed(f"the query failed while running: {self.message}")
         if self.reason == "service":
             return ServiceFailed(service_sentence(self.message))
+        if self.reason == "engine":
+            return EngineError(self.message)
         return StoreError(self.message)
 
 
@@ -236,13 +239,23 @@ class _PipeWriter:
         self.conn.send(Done())
 
 
-def _worker_main(conn: Connection, memory_mib: int = 0) -> None:  # pragma: no cover - runs in the child process
+def _open(generation: str, backend_auth: str | None) -> Any:
+    """The store a worker reads for a generation key: the generation's folder, or a remote
+    engine (`RemoteStore.key`)."""
+    from pyoxigraph import Store
+
+    from iclr_kg.remote.store import SCHEME, open_key
+
+    if generation.startswith(SCHEME):
+        return open_key(generation, backend_auth)
+    return Store.read_only(generation.split("#", 1)[0])
+
+
+def _worker_main(conn: Connection, memory_mib: int = 0, backend_auth: str | None = None) -> None:  # pragma: no cover
     if memory_mib > 0:  # a runaway query aborts this process, not the machine
         limit = memory_mib * 2**20
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    from pyoxigraph import Store
-
-    stores: dict[str, Store] = {}
+    stores: dict[str, Any] = {}
     while True:
         try:
             generation, request = conn.recv()
@@ -253,7 +266,10 @@ def _worker_main(conn: Connection, memory_mib: int = 0) -> None:  # pragma: no c
             if store is None:  # a new build, or an update made since: open a fresh snapshot
                 stores.clear()
                 try:
-                    store = stores[generation] = Store.read_only(generation.split("#", 1)[0])
+                    store = stores[generation] = _open(generation, backend_auth)
+                except EngineError as exc:  # a remote engine that cannot be reached
+                    conn.send(Failed("engine", str(exc)))
+                    continue
                 except (OSError, RuntimeError) as exc:  # RocksDB reports damage as RuntimeError
                     conn.send(
                         Failed("store", f"the store cannot be read ({exc}); `iclr-kg check-store` names the damage")
@@ -264,6 +280,9 @@ def _worker_main(conn: Connection, memory_mib: int = 0) -> None:  # pragma: no c
             os._exit(3)  # the parent reports the memory limit and starts a fresh worker
         except QueryError as exc:
             conn.send(Failed("query", str(exc)))
+            continue
+        except EngineError as exc:
+            conn.send(Failed("engine", str(exc)))
             continue
         except Exception as exc:  # noqa: BLE001 - reported to the client as a failure of the query
             conn.send(Failed("store", f"{type(exc).__name__}: {exc}"))
@@ -286,6 +305,9 @@ def _worker_main(conn: Connection, memory_mib: int = 0) -> None:  # pragma: no c
         except MemoryError:
             os._exit(3)
         except Exception as exc:  # noqa: BLE001 - evaluation is lazy: SERVICE calls fail here
+            if isinstance(exc, SyntaxError):  # only a remote engine's answer is parsed here
+                conn.send(Failed("engine", f"the SPARQL engine's answer broke off (an error inside it?): {exc}"))
+                continue
             reason = "service" if isinstance(exc, OSError) else "evaluation"  # network errors are OSErrors
             conn.send(Failed(reason, f"{type(exc).__name__}: {exc}"))
 
@@ -363,9 +385,11 @@ def default_query_memory() -> int:
 
 
 class _Worker:
-    def __init__(self, context: Any, memory_mib: int):
+    def __init__(self, context: Any, memory_mib: int, backend_auth: str | None = None):
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_worker_main, args=(child, memory_mib), daemon=True, name="iclr-kg-query")
+        self.process = context.Process(
+            target=_worker_main, args=(child, memory_mib, backend_auth), daemon=True, name="iclr-kg-query"
+        )
         start_without_main(self.process)
         child.close()
 
@@ -401,8 +425,15 @@ class QueryPool:
     client that does not read.
     """
 
-    def __init__(self, size: int = 4, wait_for_worker: float = 30.0, memory_mib: int | None = None):
+    def __init__(
+        self,
+        size: int = 4,
+        wait_for_worker: float = 30.0,
+        memory_mib: int | None = None,
+        backend_auth: str | None = None,
+    ):
         self._context = multiprocessing.get_context("spawn")
+        self.backend_auth = backend_auth  # for workers that read a remote engine
         self.size = size
         self.memory_mib = default_query_memory() if memory_mib is None else memory_mib
         self._idle: queue.Queue[_Worker] = queue.Queue()
@@ -418,7 +449,7 @@ class QueryPool:
         self._watchdog.start()
 
     def _spawn(self) -> _Worker:
-        return _Worker(self._context, self.memory_mib)
+        return _Worker(self._context, self.memory_mib, self.backend_auth)
 
     def close(self) -> None:
         self._closed = True

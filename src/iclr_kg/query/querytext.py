@@ -27,7 +27,7 @@ def nesting_depth(text: str) -> int:
     every bracket outside what we take for a string or comment counts.
     """
     depth = deepest = 0
-    for _, c in _brackets(text):
+    for _, c in brackets(text):
         if c in OPENERS:
             depth += 1
             deepest = max(deepest, depth)
@@ -36,7 +36,7 @@ def nesting_depth(text: str) -> int:
     return deepest
 
 
-def _brackets(text: str) -> Iterator[tuple[int, str]]:
+def brackets(text: str) -> Iterator[tuple[int, str]]:
     """(index, bracket) of each bracket outside strings and comments, in one linear scan."""
     i, n = 0, len(text)
     while i < n:
@@ -220,7 +220,7 @@ def unclosed(text: str) -> int | None:
     """The offset of the bracket that is never closed (the last one, or the one a bracket of
     another kind tries to close), or None; comments and strings skipped."""
     stack: list[int] = []
-    for i, c in _brackets(text):
+    for i, c in brackets(text):
         if c in OPENERS:
             stack.append(i)
         elif stack:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,7 @@ from iclr_kg.config import Settings
 from iclr_kg.index import Index, ensure_index, index_path
 from iclr_kg.query.pool import QueryPool, default_query_memory
 from iclr_kg.query.saved import SavedQuery, load_saved
+from iclr_kg.remote.store import Backend
 from iclr_kg.store import current_generation, open_read_only
 from iclr_kg.updates import Writer
 from iclr_kg.web.cache import ResponseMemo, ResultCache
@@ -37,6 +39,8 @@ class AppState:
 
     def __init__(self, settings: Settings):
         self.settings = settings
+        # A remote engine (`backend = sparql+URL`) answers instead of the store: see remote/store.py.
+        self.backend = Backend(settings.remote, settings.backend_auth) if settings.remote else None
         self._lock = threading.Lock()
         self._generation: Path | None = None
         self._store: Store | None = None
@@ -64,18 +68,28 @@ class AppState:
         if self._pool is None:
             with self._lock:
                 if self._pool is None:
-                    self._pool = QueryPool(self.settings.query_workers, memory_mib=self.settings.query_memory)
+                    self._pool = QueryPool(
+                        self.settings.query_workers,
+                        memory_mib=self.settings.query_memory,
+                        backend_auth=self.settings.backend_auth,
+                    )
         return self._pool
 
     def generation_key(self) -> str:
-        """The current generation's path, for the workers (each update makes a new generation)."""
+        """The current generation's path, for the workers (each update makes a new generation);
+        on a remote backend, the engine's URL and the generation published there."""
+        if self.backend is not None:
+            return self.backend.store().key
         generation = current_generation(self.settings.store)
         if generation is None:
             open_read_only(self.settings.store)  # raises the clear "no store" error
         return str(generation)
 
     def store(self) -> Store:
-        """A read-only handle on the current generation, reopened when `current` moves."""
+        """A read-only handle on the current generation, reopened when `current` moves (on a
+        remote backend: the engine, as published last)."""
+        if self.backend is not None:
+            return self.backend.store()  # type: ignore[return-value]
         generation = current_generation(self.settings.store)
         if self._store is not None and generation == self._generation:
             return self._store
@@ -88,6 +102,8 @@ class AppState:
     def index(self) -> Index | None:
         """The current generation's entity index (labels, search, lists); built here if the
         generation predates indexes. None when there is no store yet."""
+        if self.backend is not None:
+            return self._remote_index()
         generation = current_generation(self.settings.store)
         if generation is None:
             return None
@@ -95,6 +111,19 @@ class AppState:
         if not path.exists():
             with self._lock:
                 ensure_index(Store.read_only(str(generation)), generation)
+        return Index(path)
+
+    def _remote_index(self) -> Index:
+        """The index of the generation published on the remote engine, built from the engine
+        once per generation and kept in `STORE/remote/` (labels, search and lists read it)."""
+        store = self.backend.store()  # type: ignore[union-attr]
+        folder = self.settings.store / "remote" / hashlib.sha256(store.key.encode()).hexdigest()[:16]
+        generation = folder / store.publication.generation
+        path = index_path(generation)
+        if not path.exists():
+            with self._lock:
+                folder.mkdir(parents=True, exist_ok=True)
+                ensure_index(store, generation)  # type: ignore[arg-type]
         return Index(path)
 
     def per_generation(self, name: str, compute: Callable[[], T]) -> T:
@@ -116,5 +145,7 @@ class AppState:
 
     @property
     def generation(self) -> str:
+        if self.backend is not None:
+            return self.backend.store().publication.generation
         generation = current_generation(self.settings.store)
         return generation.name if generation else ""

@@ -16,7 +16,7 @@ from flask import Blueprint, Response, request
 from pyoxigraph import DefaultGraph, NamedNode, RdfFormat, parse, serialize
 
 from iclr_kg import vocab
-from iclr_kg.errors import QueryError
+from iclr_kg.errors import QueryError, ReadOnlyBackend
 from iclr_kg.query.federation import check_update
 from iclr_kg.query.formats import RDF_FORMATS
 from iclr_kg.query.querytext import add_using, check_nesting
@@ -33,7 +33,14 @@ BODY_FORMATS["text/plain"] = RdfFormat.N_TRIPLES  # the N-Triples type before it
 
 
 def refused() -> Response | None:
-    """The answer to a write without the configured token (403 if none is configured), or None."""
+    """The answer to a write without the configured token (403 if none is configured), or None.
+    A server that reads a remote engine takes no writes: they go to the embedded store, and
+    `iclr-kg publish` sends the result (an update here would be lost at the next publish)."""
+    if state().backend is not None:
+        raise ReadOnlyBackend(
+            f"this server reads the graph from {state().settings.remote}: updates go to the embedded store "
+            "(`iclr-kg serve` without a backend), then `iclr-kg publish` sends them there"
+        )
     token = state().settings.update_token
     if not token:
         return text_error(403, "updates are disabled on this endpoint (no update token is configured)")

@@ -1,0 +1,163 @@
+"""Remote engines benchmark: `iclr-kg publish` of a large graph to each engine, against its own loader.
+
+    python bench/remote.py                          # 50,000 synthetic papers, every engine here
+    python bench/remote.py --papers 10000 --engines oxigraph
+
+In one run: synthetic data (bench/synth.py) is built once (or `--store DIR` is reused); then for
+each engine (tests/engines.py starts it on 127.0.0.1 in a folder of its own):
+1. `publish`: wall seconds and triples per second through the SPARQL protocols (staging graphs,
+   one MOVE, counts verified);
+2. the engine's own bulk loader on the same quads (N-Quads dumped from the store), in a fresh
+   engine: `oxigraph load` for Oxigraph's server, `ld_dir` + `rdf_loader_run()` for Virtuoso,
+   `tdb2.tdbloader` where Fuseki is installed: the peer publish is measured against;
+3. every saved query once on the engine, against the embedded store (total seconds, and the
+   slowest query), as the web app would run them on a remote backend.
+Printed: seconds and the ratio publish / bulk loader per engine. Run by hand, never in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from iclr_kg.config import Settings  # noqa: E402
+from iclr_kg.query.saved import load_saved  # noqa: E402
+from iclr_kg.remote.publish import publish  # noqa: E402
+from iclr_kg.remote.store import RemoteStore  # noqa: E402
+from iclr_kg.store import open_read_only, run_query  # noqa: E402
+from tests import engines  # noqa: E402
+
+CLI = str(Path(sys.executable).with_name("iclr-kg"))
+
+
+def built_store(papers: int, work: Path, reuse: Path | None) -> Path:
+    if reuse is not None:
+        return reuse
+    import synth
+
+    data = synth.write(papers, work / "data")
+    store = work / "store"
+    env = {"ICLR_KG_DATA_DIR": str(data), "ICLR_KG_PROGRESS": "0", "PATH": str(Path(sys.executable).parent)}
+    started = time.perf_counter()
+    subprocess.run([CLI, "build", "--store", str(store)], env=env, check=True, capture_output=True)
+    print(f"built {papers} papers in {time.perf_counter() - started:.1f} s")
+    return store
+
+
+def dump(store: Path, path: Path) -> int:
+    from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, serialize
+
+    from iclr_kg import vocab
+
+    db = open_read_only(store)
+    merged = NamedNode(vocab.GRAPH_MERGED)
+
+    def quads():  # the default graph's merge under the name publish gives it
+        for quad in db.quads_for_pattern(None, None, None, None):
+            yield quad if quad.graph_name != DefaultGraph() else Quad(quad.subject, quad.predicate, quad.object, merged)
+
+    counted = [0]
+
+    def counting():
+        for quad in quads():
+            counted[0] += 1
+            yield quad
+
+    with open(path, "wb") as out:
+        serialize(counting(), out, RdfFormat.N_QUADS)
+    return counted[0]
+
+
+def bulk_oxigraph(nquads: Path, folder: Path) -> float:
+    binary = str(Path(sys.executable).with_name("oxigraph"))
+    folder.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    subprocess.run(
+        [binary, "load", "--location", str(folder / "bulk"), "--file", str(nquads)], check=True, capture_output=True
+    )
+    return time.perf_counter() - started
+
+
+def bulk_virtuoso(nquads: Path, folder: Path) -> float:
+    isql = shutil.which("isql-vt") or "isql"
+    folder.mkdir(parents=True, exist_ok=True)
+    with engines.virtuoso(folder, memory_gib=4) as running:
+        local = folder / "db" / nquads.name
+        shutil.copy(nquads, local)
+        script = f"ld_dir('{local.parent}', '{local.name}', 'urn:unused'); rdf_loader_run(); checkpoint;"
+        started = time.perf_counter()
+        subprocess.run([isql, str(running.sql_port), "dba", "dba", f"exec={script}"], check=True, capture_output=True)
+        return time.perf_counter() - started
+
+
+BULK = {"oxigraph": bulk_oxigraph, "virtuoso": bulk_virtuoso}
+
+
+def saved_queries(store_dir: Path, url: str) -> tuple[float, float, float, str]:
+    """(embedded total s, remote total s, slowest remote s, its name) over every saved query."""
+    local, remote = open_read_only(store_dir), RemoteStore.connect(url)
+    here = there = slowest = 0.0
+    name_of_slowest = ""
+    for name, saved in sorted(load_saved(Settings().queries_dir).items()):
+        if "SERVICE" in saved.text:
+            continue  # they call Wikidata, which is not here
+        substitutions = saved.substitutions({})
+        started = time.perf_counter()
+        for _ in run_query(local, saved.text, substitutions=substitutions):
+            pass
+        here += time.perf_counter() - started
+        started = time.perf_counter()
+        for _ in run_query(remote, saved.text, substitutions=substitutions):
+            pass
+        took = time.perf_counter() - started
+        there += took
+        if took > slowest:
+            slowest, name_of_slowest = took, name
+    return here, there, slowest, name_of_slowest
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--papers", type=int, default=50_000)
+    parser.add_argument("--engines", nargs="+", default=list(engines.ENGINES), choices=engines.ENGINES)
+    parser.add_argument("--store", type=Path, help="reuse a built store instead of building synthetic data")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-remote-") as tmp:
+        work = Path(tmp)
+        store = built_store(args.papers, work, args.store)
+        nquads = work / "all.nq"
+        quads = dump(store, nquads)
+        print(f"graph: {quads:,} quads (named graphs, inferred, and the merged default graph)")
+        settings = Settings(store=store, progress=False)
+        for kind in args.engines:
+            try:
+                with engines.start(kind, work / kind) as running:
+                    report = publish(settings, running.url, auth=running.auth)
+                    here, there, slowest, slowest_name = saved_queries(store, running.url)
+            except engines.Unavailable as exc:
+                print(f"{kind}: skipped: {exc}")
+                continue
+            bulk = BULK.get(kind)
+            bulk_s = bulk(nquads, work / f"{kind}-bulk") if bulk else None
+            rate = quads / report.seconds
+            line = f"{kind}: publish {report.seconds:.1f} s ({rate:,.0f} quads/s)"
+            if bulk_s is not None:
+                line += f"; its bulk loader {bulk_s:.1f} s; publish / loader {report.seconds / bulk_s:.2f}x"
+            print(line)
+            print(
+                f"  saved queries (no SERVICE): embedded {here:.2f} s, {kind} {there:.2f} s "
+                f"({there / here:.1f}x); slowest there: {slowest_name} {slowest:.2f} s"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,179 @@
+"""The SPARQL 1.1 Protocol and Graph Store Protocol over HTTP (requests), streaming both ways.
+
+Results are parsed as they arrive by pyoxigraph's own parsers, so a remote answer is the same
+kind of object (`QuerySolutions`, `QueryBoolean`, triples) as an embedded one, and everything
+that serializes or tabulates results works on it unchanged.
+
+Credentials: `user:password` is sent as HTTP Basic, or as Digest where the engine asks for it
+(Virtuoso's `/sparql-auth`); `bearer:TOKEN` as a bearer token. The target URL is the one the
+operator configured (an allow-list of one): nothing a web user sends picks where we connect.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import requests
+from pyoxigraph import RdfFormat, parse, parse_query_results
+
+from iclr_kg.errors import EngineError, QueryError
+from iclr_kg.remote.engines import Engine, engine_for, kind_from_server, mend
+
+RDF_ACCEPT = "application/n-triples"  # CONSTRUCT and DESCRIBE: the one line format every engine writes
+
+
+class _Bearer(requests.auth.AuthBase):
+    def __init__(self, token: str):
+        self.token = token
+
+    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        request.headers["Authorization"] = f"Bearer {self.token}"
+        return request
+
+
+def make_auth(credentials: str | None, challenge: str = "") -> requests.auth.AuthBase | None:
+    """`user:password` or `bearer:TOKEN` as requests' auth (Digest where the engine's
+    `WWW-Authenticate` challenge asks for it, else Basic); None for no credentials."""
+    if not credentials:
+        return None
+    user, sep, secret = credentials.partition(":")
+    if not sep:
+        raise EngineError("credentials for the SPARQL engine are `user:password` or `bearer:TOKEN`")
+    if user.lower() == "bearer":
+        return _Bearer(secret)
+    if challenge.lower().startswith("digest"):
+        return requests.auth.HTTPDigestAuth(user, secret)
+    return requests.auth.HTTPBasicAuth(user, secret)
+
+
+class SparqlClient:
+    """One engine, reached over HTTP. `timeout` bounds connecting and each wait for bytes; the
+    query pool bounds a whole query (it stops the worker that waits)."""
+
+    def __init__(self, engine: Engine, auth: str | None = None, timeout: float = 60.0, challenge: str = ""):
+        self.engine = engine
+        self.timeout = timeout
+        self.session = requests.Session()
+        self.session.auth = make_auth(auth, challenge)
+        self.session.headers["User-Agent"] = "iclr-kg (SPARQL client)"
+
+    @classmethod
+    def connect(
+        cls, url: str, auth: str | None = None, graph_store: str | None = None, timeout: float = 60.0
+    ) -> SparqlClient:
+        """Ask the engine at `url` which it is (`ASK {}`), and a client for its endpoints."""
+        probe = requests.Session()
+        try:
+            response = probe.get(
+                url,
+                params={"query": "ASK {}"},
+                headers={"Accept": "application/sparql-results+xml, application/sparql-results+json"},
+                timeout=timeout,
+            )
+        except requests.RequestException as exc:
+            raise EngineError(f"the SPARQL engine at {url} cannot be reached: {_reason(exc)}") from None
+        if response.status_code >= 400:
+            raise EngineError(
+                f"{url} does not answer a SPARQL query (HTTP {response.status_code}): is it the query endpoint?"
+            )
+        server = response.headers.get("server", "")
+        engine = engine_for(kind_from_server(server, dict(response.headers)), url, server, graph_store)
+        challenge = ""
+        if auth:  # which scheme the write endpoint asks for (Virtuoso: Digest)
+            with contextlib.suppress(requests.RequestException):
+                challenge = probe.get(engine.update_url, timeout=timeout).headers.get("www-authenticate", "")
+        return cls(engine, auth=auth, timeout=timeout, challenge=challenge)
+
+    # -- queries -------------------------------------------------------------------------
+
+    def query(
+        self,
+        text: str,
+        *,
+        kind: str,
+        default_graphs: Iterable[str] = (),
+        named_graphs: Iterable[str] = (),
+    ) -> Any:
+        """Run a query; `kind` is "results" (SELECT, ASK) or "rdf" (CONSTRUCT, DESCRIBE). The
+        answer streams: QuerySolutions or QueryBoolean, or an iterator of triples."""
+        accept = self.engine.results_media_type if kind == "results" else RDF_ACCEPT
+        data = [("query", text)]
+        data += [("default-graph-uri", g) for g in default_graphs]
+        data += [("named-graph-uri", g) for g in named_graphs]
+        response = self._send("POST", self.engine.query_url, data=data, headers={"Accept": accept}, stream=True)
+        response.raw.decode_content = True
+        if kind == "results":
+            return parse_query_results(mend(self.engine, response.raw), self.engine.results)  # type: ignore[arg-type]
+        return (quad.triple for quad in parse(response.raw, RdfFormat.N_TRIPLES))
+
+    def select(self, text: str, **dataset: Iterable[str]) -> Iterator[dict[str, Any]]:
+        """The rows of a SELECT as {variable: term} (unbound ones left out)."""
+        solutions = self.query(text, kind="results", **dataset)
+        names = [v.value for v in solutions.variables]
+        for row in solutions:
+            yield {name: row[name] for name in names if row[name] is not None}
+
+    def update(self, text: str) -> None:
+        """Run a SPARQL update (in one request: one transaction where the engine has them)."""
+        self._send("POST", self.engine.update_url, data={"update": text}).close()
+
+    # -- Graph Store Protocol --------------------------------------------------------------
+
+    def write_graph(self, graph: str, ntriples: bytes, replace: bool, bulk: bool = False) -> None:
+        """PUT (replace) or POST (add) N-Triples into `graph` (a body in memory: Digest
+        authentication may have to send it twice). `bulk`: through the engine's bulk loader
+        where it has one (not atomic: for staging graphs only)."""
+        if self.engine.graph_store_url is None:
+            self._insert_data(graph, ntriples, replace)
+            return
+        params = {self.engine.graph_param: graph}
+        if bulk and self.engine.bulk_param:
+            params[self.engine.bulk_param] = ""
+        self._send(
+            "PUT" if replace else "POST",
+            self.engine.graph_store_url,
+            params=params,
+            data=ntriples,
+            headers={"Content-Type": "application/n-triples"},
+        ).close()
+
+    def _insert_data(self, graph: str, ntriples: bytes, replace: bool) -> None:
+        body = ntriples.decode("utf-8")
+        drop = f"DROP SILENT GRAPH <{graph}> ;\n" if replace else ""
+        self.update(f"{drop}INSERT DATA {{ GRAPH <{graph}> {{\n{body}\n}} }}")
+
+    def count(self, graph: str) -> int:
+        """Triples in `graph` on the engine."""
+        rows = list(self.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }}"))
+        return int(rows[0]["n"].value) if rows else 0
+
+    # -- HTTP ------------------------------------------------------------------------------
+
+    def _send(self, method: str, url: str, **kwargs: Any) -> requests.Response:
+        try:
+            response = self.session.request(method, url, timeout=self.timeout, **kwargs)
+        except requests.RequestException as exc:
+            raise EngineError(f"the SPARQL engine at {url} failed: {_reason(exc)}") from None
+        if response.status_code < 400:
+            return response
+        detail = response.text[:500].strip()
+        response.close()
+        if response.status_code == 400:
+            raise QueryError(f"the SPARQL engine refused the request: {detail}")
+        if response.status_code in (401, 403):
+            raise EngineError(
+                f"the SPARQL engine at {url} refused our credentials (HTTP {response.status_code}): "
+                "give `user:password` with --auth (ICLR_KG_BACKEND_AUTH)"
+            )
+        raise EngineError(f"the SPARQL engine at {url} answered HTTP {response.status_code}: {detail}")
+
+
+def _reason(exc: requests.RequestException) -> str:
+    text = str(exc)
+    if isinstance(exc, requests.ConnectionError) and "refused" in text.lower():
+        return "it refused the connection (is it running?)"
+    if isinstance(exc, requests.Timeout):
+        return "it did not answer in time"
+    return text

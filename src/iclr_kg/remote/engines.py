@@ -1,0 +1,149 @@
+"""What differs between SPARQL engines, in one table, and how we tell which one answers.
+
+Every engine speaks the SPARQL 1.1 Protocol, but each puts its update and Graph Store endpoints
+elsewhere, and some answer in their own dialect:
+- Oxigraph's server: `/query`, `/update`, `/store?graph=` (Graph Store Protocol, with
+  `no_transaction` its bulk loader); one update request is one transaction, so the swap of all
+  graphs is atomic.
+- Apache Jena Fuseki: a dataset `/ds` with `/ds/query`, `/ds/update`, `/ds/data?graph=`; TDB2
+  runs one update request in one transaction: atomic too.
+- Virtuoso: `/sparql` (anonymous reads), `/sparql-auth` (digest login, for updates),
+  `/sparql-graph-crud-auth?graph-uri=` for the Graph Store Protocol. Its blank nodes come back
+  as `nodeID://b123`, not a valid blank node label, so its results are mended on the way in
+  (`mend`); it runs the operations of one update request one after another, so a reader may
+  see the swap half done for the moment it takes (MOVE of a graph is a rename of its id there).
+- Anything else: the URL given answers queries and updates; Graph Store writes go to the URL
+  given with `--graph-store`, or else as `INSERT DATA` updates (slow, but any engine takes them).
+
+`detect` asks the engine once (`ASK {}`) and reads its `Server` header.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from urllib.parse import urlsplit, urlunsplit
+
+from pyoxigraph import QueryResultsFormat
+
+KNOWN = ("oxigraph", "fuseki", "virtuoso", "sparql")
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One SPARQL engine's endpoints and dialect."""
+
+    kind: str  # one of KNOWN; "sparql" for an engine we know nothing special about
+    query_url: str
+    update_url: str
+    graph_store_url: str | None  # None: write graphs with INSERT DATA on update_url
+    graph_param: str = "graph"  # the Graph Store Protocol's graph parameter (Virtuoso: graph-uri)
+    bulk_param: str | None = None  # a parameter that makes a Graph Store write a bulk load (staging only)
+    results: QueryResultsFormat = QueryResultsFormat.JSON
+    atomic_updates: bool = True  # one update request is one transaction
+    version: str = ""
+
+    @property
+    def results_media_type(self) -> str:
+        return self.results.media_type
+
+    def describe(self) -> str:
+        """One line for a person: which engine, where its endpoints are."""
+        store = self.graph_store_url or f"INSERT DATA on {self.update_url}"
+        return (
+            f"{self.kind} {self.version}".strip()
+            + f" (query {self.query_url}, update {self.update_url}, graphs {store})"
+        )
+
+
+def _with_path(url: str, path: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
+def engine_for(kind: str, url: str, server_header: str = "", graph_store: str | None = None) -> Engine:
+    """The endpoints of engine `kind` whose query endpoint (or dataset) is `url`."""
+    path = urlsplit(url).path.rstrip("/")
+    version = server_header.split("/", 1)[1].split()[0] if "/" in server_header else ""
+    if kind == "oxigraph":
+        base = path.removesuffix("/query").removesuffix("/sparql")
+        engine = Engine(
+            "oxigraph",
+            _with_path(url, base + "/query"),
+            _with_path(url, base + "/update"),
+            _with_path(url, base + "/store"),
+        )
+    elif kind == "fuseki":
+        dataset = path
+        for suffix in ("/query", "/sparql", "/update", "/data", "/get"):
+            dataset = dataset.removesuffix(suffix)
+        engine = Engine(
+            "fuseki",
+            _with_path(url, dataset + "/query"),
+            _with_path(url, dataset + "/update"),
+            _with_path(url, dataset + "/data"),
+        )
+    elif kind == "virtuoso":
+        engine = Engine(
+            "virtuoso",
+            _with_path(url, "/sparql"),
+            _with_path(url, "/sparql-auth"),
+            _with_path(url, "/sparql-graph-crud-auth"),
+            graph_param="graph-uri",
+            results=QueryResultsFormat.XML,  # its JSON says "typed-literal", from before SPARQL 1.1
+            atomic_updates=False,
+        )
+    else:
+        engine = Engine("sparql", url, url, None)
+    engine = replace(engine, version=version)
+    return replace(engine, graph_store_url=graph_store) if graph_store else engine
+
+
+def kind_from_server(server_header: str, headers: dict[str, str]) -> str:
+    """Which engine answered, from its `Server` header (Fuseki also sends `Fuseki-Request-Id`)."""
+    lowered = server_header.lower()
+    if lowered.startswith("oxigraph"):
+        return "oxigraph"
+    if lowered.startswith("virtuoso"):
+        return "virtuoso"
+    if "fuseki" in lowered or any(k.lower() == "fuseki-request-id" for k in headers):
+        return "fuseki"
+    return "sparql"
+
+
+VIRTUOSO_BNODE = b"<bnode>nodeID://"
+
+
+class Mended:
+    """A binary stream of Virtuoso's XML results with its blank node labels made valid
+    (`nodeID://b1` → `b1`), read through in chunks: a label cut between two chunks is kept
+    back until the next one, so nothing is buffered beyond a chunk."""
+
+    def __init__(self, raw: object, chunk: int = 64 * 1024):
+        self.raw, self.chunk, self.held = raw, chunk, b""
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.raw.read(self.chunk if size is None or size < 0 else max(size, 1))  # type: ignore[attr-defined]
+        if not data:
+            rest, self.held = self.held, b""
+            return rest
+        data = (self.held + data).replace(VIRTUOSO_BNODE, b"<bnode>")
+        keep = _partial_suffix(data, VIRTUOSO_BNODE)
+        self.held = data[len(data) - keep :] if keep else b""
+        out = data[: len(data) - keep] if keep else data
+        return out if out or not self.held else self.read(size)
+
+    def readable(self) -> bool:
+        return True
+
+
+def _partial_suffix(data: bytes, token: bytes) -> int:
+    """The length of the longest end of `data` that is a proper beginning of `token`."""
+    for length in range(min(len(token) - 1, len(data)), 0, -1):
+        if data.endswith(token[:length]):
+            return length
+    return 0
+
+
+def mend(engine: Engine, raw: object) -> object:
+    """The engine's result stream as pyoxigraph's parsers read it."""
+    return Mended(raw) if engine.kind == "virtuoso" else raw

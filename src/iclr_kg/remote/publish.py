@@ -1,0 +1,230 @@
+"""`iclr-kg publish`: send the current generation to a SPARQL 1.1 engine, swapped in at once.
+
+1. Each named graph, the inferred one included (so an engine without OWL RL answers as we do),
+   and the merged default graph (`vocab.GRAPH_MERGED`, see remote/store.py) go into staging
+   graphs (`urn:iclr-kg:staging:<generation>:<n>`), in chunks of N-Triples through the Graph
+   Store Protocol: streamed from the store chunk by chunk, never the whole graph in memory.
+2. One SPARQL update then swaps them in: `MOVE` of each staging graph onto its name, `DROP` of
+   graphs the previous publication had and this one has not, and the publication record
+   (`vocab.GRAPH_PUBLICATION`: generation, graphs, sizes) moved in last. Where one update is one
+   transaction (Oxigraph, Fuseki) readers see the old graph or the new one, never a mix.
+3. Verified: the engine's triple count of every graph must equal the generation's.
+
+Resumable: after each chunk the engine accepted, `STORE/publish/<target>.json` records it; a
+publish run again (after a crash, a lost connection, Ctrl-C) for the same generation goes on from
+the next chunk. A graph with blank nodes goes in one request, since a blank node must not be
+split across two (each request would make it a different node).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, RdfFormat, Store, serialize
+
+from iclr_kg import vocab
+from iclr_kg.atomic import write_text
+from iclr_kg.config import Settings
+from iclr_kg.errors import EngineError
+from iclr_kg.progress import Progress
+from iclr_kg.remote.client import SparqlClient
+from iclr_kg.remote.store import read_publication
+from iclr_kg.store import current_generation, open_read_only
+
+CHUNK_TRIPLES = 50_000
+
+
+@dataclass
+class PublishReport:
+    """What a publish did, for the closing lines of the command."""
+
+    engine: str
+    generation: str
+    graphs: dict[str, int] = field(default_factory=dict)  # graph → triples, as verified on the engine
+    resumed_chunks: int = 0
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        triples = sum(self.graphs.values())
+        resumed = f", {self.resumed_chunks} chunk(s) already sent by an earlier run" if self.resumed_chunks else ""
+        return (
+            f"published generation {self.generation} to {self.engine}: {len(self.graphs)} graphs, "
+            f"{triples} triples in {self.seconds:.1f} s, counts verified{resumed}"
+        )
+
+
+def _state_path(settings: Settings, url: str) -> Path:
+    return settings.store / "publish" / (hashlib.sha256(url.encode()).hexdigest()[:16] + ".json")
+
+
+def _graphs(store: Store) -> list[tuple[str, object]]:
+    """(name on the engine, graph in the store) for every graph to publish, merged last."""
+    named = sorted(g.value for g in store.named_graphs() if isinstance(g, NamedNode))
+    return [*((name, NamedNode(name)) for name in named), (vocab.GRAPH_MERGED, DefaultGraph())]
+
+
+def _chunks(store: Store, graph: object) -> Iterator[tuple[bytes, int]]:
+    """N-Triples of a graph in chunks of CHUNK_TRIPLES (the whole graph at once if it has a blank
+    node), each with its triple count; the store's order is fixed, so are the chunks."""
+    quads = store.quads_for_pattern(None, None, None, graph)  # type: ignore[arg-type]
+    has_blank = any(
+        isinstance(q.subject, BlankNode) or isinstance(q.object, BlankNode)
+        for q in store.quads_for_pattern(None, None, None, graph)  # type: ignore[arg-type]
+    )
+    size = None if has_blank else CHUNK_TRIPLES
+    batch: list[object] = []
+    for quad in quads:
+        batch.append(quad.triple)
+        if size is not None and len(batch) >= size:
+            yield serialize(batch, format=RdfFormat.N_TRIPLES), len(batch)  # type: ignore[arg-type]
+            batch = []
+    if batch:
+        yield serialize(batch, format=RdfFormat.N_TRIPLES), len(batch)  # type: ignore[arg-type]
+
+
+def _publication_record(generation: str, counts: dict[str, int]) -> bytes:
+    """The publication record as N-Triples: an `sd:Dataset` naming the generation, each graph
+    with its size (`void:triples`), and the merged default graph's size."""
+    sd, void = vocab.SD, vocab.PREFIXES["void"]
+    dataset = NamedNode(vocab.GRAPH_PUBLICATION)
+    rdf_type = vocab.RDF_TYPE
+    triples: list[Quad] = []
+
+    def add(s: object, p: str, o: object) -> None:
+        triples.append(Quad(s, NamedNode(p) if isinstance(p, str) else p, o))  # type: ignore[arg-type]
+
+    from pyoxigraph import Literal
+
+    add(dataset, rdf_type.value, NamedNode(sd + "Dataset"))
+    add(dataset, vocab.DCTERMS + "identifier", Literal(generation))
+    for index, (name, triples_in) in enumerate(sorted(counts.items())):
+        graph = BlankNode(f"g{index}")
+        size = Literal(str(triples_in), datatype=NamedNode(vocab.XSD + "integer"))
+        if name == vocab.GRAPH_MERGED:
+            add(dataset, sd + "defaultGraph", graph)
+        else:
+            entry = BlankNode(f"e{index}")
+            add(dataset, sd + "namedGraph", entry)
+            add(entry, rdf_type.value, NamedNode(sd + "NamedGraph"))
+            add(entry, sd + "name", NamedNode(name))
+            add(entry, sd + "graph", graph)
+        add(graph, rdf_type.value, NamedNode(sd + "Graph"))
+        add(graph, void + "triples", size)
+    return serialize([q.triple for q in triples], format=RdfFormat.N_TRIPLES)  # type: ignore[arg-type]
+
+
+def publish(
+    settings: Settings,
+    to: str,
+    graph_store: str | None = None,
+    auth: str | None = None,
+    progress: Progress | None = None,
+) -> PublishReport:
+    """Publish the current generation of `settings.store` to the engine at `to` (module docstring)."""
+    import time
+
+    started = time.monotonic()
+    progress = progress or Progress.silent()
+    generation_dir = current_generation(settings.store)
+    store = open_read_only(settings.store)
+    assert generation_dir is not None  # open_read_only raised otherwise
+    generation = generation_dir.name
+    client = SparqlClient.connect(to, auth=auth, graph_store=graph_store, timeout=max(settings.query_timeout, 300))
+    report = PublishReport(client.engine.describe(), generation)
+    state_file = _state_path(settings, to)
+    state = _load_state(state_file, generation, client)
+    report.resumed_chunks = sum(state["sent"].values())
+    graphs = _graphs(store)
+    counts: dict[str, int] = {}
+    staging: dict[str, str] = {}
+    for index, (name, graph) in enumerate(graphs):
+        staging[name] = f"urn:iclr-kg:staging:{generation}:{index}"
+        counts[name] = _send_graph(client, store, name, graph, staging[name], state, state_file, progress)
+    record = f"urn:iclr-kg:staging:{generation}:publication"
+    client.write_graph(record, _publication_record(generation, counts), replace=True)
+    previous = read_publication(client)
+    _swap(client, staging, counts, record, previous.named if previous else [])
+    report.graphs = _verify(client, counts)
+    state_file.unlink(missing_ok=True)
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _load_state(path: Path, generation: str, client: SparqlClient) -> dict:
+    """What an earlier run of this publish already sent; a run for another generation is
+    abandoned (its staging graphs dropped)."""
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        state = None
+    if state is not None and state.get("generation") == generation:
+        return state
+    if state is not None:
+        drops = " ;\n".join(f"DROP SILENT GRAPH <{g}>" for g in state.get("staging", []))
+        if drops:
+            client.update(drops)
+    return {"generation": generation, "sent": {}, "staging": []}
+
+
+def _save_state(path: Path, state: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text(path, json.dumps(state))
+
+
+def _send_graph(
+    client: SparqlClient,
+    store: Store,
+    name: str,
+    graph: object,
+    staging: str,
+    state: dict,
+    state_file: Path,
+    progress: Progress,
+) -> int:
+    """Send one graph into its staging graph, chunk by chunk, skipping chunks sent before; its
+    triple count."""
+    sent = state["sent"].get(name, 0)
+    if staging not in state["staging"]:
+        state["staging"].append(staging)
+    total = 0
+    label = name.removeprefix(vocab.GRAPH_BASE)
+    with progress.stage(f"publish {label}", unit="triples") as shown:
+        for number, (body, triples) in enumerate(_chunks(store, graph)):
+            total += triples
+            if number < sent:
+                shown.advance(triples)
+                continue
+            client.write_graph(staging, body, replace=number == 0, bulk=True)
+            state["sent"][name] = number + 1
+            _save_state(state_file, state)
+            shown.advance(triples)
+    if total == 0:
+        client.update(f"DROP SILENT GRAPH <{staging}>")
+    return total
+
+
+def _swap(client: SparqlClient, staging: dict[str, str], counts: dict[str, int], record: str, old: list[str]) -> None:
+    """One update: every staging graph moved onto its name, graphs no longer published dropped,
+    the publication record last."""
+    operations = [
+        f"MOVE SILENT <{staging[name]}> TO <{name}>" if counts[name] else f"DROP SILENT GRAPH <{name}>"
+        for name in staging
+    ]
+    operations += [f"DROP SILENT GRAPH <{name}>" for name in old if name not in staging]
+    operations.append(f"MOVE SILENT <{record}> TO <{vocab.GRAPH_PUBLICATION}>")
+    client.update(" ;\n".join(operations))
+
+
+def _verify(client: SparqlClient, counts: dict[str, int]) -> dict[str, int]:
+    """Each graph's triple count on the engine, which must be the generation's."""
+    found = {name: client.count(name) for name in counts}
+    wrong = [
+        f"{name}: {found[name]} on the engine, {counts[name]} here" for name in counts if found[name] != counts[name]
+    ]
+    if wrong:
+        raise EngineError("the published graphs do not match the generation: " + "; ".join(wrong))
+    return found

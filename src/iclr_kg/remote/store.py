@@ -1,0 +1,274 @@
+"""A read-only stand-in for pyoxigraph's `Store` that asks a SPARQL engine our graph was published to.
+
+The pages, the endpoint, saved queries, /stats and the index call `query`, `quads_for_pattern`
+and `named_graphs` on a store; `RemoteStore` answers those three through the SPARQL 1.1
+Protocol, so all of them run unchanged on a remote backend.
+
+Same answers on every engine: engines disagree on what the default graph is (Oxigraph and
+Virtuoso: the union of all graphs, with Virtuoso's own system graphs in it; Fuseki: an empty
+graph unless `unionDefaultGraph` is set), and the union of graphs repeats a triple stated in two
+of them, where our store's default graph holds their RDF merge. So nothing relies on the
+engine's default graph: `publish` writes the merge into a graph of its own (`vocab.GRAPH_MERGED`),
+and every query names its dataset with the protocol's `default-graph-uri` (the merge) and
+`named-graph-uri` (our graphs, from the publication record), unless the query names its own
+with FROM. The engine's choice then never shows.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, Variable
+
+from iclr_kg import vocab
+from iclr_kg.config import Settings
+from iclr_kg.errors import EngineError, QueryError
+from iclr_kg.query.querytext import brackets, top_level_words
+from iclr_kg.remote.client import SparqlClient
+from iclr_kg.store import open_read_only
+
+SCHEME = "sparql+"  # as in the `backend` setting; a remote store's key starts with it
+RECHECK_SECONDS = 2.0  # how often a serving process looks for a newer publication
+
+
+@dataclass(frozen=True)
+class Publication:
+    """What `publish` recorded on the engine: which generation, its graphs and their sizes."""
+
+    generation: str
+    graphs: dict[str, int]  # named graph → triples
+    merged: int  # triples in the merged default graph
+
+    @property
+    def named(self) -> list[str]:
+        return sorted(self.graphs)
+
+
+PUBLICATION_QUERY = f"""
+PREFIX sd: <{vocab.SD}>
+PREFIX void: <{vocab.PREFIXES["void"]}>
+PREFIX dcterms: <{vocab.DCTERMS}>
+SELECT ?generation ?name ?triples WHERE {{
+  GRAPH <{vocab.GRAPH_PUBLICATION}> {{
+    ?dataset dcterms:identifier ?generation .
+    {{ ?dataset sd:namedGraph ?entry . ?entry sd:name ?name ; sd:graph ?graph . ?graph void:triples ?triples }}
+    UNION {{ ?dataset sd:defaultGraph ?default . ?default void:triples ?triples }}
+  }}
+}}"""
+
+
+def read_publication(client: SparqlClient) -> Publication | None:
+    """The publication record on the engine, or None if nothing was published there."""
+    generation, graphs, merged = None, {}, 0
+    for row in client.select(PUBLICATION_QUERY):
+        generation = row["generation"].value
+        if "name" in row:
+            graphs[row["name"].value] = int(row["triples"].value)
+        else:
+            merged = int(row["triples"].value)
+    return Publication(generation, graphs, merged) if generation is not None else None
+
+
+def query_kind(text: str) -> str:
+    """ "results" for SELECT and ASK, "rdf" for CONSTRUCT and DESCRIBE (what to ask the engine for)."""
+    for _, word in top_level_words(text):
+        if word in ("SELECT", "ASK"):
+            return "results"
+        if word in ("CONSTRUCT", "DESCRIBE"):
+            return "rdf"
+    raise QueryError("expected SELECT, ASK, CONSTRUCT or DESCRIBE")
+
+
+DECLARED_PREFIX = re.compile(r"PREFIX\s+([A-Za-z][\w.-]*)?\s*:", re.IGNORECASE)
+
+
+def with_prologue(text: str, prefixes: dict[str, str] | None, base: str | None) -> str:
+    """The query with our prefixes (those it does not declare itself) and base IRI written in:
+    what pyoxigraph's `prefixes=` and `base_iri=` do, for an engine that has neither."""
+    declared = {m.group(1) or "" for m in DECLARED_PREFIX.finditer(text)}
+    lines = [f"BASE <{base}>"] if base and not re.search(r"\bBASE\s*<", text, re.IGNORECASE) else []
+    lines += [f"PREFIX {name}: <{iri}>" for name, iri in (prefixes or {}).items() if name not in declared]
+    return "\n".join([*lines, text])
+
+
+def with_values(text: str, substitutions: dict[Variable, Any] | None) -> str:
+    """The query with each substitution written in: what pyoxigraph's `substitutions=` does, for an
+    engine that has no such thing. The value is a term pyoxigraph has checked, in N-Triples
+    syntax (never text from the request).
+
+    A variable is bound by a one-row `VALUES` at the start of the WHERE group, so every use of
+    it sees the value. `SERVICE ?v` gets the IRI itself (an engine runs SERVICE before joining
+    the VALUES: Oxigraph then finds ?v unbound); a variable used nowhere else is bound by a
+    `BIND` at the end of the group instead (Virtuoso cannot compile VALUES beside SERVICE).
+    """
+    if not substitutions:
+        return text
+    for variable, term in substitutions.items():
+        if isinstance(term, NamedNode):
+            service = re.compile(rf"(SERVICE\s+(?:SILENT\s+)?)[?$]{re.escape(variable.value)}\b", re.IGNORECASE)
+            text = service.sub(lambda m, iri=str(term): m.group(1) + iri, text)
+    opening, closing = _where_group(text)
+    if opening < 0 or closing < 0:
+        return text
+    inside = text[opening + 1 : closing]
+    used = {v for v in substitutions if re.search(rf"[?$]{re.escape(v.value)}\b", inside)}
+    values = " ".join(f"VALUES {v} {{ {t} }}" for v, t in substitutions.items() if v in used)
+    binds = " ".join(f"BIND ({t} AS {v})" for v, t in substitutions.items() if v not in used)
+    return f"{text[: opening + 1]} {values} {inside} {binds} {text[closing:]}"
+
+
+def _where_group(text: str) -> tuple[int, int]:
+    """The positions of the `{` and `}` of the query's WHERE group (-1 where there is none)."""
+    words = top_level_words(text)
+    where = next((i for i, word in words if word == "WHERE"), None)
+    opening = text.find("{", where) if where is not None else _first_group(text, words)
+    if opening < 0:
+        return -1, -1
+    depth = 0
+    for index, bracket in brackets(text):
+        if index < opening or bracket not in "{}":
+            continue
+        depth += 1 if bracket == "{" else -1
+        if depth == 0:
+            return opening, index
+    return opening, -1
+
+
+def _first_group(text: str, words: list[tuple[int, str]]) -> int:
+    start = next((i for i, word in words if word in ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE")), 0)
+    return text.find("{", start)
+
+
+def _names_own_dataset(text: str) -> bool:
+    return any(word == "FROM" for _, word in top_level_words(text))
+
+
+def _pattern_term(term: Any, name: str) -> str:
+    return f"?{name}" if term is None else str(term)
+
+
+class RemoteStore:
+    """The read API of pyoxigraph's `Store`, answered by a SPARQL engine (see module docstring)."""
+
+    def __init__(self, client: SparqlClient, publication: Publication):
+        self.client, self.publication = client, publication
+
+    @classmethod
+    def connect(cls, url: str, auth: str | None = None, timeout: float = 60.0) -> RemoteStore:
+        client = SparqlClient.connect(url, auth=auth, timeout=timeout)
+        publication = read_publication(client)
+        if publication is None:
+            raise EngineError(f"nothing is published at {url}: run `iclr-kg publish --to {url}` first")
+        return cls(client, publication)
+
+    @property
+    def key(self) -> str:
+        """What stands for this store where a generation's path would (caches, query workers)."""
+        return f"{SCHEME}{self.client.engine.query_url}#{self.publication.generation}"
+
+    def named_graphs(self) -> Iterator[NamedNode]:
+        return iter(NamedNode(g) for g in self.publication.named)
+
+    def query(
+        self,
+        query: str,
+        *,
+        prefixes: dict[str, str] | None = None,
+        base_iri: str | None = None,
+        default_graph: list[Any] | None = None,
+        named_graphs: list[NamedNode] | None = None,
+        substitutions: dict[Variable, Any] | None = None,
+    ) -> Any:
+        kind = query_kind(query)
+        text = with_prologue(with_values(query, substitutions), prefixes, base_iri)
+        if _names_own_dataset(query) and default_graph is None and named_graphs is None:
+            return self.client.query(text, kind=kind)
+        defaults = [vocab.GRAPH_MERGED] if default_graph is None else [self._graph_name(g) for g in default_graph]
+        named = self.publication.named if named_graphs is None else [g.value for g in named_graphs]
+        return self.client.query(text, kind=kind, default_graphs=defaults, named_graphs=named)
+
+    @staticmethod
+    def _graph_name(graph: Any) -> str:
+        return vocab.GRAPH_MERGED if isinstance(graph, DefaultGraph) else graph.value
+
+    def quads_for_pattern(self, subject: Any, predicate: Any, object: Any, graph_name: Any = None) -> Iterator[Quad]:
+        """The quads matching a pattern, as pyoxigraph's; a blank node in the pattern matches
+        nothing (engines do not keep blank node labels between requests)."""
+        if any(isinstance(t, BlankNode) for t in (subject, predicate, object)):
+            return iter(())
+        pattern = " ".join(_pattern_term(t, n) for t, n in ((subject, "s"), (predicate, "p"), (object, "o")))
+        if graph_name is None:
+            where = f"{{ GRAPH ?g {{ {pattern} }} }} UNION {{ {pattern} }}"
+        elif isinstance(graph_name, DefaultGraph):
+            where = pattern
+        else:
+            where = f"GRAPH {graph_name} {{ {pattern} }}"
+        rows = self.client.select(
+            f"SELECT * WHERE {{ {where} }}", default_graphs=[vocab.GRAPH_MERGED], named_graphs=self.publication.named
+        )
+        return (self._quad(row, subject, predicate, object, graph_name) for row in rows)
+
+    @staticmethod
+    def _quad(row: dict[str, Any], subject: Any, predicate: Any, object: Any, graph_name: Any) -> Quad:
+        graph = graph_name if graph_name is not None else row.get("g", DefaultGraph())
+        return Quad(
+            subject if subject is not None else row["s"],
+            predicate if predicate is not None else row["p"],
+            object if object is not None else row["o"],
+            graph,
+        )
+
+    def __len__(self) -> int:
+        return sum(self.publication.graphs.values()) + self.publication.merged
+
+
+class Backend:
+    """A serving process's view of a remote engine: the store for the newest publication, looked
+    up again at most every RECHECK_SECONDS, so a new `publish` goes live without a restart."""
+
+    def __init__(self, url: str, auth: str | None = None, timeout: float = 60.0):
+        self.url, self.auth, self.timeout = url, auth, timeout
+        self._lock = threading.Lock()
+        self._store: RemoteStore | None = None
+        self._checked = 0.0
+
+    def store(self) -> RemoteStore:
+        now = time.monotonic()
+        if self._store is not None and now - self._checked < RECHECK_SECONDS:
+            return self._store
+        with self._lock:
+            if self._store is None:
+                self._store = RemoteStore.connect(self.url, self.auth, self.timeout)
+            elif now - self._checked >= RECHECK_SECONDS:
+                publication = read_publication(self._store.client)
+                if publication is not None and publication != self._store.publication:
+                    self._store = RemoteStore(self._store.client, publication)
+            self._checked = now
+            return self._store
+
+
+_opened: dict[str, RemoteStore] = {}
+
+
+def open_key(key: str, auth: str | None = None) -> RemoteStore:
+    """The store a query worker uses for `key` (`RemoteStore.key`), connected once per key."""
+    store = _opened.get(key)
+    if store is None:
+        url = key[len(SCHEME) :].rpartition("#")[0]
+        store = RemoteStore.connect(url, auth)  # published again since the key was made: the newest answers
+        _opened.clear()
+        _opened[key] = store
+    return store
+
+
+def open_graph(settings: Settings) -> Any:
+    """The graph a command reads: the embedded store's current generation, or the remote engine
+    the `backend` setting names (a RemoteStore, read the same way)."""
+    if settings.remote is None:
+        return open_read_only(settings.store)
+    return RemoteStore.connect(settings.remote, settings.backend_auth)
