@@ -80,6 +80,9 @@ def test_publish_sends_every_graph_and_verifies_counts(published, real_store, en
         )
     )
     assert staging == []  # every staging graph was moved in
+    # Virtuoso's default graph is the union of its graphs; Oxigraph's server (without
+    # --union-default-graph) has one of its own: the report says which, answers do not differ
+    assert published.union_default == (engine.kind == "virtuoso")
 
 
 def _answer(result) -> object:
@@ -179,6 +182,7 @@ def test_the_web_app_serves_from_the_engine(published, real_settings: Settings, 
             expected_status, expected = _get(default_server + path, "text/html")
             assert status == expected_status == 200, (path, body[:300])
         assert b"Google Brain" in _get(base + "/resource/organization/google", "text/html")[1]
+        assert engine.url.encode() in _get(base + "/stats", "text/html")[1]  # says where the graph is read
         assert b"Yang Song" in _get(base + "/search?q=yang+song", "text/html")[1]
         query = urllib.parse.quote("SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p ORDER BY ?p")
         for fmt in ("json", "csv", "xml"):
@@ -245,3 +249,28 @@ def test_virtuoso_blank_node_labels_are_mended_across_chunk_boundaries() -> None
 def test_a_wrong_backend_setting_is_named() -> None:
     out = run_cli("stats", "--backend", "virtuoso://x", env=_env())
     assert out.returncode == 1 and "ICLR_KG_BACKEND" in out.stderr
+
+
+def test_substitutions_are_written_into_the_where_group() -> None:
+    from pyoxigraph import Literal, Variable
+
+    from iclr_kg.remote.store import with_prologue, with_values
+
+    text = 'SELECT ?w ?x WHERE { ?x ?p "}{" . { SELECT ?y WHERE { ?y ?p ?o } } SERVICE ?w { ?x ?q ?r } } ORDER BY ?x'
+    written = with_values(text, {Variable("w"): NamedNode("http://e/q"), Variable("x"): Literal('a"b')})
+    assert written == (
+        'SELECT ?w ?x WHERE { VALUES ?x { "a\\"b" }  ?x ?p "}{" . { SELECT ?y WHERE { ?y ?p ?o } } '
+        "SERVICE <http://e/q> { ?x ?q ?r }  BIND (<http://e/q> AS ?w) } ORDER BY ?x"
+    )
+    assert (
+        with_values("ASK { ?s ?p ?o }", {Variable("s"): NamedNode("urn:a")})
+        == "ASK { VALUES ?s { <urn:a> }  ?s ?p ?o   }"
+    )
+    prologue = with_prologue(
+        "PREFIX iclr: <urn:mine#> SELECT * { ?s a iclr:X }", {"iclr": "urn:ours#", "xsd": "urn:x#"}, "http://b/"
+    )
+    assert prologue.splitlines() == [
+        "BASE <http://b/>",
+        "PREFIX xsd: <urn:x#>",
+        "PREFIX iclr: <urn:mine#> SELECT * { ?s a iclr:X }",
+    ]

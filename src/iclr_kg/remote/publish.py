@@ -47,13 +47,16 @@ class PublishReport:
     graphs: dict[str, int] = field(default_factory=dict)  # graph → triples, as verified on the engine
     resumed_chunks: int = 0
     seconds: float = 0.0
+    union_default: bool | None = None  # whether the engine's own default graph is the union of its graphs
 
     def summary(self) -> str:
         triples = sum(self.graphs.values())
         resumed = f", {self.resumed_chunks} chunk(s) already sent by an earlier run" if self.resumed_chunks else ""
+        default = "the union of its graphs" if self.union_default else "a graph of its own"
         return (
             f"published generation {self.generation} to {self.engine}: {len(self.graphs)} graphs, "
-            f"{triples} triples in {self.seconds:.1f} s, counts verified{resumed}"
+            f"{triples} triples in {self.seconds:.1f} s, counts verified{resumed}; its default graph is "
+            f"{default} (our queries name their dataset, so answers are the same either way)"
         )
 
 
@@ -149,6 +152,7 @@ def publish(
     previous = read_publication(client)
     _swap(client, staging, counts, record, previous.named if previous else [])
     report.graphs = _verify(client, counts)
+    report.union_default = _default_is_union(client, generation)
     state_file.unlink(missing_ok=True)
     report.seconds = time.monotonic() - started
     return report
@@ -217,6 +221,15 @@ def _swap(client: SparqlClient, staging: dict[str, str], counts: dict[str, int],
     operations += [f"DROP SILENT GRAPH <{name}>" for name in old if name not in staging]
     operations.append(f"MOVE SILENT <{record}> TO <{vocab.GRAPH_PUBLICATION}>")
     client.update(" ;\n".join(operations))
+
+
+def _default_is_union(client: SparqlClient, generation: str) -> bool:
+    """Whether the engine's default graph, asked without a dataset, shows the publication record
+    (Oxigraph's server with --union-default-graph and Virtuoso: yes; Fuseki by default: no)."""
+    found = client.query(
+        f'ASK {{ <{vocab.GRAPH_PUBLICATION}> <{vocab.DCTERMS}identifier> "{generation}" }}', kind="results"
+    )
+    return bool(found)
 
 
 def _verify(client: SparqlClient, counts: dict[str, int]) -> dict[str, int]:

@@ -271,4 +271,4 @@ def open_graph(settings: Settings) -> Any:
     the `backend` setting names (a RemoteStore, read the same way)."""
     if settings.remote is None:
         return open_read_only(settings.store)
-    return RemoteStore.connect(settings.remote, settings.backend_auth)
+    return RemoteStore.connect(settings.remote, settings.backend_auth, timeout=max(settings.query_timeout, 60))

@@ -38,6 +38,7 @@ ZH = {
     "Run": "运行",
     "Statistics": "统计",
     "Store generation": "存储版本",
+    "published to": "已发布到",
     "Triples per graph": "各图的三元组数",
     "Entities per class (inferred included)": "各类的实体数（含推理）",
     # search, lists, errors

@@ -220,7 +220,8 @@ def stats() -> str | tuple[str, int]:
         kind = CLASS_KINDS.get(row[0].text.removeprefix("iclr:"))
         if kind:
             row[1].href = url_for("resources.browse", kind=kind)
-    return render_template("stats.html", graphs=graphs, classes=classes, generation=state().generation)
+    engine = state().settings.remote  # the SPARQL engine answering, on a remote backend
+    return render_template("stats.html", graphs=graphs, classes=classes, generation=state().generation, engine=engine)
 
 
 # Which list (/resource/<kind>/) holds the entities of each class

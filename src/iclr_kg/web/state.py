@@ -40,7 +40,9 @@ class AppState:
     def __init__(self, settings: Settings):
         self.settings = settings
         # A remote engine (`backend = sparql+URL`) answers instead of the store: see remote/store.py.
-        self.backend = Backend(settings.remote, settings.backend_auth) if settings.remote else None
+        self.backend = (
+            Backend(settings.remote, settings.backend_auth, timeout=settings.query_timeout) if settings.remote else None
+        )
         self._lock = threading.Lock()
         self._generation: Path | None = None
         self._store: Store | None = None
