@@ -25,7 +25,6 @@ from iclr_kg.progress import Progress
 from iclr_kg.query.formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.query.pool import QueryPool, QueryRequest, RunningQuery
 from iclr_kg.query.saved import get_saved, load_saved
-from iclr_kg.remote.store import open_graph
 from iclr_kg.store import (
     STATS_CLASSES,
     STATS_GRAPHS,
@@ -50,6 +49,14 @@ def store_option(command: Callable[..., Any]) -> Callable[..., Any]:
 def backend_option(command: Callable[..., Any]) -> Callable[..., Any]:
     """`--backend embedded|sparql+URL` (or ICLR_KG_BACKEND) on the commands that read the graph."""
     return click.option("--backend", default=None, metavar="embedded|sparql+URL", help=flag_help("backend"))(command)
+
+
+def open_graph(settings: Settings) -> Any:
+    """The graph a command reads: the store, or the engine `--backend` names (remote/store.py;
+    imported only then, so `serve`'s web processes do not carry an HTTP client they never use)."""
+    from iclr_kg.remote.store import open_graph as opened
+
+    return opened(settings)
 
 
 def fails_cleanly(command: Callable[..., Any]) -> Callable[..., Any]:

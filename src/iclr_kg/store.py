@@ -37,10 +37,9 @@ from pyoxigraph import (
     Variable,
 )
 
-from iclr_kg import config, vocab
+from iclr_kg import vocab
 from iclr_kg.atomic import write_text
 from iclr_kg.errors import QueryError, StoreError
-from iclr_kg.index import build_index, index_path
 from iclr_kg.query.federation import check_services
 from iclr_kg.query.lint import friendly_syntax
 from iclr_kg.query.querytext import check_nesting
@@ -116,6 +115,8 @@ def publish(
     the next build removes, and pruning never counts it among the generations to keep.
     `loaded(n)` is told as quads go in (for a progress bar).
     """
+    from iclr_kg.index import build_index, index_path  # here: query workers import this module, not the index
+
     generations = store_dir / "generations"
     generations.mkdir(parents=True, exist_ok=True)
     generation = generations / f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{time.monotonic_ns()}"
@@ -198,6 +199,8 @@ def _prune(generations: Path, keep: Path) -> None:
     """Delete partial generations (killed builds and updates, not one a build is loading) and
     complete ones that are neither among the newest KEEP_GENERATIONS nor replaced less than
     KEEP_SECONDS ago, so that queries still running on them finish (each update makes one)."""
+    from iclr_kg.index import index_path
+
     folders = sorted(p for p in generations.iterdir() if p.is_dir())
     complete = [p for p in folders if _marker(p).exists() or p == keep]
     recent = time.time() - KEEP_SECONDS
@@ -327,9 +330,11 @@ def run_query(
     """
     check_nesting(sparql)
     bound = {v.value: t.value for v, t in (substitutions or {}).items() if isinstance(t, NamedNode)}
-    check_services(
-        sparql, services if services is not None else config.Settings.from_env().services, vocab.QUERY_PREFIXES, bound
-    )
+    if services is None:  # the settings, imported here: a query worker always passes its allow-list
+        from iclr_kg.config import Settings
+
+        services = Settings.from_env().services
+    check_services(sparql, services, vocab.QUERY_PREFIXES, bound)
     kwargs: dict[str, object] = {"prefixes": vocab.QUERY_PREFIXES, "base_iri": base}
     if default_graph is not None:
         kwargs["default_graph"] = default_graph

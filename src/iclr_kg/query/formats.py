@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pyoxigraph import QueryResultsFormat, RdfFormat
-from werkzeug.datastructures import MIMEAccept
 
 from iclr_kg.errors import NotAcceptable, UnknownFormat
+
+if TYPE_CHECKING:  # werkzeug is imported where Accept headers are read, not in query workers
+    from werkzeug.datastructures import MIMEAccept
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,8 @@ RDF_ALIASES = {
 def _without_parameters(accept: object) -> MIMEAccept:
     """The Accept header with media type parameters dropped (`text/turtle; charset=utf-8` is
     text/turtle, which we send in UTF-8); Werkzeug would match no offer without the parameter."""
+    from werkzeug.datastructures import MIMEAccept
+
     return MIMEAccept([(value.split(";", 1)[0].strip(), quality) for value, quality in accept])  # type: ignore[attr-defined]
 
 

@@ -244,9 +244,11 @@ def _open(generation: str, backend_auth: str | None) -> Any:
     engine (`RemoteStore.key`)."""
     from pyoxigraph import Store
 
-    from iclr_kg.remote.store import SCHEME, open_key
+    from iclr_kg.remote import SCHEME
 
-    if generation.startswith(SCHEME):
+    if generation.startswith(SCHEME):  # requests and the client are imported only by workers that need them
+        from iclr_kg.remote.store import open_key
+
         return open_key(generation, backend_auth)
     return Store.read_only(generation.split("#", 1)[0])
 

@@ -12,8 +12,8 @@
 
 Resumable: after each chunk the engine accepted, `STORE/publish/<target>.json` records it; a
 publish run again (after a crash, a lost connection, Ctrl-C) for the same generation goes on from
-the next chunk. A graph with blank nodes goes in one request, since a blank node must not be
-split across two (each request would make it a different node).
+the next chunk. A graph's triples with blank nodes go in one request of their own, since a blank
+node must not be split across two (each request would make it a different node).
 """
 
 from __future__ import annotations
@@ -71,18 +71,24 @@ def _graphs(store: Store) -> list[tuple[str, object]]:
 
 
 def _chunks(store: Store, graph: object) -> Iterator[tuple[bytes, int]]:
-    """N-Triples of a graph in chunks of CHUNK_TRIPLES (the whole graph at once if it has a blank
-    node), each with its triple count; the store's order is fixed, so are the chunks."""
-    quads = store.quads_for_pattern(None, None, None, graph)  # type: ignore[arg-type]
-    has_blank = any(
-        isinstance(q.subject, BlankNode) or isinstance(q.object, BlankNode)
-        for q in store.quads_for_pattern(None, None, None, graph)  # type: ignore[arg-type]
-    )
-    size = None if has_blank else CHUNK_TRIPLES
+    """N-Triples of a graph in chunks of CHUNK_TRIPLES, each with its triple count: first every
+    triple with a blank node, together (a blank node split over two requests would become two
+    nodes), then the rest. The store's order is fixed, so are the chunks."""
+
+    def blank(quad: Quad) -> bool:
+        return isinstance(quad.subject, BlankNode) or isinstance(quad.object, BlankNode)
+
+    pattern = "?s ?p ?o FILTER (isBlank(?s) || isBlank(?o))"  # found by the store, not a Python scan
+    where = pattern if isinstance(graph, DefaultGraph) else f"GRAPH {graph} {{ {pattern} }}"
+    with_blanks = list(store.query(f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {where} }}"))  # type: ignore[arg-type]
+    if with_blanks:
+        yield serialize(with_blanks, format=RdfFormat.N_TRIPLES), len(with_blanks)  # type: ignore[arg-type]
     batch: list[object] = []
-    for quad in quads:
+    for quad in store.quads_for_pattern(None, None, None, graph):  # type: ignore[arg-type]
+        if blank(quad):
+            continue
         batch.append(quad.triple)
-        if size is not None and len(batch) >= size:
+        if len(batch) >= CHUNK_TRIPLES:
             yield serialize(batch, format=RdfFormat.N_TRIPLES), len(batch)  # type: ignore[arg-type]
             batch = []
     if batch:

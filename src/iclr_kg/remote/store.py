@@ -29,10 +29,10 @@ from iclr_kg import vocab
 from iclr_kg.config import Settings
 from iclr_kg.errors import EngineError, QueryError
 from iclr_kg.query.querytext import brackets, top_level_words
+from iclr_kg.remote import SCHEME
 from iclr_kg.remote.client import SparqlClient
 from iclr_kg.store import open_read_only
 
-SCHEME = "sparql+"  # as in the `backend` setting; a remote store's key starts with it
 RECHECK_SECONDS = 2.0  # how often a serving process looks for a newer publication
 
 

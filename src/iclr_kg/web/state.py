@@ -6,7 +6,7 @@ import hashlib
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from flask import current_app
 from pyoxigraph import Store
@@ -15,10 +15,12 @@ from iclr_kg.config import Settings
 from iclr_kg.index import Index, ensure_index, index_path
 from iclr_kg.query.pool import QueryPool, default_query_memory
 from iclr_kg.query.saved import SavedQuery, load_saved
-from iclr_kg.remote.store import Backend
 from iclr_kg.store import current_generation, open_read_only
 from iclr_kg.updates import Writer
 from iclr_kg.web.cache import ResponseMemo, ResultCache
+
+if TYPE_CHECKING:
+    from iclr_kg.remote.store import Backend
 
 T = TypeVar("T")
 
@@ -40,9 +42,11 @@ class AppState:
     def __init__(self, settings: Settings):
         self.settings = settings
         # A remote engine (`backend = sparql+URL`) answers instead of the store: see remote/store.py.
-        self.backend = (
-            Backend(settings.remote, settings.backend_auth, timeout=settings.query_timeout) if settings.remote else None
-        )
+        self.backend: Backend | None = None
+        if settings.remote:  # imported only then: requests stays out of web processes that do not need it
+            from iclr_kg.remote.store import Backend
+
+            self.backend = Backend(settings.remote, settings.backend_auth, timeout=settings.query_timeout)
         self._lock = threading.Lock()
         self._generation: Path | None = None
         self._store: Store | None = None
