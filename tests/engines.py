@@ -102,6 +102,8 @@ VADInstallDir = /usr/share/virtuoso-opensource-7/vad/
 NumberOfBuffers = {buffers}
 MaxDirtyBuffers = {dirty}
 MaxQueryMem = 1G
+; a publish MOVEs each graph in one transaction: its log must hold the largest (50 MB by default)
+TransactionAfterImageLimit = 2000000000
 [HTTPServer]
 ServerPort = {http_port}
 ServerRoot = /usr/share/virtuoso-opensource-7/vsp

@@ -274,3 +274,21 @@ def test_substitutions_are_written_into_the_where_group() -> None:
         "PREFIX xsd: <urn:x#>",
         "PREFIX iclr: <urn:mine#> SELECT * { ?s a iclr:X }",
     ]
+
+
+def test_a_publish_whose_swap_answer_was_lost_sends_everything_again(
+    published, real_settings: Settings, engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_update = SparqlClient.update
+
+    def moved_then_lost(self, text, timeout=None):  # the engine swapped, its answer never came
+        real_update(self, text, timeout)
+        if "MOVE" in text:
+            raise EngineError("the SPARQL engine failed: it did not answer in time")
+
+    monkeypatch.setattr(SparqlClient, "update", moved_then_lost)
+    with pytest.raises(EngineError, match="did not answer"):
+        publishing.publish(real_settings, engine.url, auth=engine.auth)
+    monkeypatch.setattr(SparqlClient, "update", real_update)
+    again = publishing.publish(real_settings, engine.url, auth=engine.auth)  # the staging graphs are empty now
+    assert again.resumed_chunks == 0 and again.graphs == published.graphs

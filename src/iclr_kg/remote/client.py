@@ -115,9 +115,10 @@ class SparqlClient:
         for row in solutions:
             yield {name: row[name] for name in names if row[name] is not None}
 
-    def update(self, text: str) -> None:
-        """Run a SPARQL update (in one request: one transaction where the engine has them)."""
-        self._send("POST", self.engine.update_url, data={"update": text}).close()
+    def update(self, text: str, timeout: float | None = None) -> None:
+        """Run a SPARQL update (in one request: one transaction where the engine has them);
+        `timeout`: seconds to wait for its answer, where an update may take long (the swap)."""
+        self._send("POST", self.engine.update_url, data={"update": text}, timeout=timeout or self.timeout).close()
 
     # -- Graph Store Protocol --------------------------------------------------------------
 
@@ -153,7 +154,7 @@ class SparqlClient:
 
     def _send(self, method: str, url: str, **kwargs: Any) -> requests.Response:
         try:
-            response = self.session.request(method, url, timeout=self.timeout, **kwargs)
+            response = self.session.request(method, url, **{"timeout": self.timeout, **kwargs})
         except requests.RequestException as exc:
             raise EngineError(f"the SPARQL engine at {url} failed: {_reason(exc)}") from None
         if response.status_code < 400:
