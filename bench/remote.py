@@ -30,6 +30,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from iclr_kg.config import Settings  # noqa: E402
+from iclr_kg.errors import EngineError  # noqa: E402
 from iclr_kg.query.saved import load_saved  # noqa: E402
 from iclr_kg.remote.publish import publish  # noqa: E402
 from iclr_kg.remote.store import RemoteStore  # noqa: E402
@@ -102,6 +103,24 @@ def bulk_virtuoso(nquads: Path, folder: Path) -> float:
 BULK = {"oxigraph": bulk_oxigraph, "virtuoso": bulk_virtuoso}
 
 
+PER_PREDICATE = "SELECT ?p (COUNT(*) AS ?n) WHERE { GRAPH <%s> { ?s ?p ?o } } GROUP BY ?p"
+
+
+def mismatch(store_dir: Path, url: str) -> None:
+    """Where an engine's merged graph differs from ours: triples per predicate on each side."""
+    from iclr_kg import vocab
+    from iclr_kg.remote.client import SparqlClient
+
+    local = open_read_only(store_dir)
+    ours = {r["p"].value: int(r["n"].value) for r in local.query(PER_PREDICATE.replace("GRAPH <%s>", ""))}
+    theirs = {
+        r["p"].value: int(r["n"].value) for r in SparqlClient.connect(url).select(PER_PREDICATE % vocab.GRAPH_MERGED)
+    }
+    for predicate in sorted(set(ours) | set(theirs)):
+        if ours.get(predicate) != theirs.get(predicate):
+            print(f"  merged graph, {predicate}: {ours.get(predicate)} here, {theirs.get(predicate)} there")
+
+
 def saved_queries(store_dir: Path, url: str) -> tuple[float, float, float, str]:
     """(embedded total s, remote total s, slowest remote s, its name) over every saved query."""
     local, remote = open_read_only(store_dir), RemoteStore.connect(url)
@@ -141,7 +160,13 @@ def main() -> None:
         for kind in args.engines:
             try:
                 with engines.start(kind, work / kind) as running:
-                    report = publish(settings, running.url, auth=running.auth)
+                    started = time.perf_counter()
+                    try:
+                        report = publish(settings, running.url, auth=running.auth)
+                    except EngineError as exc:  # say what differs, per predicate, and go on
+                        print(f"{kind}: publish failed after {time.perf_counter() - started:.1f} s: {str(exc)[:400]}")
+                        mismatch(store, running.url)
+                        continue
                     here, there, slowest, slowest_name = saved_queries(store, running.url)
             except engines.Unavailable as exc:
                 print(f"{kind}: skipped: {exc}")
@@ -149,7 +174,7 @@ def main() -> None:
             bulk = BULK.get(kind)
             bulk_s = bulk(nquads, work / f"{kind}-bulk") if bulk else None
             rate = quads / report.seconds
-            line = f"{kind}: publish {report.seconds:.1f} s ({rate:,.0f} quads/s)"
+            line = f"{kind}: publish {report.seconds:.1f} s ({rate:,.0f} quads/s; the swap {report.swap_seconds:.1f} s)"
             if bulk_s is not None:
                 line += f"; its bulk loader {bulk_s:.1f} s; publish / loader {report.seconds / bulk_s:.2f}x"
             print(line)

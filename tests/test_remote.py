@@ -292,3 +292,24 @@ def test_a_publish_whose_swap_answer_was_lost_sends_everything_again(
     monkeypatch.setattr(SparqlClient, "update", real_update)
     again = publishing.publish(real_settings, engine.url, auth=engine.auth)  # the staging graphs are empty now
     assert again.resumed_chunks == 0 and again.graphs == published.graphs
+
+
+def test_an_engine_that_loses_triples_gets_nothing_swapped_in(
+    published, real_settings: Settings, engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = SparqlClient.connect(engine.url, auth=engine.auth)
+    before = read_publication(client)
+    real_count = SparqlClient.count
+
+    def one_short(self, graph):  # as an engine that merges two terms we keep apart would count
+        found = real_count(self, graph)
+        return found - 1 if graph.startswith("urn:iclr-kg:staging") and graph.endswith(":0") else found
+
+    monkeypatch.setattr(SparqlClient, "count", one_short)
+    with pytest.raises(EngineError, match="nothing was swapped in"):
+        publishing.publish(real_settings, engine.url, auth=engine.auth)
+    monkeypatch.setattr(SparqlClient, "count", real_count)
+    assert read_publication(client) == before
+    staging = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } FILTER STRSTARTS(STR(?g), 'urn:iclr-kg:staging') }"
+    assert list(client.select(staging)) == []
+    assert not list((real_settings.store / "publish").glob("*.json"))

@@ -8,7 +8,9 @@
    graphs the previous publication had and this one has not, and the publication record
    (`vocab.GRAPH_PUBLICATION`: generation, graphs, sizes) moved in last. Where one update is one
    transaction (Oxigraph, Fuseki) readers see the old graph or the new one, never a mix.
-3. Verified: the engine's triple count of every graph must equal the generation's.
+3. Verified: the engine's triple count of every staging graph must equal the generation's
+   before the swap (else nothing is swapped in and the staging graphs are dropped), and of every
+   graph after it.
 
 Resumable: after each chunk the engine accepted, `STORE/publish/<target>.json` records it; a
 publish run again (after a crash, a lost connection, Ctrl-C) for the same generation goes on from
@@ -156,6 +158,13 @@ def publish(
     for index, (name, graph) in enumerate(graphs):
         staging[name] = f"urn:iclr-kg:staging:{generation}:{index}"
         counts[name] = _send_graph(client, store, name, graph, staging[name], state, state_file, progress)
+    staged = {staging[name]: n for name, n in counts.items() if n}
+    try:  # before the swap: an engine that holds our triples otherwise never serves them
+        _verify(client, staged)
+    except EngineError:
+        client.update(" ;\n".join(f"DROP SILENT GRAPH <{g}>" for g in staging.values()))
+        state_file.unlink(missing_ok=True)
+        raise
     record = f"urn:iclr-kg:staging:{generation}:publication"
     client.write_graph(record, _publication_record(generation, counts), replace=True)
     previous = read_publication(client)
@@ -246,11 +255,16 @@ def _default_is_union(client: SparqlClient, generation: str) -> bool:
 
 
 def _verify(client: SparqlClient, counts: dict[str, int]) -> dict[str, int]:
-    """Each graph's triple count on the engine, which must be the generation's."""
+    """Each graph's triple count on the engine, which must be the generation's (staging graphs
+    before the swap, so that a mismatch leaves the previous publication serving; the graphs
+    themselves after it)."""
     found = {name: client.count(name) for name in counts}
     wrong = [
         f"{name}: {found[name]} on the engine, {counts[name]} here" for name in counts if found[name] != counts[name]
     ]
     if wrong:
-        raise EngineError("the published graphs do not match the generation: " + "; ".join(wrong))
+        raise EngineError(
+            "the engine does not hold the generation's triples (nothing was swapped in if these are "
+            "staging graphs): " + "; ".join(wrong)
+        )
     return found
