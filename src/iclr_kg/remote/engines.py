@@ -11,7 +11,8 @@ elsewhere, and some answer in their own dialect:
   `/sparql-graph-crud-auth?graph-uri=` for the Graph Store Protocol. Its blank nodes come back
   as `nodeID://b123`, not a valid blank node label, so its results are mended on the way in
   (`mend`); it runs the operations of one update request one after another, so a reader may
-  see the swap half done for the moment it takes. Its transaction log must hold a MOVE of the
+  see the swap half done for the moment it takes (publish.py swaps there graph by graph, each
+  copy checked before its staging graph goes). Its transaction log must hold a copy of the
   largest graph (`TransactionAfterImageLimit` in virtuoso.ini; else "SR325"); the way around it,
   `DEFINE sql:log-enable 2` or `3`, loses triples in a MOVE onto a graph that has some (7.2.5).
 - Anything else: the URL given answers queries and updates; Graph Store writes go to the URL

@@ -234,15 +234,27 @@ def _send_graph(
 
 
 def _swap(client: SparqlClient, staging: dict[str, str], counts: dict[str, int], record: str, old: list[str]) -> None:
-    """One update: every staging graph moved onto its name, graphs no longer published dropped,
-    the publication record last."""
-    operations = [
-        f"MOVE SILENT <{staging[name]}> TO <{name}>" if counts[name] else f"DROP SILENT GRAPH <{name}>"
-        for name in staging
-    ]
-    operations += [f"DROP SILENT GRAPH <{name}>" for name in old if name not in staging]
-    operations.append(f"MOVE SILENT <{record}> TO <{vocab.GRAPH_PUBLICATION}>")
-    client.update(" ;\n".join(operations), timeout=SWAP_TIMEOUT)
+    """Every staging graph onto its name, graphs no longer published dropped, the publication
+    record last: in one update where the engine runs one update as one transaction; else graph
+    by graph, each copied, counted (and copied again if it came out short) and only then its
+    staging graph dropped. Virtuoso 7.2 lost a few thousand of 6.5 million triples in some
+    one-request swaps here, nondeterministically; a copy is checked before anything is lost."""
+    drops = [f"DROP SILENT GRAPH <{name}>" for name in old if name not in staging]
+    drops += [f"DROP SILENT GRAPH <{name}>" for name in staging if not counts[name]]
+    last = f"MOVE SILENT <{record}> TO <{vocab.GRAPH_PUBLICATION}>"
+    if client.engine.atomic_updates:
+        moves = [f"MOVE SILENT <{staging[name]}> TO <{name}>" for name in staging if counts[name]]
+        client.update(" ;\n".join([*moves, *drops, last]), timeout=SWAP_TIMEOUT)
+        return
+    for name in (n for n in staging if counts[n]):
+        for attempt in range(3):
+            client.update(f"COPY SILENT <{staging[name]}> TO <{name}>", timeout=SWAP_TIMEOUT)
+            if client.count(name) == counts[name]:
+                break
+            if attempt == 2:
+                raise EngineError(f"the engine keeps losing triples copying {name}; its staging graph is kept")
+        client.update(f"DROP SILENT GRAPH <{staging[name]}>")
+    client.update(" ;\n".join([*drops, last]), timeout=SWAP_TIMEOUT)
 
 
 def _default_is_union(client: SparqlClient, generation: str) -> bool:
