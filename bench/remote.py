@@ -121,11 +121,12 @@ def mismatch(store_dir: Path, url: str) -> None:
             print(f"  merged graph, {predicate}: {ours.get(predicate)} here, {theirs.get(predicate)} there")
 
 
-def saved_queries(store_dir: Path, url: str) -> tuple[float, float, float, str]:
-    """(embedded total s, remote total s, slowest remote s, its name) over every saved query."""
+def saved_queries(store_dir: Path, url: str) -> tuple[float, float, float, str, list[str]]:
+    """(embedded total s, remote total s, slowest remote s, its name, the queries the engine
+    refused) over every saved query without SERVICE."""
     local, remote = open_read_only(store_dir), RemoteStore.connect(url)
     here = there = slowest = 0.0
-    name_of_slowest = ""
+    name_of_slowest, refused = "", []
     for name, saved in sorted(load_saved(Settings().queries_dir).items()):
         if "SERVICE" in saved.text:
             continue  # they call Wikidata, which is not here
@@ -135,13 +136,17 @@ def saved_queries(store_dir: Path, url: str) -> tuple[float, float, float, str]:
             pass
         here += time.perf_counter() - started
         started = time.perf_counter()
-        for _ in run_query(remote, saved.text, substitutions=substitutions):
-            pass
+        try:
+            for _ in run_query(remote, saved.text, substitutions=substitutions):
+                pass
+        except EngineError as exc:
+            refused.append(f"{name} ({str(exc).split(chr(10))[0][-120:]})")
+            continue
         took = time.perf_counter() - started
         there += took
         if took > slowest:
             slowest, name_of_slowest = took, name
-    return here, there, slowest, name_of_slowest
+    return here, there, slowest, name_of_slowest, refused
 
 
 def main() -> None:
@@ -167,21 +172,23 @@ def main() -> None:
                         print(f"{kind}: publish failed after {time.perf_counter() - started:.1f} s: {str(exc)[:400]}")
                         mismatch(store, running.url)
                         continue
-                    here, there, slowest, slowest_name = saved_queries(store, running.url)
+                    rate = quads / report.seconds
+                    print(
+                        f"{kind}: publish {report.seconds:.1f} s ({rate:,.0f} quads/s; the swap {report.swap_seconds:.1f} s)"
+                    )
+                    here, there, slowest, slowest_name, refused = saved_queries(store, running.url)
             except engines.Unavailable as exc:
                 print(f"{kind}: skipped: {exc}")
                 continue
-            bulk = BULK.get(kind)
-            bulk_s = bulk(nquads, work / f"{kind}-bulk") if bulk else None
-            rate = quads / report.seconds
-            line = f"{kind}: publish {report.seconds:.1f} s ({rate:,.0f} quads/s; the swap {report.swap_seconds:.1f} s)"
-            if bulk_s is not None:
-                line += f"; its bulk loader {bulk_s:.1f} s; publish / loader {report.seconds / bulk_s:.2f}x"
-            print(line)
             print(
                 f"  saved queries (no SERVICE): embedded {here:.2f} s, {kind} {there:.2f} s "
                 f"({there / here:.1f}x); slowest there: {slowest_name} {slowest:.2f} s"
+                + (f"; refused: {'; '.join(refused)}" if refused else "")
             )
+            bulk = BULK.get(kind)
+            if bulk is not None:
+                bulk_s = bulk(nquads, work / f"{kind}-bulk")
+                print(f"  its bulk loader {bulk_s:.1f} s; publish / loader {report.seconds / bulk_s:.2f}x")
 
 
 if __name__ == "__main__":
