@@ -77,6 +77,21 @@ def test_old_generations_are_pruned(tmp_path: Path, monkeypatch) -> None:
     assert current_generation(tmp_path) == generations[-1].resolve()
 
 
+def test_generations_of_one_second_are_kept_newest_first_whatever_their_process_ids(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Regression: names once sorted by process id within a second, so a build by process 8836
+    right after one by process 16688 pruned the newer of the two good generations."""
+    monkeypatch.setattr("iclr_kg.store.KEEP_SECONDS", 0)
+    quad = Quad(NamedNode("http://a"), NamedNode("http://b"), NamedNode("http://c"), NamedNode("http://g"))
+    made = []
+    for pid in (8836, 16688, 8836):  # "16688" < "8836" as text
+        monkeypatch.setattr("iclr_kg.store.os.getpid", lambda pid=pid: pid)
+        made.append(publish(tmp_path, [quad]))
+    kept = {p for p in (tmp_path / "generations").iterdir() if p.is_dir()}
+    assert kept == set(made[-2:])
+
+
 def test_missing_store_gives_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="no store at .* run `iclr-kg build"):
         open_read_only(tmp_path / "nowhere")

@@ -119,7 +119,11 @@ def publish(
 
     generations = store_dir / "generations"
     generations.mkdir(parents=True, exist_ok=True)
-    generation = generations / f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{time.monotonic_ns()}"
+    # Names sort in time order (pruning keeps the newest by name): two builds in one second
+    # were once ordered by their process ids, and the newer good generation was pruned.
+    now = time.time_ns()
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.localtime(now // 10**9))
+    generation = generations / f"{stamp}-{now % 10**9:09d}-{os.getpid()}"
     try:
         store = Store(str(generation))
         _load_merged(store, quads, loaded or (lambda n: None))
