@@ -150,11 +150,11 @@ def test_an_interrupted_publish_resumes_from_the_last_chunk(
     real_write = SparqlClient.write_graph
     calls = {"n": 0}
 
-    def cut_after_five(self, graph, body, replace, bulk=False):  # the connection drops at the sixth chunk
+    def cut_after_five(self, graph, body, replace):  # the connection drops at the sixth chunk
         calls["n"] += 1
         if calls["n"] == 6:
             raise EngineError("the SPARQL engine failed: connection reset")
-        return real_write(self, graph, body, replace, bulk)
+        return real_write(self, graph, body, replace)
 
     monkeypatch.setattr(SparqlClient, "write_graph", cut_after_five)
     with pytest.raises(EngineError, match="connection reset"):

@@ -12,6 +12,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from iclr_kg.errors import SettingsError
+from iclr_kg.remote import SCHEME
 
 ENV_PREFIX = "ICLR_KG_"
 
@@ -130,14 +131,14 @@ class Settings(BaseSettings):
     @field_validator("backend")
     @classmethod
     def _backend(cls, value: str) -> str:
-        if value == "embedded" or value.startswith(("sparql+http://", "sparql+https://")):
+        if value == "embedded" or value.startswith((f"{SCHEME}http://", f"{SCHEME}https://")):
             return value
-        raise ValueError(f"{value!r} is neither `embedded` nor `sparql+` and an http(s) URL")
+        raise ValueError(f"{value!r} is neither `embedded` nor `{SCHEME}` and an http(s) URL")
 
     @property
     def remote(self) -> str | None:
         """The query URL of the remote engine the graph is read from; None: the embedded store."""
-        return self.backend.removeprefix("sparql+") if self.backend != "embedded" else None
+        return self.backend.removeprefix(SCHEME) if self.backend != "embedded" else None
 
     @model_validator(mode="after")
     def _token_from_file(self) -> Settings:

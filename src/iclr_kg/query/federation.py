@@ -58,7 +58,7 @@ def _skip(text: str, pos: int) -> int:
     return _SPACE_OR_COMMENT.match(text, pos).end()  # type: ignore[union-attr]
 
 
-def _declared_prefixes(text: str) -> dict[str, set[object]]:
+def declared_prefixes(text: str) -> dict[str, set[object]]:
     """Every `PREFIX name: <iri>` anywhere in the text; a declaration we cannot read is _UNKNOWN."""
     declared: dict[str, set[object]] = {}
     for word in _PREFIX_WORD.finditer(text):
@@ -101,7 +101,7 @@ def outbound_targets(
             targets.append((bound or {}).get(var.group(1)))
         elif (pname := _PNAME.match(text, pos, pos + WINDOW)) is not None:
             if declared is None:
-                declared = _declared_prefixes(text)
+                declared = declared_prefixes(text)
             name, local = pname.group(1) or "", pname.group(2)
             candidates = set(declared.get(name, set())) | declared.get("*", set())
             if name in prefixes:

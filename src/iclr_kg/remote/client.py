@@ -122,20 +122,16 @@ class SparqlClient:
 
     # -- Graph Store Protocol --------------------------------------------------------------
 
-    def write_graph(self, graph: str, ntriples: bytes, replace: bool, bulk: bool = False) -> None:
+    def write_graph(self, graph: str, ntriples: bytes, replace: bool) -> None:
         """PUT (replace) or POST (add) N-Triples into `graph` (a body in memory: Digest
-        authentication may have to send it twice). `bulk`: through the engine's bulk loader
-        where it has one (not atomic: for staging graphs only)."""
+        authentication may have to send it twice)."""
         if self.engine.graph_store_url is None:
             self._insert_data(graph, ntriples, replace)
             return
-        params = {self.engine.graph_param: graph}
-        if bulk and self.engine.bulk_param:
-            params[self.engine.bulk_param] = ""
         self._send(
             "PUT" if replace else "POST",
             self.engine.graph_store_url,
-            params=params,
+            params={self.engine.graph_param: graph},
             data=ntriples,
             headers={"Content-Type": "application/n-triples"},
         ).close()

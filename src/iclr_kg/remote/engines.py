@@ -2,9 +2,8 @@
 
 Every engine speaks the SPARQL 1.1 Protocol, but each puts its update and Graph Store endpoints
 elsewhere, and some answer in their own dialect:
-- Oxigraph's server: `/query`, `/update`, `/store?graph=` (Graph Store Protocol, with
-  `no_transaction` its bulk loader); one update request is one transaction, so the swap of all
-  graphs is atomic.
+- Oxigraph's server: `/query`, `/update`, `/store?graph=` (Graph Store Protocol); one update
+  request is one transaction, so the swap of all graphs is atomic.
 - Apache Jena Fuseki: a dataset `/ds` with `/ds/query`, `/ds/update`, `/ds/data?graph=`; TDB2
   runs one update request in one transaction: atomic too.
 - Virtuoso: `/sparql` (anonymous reads), `/sparql-auth` (digest login, for updates),
@@ -18,7 +17,7 @@ elsewhere, and some answer in their own dialect:
 - Anything else: the URL given answers queries and updates; Graph Store writes go to the URL
   given with `--graph-store`, or else as `INSERT DATA` updates (slow, but any engine takes them).
 
-`detect` asks the engine once (`ASK {}`) and reads its `Server` header.
+`SparqlClient.connect` asks the engine once (`ASK {}`) and reads its `Server` header.
 """
 
 from __future__ import annotations
@@ -28,19 +27,16 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pyoxigraph import QueryResultsFormat
 
-KNOWN = ("oxigraph", "fuseki", "virtuoso", "sparql")
-
 
 @dataclass(frozen=True)
 class Engine:
     """One SPARQL engine's endpoints and dialect."""
 
-    kind: str  # one of KNOWN; "sparql" for an engine we know nothing special about
+    kind: str  # "oxigraph", "fuseki", "virtuoso"; "sparql" for an engine we know nothing special about
     query_url: str
     update_url: str
     graph_store_url: str | None  # None: write graphs with INSERT DATA on update_url
     graph_param: str = "graph"  # the Graph Store Protocol's graph parameter (Virtuoso: graph-uri)
-    bulk_param: str | None = None  # a parameter that makes a Graph Store write a bulk load (staging only)
     results: QueryResultsFormat = QueryResultsFormat.JSON
     atomic_updates: bool = True  # one update request is one transaction
     version: str = ""
@@ -63,27 +59,25 @@ def _with_path(url: str, path: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
+# Engines whose endpoints hang under one base path: what a given URL may end with, and the Graph
+# Store path (Oxigraph's server: /query, /update, /store; a Fuseki dataset: /ds/query, /ds/update, /ds/data).
+DATASET_LAYOUTS = {
+    "oxigraph": (("/query", "/sparql"), "/store"),
+    "fuseki": (("/query", "/sparql", "/update", "/data", "/get"), "/data"),
+}
+
+
 def engine_for(kind: str, url: str, server_header: str = "", graph_store: str | None = None) -> Engine:
     """The endpoints of engine `kind` whose query endpoint (or dataset) is `url`."""
     path = urlsplit(url).path.rstrip("/")
     version = server_header.split("/", 1)[1].split()[0] if "/" in server_header else ""
-    if kind == "oxigraph":
-        base = path.removesuffix("/query").removesuffix("/sparql")
+    if kind in DATASET_LAYOUTS:  # a base path with /query, /update and a Graph Store path under it
+        endings, store = DATASET_LAYOUTS[kind]
+        base = path
+        for ending in endings:
+            base = base.removesuffix(ending)
         engine = Engine(
-            "oxigraph",
-            _with_path(url, base + "/query"),
-            _with_path(url, base + "/update"),
-            _with_path(url, base + "/store"),
-        )
-    elif kind == "fuseki":
-        dataset = path
-        for suffix in ("/query", "/sparql", "/update", "/data", "/get"):
-            dataset = dataset.removesuffix(suffix)
-        engine = Engine(
-            "fuseki",
-            _with_path(url, dataset + "/query"),
-            _with_path(url, dataset + "/update"),
-            _with_path(url, dataset + "/data"),
+            kind, _with_path(url, base + "/query"), _with_path(url, base + "/update"), _with_path(url, base + store)
         )
     elif kind == "virtuoso":
         engine = Engine(

@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, RdfFormat, Store, serialize
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store, Triple, serialize
 
 from iclr_kg import vocab
 from iclr_kg.atomic import write_text
@@ -51,7 +52,7 @@ class PublishReport:
     resumed_chunks: int = 0
     seconds: float = 0.0
     union_default: bool | None = None  # whether the engine's own default graph is the union of its graphs
-    swap_seconds: float = 0.0  # the one update that moves the staging graphs in
+    swap_seconds: float = 0.0  # moving the staging graphs in (one update, or graph by graph)
 
     def summary(self) -> str:
         triples = sum(self.graphs.values())
@@ -105,30 +106,26 @@ def _publication_record(generation: str, counts: dict[str, int]) -> bytes:
     with its size (`void:triples`), and the merged default graph's size."""
     sd, void = vocab.SD, vocab.PREFIXES["void"]
     dataset = NamedNode(vocab.GRAPH_PUBLICATION)
-    rdf_type = vocab.RDF_TYPE
-    triples: list[Quad] = []
+    triples: list[Triple] = []
 
-    def add(s: object, p: str, o: object) -> None:
-        triples.append(Quad(s, NamedNode(p) if isinstance(p, str) else p, o))  # type: ignore[arg-type]
+    def add(subject: NamedNode | BlankNode, predicate: str, value: NamedNode | BlankNode | Literal) -> None:
+        triples.append(Triple(subject, NamedNode(predicate), value))
 
-    from pyoxigraph import Literal
-
-    add(dataset, rdf_type.value, NamedNode(sd + "Dataset"))
+    add(dataset, vocab.RDF_TYPE.value, NamedNode(sd + "Dataset"))
     add(dataset, vocab.DCTERMS + "identifier", Literal(generation))
-    for index, (name, triples_in) in enumerate(sorted(counts.items())):
+    for index, (name, size) in enumerate(sorted(counts.items())):
         graph = BlankNode(f"g{index}")
-        size = Literal(str(triples_in), datatype=NamedNode(vocab.XSD + "integer"))
         if name == vocab.GRAPH_MERGED:
             add(dataset, sd + "defaultGraph", graph)
         else:
             entry = BlankNode(f"e{index}")
             add(dataset, sd + "namedGraph", entry)
-            add(entry, rdf_type.value, NamedNode(sd + "NamedGraph"))
+            add(entry, vocab.RDF_TYPE.value, NamedNode(sd + "NamedGraph"))
             add(entry, sd + "name", NamedNode(name))
             add(entry, sd + "graph", graph)
-        add(graph, rdf_type.value, NamedNode(sd + "Graph"))
-        add(graph, void + "triples", size)
-    return serialize([q.triple for q in triples], format=RdfFormat.N_TRIPLES)  # type: ignore[arg-type]
+        add(graph, vocab.RDF_TYPE.value, NamedNode(sd + "Graph"))
+        add(graph, void + "triples", Literal(str(size), datatype=vocab.XSD_INTEGER))
+    return serialize(triples, format=RdfFormat.N_TRIPLES)  # type: ignore[arg-type]
 
 
 def publish(
@@ -139,8 +136,6 @@ def publish(
     progress: Progress | None = None,
 ) -> PublishReport:
     """Publish the current generation of `settings.store` to the engine at `to` (module docstring)."""
-    import time
-
     started = time.monotonic()
     progress = progress or Progress.silent()
     generation_dir = current_generation(settings.store)
@@ -162,7 +157,7 @@ def publish(
     try:  # before the swap: an engine that holds our triples otherwise never serves them
         _verify(client, staged)
     except EngineError:
-        client.update(" ;\n".join(f"DROP SILENT GRAPH <{g}>" for g in staging.values()))
+        _drop(client, staging.values())
         state_file.unlink(missing_ok=True)
         raise
     record = f"urn:iclr-kg:staging:{generation}:publication"
@@ -190,10 +185,15 @@ def _load_state(path: Path, generation: str, client: SparqlClient) -> dict:
     if state is not None and state.get("generation") == generation and not state.get("swapping"):
         return state
     if state is not None:
-        drops = " ;\n".join(f"DROP SILENT GRAPH <{g}>" for g in state.get("staging", []))
-        if drops:
-            client.update(drops)
+        _drop(client, state.get("staging", []))
     return {"generation": generation, "sent": {}, "staging": []}
+
+
+def _drop(client: SparqlClient, graphs: Iterable[str]) -> None:
+    """Drop graphs on the engine (staging graphs that will not be swapped in), in one update."""
+    drops = " ;\n".join(f"DROP SILENT GRAPH <{g}>" for g in graphs)
+    if drops:
+        client.update(drops)
 
 
 def _save_state(path: Path, state: dict) -> None:
@@ -224,12 +224,10 @@ def _send_graph(
             if number < sent:
                 shown.advance(triples)
                 continue
-            client.write_graph(staging, body, replace=number == 0, bulk=True)
+            client.write_graph(staging, body, replace=number == 0)
             state["sent"][name] = number + 1
             _save_state(state_file, state)
             shown.advance(triples)
-    if total == 0:
-        client.update(f"DROP SILENT GRAPH <{staging}>")
     return total
 
 

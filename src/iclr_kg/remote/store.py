@@ -28,6 +28,7 @@ from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, Variable
 from iclr_kg import vocab
 from iclr_kg.config import Settings
 from iclr_kg.errors import EngineError, QueryError
+from iclr_kg.query.federation import declared_prefixes
 from iclr_kg.query.querytext import brackets, top_level_words
 from iclr_kg.remote import SCHEME
 from iclr_kg.remote.client import SparqlClient
@@ -84,13 +85,10 @@ def query_kind(text: str) -> str:
     raise QueryError("expected SELECT, ASK, CONSTRUCT or DESCRIBE")
 
 
-DECLARED_PREFIX = re.compile(r"PREFIX\s+([A-Za-z][\w.-]*)?\s*:", re.IGNORECASE)
-
-
 def with_prologue(text: str, prefixes: dict[str, str] | None, base: str | None) -> str:
     """The query with our prefixes (those it does not declare itself) and base IRI written in:
     what pyoxigraph's `prefixes=` and `base_iri=` do, for an engine that has neither."""
-    declared = {m.group(1) or "" for m in DECLARED_PREFIX.finditer(text)}
+    declared = declared_prefixes(text)
     lines = [f"BASE <{base}>"] if base and not re.search(r"\bBASE\s*<", text, re.IGNORECASE) else []
     lines += [f"PREFIX {name}: <{iri}>" for name, iri in (prefixes or {}).items() if name not in declared]
     return "\n".join([*lines, text])
@@ -222,9 +220,6 @@ class RemoteStore:
             object if object is not None else row["o"],
             graph,
         )
-
-    def __len__(self) -> int:
-        return sum(self.publication.graphs.values()) + self.publication.merged
 
 
 class Backend:
