@@ -6,8 +6,8 @@
 For each size, in one run: synthetic data (bench/synth.py) is built by `iclr-kg build` in its own
 process (wall time, and peak memory of its whole process tree: the build forks a validator); the
 quads of the store it made are dumped and loaded again by pyoxigraph's `bulk_load` alone, in a
-fresh process (the storage limit: what no build can beat); then one curated file is edited (an
-alias added) and the build runs again. Printed: seconds, peak MiB, and the ratios build / limit
+fresh process (the storage limit: what no build can beat); then one curated file is edited
+(organizations.yaml: an organization made part of another) and the build runs again, incrementally. Printed: seconds, peak MiB, and the ratios build / limit
 (issue #19's targets: 2x at 10,000 papers, 2.5x and 3 GiB at 50,000) and rebuild / build (20%).
 Needs the bench extra: pip install -e '.[bench]'.
 """
@@ -79,14 +79,15 @@ def one_size(papers: int, work: Path) -> dict[str, float]:
     subprocess.run([sys.executable, "-c", DUMP, str(store), str(dump)], check=True)
     _, limit_mib, limit_line = measured([sys.executable, "-c", LIMIT, str(dump), str(work / f"limit-{papers}")])
     limit_s = float(limit_line.splitlines()[-1])
-    events = data / "events.yaml"
-    events.write_text(
-        events.read_text(encoding="utf-8").replace(
-            "  name: ICLR 2019\n", "  name: ICLR 2019\n  aliases: [ICLR'19]\n", 1
-        ),
-        encoding="utf-8",
+    organizations = data / "organizations.yaml"  # one curated file edited: an organization joins another
+    text = organizations.read_text(encoding="utf-8")
+    edited = text.replace(
+        "- key: org-1\n  name: Organization 1\n", "- key: org-1\n  name: Organization 1\n  parent: org-3\n", 1
     )
-    rebuild_s, _, _ = measured([CLI, "build", "--store", str(store)], env)
+    assert edited != text, "bench/synth.py no longer writes org-1 as expected"
+    organizations.write_text(edited, encoding="utf-8")
+    rebuild_s, rebuild_mib, said = measured([CLI, "build", "--store", str(store)], env)
+    rebuilt = next((line for line in said.splitlines() if line.startswith("built ")), "")
     return {
         "papers": papers,
         "quads": sum(1 for _ in dump.open("rb")),
@@ -95,7 +96,9 @@ def one_size(papers: int, work: Path) -> dict[str, float]:
         "limit_s": limit_s,
         "limit_mib": limit_mib,
         "rebuild_s": rebuild_s,
+        "rebuild_mib": rebuild_mib,
         "stages": stages,
+        "rebuilt": rebuilt,
     }
 
 
@@ -122,6 +125,7 @@ def main() -> None:
         )
     for r in rows:
         print(f"\n{r['papers']:,} papers: {r['stages']}")
+        print(f"  after the edit ({r['rebuild_mib']:,.0f} MiB): {r['rebuilt']}")
     if args.json:
         print(json.dumps(rows))
 

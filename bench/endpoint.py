@@ -18,6 +18,9 @@ ours/peer. Rounds repeat the servers A B A B so that machine noise shows.
 request names another entity and another LIMIT (point lookups by paper, two-hop joins by person,
 aggregates by year), drawn from the built store; wrk cycles through them with a Lua script, each
 thread from its own offset. Also printed: each server's memory at rest, after start-up.
+
+`--floor`: bench/floor.py, our front end (gunicorn, waitress, Flask) answering a fixed result
+without running anything: the most any Flask endpoint behind it can do here, in the same run.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from iclr_kg.query.saved import load_saved  # noqa: E402
 
 PREFIXES = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in vocab.QUERY_PREFIXES.items())
 RES = vocab.RESOURCE_BASE
+FLOOR = "floor"
 
 
 @dataclass
@@ -341,6 +345,11 @@ def main() -> None:
         "--varied", action="store_true", help="every request another entity and LIMIT (no cache can answer)"
     )
     parser.add_argument("--no-oxigraph", action="store_true", help="skip Oxigraph's server")
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="also our web stack answering a fixed result without any query (bench/floor.py): its ceiling",
+    )
     parser.add_argument("--no-workers-variant", action="store_true", help="skip ours without worker processes")
     parser.add_argument(
         "--baseline",
@@ -386,6 +395,8 @@ def main() -> None:
                     path="/query",
                 )
             )
+        if args.floor:
+            servers.append(Server(FLOOR, [sys.executable, str(ROOT / "bench" / "floor.py"), "--port", "{port}"]))
         if not args.no_rdflib:
             servers.append(
                 Server(
@@ -466,6 +477,17 @@ def report(results: dict, servers: list[Server], queries: list[Query], args: arg
                 a, b = results[("ours, no cache", query.name, r)], results[("ours, no workers", query.name, r)]
                 rates = ", ".join(f"@{c}: {a[f'rps{c}'] / b[f'rps{c}']:.2f}x" for c in measured if b.get(f"rps{c}"))
                 print(f"- {query.name}, round {r + 1}: median {a['median']:.2f} vs {b['median']:.2f} ms; {rates}")
+    if FLOOR in names and "oxigraph" in names:
+        print(f"\nThe web stack's ceiling ({FLOOR}: a fixed answer, no query) against Oxigraph's server:")
+        for query in queries:
+            for r in range(args.rounds):
+                floor, oxigraph = results[(FLOOR, query.name, r)], results[("oxigraph", query.name, r)]
+                rates = ", ".join(
+                    f"@{c}: {floor[f'rps{c}'] / oxigraph[f'rps{c}']:.2f}x" for c in measured if oxigraph.get(f"rps{c}")
+                )
+                print(
+                    f"- {query.name}, round {r + 1}: median {floor['median']:.2f} vs {oxigraph['median']:.2f} ms; {rates}"
+                )
     print(
         "\n| server | round | at rest: RSS / PSS MiB (with children) | peak RSS MiB (with children) | large select TTFB ms | memory growth while streaming MiB |"
     )

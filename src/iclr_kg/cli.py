@@ -96,16 +96,18 @@ def main(debug: bool) -> None:
     default=None,
     help=flag_help("validator"),
 )
+@click.option("--full", is_flag=True, help="Build everything again, even where the last build could be reused.")
 @fails_cleanly
-def build(store: Path | None, reasoner: str | None, validator: str | None) -> None:
+def build(store: Path | None, reasoner: str | None, validator: str | None, full: bool) -> None:
     """Build data/ + ontology/ into a validated, reasoned Oxigraph store.
 
-    The new store replaces the old one only if every stage succeeds.
+    The new store replaces the old one only if every stage succeeds. After an edit the build is
+    incremental: only what changed is reasoned, validated, stored and indexed again.
     """
     from iclr_kg.build.pipeline import build as run_build
 
     settings = Settings.from_env(store=store, reasoner=reasoner, validator=validator)
-    report = run_build(settings, Progress.for_terminal(settings))
+    report = run_build(settings, Progress.for_terminal(settings), full=full)
     click.echo(f"{report.summary()}\nstore: {settings.store} -> {report.generation}")
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import sqlite3
 import unicodedata
 from collections import Counter, defaultdict
@@ -21,8 +22,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
+from typing import Any
 
-from pyoxigraph import DefaultGraph, Literal, NamedNode, Store
+from pyoxigraph import DefaultGraph, Literal, NamedNode, Store, Variable
 
 from iclr_kg import vocab
 from iclr_kg.build.rdf import DECISIONS, PRESENTATIONS
@@ -74,25 +76,32 @@ def kind_and_key(iri: str) -> tuple[str, str] | None:
     return (kind, key) if kind in vocab.ENTITY_KINDS and key else None
 
 
-def _entities(store: Store) -> dict[str, _Entity]:
-    """Every entity with a type, and the names it goes by (from the merged default graph)."""
+def _entities(store: Store, only: set[str] | None = None) -> dict[str, _Entity]:
+    """Every entity with a type (or those of `only`), and the names it goes by (from the merged
+    default graph)."""
     default = DefaultGraph()
     found: dict[str, _Entity] = {}
-    for quad in store.quads_for_pattern(None, vocab.RDF_TYPE, None, default):
-        iri = quad.subject.value
-        if iri not in found and (parsed := kind_and_key(iri)):
-            found[iri] = _Entity(iri, *parsed, names=[], titles=Counter())
+    subjects: list[NamedNode | None] = [None] if only is None else [NamedNode(iri) for iri in sorted(only)]
+    for subject in subjects:
+        for quad in store.quads_for_pattern(subject, vocab.RDF_TYPE, None, default):
+            iri = quad.subject.value
+            if iri not in found and (parsed := kind_and_key(iri)):
+                found[iri] = _Entity(iri, *parsed, names=[], titles=Counter())
+    if only is not None:
+        subjects = [NamedNode(iri) for iri in sorted(found)]
     for predicate in NAME_PREDICATES:
         local = predicate.value.rsplit("#", 1)[-1].rsplit("/", 1)[-1]
-        for quad in store.quads_for_pattern(None, predicate, None, default):
-            entity = found.get(quad.subject.value)
-            if entity is not None and isinstance(quad.object, Literal):
-                entity.names.append((local, quad.object.value, quad.object.language))
+        for subject in subjects:
+            for quad in store.quads_for_pattern(subject, predicate, None, default):
+                entity = found.get(quad.subject.value)
+                if entity is not None and isinstance(quad.object, Literal):
+                    entity.names.append((local, quad.object.value, quad.object.language))
     # Titles per source graph, for ranked_titles.
-    for quad in store.quads_for_pattern(None, iclr("title"), None, None):
-        entity = found.get(quad.subject.value)
-        if entity is not None and not isinstance(quad.graph_name, DefaultGraph):
-            entity.titles[quad.object.value] += 1
+    for subject in subjects:
+        for quad in store.quads_for_pattern(subject, iclr("title"), None, None):
+            entity = found.get(quad.subject.value)
+            if entity is not None and not isinstance(quad.graph_name, DefaultGraph):
+                entity.titles[quad.object.value] += 1
     return found
 
 
@@ -202,9 +211,24 @@ def _facts(kind: str, row: list[str]) -> str:
     return " · ".join(x for x in (a, b) if x)
 
 
-def _add_facts(store: Store, found: dict[str, _Entity]) -> None:
+def _solutions(store: Store, kind: str, query: str, only: set[str] | None) -> Iterator[Any]:
+    """The solutions of a FACTS or DERIVED query: for all entities, or for those of `only` of
+    that kind, one query each with ?e bound (Oxigraph then starts from the entity; a VALUES
+    block was joined after evaluating the whole pattern)."""
+    if only is None:
+        yield from store.query(query, prefixes=vocab.QUERY_PREFIXES)  # type: ignore[misc]
+        return
+    entity = Variable("e")
+    for iri in sorted(only):
+        parsed = kind_and_key(iri)
+        if parsed is not None and parsed[0] == kind:
+            bound = {entity: NamedNode(iri)}
+            yield from store.query(query, prefixes=vocab.QUERY_PREFIXES, substitutions=bound)
+
+
+def _add_facts(store: Store, found: dict[str, _Entity], only: set[str] | None = None) -> None:
     for kind, query in FACTS.items():
-        for solution in store.query(query, prefixes=vocab.QUERY_PREFIXES):  # type: ignore[union-attr]
+        for solution in _solutions(store, kind, query, only):
             entity = found.get(solution["e"].value)
             if entity is None or entity.kind != kind:
                 continue
@@ -214,8 +238,8 @@ def _add_facts(store: Store, found: dict[str, _Entity]) -> None:
             entity.year = int(year[:4]) if year[:4].isdigit() and int(year[:4]) > 0 else None
             entity.papers = int(solution["n"].value) if solution["n"] is not None else 0
     derived: dict[str, str] = {}
-    for query in DERIVED.values():
-        for solution in store.query(query, prefixes=vocab.QUERY_PREFIXES):  # type: ignore[union-attr]
+    for kind, query in DERIVED.items():
+        for solution in _solutions(store, kind, query, only):
             iri, label = solution["e"].value, solution["label"]
             if label is not None and (iri not in derived or label.value < derived[iri]):
                 derived[iri] = label.value  # the least of several (a paper with two titles): any store, same index
@@ -267,12 +291,84 @@ def build_index(store: Store, generation: Path) -> Path:
 
 def _rows(entities: Iterable[_Entity]) -> Iterator[tuple[object, ...]]:
     for number, entity in enumerate(sorted(entities, key=lambda e: e.iri), start=1):
-        english, chinese = _label(entity)
-        label = english or entity.label or entity.key
-        names = sorted({text for _, text, _ in entity.names} | {label, entity.key})
-        folded = " | ".join(dict.fromkeys(fold(n) for n in names))
-        yield (number, entity.iri, entity.kind, entity.key, label, chinese, entity.facts, fold(label),
-               entity.year, entity.papers, folded)  # fmt: skip
+        yield _row(number, entity)
+
+
+def _row(number: int, entity: _Entity) -> tuple[object, ...]:
+    english, chinese = _label(entity)
+    label = english or entity.label or entity.key
+    names = sorted({text for _, text, _ in entity.names} | {label, entity.key})
+    folded = " | ".join(dict.fromkeys(fold(n) for n in names))
+    return (number, entity.iri, entity.kind, entity.key, label, chinese, entity.facts, fold(label),
+            entity.year, entity.papers, folded)  # fmt: skip
+
+
+def neighbourhood(store: Store, changed: Iterable[tuple[Any, Any, Any]]) -> set[str]:
+    """The entities whose rows a change of the default graph's triples `changed` can alter: the
+    entities in them; what a linking entity (DERIVED: an authorship, a conferral...) in them
+    links to (an award's row counts the papers its conferrals name); and, where a name, title or
+    year changed, what links to that entity (a paper's row shows its edition's name, an
+    authorship's label its paper's title). The other rows read only their entity's own links."""
+    default = DefaultGraph()
+    out: set[str] = set()
+    named = {p.value for p in NAME_PREDICATES} | {iclr("year").value}
+    for s, p, o in changed:
+        out |= {t.value for t in (s, o) if isinstance(t, NamedNode) and kind_and_key(t.value)}
+        parsed = kind_and_key(s.value) if isinstance(s, NamedNode) else None
+        if parsed is None:
+            continue
+        if parsed[0] in DERIVED:
+            for quad in store.quads_for_pattern(s, None, None, default):
+                if isinstance(quad.object, NamedNode) and kind_and_key(quad.object.value):
+                    out.add(quad.object.value)
+        if p.value in named:
+            for quad in store.quads_for_pattern(None, None, s, default):
+                if isinstance(quad.subject, NamedNode) and kind_and_key(quad.subject.value):
+                    out.add(quad.subject.value)
+    return out
+
+
+def patch_index(store: Store, generation: Path, base: Path, iris: set[str]) -> Path:
+    """The index of `store` (at `generation`), made from the index `base` of a generation that
+    differed only in the rows of the entities `iris` (`neighbourhood`): those rows are
+    computed again, the others copied. An entity keeps its row id; a new one gets the next."""
+    found = _entities(store, only=iris)
+    _add_facts(store, found, only=iris)
+    path = index_path(generation)
+    tmp = path.with_name(f".{path.name}-{os.getpid()}")
+    shutil.copyfile(base, tmp)
+    db = sqlite3.connect(tmp)
+    try:
+        ids: dict[str, int] = {}
+        for table in ("words", "grams"):  # contentless FTS5: a row goes out by its old text
+            for start in range(0, len(iris), 500):
+                batch = sorted(iris)[start : start + 500]
+                rows = db.execute(
+                    f"SELECT id, iri, kind, names FROM entity WHERE iri IN ({','.join('?' * len(batch))})", batch
+                ).fetchall()
+                for number, iri, kind, names in rows:
+                    ids[iri] = number
+                    if kind in SEARCHED:
+                        db.execute(
+                            f"INSERT INTO {table} ({table}, rowid, names) VALUES ('delete', ?, ?)", (number, names)
+                        )
+        db.executemany("DELETE FROM entity WHERE id = ?", [(number,) for number in ids.values()])
+        last = db.execute("SELECT COALESCE(MAX(id), 0) FROM entity").fetchone()[0]
+        rows = []
+        for entity in sorted(found.values(), key=lambda e: e.iri):
+            if entity.iri not in ids:
+                last += 1
+            rows.append(_row(ids.get(entity.iri, last), entity))
+        db.executemany("INSERT INTO entity VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        for table in ("words", "grams"):
+            db.executemany(
+                f"INSERT INTO {table} (rowid, names) VALUES (?, ?)", [(r[0], r[10]) for r in rows if r[2] in SEARCHED]
+            )
+        db.commit()
+    finally:
+        db.close()
+    os.replace(tmp, path)
+    return path
 
 
 def ensure_index(store: Store, generation: Path) -> Path:

@@ -115,7 +115,34 @@ def publish(
     the next build removes, and pruning never counts it among the generations to keep.
     `loaded(n)` is told as quads go in (for a progress bar).
     """
-    from iclr_kg.index import build_index, index_path  # here: query workers import this module, not the index
+    from iclr_kg.index import build_index  # here: query workers import this module, not the index
+
+    def fill(store: Store, generation: Path) -> Callable[[Store], None]:
+        _load_merged(store, quads, loaded or (lambda n: None))
+        return lambda db: build_index(db, generation)
+
+    return _publish_new(store_dir, None, fill, finish)
+
+
+def publish_changed(
+    store_dir: Path,
+    base: Path,
+    change: Callable[[Store, Path], Callable[[Store], None]],
+    finish: Callable[[Store], dict[str, Any]] | None = None,
+) -> Path:
+    """A new generation made from `base` (a RocksDB checkpoint: hard links, about a
+    millisecond) by `change(store, generation)`, published as `publish` does. `change` returns
+    what writes the generation's index; it may raise to publish nothing."""
+    return _publish_new(store_dir, base, change, finish)
+
+
+def _publish_new(
+    store_dir: Path,
+    base: Path | None,
+    fill: Callable[[Store, Path], Callable[[Store], None]],
+    finish: Callable[[Store], dict[str, Any]] | None,
+) -> Path:
+    from iclr_kg.index import index_path
 
     generations = store_dir / "generations"
     generations.mkdir(parents=True, exist_ok=True)
@@ -125,11 +152,13 @@ def publish(
     stamp = time.strftime("%Y%m%dT%H%M%S", time.localtime(now // 10**9))
     generation = generations / f"{stamp}-{now % 10**9:09d}-{os.getpid()}"
     try:
+        if base is not None:
+            Store.read_only(str(base)).backup(str(generation))
         store = Store(str(generation))
-        _load_merged(store, quads, loaded or (lambda n: None))
+        write_index = fill(store, generation)
         with write_lock(store_dir):
             record = finish(store) if finish is not None else {}
-            build_index(store, generation)
+            write_index(store)
             store.flush()
             del store
             complete_generation(generation, record)
@@ -183,6 +212,11 @@ def _marker(generation: Path) -> Path:
     return generation.with_name(generation.name + ".complete")
 
 
+def reasoned_path(generation: Path) -> Path:
+    """Beside a generation: what an incremental build needs from it (build/incremental.py)."""
+    return generation.with_name(generation.name + ".reasoned")
+
+
 def _load_merged(store: Store, quads: Sequence[Quad], loaded: Callable[[int], None]) -> None:
     """Each quad, and its triple in the default graph: the store dedups, giving the RDF merge.
     One bulk load of the two interleaved (measured faster than two loads, one per copy)."""
@@ -221,6 +255,7 @@ def _prune(generations: Path, keep: Path) -> None:
         shutil.rmtree(folder, ignore_errors=True)
         _marker(folder).unlink(missing_ok=True)
         index_path(folder).unlink(missing_ok=True)
+        reasoned_path(folder).unlink(missing_ok=True)
 
 
 def _being_written(folder: Path) -> bool:

@@ -11,7 +11,10 @@ import iclr_kg
 from iclr_kg import errors
 
 # Exceptions that never reach a user: internal control flow.
-INTERNAL = {"iclr_kg.query.streaming.ClientGone"}  # raised inside a serializer when the client has gone
+INTERNAL = {
+    "iclr_kg.query.streaming.ClientGone",  # raised inside a serializer when the client has gone
+    "iclr_kg.build.dred.Fallback",  # an incremental build gives way to a full one; never leaves build()
+}
 
 
 def all_modules() -> list:

@@ -258,27 +258,41 @@ SCHEMA_PREDICATES = (
 )
 
 
-def closure_oxigraph(
-    data: list[Any], ontology: list[Any], keep: Callable[[list[Any]], Any] | None = None
-) -> list[tuple[Any, Any, Any]]:
-    """The new triples OWL 2 RL entails, for pyoxigraph triples or quads (their graphs are not
-    read): no rdflib conversion of the data at all (only the small schema goes through rdflib,
-    blank node labels kept). `keep(terms)` gives reason.keep_inferred's rule as sets of term ids
-    (`reason.InferredFilter`): the triples it drops are never decoded."""
+def oxigraph_schema(ontology: list[Any], data: tuple[Any, ...] | list[Any] = ()) -> Schema:
+    """The Schema of pyoxigraph triples (the ontology, and any schema triples in the data); only
+    this small part goes through rdflib, blank node labels kept."""
     import pyoxigraph as ox
 
-    from iclr_kg.build.convert import term_from_rdflib as from_rdflib
     from iclr_kg.build.convert import term_to_rdflib as to_rdflib
 
     schema_predicates = {ox.NamedNode(str(p)) for p in SCHEMA_PREDICATES}
     tbox = Graph()
     for t in (*ontology, *(t for t in data if t.predicate in schema_predicates)):
         tbox.add((to_rdflib(t.subject), to_rdflib(t.predicate), to_rdflib(t.object)))
+    return Schema(tbox)
+
+
+def closure_oxigraph(
+    data: list[Any],
+    ontology: list[Any],
+    keep: Callable[[list[Any]], Any] | None = None,
+    hidden: list[tuple[Any, Any, Any]] | None = None,
+) -> list[tuple[Any, Any, Any]]:
+    """The new triples OWL 2 RL entails, for pyoxigraph triples or quads (their graphs are not
+    read): no rdflib conversion of the data at all. `keep(terms)` gives reason.keep_inferred's
+    rule as sets of term ids (`reason.InferredFilter`): the triples it drops are never decoded,
+    unless `hidden` is given: then it receives them (but `x a owl:Thing`, a premise of nothing),
+    the part of the closure the store does not hold, for incremental reasoning (build/dred.py)."""
+    import pyoxigraph as ox
+
+    from iclr_kg.build.convert import term_from_rdflib as from_rdflib
+
     as_tuples = (
         [(t.subject, t.predicate, t.object) for t in ontology],
         [(t.subject, t.predicate, t.object) for t in data],
     )
-    return _evaluate(*as_tuples, Schema(tbox), from_rdflib, ox.Literal, only_new=True, keep=keep)
+    schema = oxigraph_schema(ontology, data)
+    return _evaluate(*as_tuples, schema, from_rdflib, ox.Literal, only_new=True, keep=keep, hidden=hidden)
 
 
 def _evaluate(
@@ -289,6 +303,7 @@ def _evaluate(
     literal_type: type,
     only_new: bool,
     keep: Callable[[list[Any]], Any] | None = None,
+    hidden: list[tuple[Any, Any, Any]] | None = None,
 ) -> list[tuple[Any, Any, Any]]:
     """Semi-naive evaluation over interned terms; `schema_term` maps schema (rdflib) terms to
     the data's term type, so both kinds of terms share one id space. The result is decoded
@@ -325,14 +340,19 @@ def _evaluate(
     new: Any = facts.all - given
     if keep is not None:  # reason.InferredFilter: the rule as sets of term ids, one pass in a comprehension
         f = keep(terms)
+        derived = new
         new = [
             (s, p, o)
-            for s, p, o in new
+            for s, p, o in derived
             if s not in f.bad_subjects
             and o not in f.blank_objects
             and not (o in f.trivial_objects and p in f.trivial_predicates)
             and not (s == o and p in f.reflexive_predicates)
         ]
+        if hidden is not None:
+            dropped = derived.difference(new)
+            thing = ids.get(schema_term(OWL.Thing))
+            hidden.extend((terms[s], terms[p], terms[o]) for s, p, o in dropped if o != thing or p != tables.type)
     return [(terms[s], terms[p], terms[o]) for s, p, o in new]
 
 

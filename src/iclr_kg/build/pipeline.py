@@ -24,7 +24,7 @@ import rdflib
 from pyoxigraph import NamedNode, Quad, Store
 
 from iclr_kg import vocab
-from iclr_kg.build import rdf, shaclsparql
+from iclr_kg.build import incremental, rdf, shaclsparql
 from iclr_kg.build.convert import to_rdflib
 from iclr_kg.build.reason import infer_terms
 from iclr_kg.build.resolve import build_registry
@@ -47,6 +47,7 @@ class BuildReport:
     timings: dict[str, float] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     generation: str = ""
+    mode: str = "full build"  # "incremental" (build/incremental.py), or why the build was full
     curation: list[str] = field(default_factory=list)  # what a curator should look at
     progress: Progress = field(default_factory=Progress.silent)
 
@@ -70,7 +71,7 @@ class BuildReport:
     def summary(self) -> str:
         total = sum(self.counts.values())
         stages = ", ".join(f"{name} {seconds:.2f}s" for name, seconds in self.timings.items())
-        lines = [f"built {total} quads in {len(self.counts)} graphs ({stages})"]
+        lines = [f"built {total} quads in {len(self.counts)} graphs ({self.mode}; {stages})"]
         return "\n".join(lines + [f"curation: {line}" for line in self.curation])
 
 
@@ -129,7 +130,10 @@ def _validator(settings: Settings) -> Callable[[Compiled, rdflib.Graph], Validat
 def compile_unvalidated(settings: Settings, report: BuildReport | None = None) -> Compiled:
     """Load, resolve and convert to RDF; raises on the first data error."""
     report = report or BuildReport()
-    dataset = report.timed("load", lambda: load_dataset(settings.data_dir, settings.imports), "sources", _sources)
+    parsed = settings.store / "cache" / "parsed"
+    dataset = report.timed(
+        "load", lambda: load_dataset(settings.data_dir, settings.imports, cache=parsed), "sources", _sources
+    )
     registry = report.timed("resolve", lambda: build_registry(dataset))
     report.curation += [
         f"paper/{key} (named by title) matches {', '.join(f'paper/{i}' for i in ids)}: not merged; "
@@ -144,14 +148,17 @@ def _sources(dataset: Dataset) -> int:
     return len(dataset.sources)
 
 
-def infer_quads(compiled: Compiled, reasoner: str) -> list[Quad]:
+def infer_quads(compiled: Compiled, reasoner: str, hidden: list[Any] | None = None) -> list[Quad]:
     """The inferred graph's quads, by the chosen reasoner (reason.REASONERS)."""
     graph = NamedNode(vocab.GRAPH_INFERRED)
-    return [Quad(s, p, o, graph) for s, p, o in infer_terms(compiled.asserted, compiled.ontology, reasoner)]
+    return [Quad(s, p, o, graph) for s, p, o in infer_terms(compiled.asserted, compiled.ontology, reasoner, hidden)]
 
 
-def build(settings: Settings, progress: Progress | None = None) -> BuildReport:
-    """Build the store at `settings.store`; on any error the previous store stays current."""
+def build(settings: Settings, progress: Progress | None = None, full: bool = False) -> BuildReport:
+    """Build the store at `settings.store`; on any error the previous store stays current.
+
+    The build is incremental (build/incremental.py) where the current generation allows, unless
+    `full`; it says why when it cannot be."""
     report = BuildReport(progress=progress or Progress.silent())
 
     def replay_journal(db: Store) -> dict[str, int]:
@@ -160,25 +167,44 @@ def build(settings: Settings, progress: Progress | None = None) -> BuildReport:
 
     with build_lock(settings.store):
         compiled = compile_unvalidated(settings, report)
-        shapes = load_shapes(settings.ontology_dir / "shapes.ttl")
-        validation = _validate_aside(compiled, shapes, _validator(settings))
-        try:
-            inferred = report.timed("reason", lambda: infer_quads(compiled, settings.reasoner), "triples", len)
-        except Exception:
-            _raise_if_invalid(validation()[0])  # a shape violation is told first
-            raise
-        with report.stage("validate (beside reason)", "violations", key="validate") as shown:
-            result, shown.seconds = validation()  # its own time, not the wait
-            shown.advance(len(result.violations))
-        _raise_if_invalid(result)
-        quads = compiled.asserted + compiled.ontology + inferred
-        for quad in quads:
-            name = quad.graph_name.value  # type: ignore[union-attr]
-            report.counts[name] = report.counts.get(name, 0) + 1
-        with report.stage("store", "quads", total=2 * len(quads)) as shown:
-            generation = publish(settings.store, quads, finish=replay_journal, loaded=shown.advance)
-        report.generation = str(generation)
+        start = incremental.base(settings) if not full else "a full build was asked for"
+        if isinstance(start, incremental.Base):
+            try:
+                generation = incremental.build_from(settings, start, compiled.asserted, report, replay_journal)
+                report.generation, report.mode = str(generation), "incremental"
+                return report
+            except incremental.Fallback as why:
+                start = str(why)
+        report.mode = f"full build: {start}"
+        _build_full(settings, compiled, report, replay_journal)
     return report
+
+
+def _build_full(
+    settings: Settings, compiled: Compiled, report: BuildReport, replay_journal: Callable[[Store], dict[str, int]]
+) -> None:
+    """Validate beside reasoning, then store everything in a new generation."""
+    shapes = load_shapes(settings.ontology_dir / "shapes.ttl")
+    validation = _validate_aside(compiled, shapes, _validator(settings))
+    hidden: list[Any] = []
+    try:
+        inferred = report.timed("reason", lambda: infer_quads(compiled, settings.reasoner, hidden), "triples", len)
+    except Exception:
+        _raise_if_invalid(validation()[0])  # a shape violation is told first
+        raise
+    with report.stage("validate (beside reason)", "violations", key="validate") as shown:
+        result, shown.seconds = validation()  # its own time, not the wait
+        shown.advance(len(result.violations))
+    _raise_if_invalid(result)
+    quads = compiled.asserted + compiled.ontology + inferred
+    for quad in quads:
+        name = quad.graph_name.value  # type: ignore[union-attr]
+        report.counts[name] = report.counts.get(name, 0) + 1
+    with report.stage("store", "quads", total=2 * len(quads)) as shown:
+        generation = publish(settings.store, quads, finish=replay_journal, loaded=shown.advance)
+    report.generation = str(generation)
+    if settings.reasoner == "fast":
+        incremental.save(generation, settings, report.counts, incremental.digests(compiled.asserted), hidden)
 
 
 def _raise_if_invalid(validation: ValidationResult) -> None:

@@ -103,16 +103,18 @@ def _check_consistency(closure: rdflib.Graph) -> None:
         raise InconsistentGraph("OWL RL reasoning found the graph inconsistent:\n" + "\n".join(lines))
 
 
-def _fast(asserted: list[Triple], ontology: list[Triple]) -> list[TermTriple]:
+def _fast(asserted: list[Triple], ontology: list[Triple], hidden: list[TermTriple] | None = None) -> list[TermTriple]:
     """fastrl on pyoxigraph triples: no rdflib copy of the data; filtered by `keep_inferred`'s
-    rule on term ids (InferredFilter), before any term is decoded."""
+    rule on term ids (InferredFilter), before any term is decoded. `hidden` receives the
+    closure's triples that the filter drops (for incremental builds: build/dred.py)."""
     from iclr_kg.build.fastrl import closure_oxigraph
 
-    return closure_oxigraph(asserted, ontology, keep=inferred_filter)
+    return closure_oxigraph(asserted, ontology, keep=inferred_filter, hidden=hidden)
 
 
-def _owlrl(asserted: list[Triple], ontology: list[Triple]) -> list[TermTriple]:
-    """owlrl, the reference: the data converted to rdflib and back at this boundary."""
+def _owlrl(asserted: list[Triple], ontology: list[Triple], hidden: list[TermTriple] | None = None) -> list[TermTriple]:
+    """owlrl, the reference: the data converted to rdflib and back at this boundary (`hidden`
+    is left alone: builds with owlrl are always full)."""
     from iclr_kg.build.convert import from_rdflib, to_rdflib
 
     data, schema = to_rdflib(asserted), to_rdflib(ontology)
@@ -125,16 +127,21 @@ def _owlrl(asserted: list[Triple], ontology: list[Triple]) -> list[TermTriple]:
     return [t for t in decoded if keep_inferred(*t)]
 
 
-# Each reasoner: (asserted, ontology), pyoxigraph triples or quads, -> inferred (s, p, o) tuples.
-REASONERS: dict[str, Callable[[list[Any], list[Any]], list[TermTriple]]] = {"fast": _fast, "owlrl": _owlrl}
+# Each reasoner: (asserted, ontology, hidden), pyoxigraph triples or quads, -> inferred (s, p, o) tuples.
+REASONERS: dict[str, Callable[[list[Any], list[Any], list[TermTriple] | None], list[TermTriple]]] = {
+    "fast": _fast,
+    "owlrl": _owlrl,
+}
 
 
-def infer_terms(asserted: list[Any], ontology: list[Any], reasoner: str = "fast") -> list[TermTriple]:
+def infer_terms(
+    asserted: list[Any], ontology: list[Any], reasoner: str = "fast", hidden: list[TermTriple] | None = None
+) -> list[TermTriple]:
     """The inferred graph's triples (neither asserted nor filtered), by the chosen reasoner, as
     (s, p, o) tuples of terms; `asserted` and `ontology` are pyoxigraph triples or quads."""
     if reasoner not in REASONERS:
         raise SettingsError(f"unknown reasoner {reasoner!r}; choose one of {', '.join(REASONERS)}")
-    return REASONERS[reasoner](list(asserted), list(ontology))
+    return REASONERS[reasoner](list(asserted), list(ontology), hidden)
 
 
 def infer_triples(asserted: list[Any], ontology: list[Any], reasoner: str = "fast") -> list[Triple]:

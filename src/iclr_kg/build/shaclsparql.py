@@ -15,10 +15,14 @@ sh:minInclusive, sh:maxInclusive, sh:message. Anything else raises UnsupportedSh
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
 
 import rdflib
-from pyoxigraph import DefaultGraph, Quad, Store
+from pyoxigraph import DefaultGraph, NamedNode, Quad, Store
+from pyoxigraph import Literal as OxLiteral
 from rdflib import RDF, BNode, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import SH
@@ -73,51 +77,73 @@ def _term(node: rdflib.term.Node) -> str:
     raise UnsupportedShapes(f"blank node {node} where a constant is needed")
 
 
-def _path(shapes: rdflib.Graph, node: rdflib.term.Node) -> tuple[str, str]:
-    """(SPARQL property path, the path as pySHACL reports it for comparison)."""
+Step = tuple[str, bool]  # one step of a path: (predicate IRI, inverse)
+FOCUS = "\x00focus\x00"  # where a constraint's query takes its focus nodes
+
+
+def _path(shapes: rdflib.Graph, node: rdflib.term.Node) -> tuple[str, str, list[Step]]:
+    """(SPARQL property path, the path as pySHACL reports it for comparison, its steps)."""
     if isinstance(node, URIRef):
-        return f"<{node}>", str(node)
+        return f"<{node}>", str(node), [(str(node), False)]
     inverse = shapes.value(node, SH.inversePath)
     if inverse is not None:
-        inner, label = _path(shapes, inverse)
-        return f"^{inner}", f"^{label}"
+        inner, label, steps = _path(shapes, inverse)
+        if len(steps) != 1:
+            raise UnsupportedShapes(f"inverse of the path {inverse}, which is not an IRI")
+        return f"^{inner}", f"^{label}", [(steps[0][0], not steps[0][1])]
     if shapes.value(node, RDF.first) is not None:
-        steps = [_path(shapes, step) for step in Collection(shapes, node)]
-        return "/".join(s for s, _ in steps), "/".join(label for _, label in steps)
+        parts = [_path(shapes, step) for step in Collection(shapes, node)]
+        steps = [step for _, _, inner in parts for step in inner]
+        return "/".join(s for s, _, _ in parts), "/".join(label for _, label, _ in parts), steps
     raise UnsupportedShapes(f"path {node} is not an IRI, an inverse or a sequence")
 
 
-def _focus(shapes: rdflib.Graph, shape: rdflib.term.Node) -> str:
+@dataclass(frozen=True)
+class Constraint:
+    """One constraint compiled to one query that returns all its violations. What it reads:
+    `steps`, the path from the focus node (empty: the focus node alone), and the values' types
+    if `value_types`; None for a SPARQL constraint, which may read anything."""
+
+    template: str  # the query, FOCUS standing for the focus nodes
+    targets: tuple[str, ...]  # the target patterns, each binding ?this
+    label: str
+    default_message: str
+    message: rdflib.term.Node | None
+    steps: tuple[Step, ...] | None
+    value_types: bool = False
+
+    def query(self, values: str = "") -> str:
+        """The query, for the focus nodes in `values` (a VALUES block for ?this) or all."""
+        focus = "{ SELECT DISTINCT ?this WHERE { " + values + " UNION ".join(self.targets) + " } }"
+        return self.template.replace(FOCUS, focus)
+
+
+def _targets(shapes: rdflib.Graph, shape: rdflib.term.Node) -> tuple[str, ...]:
     parts = [
         f"{{ ?this a/<http://www.w3.org/2000/01/rdf-schema#subClassOf>* {_term(c)} }}"
         for c in shapes.objects(shape, SH.targetClass)
     ]
     parts += [f"{{ ?this {_term(p)} ?target_any }}" for p in shapes.objects(shape, SH.targetSubjectsOf)]
-    if not parts:
-        return ""
-    return "{ SELECT DISTINCT ?this WHERE { " + " UNION ".join(parts) + " } }"
+    return tuple(parts)
 
 
-def _queries(shapes: rdflib.Graph) -> Iterable[tuple[str, str, str, rdflib.term.Node | None]]:
-    """(SPARQL query, reported path, default message, sh:message node) per constraint."""
+def constraints(shapes: rdflib.Graph) -> Iterable[Constraint]:
+    """Every active constraint of `shapes` (raises UnsupportedShapes on anything else)."""
     for shape in set(shapes.subjects(RDF.type, SH.NodeShape)):
         if shapes.value(shape, SH.deactivated) == Literal(True):
             continue
         for predicate in set(shapes.predicates(shape)):
             if predicate not in SUPPORTED_NODE:
                 raise UnsupportedShapes(f"{predicate} on node shape {shape}")
-        focus = _focus(shapes, shape)
-        if not focus:
+        targets = _targets(shapes, shape)
+        if not targets:
             continue
+        message = shapes.value(shape, SH.message)
         node_kind = shapes.value(shape, SH.nodeKind)
         if node_kind is not None:
             test = NODE_KINDS[node_kind].replace("?v", "?this")
-            yield (
-                f"SELECT ?this WHERE {{ {focus} FILTER (!{test}) }}",
-                "",
-                f"Node is not a {node_kind}",
-                shapes.value(shape, SH.message),
-            )
+            template = f"SELECT ?this WHERE {{ {FOCUS} FILTER (!{test}) }}"
+            yield Constraint(template, targets, "", f"Node is not a {node_kind}", message, ())
         for sparql in shapes.objects(shape, SH.sparql):
             select = str(shapes.value(sparql, SH.select))
             prefixes = "".join(
@@ -129,67 +155,64 @@ def _queries(shapes: rdflib.Graph) -> Iterable[tuple[str, str, str, rdflib.term.
             body = select.replace("$this", "?this")
             where = body[body.index("{") :] if "WHERE" not in body.upper() else body[body.upper().index("WHERE") :]
             head = body[: len(body) - len(where)]
-            yield (
-                f"{prefixes}{head} WHERE {{ {focus} {where[where.index('{') :]} }}",
-                "",
-                "SPARQL constraint",
-                shapes.value(sparql, SH.message),
-            )
+            template = f"{prefixes}{head} WHERE {{ {FOCUS} {where[where.index('{') :]} }}"
+            yield Constraint(template, targets, "", "SPARQL constraint", shapes.value(sparql, SH.message), None)
         for prop in shapes.objects(shape, SH.property):
-            yield from _property_queries(shapes, prop, focus)
+            yield from _property_constraints(shapes, prop, targets)
 
 
-def _property_queries(
-    shapes: rdflib.Graph, prop: rdflib.term.Node, focus: str
-) -> Iterable[tuple[str, str, str, rdflib.term.Node | None]]:
+def _property_constraints(
+    shapes: rdflib.Graph, prop: rdflib.term.Node, targets: tuple[str, ...]
+) -> Iterable[Constraint]:
     for predicate in set(shapes.predicates(prop)):
         if predicate not in SUPPORTED_PROPERTY:
             raise UnsupportedShapes(f"{predicate} on property shape {prop}")
     path_node = shapes.value(prop, SH.path)
-    path, label = _path(shapes, path_node)
+    path, label, steps = _path(shapes, path_node)
     label = label if isinstance(path_node, URIRef) else "(path)"  # as validate.py reports pySHACL's
     message = shapes.value(prop, SH.message)
     value = shapes.value
+
+    def constraint(template: str, default_message: str, value_types: bool = False) -> Constraint:
+        return Constraint(template, targets, label, default_message, message, tuple(steps), value_types)
+
     if (n := value(prop, SH.minCount)) is not None:
-        yield (
-            f"SELECT ?this WHERE {{ {focus} OPTIONAL {{ ?this {path} ?v }} }} GROUP BY ?this HAVING (COUNT(DISTINCT ?v) < {int(n)})",
-            label,
+        yield constraint(
+            f"SELECT ?this WHERE {{ {FOCUS} OPTIONAL {{ ?this {path} ?v }} }} GROUP BY ?this HAVING (COUNT(DISTINCT ?v) < {int(n)})",
             f"Less than {n} values",
-            message,
         )
     if (n := value(prop, SH.maxCount)) is not None:
-        yield (
-            f"SELECT ?this WHERE {{ {focus} ?this {path} ?v }} GROUP BY ?this HAVING (COUNT(DISTINCT ?v) > {int(n)})",
-            label,
+        yield constraint(
+            f"SELECT ?this WHERE {{ {FOCUS} ?this {path} ?v }} GROUP BY ?this HAVING (COUNT(DISTINCT ?v) > {int(n)})",
             f"More than {n} values",
-            message,
         )
     tests = []
     if (d := value(prop, SH.datatype)) is not None:
-        tests.append(f"(!isLiteral(?v) || DATATYPE(?v) != {_term(d)})")
+        tests.append((f"(!isLiteral(?v) || DATATYPE(?v) != {_term(d)})", False))
     if (c := value(prop, SH["class"])) is not None:
-        tests.append(f"NOT EXISTS {{ ?v a/<http://www.w3.org/2000/01/rdf-schema#subClassOf>* {_term(c)} }}")
+        tests.append((f"NOT EXISTS {{ ?v a/<http://www.w3.org/2000/01/rdf-schema#subClassOf>* {_term(c)} }}", True))
     if (k := value(prop, SH.nodeKind)) is not None:
-        tests.append(f"!{NODE_KINDS[k]}")
+        tests.append((f"!{NODE_KINDS[k]}", False))
     if (p := value(prop, SH.pattern)) is not None:
         flags = value(prop, SH.flags)
         pattern = Literal(str(p)).n3()
-        tests.append(f"(isBlank(?v) || !REGEX(STR(?v), {pattern}{', ' + Literal(str(flags)).n3() if flags else ''}))")
+        tests.append(
+            (f"(isBlank(?v) || !REGEX(STR(?v), {pattern}{', ' + Literal(str(flags)).n3() if flags else ''}))", False)
+        )
     if (n := value(prop, SH.minLength)) is not None:
-        tests.append(f"(isBlank(?v) || STRLEN(STR(?v)) < {int(n)})")
+        tests.append((f"(isBlank(?v) || STRLEN(STR(?v)) < {int(n)})", False))
     if (members := value(prop, SH["in"])) is not None:
         allowed = " || ".join(f"sameTerm(?v, {_term(m)})" for m in Collection(shapes, members))
-        tests.append(f"!({allowed})")
+        tests.append((f"!({allowed})", False))
     if (x := value(prop, SH.minInclusive)) is not None:
-        tests.append(f"!COALESCE(?v >= {_term(x)}, false)")
+        tests.append((f"!COALESCE(?v >= {_term(x)}, false)", False))
     if (x := value(prop, SH.maxInclusive)) is not None:
-        tests.append(f"!COALESCE(?v <= {_term(x)}, false)")
-    for test in tests:
-        yield (
-            f"SELECT DISTINCT ?this ?v WHERE {{ {focus} ?this {path} ?v . FILTER ({test}) }}",
-            label,
+        tests.append((f"!COALESCE(?v <= {_term(x)}, false)", False))
+    for test, value_types in tests:
+        yield constraint(
+            f"SELECT DISTINCT ?this ?v WHERE {{ {FOCUS} ?this {path} ?v . FILTER ({test}) }}",
             f"Value does not conform ({test})",
-            message,
+            value_types,
         )
 
 
@@ -198,11 +221,119 @@ def validate(asserted: Iterable[Quad], ontology: Iterable[Quad], shapes: rdflib.
     store = Store()
     default = DefaultGraph()
     store.extend(Quad(q.subject, q.predicate, q.object, default) for q in (*asserted, *ontology))
+    return _run(store, [(c, c.query()) for c in constraints(shapes)], {})
+
+
+# What an incremental build knows of a change: the triples added or removed, as (s, p, o) terms,
+# and how to walk one step back along a path in the graph after the change.
+Neighbours = Callable[[Any, str, bool], Iterable[Any]]  # (node, predicate, inverse) -> nodes one step back
+
+
+def validate_change(
+    store: Store, graphs: list[NamedNode], shapes: rdflib.Graph, changed: list[Quad], back: Neighbours
+) -> tuple[ValidationResult, int]:
+    """Validate the graphs `graphs` of `store` (asserted and ontology, read as one) after the
+    asserted quads `changed` were added or removed, where the graph before conformed. A
+    constraint whose query names none of the changed predicates is skipped (its answer is the
+    same); the others run only for the focus nodes whose result the change can alter: `affected`
+    for a core constraint, `near` for a SPARQL one. `back(node, p, inverse)`: the nodes one step
+    of a path before `node`. Returns the result and how many (constraint, focus node) pairs were
+    checked."""
+    checks, runs = 0, []
+    predicates = {q.predicate.value for q in changed}
+    for constraint in constraints(shapes):
+        named = _named(constraint.template)
+        if named is not None and not named & predicates:
+            continue  # its answer is the same before and after
+        if constraint.steps is None and named is None:
+            runs.append((constraint, constraint.query()))  # a variable predicate: it may read anything
+            continue
+        focus = affected(constraint, changed, back) if constraint.steps is not None else near(named, changed, back)
+        focus = {f for f in focus if not isinstance(f, OxLiteral)}  # no target is a literal
+        iris = sorted(f.value for f in focus if isinstance(f, NamedNode))
+        if len(iris) != len(focus):
+            runs.append((constraint, constraint.query()))  # a blank focus node: VALUES cannot name it
+        elif iris:
+            runs.append((constraint, constraint.query("VALUES ?this { " + " ".join(f"<{i}>" for i in iris) + " } ")))
+        checks += len(focus)
+    return _run(store, runs, {"default_graph": graphs}), checks
+
+
+def affected(constraint: Constraint, changed: list[Quad], back: Neighbours) -> set[Any]:
+    """The focus nodes whose result for `constraint` a change can alter: the subject of a changed
+    type triple or target predicate (it may enter or leave the targets), and the nodes that reach
+    a changed triple along the constraint's path, or reach, along the whole path, a node whose
+    type changed (for sh:class). Walking back from where the change sits gives them."""
+    steps = constraint.steps or ()
+    type_iri = str(RDF.type)
+    out: set[Any] = set()
+    for quad in changed:
+        s, p, o = quad.subject, quad.predicate.value, quad.object
+        if p == type_iri or any(f"{{ ?this <{p}> ?target_any }}" == t for t in constraint.targets):
+            out.add(s)
+            if constraint.value_types and p == type_iri:
+                out |= _walk_back(s, steps, back)
+        for i, (step, inverse) in enumerate(steps):
+            if step == p:
+                out |= _walk_back(o if inverse else s, steps[:i], back)
+    return out
+
+
+def near(named: set[str], changed: list[Quad], back: Neighbours) -> set[Any]:
+    """For a SPARQL constraint naming the predicates `named`: the nodes of the changed triples
+    with those predicates, and the nodes one such link away from them, either way. Enough for a
+    constraint that relates the focus node to what is at most one link from a changed triple (two
+    authorships of a paper, two entities sharing an item, a cycle through the changed link):
+    the shapes' own; a shape reading further must be checked by a full build (`build --full`)."""
+    out: set[Any] = set()
+    for quad in changed:
+        if quad.predicate.value not in named:
+            continue
+        for node in (quad.subject, quad.object):
+            if isinstance(node, OxLiteral) or (node == quad.object and quad.predicate.value == str(RDF.type)):
+                continue
+            out.add(node)
+            for predicate in named:
+                out |= set(back(node, predicate, False)) | set(back(node, predicate, True))
+    return out
+
+
+def _walk_back(node: Any, steps: tuple[Step, ...] | list[Step], back: Neighbours) -> set[Any]:
+    frontier = {node}
+    for predicate, inverse in reversed(steps):
+        frontier = {before for n in frontier for before in back(n, predicate, inverse)}
+    return frontier
+
+
+_VARIABLE_PREDICATE = re.compile(r"[?$]\w+\s+[?$]\w+\s+[?$.\w<]")
+_IRI = re.compile(r"<([^<>\s]*)>")
+_PREFIXED = re.compile(r"(?<![\w?$<])([A-Za-z][\w-]*)?:([\w.-]*\w)")
+_A = re.compile(r"[\s;{/^(|]a[\s/|)]")  # the keyword `a`: rdf:type
+_PREFIX_DECL = re.compile(r"PREFIX\s+([A-Za-z][\w-]*)?:\s*<([^>]*)>", re.IGNORECASE)
+
+
+def _named(query: str) -> set[str] | None:
+    """The IRIs `query` names (`a` is rdf:type), or None if it has a variable predicate: a query's
+    answer depends only on the triples whose predicates it names."""
+    where = query[query.upper().find("WHERE") :]
+    if _VARIABLE_PREDICATE.search(where):
+        return None
+    named = set(_IRI.findall(query))
+    declared = dict(_PREFIX_DECL.findall(query))
+    for prefix, local in _PREFIXED.findall(where):
+        if prefix in declared:
+            named.add(declared[prefix] + local)
+    if _A.search(where):
+        named.add(str(RDF.type))
+    return named
+
+
+def _run(store: Store, runs: list[tuple[Constraint, str]], dataset: dict[str, object]) -> ValidationResult:
     violations = set()
-    for query, path, default_message, message in _queries(shapes):
-        for row in store.query(query):
+    for constraint, query in runs:
+        for row in store.query(query, **dataset):  # type: ignore[arg-type, union-attr]
             focus = row["this"]
-            text = str(message) if message is not None else default_message
+            text = str(constraint.message) if constraint.message is not None else constraint.default_message
             for name in ("position", "item", "other"):
                 try:
                     bound = row[name]
@@ -214,7 +345,7 @@ def validate(asserted: Iterable[Quad], ontology: Iterable[Quad], shapes: rdflib.
             violations.add(
                 Violation(
                     focus=focus.value if not isinstance(focus, BNode) else str(focus),
-                    path=path,
+                    path=constraint.label,
                     message=text,
                     severity="Violation",
                 )

@@ -7,8 +7,13 @@ as `file:line: field: message`. Unknown keys are errors (`extra="forbid"`), not 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import datetime as dt
+import hashlib
 import json
+import os
+import pickle
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -67,15 +72,59 @@ _LineLoader.add_constructor("tag:yaml.org,2002:seq", _LineLoader.construct_seque
 _LineLoader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node))
 
 
+class ParseCache:
+    """Parsed files by the hash of their text, pickled in `folder`: a rebuild parses only the
+    files that changed (YAML with line numbers is most of loading 10,000 papers). Entries no
+    load used are removed after each load, so the folder holds the current files only."""
+
+    VERSION = b"1"  # bump when LineDict, LineList or the parsers change what they give
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.used: set[str] = set()
+
+    def key(self, path: Path, data: bytes) -> str:
+        return hashlib.sha256(self.VERSION + str(path).encode() + b"\0" + data).hexdigest()
+
+    def get(self, key: str) -> Any:
+        self.used.add(key)
+        try:
+            return pickle.loads((self.folder / key).read_bytes())
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+            return None
+
+    def put(self, key: str, value: Any) -> None:
+        with contextlib.suppress(OSError):
+            self.folder.mkdir(parents=True, exist_ok=True)
+            tmp = self.folder / f".{key}.{os.getpid()}"
+            tmp.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+            tmp.replace(self.folder / key)
+
+    def prune(self) -> None:
+        if self.folder.is_dir():
+            for entry in self.folder.iterdir():
+                if entry.name not in self.used:
+                    entry.unlink(missing_ok=True)
+
+
+_parse_cache: contextvars.ContextVar[ParseCache | None] = contextvars.ContextVar("parse_cache", default=None)
+
+
 def read_yaml(path: Path) -> Any:
     """Parse one YAML file; a syntax error becomes a DataError with its line."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise DataError(path, None, None, f"cannot read: {exc}") from exc
-    if text.startswith(GENERATED):
-        return _read_generated(path, text)
-    return _parse_yaml(path, text)
+    cache = _parse_cache.get()
+    key = cache.key(path, data) if cache is not None else ""
+    if cache is not None and (cached := cache.get(key)) is not None:
+        return cached
+    parsed = _read_generated(path, text) if text.startswith(GENERATED) else _parse_yaml(path, text)
+    if cache is not None:
+        cache.put(key, parsed)
+    return parsed
 
 
 # What importers write (external/importfolder.py): a header naming the command, then top-level
@@ -563,13 +612,28 @@ def load_folder(folder: Path) -> dict[str, list[Any]]:
     return lists
 
 
-def load_dataset(data_dir: Path, imports_dir: Path | None = None, folders: list[Path] | None = None) -> Dataset:
+def load_dataset(
+    data_dir: Path, imports_dir: Path | None = None, folders: list[Path] | None = None, cache: Path | None = None
+) -> Dataset:
     """Read every registry and every file in data/sources/, then every import folder.
 
     The import folders are those under `imports_dir`, or `folders` if given. An import folder
     has the same layout as data/, with every file optional: the entities it had to create
-    (flagged `curation: needed`) and its own source files.
+    (flagged `curation: needed`) and its own source files. With `cache` (a folder), files
+    parsed before are read from there (ParseCache).
     """
+    parse_cache = ParseCache(cache) if cache is not None else None
+    token = _parse_cache.set(parse_cache)
+    try:
+        dataset = _load_dataset(data_dir, imports_dir, folders)
+    finally:
+        _parse_cache.reset(token)
+    if parse_cache is not None:
+        parse_cache.prune()
+    return dataset
+
+
+def _load_dataset(data_dir: Path, imports_dir: Path | None, folders: list[Path] | None) -> Dataset:
     if not data_dir.is_dir():
         raise DataError(data_dir, None, None, "data directory not found")
     files = {name: data_dir / file for name, file in REGISTRY_FILES.items()}

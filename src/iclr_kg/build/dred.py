@@ -1,0 +1,329 @@
+"""Delete and rederive (DRed): the fast reasoner's closure brought up to date after a change.
+
+A full build reasons over every asserted triple; an edit to one curated file changes a handful.
+DRed (Gupta, Mumick and Subrahmanian, 1993) maintains the closure instead, with fastrl's own
+rules (`fastrl._fire`, unchanged):
+
+1. over-delete: whatever the old closure derives from a removed triple is taken out, and what
+   derives from that, and so on;
+2. rederive: every remaining fact that holds the subject of an over-deleted triple is fired
+   again (each rule fastrl implements has its conclusion's subject in one of its premises), so a
+   triple with another derivation comes back;
+3. insert: added triples are fired semi-naively, as in a full run.
+
+The old closure is the published generation's default graph (asserted, ontology and kept
+inferred triples) and its hidden facts (what `keep_inferred` drops, saved by the build beside the
+generation), read through Oxigraph's indexes on demand: only the neighbourhood of the change is
+ever decoded. What this does not handle (owl:sameAs, whose equality rules need whole-graph
+indexes) raises Fallback, and the build runs in full.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyoxigraph import DefaultGraph, Literal, NamedNode, Store, Triple
+from rdflib import OWL
+
+from iclr_kg import vocab
+from iclr_kg.build.convert import term_from_rdflib
+from iclr_kg.build.fastrl import Schema, _Encoded, _fire
+from iclr_kg.build.reason import keep_inferred
+from iclr_kg.errors import InconsistentGraph
+
+Ids = tuple[int, int, int]
+DEFAULT = DefaultGraph()
+THING = NamedNode(str(OWL.Thing))
+
+
+class Fallback(Exception):
+    """The change is outside what an incremental build handles: build in full (the message
+    says why, in the build's summary)."""
+
+
+class _Terms:
+    """Terms numbered as fastrl numbers them (small ints, literals remembered)."""
+
+    def __init__(self) -> None:
+        self.ids: dict[Any, int] = {}
+        self.terms: list[Any] = []
+        self.literals: set[int] = set()
+
+    def encode(self, term: Any) -> int:
+        found = self.ids.get(term)
+        if found is None:
+            found = self.ids[term] = len(self.terms)
+            self.terms.append(term)
+            if isinstance(term, Literal):
+                self.literals.add(found)
+        return found
+
+    def triple(self, t: Ids) -> tuple[Any, Any, Any]:
+        """The terms of `t` (a tuple: a hidden fact may have a literal subject, which no Triple has)."""
+        return self.terms[t[0]], self.terms[t[1]], self.terms[t[2]]
+
+
+class _Row:
+    """`facts.by_ps[p]` (objects by subject) or `facts.by_po[p]` (subjects by object)."""
+
+    def __init__(self, facts: StoreClosure, p: int, forward: bool):
+        self.facts, self.p, self.forward = facts, p, forward
+
+    def get(self, x: int, default: Any = ()) -> set[int]:
+        return self.facts.objects(self.p, x) if self.forward else self.facts.subjects(self.p, x)
+
+
+class _Index:
+    """The mapping fastrl's rules read (`facts.by_ps`, `facts.by_po`), answered on demand."""
+
+    def __init__(self, facts: StoreClosure, forward: bool):
+        self.facts, self.forward = facts, forward
+
+    def __getitem__(self, p: int) -> _Row:
+        return _Row(self.facts, p, self.forward)
+
+    def get(self, p: int, default: Any = None) -> _Row:
+        return _Row(self.facts, p, self.forward)
+
+    def __contains__(self, p: int) -> bool:
+        if p == self.facts.same_as:  # equality is not maintained here
+            return self.facts.has_same_as()
+        return True
+
+
+class _Side:
+    """A set of id triples with the lookups the rules need."""
+
+    def __init__(self) -> None:
+        self.all: set[Ids] = set()
+        self.ps: dict[tuple[int, int], set[int]] = defaultdict(set)
+        self.po: dict[tuple[int, int], set[int]] = defaultdict(set)
+        self.touching: dict[int, set[Ids]] = defaultdict(set)
+
+    def add(self, t: Ids) -> None:
+        s, p, o = t
+        self.all.add(t)
+        self.ps[p, s].add(o)
+        self.po[p, o].add(s)
+        self.touching[s].add(t)
+        self.touching[o].add(t)
+
+
+@dataclass
+class StoreClosure:
+    """The old closure (a generation's default graph and its hidden facts) with what this run
+    removed and added; `all`, `by_ps`, `by_po` and `add` are what `fastrl._fire` uses."""
+
+    store: Store
+    terms: _Terms
+    hidden: _Side
+    same_as: int
+    removed: set[Ids] = field(default_factory=set)
+    added: _Side = field(default_factory=_Side)
+    _objects: dict[tuple[int, int], set[int]] = field(default_factory=dict)
+    _subjects: dict[tuple[int, int], set[int]] = field(default_factory=dict)
+    _same_as: bool | None = None
+
+    def __post_init__(self) -> None:
+        self.all = self
+        self.by_ps = _Index(self, True)
+        self.by_po = _Index(self, False)
+
+    def _stored_objects(self, p: int, s: int) -> set[int]:
+        found = self._objects.get((p, s))
+        if found is None:
+            subject = self.terms.terms[s]
+            found = set()
+            if not isinstance(subject, Literal):
+                predicate = self.terms.terms[p]
+                found = {
+                    self.terms.encode(q.object) for q in self.store.quads_for_pattern(subject, predicate, None, DEFAULT)
+                }
+            self._objects[p, s] = found
+        return found
+
+    def _stored_subjects(self, p: int, o: int) -> set[int]:
+        found = self._subjects.get((p, o))
+        if found is None:
+            predicate, obj = self.terms.terms[p], self.terms.terms[o]
+            found = {self.terms.encode(q.subject) for q in self.store.quads_for_pattern(None, predicate, obj, DEFAULT)}
+            self._subjects[p, o] = found
+        return found
+
+    def objects(self, p: int, s: int) -> set[int]:
+        base = self._stored_objects(p, s) | self.hidden.ps.get((p, s), set())
+        removed = self.removed
+        return {o for o in base if (s, p, o) not in removed} | self.added.ps.get((p, s), set())
+
+    def subjects(self, p: int, o: int) -> set[int]:
+        base = self._stored_subjects(p, o) | self.hidden.po.get((p, o), set())
+        removed = self.removed
+        return {s for s in base if (s, p, o) not in removed} | self.added.po.get((p, o), set())
+
+    def was(self, t: Ids) -> bool:
+        """Whether `t` was in the old closure."""
+        return t in self.hidden.all or t[2] in self._stored_objects(t[1], t[0])
+
+    def __contains__(self, t: object) -> bool:
+        if t in self.added.all:
+            return True
+        return t not in self.removed and self.was(t)  # type: ignore[arg-type]
+
+    def add(self, t: Ids) -> bool:
+        if t in self:
+            return False
+        if t[1] == self.same_as:
+            raise Fallback("the change derives owl:sameAs")
+        self.added.add(t)
+        return True
+
+    def has_same_as(self) -> bool:
+        if self._same_as is None:
+            predicate = self.terms.terms[self.same_as]
+            self._same_as = any(self.store.quads_for_pattern(None, predicate, None, DEFAULT))
+        return self._same_as
+
+    def touching(self, x: int) -> Iterator[Ids]:
+        """Every fact now held with `x` as subject or object."""
+        term = self.terms.terms[x]
+        stored: Iterable[Any] = self.store.quads_for_pattern(None, None, term, DEFAULT)
+        if not isinstance(term, Literal):
+            stored = (*stored, *self.store.quads_for_pattern(term, None, None, DEFAULT))
+        encode = self.terms.encode
+        for q in stored:
+            t = (encode(q.subject), encode(q.predicate), encode(q.object))
+            if t not in self.removed:
+                yield t
+        yield from (t for t in self.hidden.touching.get(x, ()) if t not in self.removed)
+        yield from self.added.touching.get(x, ())
+
+
+@dataclass
+class Change:
+    """What the change does to the inferred graph and to the hidden facts."""
+
+    inferred_added: list[Triple]
+    inferred_removed: list[Triple]
+    hidden: list[tuple[Any, Any, Any]]  # the hidden facts after the change
+    touched: int  # facts over-deleted or added
+
+
+def update(
+    store: Store,
+    schema: Schema,
+    hidden: list[tuple[Any, Any, Any]],
+    removed: Iterable[Triple],
+    added: Iterable[Triple],
+    given: Callable[[tuple[Any, Any, Any]], bool],
+) -> Change:
+    """Maintain the closure held by `store` (a generation) and `hidden` after the asserted
+    triples `removed` and `added` (triple level: a triple still stated by another graph is not
+    removed). `given((s, p, o))`: whether the triple is asserted or ontology after the change."""
+    terms = _Terms()
+    tables = _Encoded(schema, lambda t: terms.encode(term_from_rdflib(t)))
+    side = _Side()
+    for s, p, o in hidden:
+        side.add((terms.encode(s), terms.encode(p), terms.encode(o)))
+    facts = StoreClosure(store, terms, side, tables.same_as)
+    encode = terms.encode
+    gone = [(encode(t.subject), encode(t.predicate), encode(t.object)) for t in removed]
+    new = [(encode(t.subject), encode(t.predicate), encode(t.object)) for t in added]
+    if any(t[1] == tables.same_as for t in (*gone, *new)) or facts.has_same_as():
+        raise Fallback("owl:sameAs in the graph")
+    deleted = _over_delete(facts, tables, gone, terms.literals)
+    facts.removed = deleted
+    _rederive(facts, tables, deleted, new, given, terms)
+    _check_consistency(facts, tables, terms)
+    return _change(facts, deleted, new, given, store, hidden)
+
+
+def _over_delete(facts: StoreClosure, tables: _Encoded, gone: list[Ids], literals: set[int]) -> set[Ids]:
+    """Every old fact derivable from a removed one (an over-estimate: some come back)."""
+    deleted = {t for t in gone if facts.was(t)}
+    agenda = list(deleted)
+
+    def over(h: Ids) -> None:
+        if h not in deleted and facts.was(h):
+            deleted.add(h)
+            agenda.append(h)
+
+    while agenda:
+        _fire(agenda.pop(), tables, facts, over, literals)
+    return deleted
+
+
+def _rederive(
+    facts: StoreClosure,
+    tables: _Encoded,
+    deleted: set[Ids],
+    new: list[Ids],
+    given: Callable[[tuple[Any, Any, Any]], bool],
+    terms: _Terms,
+) -> None:
+    agenda: list[Ids] = []
+
+    def derive(h: Ids) -> None:
+        if facts.add(h):
+            agenda.append(h)
+
+    for t in new:
+        derive(t)
+    for t in deleted:
+        if given(terms.triple(t)):
+            derive(t)
+    seeds = {x for x, _, _ in deleted}
+    for x in seeds:
+        for t in list(facts.touching(x)):
+            _fire(t, tables, facts, derive, terms.literals)
+    while agenda:
+        _fire(agenda.pop(), tables, facts, derive, terms.literals)
+
+
+def _check_consistency(facts: StoreClosure, tables: _Encoded, terms: _Terms) -> None:
+    """cax-dw, cax-adc and cls-nothing2, for the subjects whose types were added."""
+    typed = {s for s, p, _ in facts.added.all if p == tables.type}
+    problems = []
+    for x in sorted(typed, key=lambda i: str(terms.terms[i])):
+        classes = facts.objects(tables.type, x)
+        problems += [
+            f"- {terms.terms[x]} is in the disjoint classes {terms.terms[a]} and {terms.terms[b]}"
+            for a, b in tables.disjoint
+            if a in classes and b in classes
+        ]
+        if tables.nothing in classes:
+            problems.append(f"- {terms.terms[x]} is an instance of owl:Nothing")
+    if problems:
+        raise InconsistentGraph(
+            "OWL RL reasoning found the graph inconsistent (disjoint classes):\n" + "\n".join(problems)
+        )
+
+
+def _change(
+    facts: StoreClosure,
+    deleted: set[Ids],
+    new: list[Ids],
+    given: Callable[[tuple[Any, Any, Any]], bool],
+    store: Store,
+    hidden: list[tuple[Any, Any, Any]],
+) -> Change:
+    """Each triple whose standing may have changed, told against the old inferred graph."""
+    inferred = NamedNode(vocab.GRAPH_INFERRED)
+    added, removed = [], []
+    hidden_now = set(hidden)
+    for t in deleted | facts.added.all | set(new):
+        s, p, o = terms = facts.terms.triple(t)
+        derived = t in facts and not given(terms)
+        kept = derived and keep_inferred(s, p, o)
+        was_inferred = not isinstance(s, Literal) and any(store.quads_for_pattern(s, p, o, inferred))
+        if kept and not was_inferred:
+            added.append(Triple(s, p, o))
+        elif was_inferred and not kept:
+            removed.append(Triple(s, p, o))
+        if derived and not kept and not (o == THING and p.value == vocab.RDF_TYPE.value):
+            hidden_now.add((s, p, o))
+        else:
+            hidden_now.discard((s, p, o))
+    return Change(added, removed, list(hidden_now), len(deleted) + len(facts.added.all))

@@ -1,0 +1,239 @@
+"""Incremental builds (build/incremental.py, build/dred.py): after an edit, the store a build
+makes from the last generation holds exactly the quads, graphs and index rows of a full build."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import sqlite3
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+from pyoxigraph import BlankNode
+
+from iclr_kg.build.pipeline import build
+from iclr_kg.config import Settings, resource_dir
+from iclr_kg.errors import ValidationFailed
+from iclr_kg.index import index_path
+from iclr_kg.store import current_generation, open_read_only
+from iclr_kg.updates import apply
+from tests.helpers import run_cli
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+def snapshot(store_dir: Path) -> tuple[set, Counter, list[str], set]:
+    """What a build made, comparable across builds: every quad (blank nodes, the ontology's own,
+    whose labels each parse draws anew, compared by position), the named graphs, the index rows."""
+    store = open_read_only(store_dir)
+    plain, blank = set(), Counter()
+    for q in store.quads_for_pattern(None, None, None, None):
+        if isinstance(q.subject, BlankNode) or isinstance(q.object, BlankNode):
+            s = "_" if isinstance(q.subject, BlankNode) else str(q.subject)
+            o = "_" if isinstance(q.object, BlankNode) else str(q.object)
+            blank[str(q.graph_name), str(q.predicate), s, o] += 1
+        else:
+            plain.add(q)
+    graphs = sorted(str(g) for g in store.named_graphs())
+    with sqlite3.connect(index_path(current_generation(store_dir))) as db:
+        rows = set(db.execute("SELECT iri, kind, key, label, label_zh, facts, sort, year, papers, names FROM entity"))
+    return plain, blank, graphs, rows
+
+
+def assert_same_as_full(settings: Settings, tmp_path: Path) -> None:
+    full = settings.model_copy(update={"store": tmp_path / "full-store"})
+    shutil.rmtree(full.store, ignore_errors=True)
+    report = build(full, full=True)
+    assert report.mode.startswith("full build")
+    mine, theirs = snapshot(settings.store), snapshot(full.store)
+    assert mine[0] - theirs[0] == set() and theirs[0] - mine[0] == set()
+    assert mine[1:] == theirs[1:]
+
+
+@pytest.fixture
+def real_copy(tmp_path: Path) -> Settings:
+    """The real data/ in a folder of its own, built once."""
+    data = tmp_path / "data"
+    shutil.copytree(resource_dir("data"), data)
+    settings = Settings(data_dir=data, store=tmp_path / "store")
+    assert build(settings).mode.startswith("full build: no store yet")
+    return settings
+
+
+def _retitle(data: Path) -> None:
+    path = data / "sources" / "iclr2021-outstanding-papers.yaml"
+    text = path.read_text(encoding="utf-8")
+    old = "title: Complex Query Answering with Neural Link Predictors"
+    assert old in text
+    path.write_text(text.replace(old, "title: Complex Query Answering, retitled", 1), encoding="utf-8")
+
+
+def _drop_author(data: Path) -> None:
+    path = data / "sources" / "iclr2021-outstanding-papers.yaml"
+    text = path.read_text(encoding="utf-8")
+    old = "authors: [Erik Arakelyan, Daniel Daza, Pasquale Minervini, Michael Cochez]"
+    assert old in text
+    path.write_text(text.replace(old, "authors: [Erik Arakelyan, Daniel Daza, Pasquale Minervini]"), encoding="utf-8")
+
+
+def _new_parent(data: Path) -> None:
+    """Amazon becomes part of Microsoft: AWS and AWS AI too, by transitivity."""
+    path = data / "organizations.yaml"
+    text = path.read_text(encoding="utf-8")
+    old = "  - key: amazon\n    name: Amazon\n    kind: company\n"
+    assert old in text
+    path.write_text(text.replace(old, old + "    parent: microsoft\n", 1), encoding="utf-8")
+
+
+def _no_award(data: Path) -> None:
+    for path in (data / "sources").glob("*.yaml"):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.replace("    awards: [ICLR 2024 Outstanding Paper Award]\n", "", 1), encoding="utf-8")
+
+
+def _without_a_source(data: Path) -> None:
+    (data / "sources" / "iclr2020-perfect-score-papers.yaml").unlink()
+
+
+def _new_paper(data: Path) -> None:
+    path = data / "sources" / "iclr2021-notable-submissions.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert "\npapers:\n" in text
+    paper = (
+        "\npapers:\n  - openreview: NEWPAPER01\n    edition: ICLR 2021\n    title: A Paper Added By Hand\n"
+        "    authors: [Yang Song, Ben Poole]\n    decision: accepted\n\n"
+    )
+    path.write_text(text.replace("\npapers:\n", paper, 1), encoding="utf-8")
+
+
+EDITS: dict[str, Callable[[Path], None]] = {
+    "a paper retitled": _retitle,
+    "an author dropped": _drop_author,
+    "an organization given a parent": _new_parent,
+    "an award taken back": _no_award,
+    "a source deleted": _without_a_source,
+    "a paper added": _new_paper,
+}
+
+
+@pytest.mark.parametrize("edit", EDITS)
+def test_an_edit_rebuilds_incrementally_to_what_a_full_build_makes(real_copy: Settings, tmp_path: Path, edit) -> None:
+    EDITS[edit](real_copy.data_dir)
+    report = build(real_copy)
+    assert report.mode == "incremental", report.mode
+    assert_same_as_full(real_copy, tmp_path)
+    again = build(real_copy)  # nothing changed since: incremental, nothing to do, same graph
+    assert again.mode == "incremental"
+    assert sum(again.counts.values()) == sum(report.counts.values())
+
+
+def _mutate(content: dict[str, dict], rng: random.Random) -> None:
+    """A few random edits of the kinds curators make, on bench/synth.py's data."""
+    sources = [c for name, c in content.items() if name.startswith("sources/")]
+    people = [p["name"] for p in content["people.yaml"]["people"]]
+    for _ in range(rng.randint(1, 4)):
+        papers = rng.choice(sources)["papers"]
+        paper = rng.choice(papers)
+        kind = rng.choice(["retitle", "drop author", "add author", "reorder", "drop paper", "parent", "ratings"])
+        if kind == "retitle":
+            paper["title"] += " (revised)"
+        elif kind == "drop author" and len(paper["authors"]) > 1:
+            paper["authors"].pop(rng.randrange(len(paper["authors"])))
+        elif kind == "add author":
+            extra = rng.choice(people)
+            if extra not in paper["authors"]:
+                paper["authors"].append(extra)
+        elif kind == "reorder":
+            rng.shuffle(paper["authors"])
+        elif kind == "drop paper" and len(papers) > 1:
+            papers.remove(paper)
+        elif kind == "parent":
+            orgs = content["organizations.yaml"]["organizations"]
+            roots = [o for o in orgs if "parent" not in o]
+            child, parent = rng.sample(roots, 2)
+            child["parent"] = parent["key"]
+        elif kind == "ratings" and paper.get("ratings"):
+            paper["ratings"] = paper["ratings"][:-1] or [5]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_edits_of_synthetic_data_rebuild_exactly(tmp_path: Path, seed: int) -> None:
+    sys.path.insert(0, str(BENCH))
+    import synth
+
+    content = synth.generate(300, seed=seed)
+    data = tmp_path / "data"
+
+    def write() -> None:
+        for relative, value in content.items():
+            path = data / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(yaml.safe_dump(value, allow_unicode=True, sort_keys=False), encoding="utf-8")
+
+    write()
+    settings = Settings(data_dir=data, store=tmp_path / "store")
+    build(settings)
+    rng = random.Random(seed)
+    modes = []
+    for _ in range(3):
+        _mutate(content, rng)
+        write()
+        modes.append(build(settings).mode)
+        assert_same_as_full(settings, tmp_path)
+    assert modes.count("incremental") >= 2, modes
+
+
+def test_a_change_that_breaks_a_shape_is_reported_as_by_a_full_build(real_copy: Settings, tmp_path: Path) -> None:
+    before = current_generation(real_copy.store)
+    path = real_copy.data_dir / "sources" / "iclr2021-outstanding-papers.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("title: Complex Query Answering with Neural Link Predictors", "title: NA"))
+    with pytest.raises(ValidationFailed) as incremental:
+        build(real_copy)
+    assert current_generation(real_copy.store) == before  # the last good store stays
+    full = real_copy.model_copy(update={"store": tmp_path / "other"})
+    with pytest.raises(ValidationFailed) as from_scratch:
+        build(full)
+    assert str(incremental.value) == str(from_scratch.value)
+    assert "NA" in str(incremental.value) or "3" in str(incremental.value)
+
+
+def test_what_makes_a_build_full(real_copy: Settings, tmp_path: Path) -> None:
+    assert build(real_copy, full=True).mode == "full build: a full build was asked for"
+    ontology = tmp_path / "ontology"
+    shutil.copytree(real_copy.ontology_dir, ontology)
+    (ontology / "iclr.ttl").write_text((ontology / "iclr.ttl").read_text() + "\n# a comment\n")
+    changed = real_copy.model_copy(update={"ontology_dir": ontology})
+    assert build(changed).mode.startswith("full build: the ontology, shapes, settings or code changed")
+    assert build(changed).mode == "incremental"
+    apply(changed.store, "INSERT DATA { GRAPH <urn:x> { <urn:a> <urn:b> <urn:c> } }")
+    assert build(changed).mode.startswith("full build: updates are journaled")
+    assert any(open_read_only(changed.store).quads_for_pattern(None, None, None, None))
+
+
+def test_parsed_files_are_cached_by_content(real_copy: Settings) -> None:
+    cache = real_copy.store / "cache" / "parsed"
+    entries = sorted(p.name for p in cache.iterdir())
+    assert len(entries) == 4 + len(list((real_copy.data_dir / "sources").glob("*.yaml")))
+    _retitle(real_copy.data_dir)
+    build(real_copy)
+    now = sorted(p.name for p in cache.iterdir())
+    assert len(now) == len(entries) and len(set(now) - set(entries)) == 1  # the edited file, parsed anew
+    titles = open_read_only(real_copy.store).query(
+        "ASK { ?p iclr:title 'Complex Query Answering, retitled' }",
+        prefixes={"iclr": "https://w3id.org/iclr-kg/ontology#"},
+    )
+    assert bool(titles)
+
+
+def test_build_full_on_the_command_line(real_copy: Settings) -> None:
+    env = {"ICLR_KG_DATA_DIR": str(real_copy.data_dir), "ICLR_KG_PROGRESS": "0", "PATH": "/usr/bin:/bin"}
+    done = run_cli("build", "--store", str(real_copy.store), env=env)
+    assert done.returncode == 0, done.stderr
+    assert "(incremental;" in done.stdout
+    done = run_cli("build", "--full", "--store", str(real_copy.store), env=env)
+    assert "(full build: a full build was asked for;" in done.stdout
