@@ -26,7 +26,7 @@ import pickle
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyoxigraph
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
@@ -39,6 +39,9 @@ from iclr_kg.config import Settings
 from iclr_kg.index import build_index, index_path, neighbourhood, patch_index
 from iclr_kg.store import current_generation, generation_record, publish_changed, reasoned_path
 from iclr_kg.updates import Journal
+
+if TYPE_CHECKING:
+    from iclr_kg.build.pipeline import BuildReport
 
 STATE_VERSION = 1
 MAX_CHANGED = 0.05  # above this share of the asserted quads changed (and above MIN_CHANGED), a full build is faster
@@ -177,7 +180,7 @@ def build_from(
     settings: Settings,
     start: Base,
     asserted: list[Quad],
-    report: Any,
+    report: BuildReport,
     finish: Callable[[Store], dict[str, Any]],
 ) -> Path:
     """The new generation, made from `start` for the compiled `asserted` quads (see above).

@@ -163,8 +163,12 @@ ZH = {
 
 
 def language() -> str:
-    """The reader's language for this request, as chosen once when it began (`install`)."""
-    return g.get("lang") or _choose()
+    """The reader's language for this request, chosen the first time a page asks (an API
+    request never does) and kept on `g`."""
+    chosen = g.get("lang")
+    if chosen is None:
+        chosen = g.lang = _choose()
+    return chosen
 
 
 def _choose() -> str:
@@ -189,11 +193,13 @@ def other_language_url() -> tuple[str, str]:
 
 
 def install(app: Flask) -> None:
-    """The language on `g` for every request, `_()` and the toggle in templates, the cookie kept."""
+    """`_()` and the toggle in templates, `g.lang` set when a page renders (an API request never
+    pays for choosing), the cookie kept."""
 
-    @app.before_request
-    def choose_language() -> None:
-        g.lang = _choose()
+    @app.context_processor
+    def chosen_language() -> dict[str, str]:
+        language()  # templates read g.lang
+        return {}
 
     @app.after_request
     def remember_language(response: Response) -> Response:
