@@ -80,6 +80,10 @@ class Settings(BaseSettings):
     query_workers: int = Field(
         4, ge=0, description="query worker processes per web process; `0` runs queries in-process, without a time limit"
     )
+    query_worker_idle: PositiveSeconds = Field(
+        60.0,
+        description="seconds a query worker may sit idle before it stops (one per web process stays; more start on demand)",
+    )
     query_memory: int | None = Field(
         None,
         ge=0,

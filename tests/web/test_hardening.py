@@ -442,3 +442,45 @@ def test_a_worker_that_died_while_idle_is_replaced_not_used(real_store, real_set
         assert pid not in pool.worker_pids()
     finally:
         pool.close()
+
+
+def test_idle_workers_stop_but_one_and_start_again_when_queries_need_them(
+    real_store, real_settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Memory at rest: a web process keeps one query worker once the others sat idle for
+    ICLR_KG_QUERY_WORKER_IDLE seconds; concurrent queries start them again, up to the size."""
+    import os
+
+    from iclr_kg.query import pool as pool_module
+    from iclr_kg.query.pool import QueryPool, QueryRequest
+    from iclr_kg.store import current_generation
+
+    monkeypatch.setattr(pool_module, "RETIRE_INTERVAL", 0.2)
+    generation = current_generation(real_settings.store)
+    pool = QueryPool(3, memory_mib=1024, retire_after=0.5)
+    try:
+        started = pool.worker_pids()
+        assert len(started) == 3
+        deadline = time.monotonic() + 20
+        while pool.idle > 1 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert pool.idle == 1
+        (kept,) = pool.worker_pids()
+        time.sleep(0.5)
+        assert [pid for pid in started - {kept} if os.path.exists(f"/proc/{pid}")] == []  # stopped, not zombies
+        slow = QueryRequest(
+            "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }", formats={"results": "json", "rdf": None}
+        )
+        busy = threading.Thread(target=lambda: _swallow(lambda: pool.start(generation, slow, 2)))
+        busy.start()
+        while pool.idle and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pool.idle == 0  # the one kept worker runs the slow query
+        began = time.monotonic()
+        answer = pool.start(generation, QueryRequest("ASK {}", formats={"results": "json", "rdf": None}), 10)
+        assert answer.prefetched is not None and b"true" in answer.prefetched  # a worker started for it
+        assert time.monotonic() - began < 5
+        busy.join()
+        assert len(pool.worker_pids()) == 2  # the slow one's worker replaced at its time limit, both idle
+    finally:
+        pool.close()

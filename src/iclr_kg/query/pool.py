@@ -372,6 +372,7 @@ def start_without_main(process: Any) -> None:
 # what a large query grew to, and the next large query would start from there.
 RECYCLE_RSS = 512 * 2**20
 WATCH_INTERVAL = 0.25  # seconds between the watchdog's looks at running queries' deadlines
+RETIRE_INTERVAL = 5.0  # seconds between its looks for workers idle too long
 
 
 def default_query_memory() -> int:
@@ -388,6 +389,7 @@ def default_query_memory() -> int:
 
 class _Worker:
     def __init__(self, context: Any, memory_mib: int, backend_auth: str | None = None):
+        self.idle_since = time.monotonic()
         self.conn, child = context.Pipe()
         self.process = context.Process(
             target=_worker_main, args=(child, memory_mib, backend_auth), daemon=True, name="iclr-kg-query"
@@ -418,13 +420,17 @@ class _Worker:
 
 
 class QueryPool:
-    """A fixed number of query worker processes, handed out one per running query.
+    """Up to `size` query worker processes, handed out one per running query.
 
     Admission is bounded: a client may hold at most half of the workers while others wait, and
     at most `4 × size` requests wait at all; past either, `PoolBusy` at once (503 with
     Retry-After) instead of a queue that grows with every slow query. A watchdog thread kills
     the worker of any query past its deadline, also while the web thread is blocked writing to a
-    client that does not read.
+    client that does not read. All `size` workers start with the pool; one idle for more than
+    `retire_after` seconds stops (but `keep` of them), and starts again when a query needs it:
+    a server at rest holds `keep` workers per web process, not `size` (their interpreters and
+    libraries are most of its memory), and pays a worker's start, a few tenths of a second,
+    for the second concurrent query after a quiet spell.
     """
 
     def __init__(
@@ -433,10 +439,13 @@ class QueryPool:
         wait_for_worker: float = 30.0,
         memory_mib: int | None = None,
         backend_auth: str | None = None,
+        keep: int = 1,
+        retire_after: float = 60.0,
     ):
         self._context = multiprocessing.get_context("spawn")
         self.backend_auth = backend_auth  # for workers that read a remote engine
         self.size = size
+        self.keep, self.retire_after = keep, retire_after
         self.memory_mib = default_query_memory() if memory_mib is None else memory_mib
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self._wait = wait_for_worker
@@ -445,6 +454,7 @@ class QueryPool:
         self._running: set[RunningQuery] = set()
         self._per_client: dict[str, int] = {}
         self._waiting = 0
+        self._live = size  # workers started and not stopped: idle, running, or being handed out
         for _ in range(size):
             self._idle.put(self._spawn())
         self._watchdog = threading.Thread(target=self._watch, name="iclr-kg-query-watchdog", daemon=True)
@@ -472,7 +482,7 @@ class QueryPool:
 
     def _admit(self, client: str | None) -> None:
         with self._lock:
-            if self._idle.qsize() == 0:
+            if self._idle.qsize() == 0 and self._live >= self.size:
                 if self._waiting >= 4 * self.size:
                     raise PoolBusy(f"the endpoint is busy: {self._waiting} queries are waiting for a worker")
                 if client is not None and self._per_client.get(client, 0) >= max(1, self.size // 2):
@@ -483,16 +493,37 @@ class QueryPool:
         """An idle worker that is alive: one that died while idle (the kernel's OOM killer, an
         operator's kill) is replaced here, not handed to a query that would fail on it."""
         try:
-            worker = self._idle.get(timeout=max(0.0, wait))
+            worker = self._take(wait)
             if not worker.process.is_alive():
                 worker.kill()
                 worker = self._spawn()
             return worker
-        except queue.Empty:
-            raise PoolBusy(f"the endpoint is busy: no query worker became free within {wait:.0f} s") from None
         finally:
             with self._lock:
                 self._waiting -= 1
+
+    def _take(self, wait: float) -> _Worker:
+        """An idle worker; with none idle and fewer than `size` started (some retired), a new
+        one; else the first to come free within `wait` seconds."""
+        try:
+            return self._idle.get_nowait()
+        except queue.Empty:
+            pass
+        with self._lock:
+            grow = self._live < self.size
+            if grow:
+                self._live += 1
+        if grow:
+            try:
+                return self._spawn()
+            except BaseException:
+                with self._lock:
+                    self._live -= 1
+                raise
+        try:
+            return self._idle.get(timeout=max(0.0, wait))
+        except queue.Empty:
+            raise PoolBusy(f"the endpoint is busy: no query worker became free within {wait:.0f} s") from None
 
     def _release(self, running: RunningQuery, healthy: bool) -> None:
         with self._lock:
@@ -506,6 +537,7 @@ class QueryPool:
         worker = running.worker
         healthy = healthy and worker.process.is_alive()  # it may have died after its last message
         if healthy and not self._closed and worker.rss() < max(RECYCLE_RSS, self.memory_mib * 2**20 // 4):
+            worker.idle_since = time.monotonic()
             self._idle.put(worker)
             return
         worker.kill()
@@ -513,7 +545,9 @@ class QueryPool:
             self._idle.put(self._spawn())
 
     def _watch(self) -> None:
-        """Kill the workers of queries past their deadline, whatever the web thread is doing."""
+        """Kill the workers of queries past their deadline, whatever the web thread is doing;
+        now and then, stop the workers idle for too long."""
+        retired_at = time.monotonic()
         while not self._closed:
             time.sleep(WATCH_INTERVAL)
             now = time.monotonic()
@@ -521,6 +555,24 @@ class QueryPool:
                 late = [r for r in self._running if now > r.deadline + WATCH_INTERVAL]
             for running in late:
                 running.abandon()
+            if now - retired_at > RETIRE_INTERVAL:
+                retired_at = now
+                self._retire(now)
+
+    def _retire(self, now: float) -> None:
+        """Stop the idle workers unused for `retire_after` seconds, oldest first, but `keep`.
+        The queue hands out the longest idle first, so those are at its front."""
+        while self._idle.qsize() > self.keep:
+            try:
+                worker = self._idle.get_nowait()
+            except queue.Empty:
+                return
+            if now - worker.idle_since < self.retire_after or self._closed:
+                self._idle.put(worker)  # the oldest is recent: so are the others
+                return
+            with self._lock:
+                self._live -= 1
+            worker.kill()
 
     def start(self, generation: Path, request: QueryRequest, timeout: float, client: str | None = None) -> RunningQuery:
         """Send `request` to a worker; returns once the worker knows the result's kind.

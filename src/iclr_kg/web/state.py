@@ -78,6 +78,7 @@ class AppState:
                         self.settings.query_workers,
                         memory_mib=self.settings.query_memory,
                         backend_auth=self.settings.backend_auth,
+                        retire_after=self.settings.query_worker_idle,
                     )
         return self._pool
 
