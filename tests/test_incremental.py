@@ -215,6 +215,17 @@ def test_what_makes_a_build_full(real_copy: Settings, tmp_path: Path) -> None:
     assert any(open_read_only(changed.store).quads_for_pattern(None, None, None, None))
 
 
+def test_a_damaged_build_state_means_a_full_build(real_copy: Settings) -> None:
+    from iclr_kg.store import reasoned_path
+
+    state = reasoned_path(current_generation(real_copy.store))
+    state.write_bytes(state.read_bytes()[:100])  # cut short
+    _retitle(real_copy.data_dir)
+    report = build(real_copy)
+    assert report.mode.startswith("full build: the current generation has no readable build state")
+    assert build(real_copy).mode == "incremental"  # the full build saved a good one
+
+
 def test_parsed_files_are_cached_by_content(real_copy: Settings) -> None:
     cache = real_copy.store / "cache" / "parsed"
     entries = sorted(p.name for p in cache.iterdir())

@@ -80,12 +80,16 @@ def save(
     hidden: list[tuple[Any, Any, Any]],
 ) -> None:
     """Beside a generation a build made: its fingerprint, quads per graph, the digests of its
-    asserted graphs and the closure's hidden facts."""
+    asserted graphs and the closure's hidden facts. The generation is already published: if
+    this cannot be written (a full disk), the next build is full, and nothing else is lost."""
     state = {"fingerprint": fingerprint(settings), "counts": counts, "digests": asserted, "hidden": hidden}
     path = reasoned_path(generation)
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
-    tmp.replace(path)
+    try:
+        tmp.write_bytes(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+        tmp.replace(path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
 
 
 @dataclass
@@ -109,11 +113,11 @@ def base(settings: Settings) -> Base | str:
         return "updates are journaled (they are replayed onto a full build)"
     try:
         state = pickle.loads(reasoned_path(generation).read_bytes())
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
-        return "the current generation was not made by a build of this version"
-    if state.get("fingerprint") != fingerprint(settings):
-        return "the ontology, shapes, settings or code changed since the last build"
-    return Base(generation, state["counts"], state["digests"], state["hidden"])
+        if state["fingerprint"] != fingerprint(settings):
+            return "the ontology, shapes, settings or code changed since the last build"
+        return Base(generation, state["counts"], state["digests"], state["hidden"])
+    except Exception:  # noqa: BLE001 - missing, truncated or foreign: whatever it is, build in full
+        return f"the current generation has no readable build state beside it ({reasoned_path(generation).name})"
 
 
 def digests(quads: list[Quad]) -> Digests:
