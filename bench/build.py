@@ -7,8 +7,10 @@ For each size, in one run: synthetic data (bench/synth.py) is built by `iclr-kg 
 process (wall time, and peak memory of its whole process tree: the build forks a validator); the
 quads of the store it made are dumped and loaded again by pyoxigraph's `bulk_load` alone, in a
 fresh process (the storage limit: what no build can beat); then one curated file is edited
-(organizations.yaml: an organization made part of another) and the build runs again, incrementally. Printed: seconds, peak MiB, and the ratios build / limit
-(issue #19's targets: 2x at 10,000 papers, 2.5x and 3 GiB at 50,000) and rebuild / build (20%).
+(organizations.yaml: an organization made part of another) and the build runs again,
+incrementally. Printed: seconds, peak MiB, and the ratios build / limit (issue #19's targets:
+2x at 10,000 papers, 2.5x and 3 GiB at 50,000) and rebuild / build (20%). `--verify`: the edited
+data is also built from scratch, and the two stores compared as tests/test_incremental.py does.
 Needs the bench extra: pip install -e '.[bench]'.
 """
 
@@ -66,7 +68,20 @@ def measured(command: list[str], env: dict[str, str] | None = None) -> tuple[flo
     return seconds, peak, output.strip()
 
 
-def one_size(papers: int, work: Path) -> dict[str, float]:
+def same_as_full(store: Path, env: dict[str, str], work: Path) -> str:
+    """Build the edited data again from scratch and compare the two stores as the tests do
+    (tests/test_incremental.py: every quad, named graph and index row)."""
+    sys.path.insert(0, str(HERE.parent))
+    from tests.test_incremental import snapshot
+
+    fresh = work / f"{store.name}-fresh"
+    measured([CLI, "build", "--full", "--store", str(fresh)], env)
+    mine, theirs = snapshot(store), snapshot(fresh)
+    same = mine == theirs
+    return f"{'the same as' if same else 'DIFFERENT from'} a full build ({len(mine[0]):,} quads, {len(mine[3]):,} index rows)"
+
+
+def one_size(papers: int, work: Path, verify: bool = False) -> dict[str, float]:
     sys.path.insert(0, str(HERE))
     import synth
 
@@ -88,6 +103,7 @@ def one_size(papers: int, work: Path) -> dict[str, float]:
     organizations.write_text(edited, encoding="utf-8")
     rebuild_s, rebuild_mib, said = measured([CLI, "build", "--store", str(store)], env)
     rebuilt = next((line for line in said.splitlines() if line.startswith("built ")), "")
+    verdict = same_as_full(store, env, work) if verify else ""
     return {
         "papers": papers,
         "quads": sum(1 for _ in dump.open("rb")),
@@ -99,6 +115,7 @@ def one_size(papers: int, work: Path) -> dict[str, float]:
         "rebuild_mib": rebuild_mib,
         "stages": stages,
         "rebuilt": rebuilt,
+        "verdict": verdict,
     }
 
 
@@ -106,11 +123,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10000, 50000])
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    parser.add_argument(
+        "--verify", action="store_true", help="also build the edited data from scratch and compare (12 GiB at 50,000)"
+    )
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory(prefix="iclr-kg-bench-build-") as tmp:
         for papers in args.sizes:
-            rows.append(one_size(papers, Path(tmp)))
+            rows.append(one_size(papers, Path(tmp), args.verify))
     targets = {10000: 2.0, 50000: 2.5}
     print(
         "\n| papers | quads stored | build s | peak MiB | bulk_load s (limit) | build / limit | target | rebuild after one edit s | rebuild / build (target 0.2) |"
@@ -126,6 +146,8 @@ def main() -> None:
     for r in rows:
         print(f"\n{r['papers']:,} papers: {r['stages']}")
         print(f"  after the edit ({r['rebuild_mib']:,.0f} MiB): {r['rebuilt']}")
+        if r["verdict"]:
+            print(f"  the rebuilt store is {r['verdict']}")
     if args.json:
         print(json.dumps(rows))
 
