@@ -10,8 +10,9 @@ closure's hidden facts), and no update has been journaled since, `build`
 2. maintains the closure for the triples that changed (build/dred.py: delete and rederive);
 3. makes the new generation from a checkpoint of the old one (hard links) and writes only the
    changed quads: asserted graphs, the inferred graph and the merged default graph;
-4. validates with the constraints whose queries name a changed predicate (the others held and
-   still hold), on the new generation;
+4. validates, on the new generation, with the constraints whose queries name a changed
+   predicate (the others held and still hold), each for the focus nodes the change can reach
+   (shaclsparql.validate_change); a violation makes the build full, which reports them all;
 5. recomputes the index rows of the entities the change reaches (index.patch_index).
 
 The result is the quads a full build gives (tests compare them); blank nodes of the ontology
