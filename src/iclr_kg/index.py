@@ -346,19 +346,18 @@ def patch_index(store: Store, generation: Path, base: Path, iris: set[str]) -> P
     shutil.copyfile(base, tmp)
     db = sqlite3.connect(tmp)
     try:
-        ids: dict[str, int] = {}
+        wanted, old = sorted(iris), []
+        for start in range(0, len(wanted), 500):
+            batch = wanted[start : start + 500]
+            old += db.execute(
+                f"SELECT id, iri, kind, names FROM entity WHERE iri IN ({','.join('?' * len(batch))})", batch
+            ).fetchall()
+        ids = {iri: number for number, iri, _, _ in old}
         for table in ("words", "grams"):  # contentless FTS5: a row goes out by its old text
-            for start in range(0, len(iris), 500):
-                batch = sorted(iris)[start : start + 500]
-                rows = db.execute(
-                    f"SELECT id, iri, kind, names FROM entity WHERE iri IN ({','.join('?' * len(batch))})", batch
-                ).fetchall()
-                for number, iri, kind, names in rows:
-                    ids[iri] = number
-                    if kind in SEARCHED:
-                        db.execute(
-                            f"INSERT INTO {table} ({table}, rowid, names) VALUES ('delete', ?, ?)", (number, names)
-                        )
+            db.executemany(
+                f"INSERT INTO {table} ({table}, rowid, names) VALUES ('delete', ?, ?)",
+                [(number, names) for number, _, kind, names in old if kind in SEARCHED],
+            )
         db.executemany("DELETE FROM entity WHERE id = ?", [(number,) for number in ids.values()])
         last = db.execute("SELECT COALESCE(MAX(id), 0) FROM entity").fetchone()[0]
         rows = []

@@ -117,9 +117,9 @@ def publish(
     """
     from iclr_kg.index import build_index  # here: query workers import this module, not the index
 
-    def fill(store: Store, generation: Path) -> Callable[[Store], None]:
+    def fill(store: Store, generation: Path) -> Callable[[Store, dict[str, Any]], None]:
         _load_merged(store, quads, loaded or (lambda n: None))
-        return lambda db: build_index(db, generation)
+        return lambda db, record: build_index(db, generation)
 
     return _publish_new(store_dir, None, fill, finish)
 
@@ -127,19 +127,20 @@ def publish(
 def publish_changed(
     store_dir: Path,
     base: Path,
-    change: Callable[[Store, Path], Callable[[Store], None]],
+    change: Callable[[Store, Path], Callable[[Store, dict[str, Any]], None]],
     finish: Callable[[Store], dict[str, Any]] | None = None,
 ) -> Path:
     """A new generation made from `base` (a RocksDB checkpoint: hard links, about a
     millisecond) by `change(store, generation)`, published as `publish` does. `change` returns
-    what writes the generation's index; it may raise to publish nothing."""
+    what writes the generation's index, told what `finish` recorded; it may raise to publish
+    nothing."""
     return _publish_new(store_dir, base, change, finish)
 
 
 def _publish_new(
     store_dir: Path,
     base: Path | None,
-    fill: Callable[[Store, Path], Callable[[Store], None]],
+    fill: Callable[[Store, Path], Callable[[Store, dict[str, Any]], None]],
     finish: Callable[[Store], dict[str, Any]] | None,
 ) -> Path:
     from iclr_kg.index import index_path
@@ -158,7 +159,7 @@ def _publish_new(
         write_index = fill(store, generation)
         with write_lock(store_dir):
             record = finish(store) if finish is not None else {}
-            write_index(store)
+            write_index(store, record)
             store.flush()
             del store
             complete_generation(generation, record)

@@ -208,7 +208,6 @@ class Change:
     inferred_added: list[Triple]
     inferred_removed: list[Triple]
     hidden: list[tuple[Any, Any, Any]]  # the hidden facts after the change
-    touched: int  # facts over-deleted or added
 
 
 def update(
@@ -322,8 +321,8 @@ def _change(
             added.append(Triple(s, p, o))
         elif was_inferred and not kept:
             removed.append(Triple(s, p, o))
-        if derived and not kept and not (o == THING and p.value == vocab.RDF_TYPE.value):
+        if derived and not kept and not (o == THING and p == vocab.RDF_TYPE):
             hidden_now.add((s, p, o))
         else:
             hidden_now.discard((s, p, o))
-    return Change(added, removed, list(hidden_now), len(deleted) + len(facts.added.all))
+    return Change(added, removed, list(hidden_now))

@@ -21,6 +21,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
+from pyoxigraph import NamedNode
 from rdflib import OWL, RDF, RDFS, BNode, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.graph import Graph
@@ -258,16 +259,16 @@ SCHEMA_PREDICATES = (
 )
 
 
+OXIGRAPH_SCHEMA_PREDICATES = frozenset(NamedNode(str(p)) for p in SCHEMA_PREDICATES)
+
+
 def oxigraph_schema(ontology: list[Any], data: tuple[Any, ...] | list[Any] = ()) -> Schema:
     """The Schema of pyoxigraph triples (the ontology, and any schema triples in the data); only
     this small part goes through rdflib, blank node labels kept."""
-    import pyoxigraph as ox
-
     from iclr_kg.build.convert import term_to_rdflib as to_rdflib
 
-    schema_predicates = {ox.NamedNode(str(p)) for p in SCHEMA_PREDICATES}
     tbox = Graph()
-    for t in (*ontology, *(t for t in data if t.predicate in schema_predicates)):
+    for t in (*ontology, *(t for t in data if t.predicate in OXIGRAPH_SCHEMA_PREDICATES)):
         tbox.add((to_rdflib(t.subject), to_rdflib(t.predicate), to_rdflib(t.object)))
     return Schema(tbox)
 

@@ -49,9 +49,7 @@ MAX_CHANGED = 0.05  # above this share of the asserted quads changed (and above 
 MIN_CHANGED = 2_000
 PACKAGE = Path(__file__).resolve().parent.parent
 CODE = sorted([*(PACKAGE / "build").glob("*.py"), PACKAGE / "index.py", PACKAGE / "vocab.py", PACKAGE / "store.py"])
-SCHEMA_PREDICATES = {NamedNode(str(p)) for p in fastrl.SCHEMA_PREDICATES}
 DEFAULT = DefaultGraph()
-RDF_TYPE = vocab.RDF_TYPE
 INFERRED = NamedNode(vocab.GRAPH_INFERRED)
 ONTOLOGY = NamedNode(vocab.GRAPH_ONTOLOGY)
 Digests = dict[str, tuple[int, int]]  # per asserted graph: (quads, sum of their hashes)
@@ -159,7 +157,7 @@ def diff(old: Store, before: Digests, asserted: list[Quad], after: Digests) -> _
     for quad in (*removed, *added):
         if isinstance(quad.subject, BlankNode) or isinstance(quad.object, BlankNode):
             raise Fallback("the change has blank nodes")
-        if quad.predicate in SCHEMA_PREDICATES:
+        if quad.predicate in fastrl.OXIGRAPH_SCHEMA_PREDICATES:
             raise Fallback(f"the change states schema ({quad.predicate})")
     in_changed_after = [NamedNode(g) for g in changed if g in after]
     in_changed_before = [NamedNode(g) for g in changed if g in before]
@@ -204,17 +202,12 @@ def build_from(
 
     with report.stage("reason", "triples") as shown:
         ontology = [q.triple for q in old.quads_for_pattern(None, None, None, ONTOLOGY)]
-        schema = fastrl.oxigraph_schema(ontology, [q for q in asserted if q.predicate in SCHEMA_PREDICATES])
+        schema = fastrl.oxigraph_schema(ontology, asserted)  # it takes the data's schema triples
         reasoned = dred.update(old, schema, start.hidden, change.removed_triples, change.added_triples, given)
         shown.advance(len(reasoned.inferred_added) + len(reasoned.inferred_removed))
     shapes = load_shapes(settings.ontology_dir / "shapes.ttl")
-    replayed: dict[str, Any] = {}
 
-    def finish_and_remember(db: Store) -> dict[str, Any]:
-        replayed.update(finish(db))
-        return replayed
-
-    def apply(db: Store, generation: Path) -> Callable[[Store], None]:
+    def apply(db: Store, generation: Path) -> Callable[[Store, dict[str, Any]], None]:
         with report.stage("store", "quads") as shown:
             touched = _write(db, change, reasoned)
             shown.advance(len(touched))
@@ -226,8 +219,8 @@ def build_from(
         if not result.conforms:  # the full build's validation reports every violation, as always
             raise Fallback(f"the change breaks {len(result.violations)} shape constraint(s)")
 
-        def index(db: Store) -> None:
-            if replayed.get("journal"):  # updates arrived meanwhile: they changed more than the diff
+        def index(db: Store, record: dict[str, Any]) -> None:
+            if record.get("journal"):  # updates arrived meanwhile and were replayed: more than the diff changed
                 build_index(db, generation)
             else:
                 patch_index(db, generation, index_path(start.generation), neighbourhood(db, touched))
@@ -235,7 +228,7 @@ def build_from(
         return index
 
     with report.stage("publish"):
-        generation = publish_changed(settings.store, start.generation, apply, finish_and_remember)
+        generation = publish_changed(settings.store, start.generation, apply, finish)
     counts = dict(start.counts)
     for graph, delta in _count_changes(change, reasoned).items():
         counts[graph] = counts.get(graph, 0) + delta
@@ -250,15 +243,19 @@ def _back(db: Store, old: Store, graphs: list[NamedNode]) -> shaclsparql.Neighbo
     """One step back along a path, in the asserted graphs before or after the change (a link the
     change removed still leads to the focus nodes it affected)."""
 
+    asserted = set(graphs)
+
     def back(node: Any, predicate: str, inverse: bool) -> set[Any]:
         p = NamedNode(predicate)
         found: set[Any] = set()
         for store in (db, old):
             if inverse:
                 if not isinstance(node, Literal):
-                    found |= {q.object for q in store.quads_for_pattern(node, p, None, None) if q.graph_name in graphs}
+                    found |= {
+                        q.object for q in store.quads_for_pattern(node, p, None, None) if q.graph_name in asserted
+                    }
             else:
-                found |= {q.subject for q in store.quads_for_pattern(None, p, node, None) if q.graph_name in graphs}
+                found |= {q.subject for q in store.quads_for_pattern(None, p, node, None) if q.graph_name in asserted}
         return found
 
     return back
