@@ -38,7 +38,7 @@ from typing import Any
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, Store, Triple
 
-from iclr_kg import vocab
+from iclr_kg import gcpause, vocab
 from iclr_kg.atomic import fsync_dir, write_text
 from iclr_kg.errors import ExternalServiceError, InconsistentGraph, QueryError, StoreError, UpdateTimeout
 from iclr_kg.index import build_index, index_path
@@ -127,7 +127,7 @@ def apply(
 
     Raises QueryError (syntax, or what the update may not do) with nothing written.
     """
-    with write_lock(store_dir):
+    with write_lock(store_dir), gcpause.paused():
         source = current_generation(store_dir)
         if source is None:
             raise StoreError(f"no store at {store_dir}: run `iclr-kg build --store {store_dir}` first")

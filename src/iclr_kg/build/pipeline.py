@@ -23,7 +23,7 @@ from typing import Any, NoReturn, TypeVar
 import rdflib
 from pyoxigraph import NamedNode, Quad, Store
 
-from iclr_kg import vocab
+from iclr_kg import gcpause, vocab
 from iclr_kg.build import incremental, rdf, shaclsparql
 from iclr_kg.build.convert import to_rdflib
 from iclr_kg.build.reason import infer_terms
@@ -165,7 +165,7 @@ def build(settings: Settings, progress: Progress | None = None, full: bool = Fal
         """Accepted updates outlive the build: run them onto the new generation (updates.py)."""
         return {"journal": replay(db, settings.store, settings.reasoner)}
 
-    with build_lock(settings.store):
+    with build_lock(settings.store), gcpause.paused():
         compiled = compile_unvalidated(settings, report)
         start = incremental.base(settings) if not full else "a full build was asked for"
         if isinstance(start, incremental.Base):
