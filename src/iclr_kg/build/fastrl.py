@@ -187,12 +187,17 @@ class Schema:
 class _Facts:
     """The growing set of triples with the indexes the rules join against.
 
-    The by-subject and by-object indexes serve only equality (eq-rep-*), so they are built on
-    the first owl:sameAs and kept from then on.
+    Only the predicates a rule joins on (`joined`: transitive, chained, functional, restricted
+    properties) are indexed by subject and object. Most triples (types, names, titles) are never
+    looked up that way, and their indexes were most of the reasoner's memory and a third of its
+    time. The first owl:sameAs indexes every predicate from then on (equality rewrites any
+    triple), and builds the by-subject and by-object indexes it alone needs.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, joined: set[int] | None, same_as: int) -> None:
         self.all: set[tuple[int, int, int]] = set()
+        self.joined = joined  # None: every predicate
+        self.same_as = same_as
         self.by_ps: dict[int, dict[int, set[int]]] = defaultdict(lambda: defaultdict(set))
         self.by_po: dict[int, dict[int, set[int]]] = defaultdict(lambda: defaultdict(set))
         self.by_s: dict[int, set[tuple[int, int]]] | None = None
@@ -203,12 +208,32 @@ class _Facts:
             return False
         s, p, o = triple
         self.all.add(triple)
-        self.by_ps[p][s].add(o)
-        self.by_po[p][o].add(s)
+        if self.joined is None or p in self.joined:
+            self.by_ps[p][s].add(o)
+            self.by_po[p][o].add(s)
+        elif p == self.same_as:
+            self._index_everything()  # this triple included
         if self.by_s is not None:
             self.by_s[s].add((p, o))
             self.by_o[o].add((s, p))  # type: ignore[index]
         return True
+
+    def _index_everything(self) -> None:
+        joined, self.joined = self.joined, None
+        for s, p, o in self.all:
+            if joined is None or p not in joined:
+                self.by_ps[p][s].add(o)
+                self.by_po[p][o].add(s)
+
+    def subjects_of(self, p: int, objects: set[int]) -> dict[int, set[int]]:
+        """Subjects by object, for the objects `objects` of `p` (by a scan if `p` is not indexed)."""
+        if self.joined is None or p in self.joined:
+            return {o: set(self.by_po.get(p, {}).get(o, ())) for o in objects}
+        found: dict[int, set[int]] = {o: set() for o in objects}
+        for s, q, o in self.all:
+            if q == p and o in found:
+                found[o].add(s)
+        return found
 
     def equality_indexes(self) -> tuple[dict[int, set[tuple[int, int]]], dict[int, set[tuple[int, int]]]]:
         if self.by_s is None:
@@ -219,21 +244,47 @@ class _Facts:
         return self.by_s, self.by_o  # type: ignore[return-value]
 
 
+def _least(members: set[int], above: dict[int, set[int]]) -> set[int]:
+    """The members of `members` that no other member is strictly below (`above[x]`: everything
+    x is under, x included); every member is above one of them."""
+    return {
+        m for m in members if not any(m in above.get(n, ()) and n not in above.get(m, ()) for n in members if n != m)
+    }
+
+
+def _next_up(x: int, above: dict[int, set[int]]) -> set[int]:
+    """What x is directly under: its equivalents, and the least of what it is strictly under.
+    Each of these reaches, in turn, the rest of `above[x]` (an equivalent alone could lead only
+    back to x: Work and CreativeWork would name each other and never Thing)."""
+    others = above.get(x, set()) - {x}
+    equivalent = {y for y in others if x in above.get(y, ())}
+    return equivalent | _least(others - equivalent, above)
+
+
 class _Encoded:
     """The schema tables with every term replaced by a small integer: the rules then hash and
-    compare ints instead of rdflib terms, several times faster."""
+    compare ints instead of rdflib terms, several times faster.
+
+    Superclasses, superproperties, domains and ranges are kept to their least members: a
+    property's domain is Paper, not Paper and every class above it. The classes above come from
+    cax-sco when the type is new, once per subject instead of once per triple, and the closure
+    is the same (each rule applied to every fact reaches, step by step, what the transitive
+    tables reached in one). Most triples' domain and range types are known already: this halves
+    the triples the rules derive again."""
 
     def __init__(self, schema: Schema, encode):  # type: ignore[no-untyped-def]
         e = encode
-        self.super_props = {e(p): {e(q) for q in qs} for p, qs in schema.super_props.items()}
-        self.super_classes = {e(c): {e(d) for d in ds} for c, ds in schema.super_classes.items()}
+        props = {e(p): {e(q) for q in qs} for p, qs in schema.super_props.items()}
+        classes = {e(c): {e(d) for d in ds} for c, ds in schema.super_classes.items()}
+        self.super_props = {p: _next_up(p, props) for p in props}
+        self.super_classes = {c: _next_up(c, classes) for c in classes}
         self.inverse = {e(p): {e(q) for q in qs} for p, qs in schema.inverse.items()}
         self.symmetric = {e(p) for p in schema.symmetric}
         self.transitive = {e(p) for p in schema.transitive}
         self.functional = {e(p) for p in schema.functional}
         self.inverse_functional = {e(p) for p in schema.inverse_functional}
-        self.domains = {e(p): {e(c) for c in cs} for p, cs in schema.domains.items()}
-        self.ranges = {e(p): {e(c) for c in cs} for p, cs in schema.ranges.items()}
+        self.domains = {e(p): _least({e(c) for c in cs}, classes) for p, cs in schema.domains.items()}
+        self.ranges = {e(p): _least({e(c) for c in cs}, classes) for p, cs in schema.ranges.items()}
         self.chain_steps = {
             e(p): [(i, [e(x) for x in chain], e(q)) for i, chain, q in steps] for p, steps in schema.chain_steps.items()
         }
@@ -245,6 +296,15 @@ class _Encoded:
         self.avf = {e(r): (e(p), e(f)) for r, (p, f) in schema.avf.items()}
         self.disjoint = [(e(a), e(b)) for a, b in schema.disjoint]
         self.thing, self.nothing, self.same_as, self.type = e(OWL.Thing), e(OWL.Nothing), e(OWL.sameAs), e(TYPE)
+        self.joined = {  # the predicates some rule looks up by subject or object (_Facts)
+            *self.transitive,
+            *self.chain_steps,
+            *self.functional,
+            *self.inverse_functional,
+            *self.svf_by_property,
+            *self.avf_by_property,
+            *((self.type,) if self.avf_by_property else ()),
+        }
 
 
 SCHEMA_PREDICATES = (
@@ -323,7 +383,7 @@ def _evaluate(
         return found
 
     tables = _Encoded(schema, lambda t: encode(schema_term(t)))
-    facts = _Facts()
+    facts = _Facts(tables.joined, tables.same_as)
     agenda: list[tuple[int, int, int]] = []
 
     def derive(triple: tuple[int, int, int]) -> None:
@@ -452,7 +512,7 @@ def _chain_matches(chain: list[int], i: int, s: int, o: int, facts: _Facts) -> l
 
 def _check_consistency(schema: _Encoded, facts: _Facts, terms: list[Term]) -> None:
     problems = []
-    members = facts.by_po.get(schema.type, {})
+    members = facts.subjects_of(schema.type, {c for pair in schema.disjoint for c in pair} | {schema.nothing})
     for a, b in schema.disjoint:  # cax-dw, cax-adc
         both = set(members.get(a, ())) & set(members.get(b, ()))
         for x in sorted(terms[i] for i in both):
