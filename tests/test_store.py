@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from pyoxigraph import NamedNode, Quad
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad
 
 from iclr_kg.build.pipeline import build
 from iclr_kg.errors import DataError, QueryError, StoreError, ValidationFailed
@@ -90,6 +90,29 @@ def test_generations_of_one_second_are_kept_newest_first_whatever_their_process_
         made.append(publish(tmp_path, [quad]))
     kept = {p for p in (tmp_path / "generations").iterdir() if p.is_dir()}
     assert kept == set(made[-2:])
+
+
+def test_publish_stores_every_quad_and_its_triple_in_the_default_graph(tmp_path: Path, monkeypatch) -> None:
+    """The quads go to the bulk loader as N-Quads, each chunk followed by its lines with the
+    graph name cut off: literals that look like the end of a line, typed, tagged, with newlines,
+    and two graphs stating one triple must come out exactly, and chunks must join."""
+    monkeypatch.setattr("iclr_kg.store.CHUNK", 2)
+    a, b, g, h = NamedNode("http://a"), NamedNode("http://b"), NamedNode("http://g"), NamedNode("http://h")
+    objects = [
+        Literal('x" <http://g> .'),
+        Literal("two\nlines <http://h> .\n"),
+        Literal("1", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
+        Literal("名前", language="zh"),
+        BlankNode("b1"),
+    ]
+    quads = [Quad(a, b, o, g) for o in objects] + [Quad(a, b, objects[0], h)]
+    publish(tmp_path, iter(quads))
+    store = open_read_only(tmp_path)
+    assert set(store.quads_for_pattern(None, None, None, g)) == set(quads[:5])
+    assert {(q.subject, q.predicate, q.object) for q in store.quads_for_pattern(None, None, None, DefaultGraph())} == {
+        (a, b, o) for o in objects
+    }
+    assert len(store) == 6 + 5
 
 
 def test_missing_store_gives_a_clear_error(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import itertools
 import os
 import pickle
 import signal
@@ -148,10 +149,11 @@ def _sources(dataset: Dataset) -> int:
     return len(dataset.sources)
 
 
-def infer_quads(compiled: Compiled, reasoner: str, hidden: list[Any] | None = None) -> list[Quad]:
-    """The inferred graph's quads, by the chosen reasoner (reason.REASONERS)."""
+def _as_inferred(triples: list[tuple[Any, Any, Any]]) -> Iterator[Quad]:
+    """Quads of the inferred graph, made one by one: a pyoxigraph Quad holds its own copy of every
+    term (about 400 bytes), a tuple of the reasoner's terms shares them (64)."""
     graph = NamedNode(vocab.GRAPH_INFERRED)
-    return [Quad(s, p, o, graph) for s, p, o in infer_terms(compiled.asserted, compiled.ontology, reasoner, hidden)]
+    return (Quad(s, p, o, graph) for s, p, o in triples)
 
 
 def build(settings: Settings, progress: Progress | None = None, full: bool = False) -> BuildReport:
@@ -188,7 +190,12 @@ def _build_full(
     validation = _validate_aside(compiled, shapes, _validator(settings))
     hidden: list[Any] = []
     try:
-        inferred = report.timed("reason", lambda: infer_quads(compiled, settings.reasoner, hidden), "triples", len)
+        inferred = report.timed(
+            "reason",
+            lambda: infer_terms(compiled.asserted, compiled.ontology, settings.reasoner, hidden),
+            "triples",
+            len,
+        )
     except Exception:
         _raise_if_invalid(validation()[0])  # a shape violation is told first
         raise
@@ -196,11 +203,13 @@ def _build_full(
         result, shown.seconds = validation()  # its own time, not the wait
         shown.advance(len(result.violations))
     _raise_if_invalid(result)
-    quads = compiled.asserted + compiled.ontology + inferred
-    for quad in quads:
+    for quad in itertools.chain(compiled.asserted, compiled.ontology):
         name = quad.graph_name.value  # type: ignore[union-attr]
         report.counts[name] = report.counts.get(name, 0) + 1
-    with report.stage("store", "quads", total=2 * len(quads)) as shown:
+    if inferred:
+        report.counts[vocab.GRAPH_INFERRED] = len(inferred)
+    quads = itertools.chain(compiled.asserted, compiled.ontology, _as_inferred(inferred))
+    with report.stage("store", "quads", total=2 * sum(report.counts.values())) as shown:
         generation = publish(settings.store, quads, finish=replay_journal, loaded=shown.advance)
     report.generation = str(generation)
     if settings.reasoner == "fast":
