@@ -26,6 +26,7 @@ from rdflib import OWL, RDF, RDFS, BNode, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.graph import Graph
 
+from iclr_kg import gcpause
 from iclr_kg.errors import InconsistentGraph, UnsupportedOntology
 
 Term = URIRef | BNode | Literal
@@ -348,12 +349,13 @@ def closure_oxigraph(
 
     from iclr_kg.build.convert import term_from_rdflib as from_rdflib
 
-    as_tuples = (
-        [(t.subject, t.predicate, t.object) for t in ontology],
-        [(t.subject, t.predicate, t.object) for t in data],
-    )
-    schema = oxigraph_schema(ontology, data)
-    return _evaluate(*as_tuples, schema, from_rdflib, ox.Literal, only_new=True, keep=keep, hidden=hidden)
+    with gcpause.paused():  # millions of small tuples: see gcpause
+        as_tuples = (
+            [(t.subject, t.predicate, t.object) for t in ontology],
+            [(t.subject, t.predicate, t.object) for t in data],
+        )
+        schema = oxigraph_schema(ontology, data)
+        return _evaluate(*as_tuples, schema, from_rdflib, ox.Literal, only_new=True, keep=keep, hidden=hidden)
 
 
 def _evaluate(
