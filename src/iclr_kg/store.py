@@ -24,7 +24,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pyoxigraph import (
     BlankNode,
@@ -102,6 +102,7 @@ def build_lock(store_dir: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+T = TypeVar("T")
 CHUNK = 100_000  # quads between two progress reports while loading
 
 
@@ -227,46 +228,54 @@ def _load_merged(store: Store, quads: Iterable[Quad], loaded: Callable[[int], No
     """Each quad, and its triple in the default graph: the store dedups, giving the RDF merge.
 
     pyoxigraph serializes the quads to N-Quads a chunk at a time, each chunk followed by its
-    lines without the graph name, and its bulk loader reads that as one stream: the path
-    `bulk_load` takes from a file, the storage limit bench/build.py measures. At 50,000 papers
-    this takes 49 s where `bulk_extend` took 74 s (a Python Quad made for every default-graph
-    copy, and more files for RocksDB to compact while the index is read). The quads may be made
-    as they are read (the build's inferred ones are), and none is kept. A parser gives blank
-    nodes new names, so the few quads with one (the ontology's restrictions and lists) are
-    added by `bulk_extend` after the stream, their names kept."""
-    stream = _MergedNQuads(quads, loaded)
-    store.bulk_load(input=io.BufferedReader(stream, 1 << 20), format=RdfFormat.N_QUADS, lenient=True)
-    if stream.with_blank_nodes:
+    triples as N-Triples (lines of the default graph), and its bulk loader reads that as one
+    stream: the path `bulk_load` takes from a file, the storage limit bench/build.py measures.
+    At 50,000 papers this takes 49-57 s where `bulk_extend` took 74 s (a Python Quad made for
+    every default-graph copy, and more files for RocksDB to compact while the index is read).
+    The quads may be made as they are read (the build's inferred ones are), and none is kept.
+    A parser gives blank nodes new names, so the few quads with one (the ontology's restrictions
+    and lists) are set aside and added by `bulk_extend` after the stream, their names kept.
+    (`lenient`: what pyoxigraph serialized needs no check.)"""
+    aside: list[Quad] = []
+    stream = _merged_chunks(quads, loaded, aside)
+    store.bulk_load(input=byte_reader(stream), format=RdfFormat.N_QUADS, lenient=True)
+    if aside:
         default = DefaultGraph()
-        store.bulk_extend(
-            quad for q in stream.with_blank_nodes for quad in (q, Quad(q.subject, q.predicate, q.object, default))
-        )
-        loaded(2 * len(stream.with_blank_nodes))
+        store.bulk_extend(quad for q in aside for quad in (q, Quad(q.subject, q.predicate, q.object, default)))
+        loaded(2 * len(aside))
 
 
-class _MergedNQuads(io.RawIOBase):
-    """A readable stream of N-Quads: each chunk of `quads`, then the same triples as N-Triples
-    (lines of the default graph); the quads with a blank node are set aside in
-    `with_blank_nodes`. (`lenient`: what pyoxigraph serialized needs no check.)"""
+def _merged_chunks(quads: Iterable[Quad], loaded: Callable[[int], None], aside: list[Quad]) -> Iterator[bytes]:
+    for chunk in batched(quads):
+        text = serialize(chunk, format=RdfFormat.N_QUADS)
+        if b"_:" in text:  # a blank node, or a literal that says "_:" (then nothing is set aside)
+            with_blank_nodes = [q for q in chunk if _has_blank_node(q)]
+            if with_blank_nodes:
+                aside += with_blank_nodes
+                chunk = tuple(q for q in chunk if not _has_blank_node(q))
+                text = serialize(chunk, format=RdfFormat.N_QUADS)
+        yield text
+        yield serialize((q.triple for q in chunk), format=RdfFormat.N_TRIPLES)
+        loaded(2 * len(chunk))
 
-    def __init__(self, quads: Iterable[Quad], loaded: Callable[[int], None]):
-        self.with_blank_nodes: list[Quad] = []
-        self.chunks = self._serialized(quads, loaded)
+
+def batched(items: Iterable[T], size: int = CHUNK) -> Iterator[tuple[T, ...]]:
+    """Tuples of `size` items (itertools.batched, which Python 3.11 lacks)."""
+    iterator = iter(items)
+    while chunk := tuple(itertools.islice(iterator, size)):
+        yield chunk
+
+
+def byte_reader(chunks: Iterator[bytes]) -> io.BufferedReader:
+    """A file to read `chunks` from, one after another, each made when the reader gets to it:
+    how text serialized a chunk at a time reaches a pyoxigraph parser as one document."""
+    return io.BufferedReader(_ByteChunks(chunks), 1 << 20)
+
+
+class _ByteChunks(io.RawIOBase):
+    def __init__(self, chunks: Iterator[bytes]):
+        self.chunks = chunks
         self.buffer, self.at = memoryview(b""), 0
-
-    def _serialized(self, quads: Iterable[Quad], loaded: Callable[[int], None]) -> Iterator[bytes]:
-        iterator = iter(quads)
-        while chunk := tuple(itertools.islice(iterator, CHUNK)):
-            text = serialize(chunk, format=RdfFormat.N_QUADS)
-            if b"_:" in text:  # a blank node, or a literal that says "_:" (then nothing is set aside)
-                aside = [q for q in chunk if _has_blank_node(q)]
-                if aside:
-                    self.with_blank_nodes += aside
-                    chunk = tuple(q for q in chunk if not _has_blank_node(q))
-                    text = serialize(chunk, format=RdfFormat.N_QUADS)
-            yield text
-            yield serialize((q.triple for q in chunk), format=RdfFormat.N_TRIPLES)
-            loaded(2 * len(chunk))
 
     def readable(self) -> bool:
         return True

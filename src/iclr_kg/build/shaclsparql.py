@@ -15,20 +15,22 @@ sh:minInclusive, sh:maxInclusive, sh:message. Anything else raises UnsupportedSh
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import rdflib
-from pyoxigraph import DefaultGraph, NamedNode, Quad, Store
 from pyoxigraph import Literal as OxLiteral
+from pyoxigraph import NamedNode, Quad, RdfFormat, Store, serialize
 from rdflib import RDF, BNode, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import SH
 
 from iclr_kg.build.validate import ValidationResult, Violation
 from iclr_kg.errors import UnsupportedShapes
+from iclr_kg.store import batched, byte_reader
 
 SUPPORTED_PROPERTY = {
     SH.path,
@@ -219,8 +221,9 @@ def _property_constraints(
 def validate(asserted: Iterable[Quad], ontology: Iterable[Quad], shapes: rdflib.Graph) -> ValidationResult:
     """Validate the asserted quads (read as one graph, with the ontology) against `shapes`."""
     store = Store()
-    default = DefaultGraph()
-    store.extend(Quad(q.subject, q.predicate, q.object, default) for q in (*asserted, *ontology))
+    triples = (q.triple for q in itertools.chain(asserted, ontology))  # one graph: the default
+    chunks = (serialize(chunk, format=RdfFormat.N_TRIPLES) for chunk in batched(triples))
+    store.load(input=byte_reader(chunks), format=RdfFormat.N_TRIPLES, lenient=True)  # half the time of `extend`
     return _run(store, [(c, c.query()) for c in constraints(shapes)], {})
 
 
