@@ -346,10 +346,9 @@ def generations(store_dir: Path) -> list[Path]:
 
 
 def _read_everything(path: str, memory_mib: int, answer: object) -> None:  # pragma: no cover - child process
-    import resource
+    from iclr_kg.query.pool import limit_address_space
 
-    if memory_mib > 0:
-        resource.setrlimit(resource.RLIMIT_AS, (memory_mib * 2**20, memory_mib * 2**20))
+    limit_address_space(memory_mib)
     try:
         store = Store.read_only(path)
         quads = sum(1 for _ in store.quads_for_pattern(None, None, None, None))

@@ -43,7 +43,7 @@ from iclr_kg.atomic import fsync_dir, write_text
 from iclr_kg.errors import ExternalServiceError, InconsistentGraph, QueryError, StoreError, UpdateTimeout
 from iclr_kg.index import build_index, index_path
 from iclr_kg.query.lint import friendly_syntax
-from iclr_kg.query.pool import start_without_main
+from iclr_kg.query.pool import limit_address_space, start_without_main
 from iclr_kg.query.querytext import split_update
 from iclr_kg.store import (
     complete_generation,
@@ -346,10 +346,7 @@ class Writer:
 
 
 def _writer_main(conn: Any, memory_mib: int) -> None:  # pragma: no cover - runs in the child process
-    import resource
-
-    if memory_mib > 0:
-        resource.setrlimit(resource.RLIMIT_AS, (memory_mib * 2**20, memory_mib * 2**20))
+    limit_address_space(memory_mib)
     while True:
         try:
             store_dir, update, base, kind, reasoner = conn.recv()

@@ -444,6 +444,23 @@ def test_a_worker_that_died_while_idle_is_replaced_not_used(real_store, real_set
         pool.close()
 
 
+def test_a_worker_capped_at_512_mib_answers_queries(real_store, real_settings) -> None:
+    """The cap is on address space (RLIMIT_AS), and glibc reserved 64 MiB of it for each thread's
+    malloc arena: a worker that had run one query held ~945 MiB for ~40 MiB resident, and under a
+    tight cap it could not start a thread and died ("Resource temporarily unavailable")."""
+    from iclr_kg.query.pool import QueryPool, QueryRequest
+    from iclr_kg.store import current_generation
+
+    generation = current_generation(real_settings.store)
+    pool = QueryPool(1, memory_mib=512)
+    try:
+        for query in ("ASK {}", "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }", "SELECT ?s WHERE { ?s a ?c } LIMIT 5"):
+            answer = pool.start(generation, QueryRequest(query, formats={"results": "json", "rdf": None}), 20)
+            assert answer.prefetched is not None and answer.prefetched.startswith(b"{")
+    finally:
+        pool.close()
+
+
 def test_idle_workers_stop_but_one_and_start_again_when_queries_need_them(
     real_store, real_settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
