@@ -30,6 +30,7 @@ from rdflib.namespace import SH
 
 from iclr_kg.build.validate import ValidationResult, Violation
 from iclr_kg.errors import UnsupportedShapes
+from iclr_kg.query.federation import declared_prefixes
 from iclr_kg.store import batched, byte_reader
 
 SUPPORTED_PROPERTY = {
@@ -312,20 +313,25 @@ _VARIABLE_PREDICATE = re.compile(r"[?$]\w+\s+[?$]\w+\s+[?$.\w<]")
 _IRI = re.compile(r"<([^<>\s]*)>")
 _PREFIXED = re.compile(r"(?<![\w?$<])([A-Za-z][\w-]*)?:([\w.-]*\w)")
 _A = re.compile(r"[\s;{/^(|]a[\s/|)]")  # the keyword `a`: rdf:type
-_PREFIX_DECL = re.compile(r"PREFIX\s+([A-Za-z][\w-]*)?:\s*<([^>]*)>", re.IGNORECASE)
 
 
 def _named(query: str) -> set[str] | None:
-    """The IRIs `query` names (`a` is rdf:type), or None if it has a variable predicate: a query's
-    answer depends only on the triples whose predicates it names."""
+    """The IRIs `query` names (`a` is rdf:type), or None if it has a variable predicate or a
+    prefix declaration that cannot be read: a query's answer depends only on the triples whose
+    predicates it names."""
     where = query[query.upper().find("WHERE") :]
     if _VARIABLE_PREDICATE.search(where):
         return None
     named = set(_IRI.findall(query))
-    declared = dict(_PREFIX_DECL.findall(query))
+    declared = declared_prefixes(query)
     for prefix, local in _PREFIXED.findall(where):
-        if prefix in declared:
-            named.add(declared[prefix] + local)
+        values = declared.get(prefix, set()) | declared.get("*", set())
+        if not values:
+            continue
+        (iri,) = values if len(values) == 1 else (None,)
+        if not isinstance(iri, str):
+            return None  # declared twice, or unreadably: it may name anything
+        named.add(iri + local)
     if _A.search(where):
         named.add(str(RDF.type))
     return named
