@@ -249,11 +249,11 @@ def _merged_chunks(quads: Iterable[Quad], loaded: Callable[[int], None], aside: 
     for chunk in batched(quads):
         text = serialize(chunk, format=RdfFormat.N_QUADS)
         if b"_:" in text:  # a blank node, or a literal that says "_:" (then nothing is set aside)
-            with_blank_nodes = [q for q in chunk if _has_blank_node(q)]
-            if with_blank_nodes:
-                aside += with_blank_nodes
-                chunk = tuple(q for q in chunk if not _has_blank_node(q))
-                text = serialize(chunk, format=RdfFormat.N_QUADS)
+            plain: list[Quad] = []
+            for quad in chunk:
+                (aside if _has_blank_node(quad) else plain).append(quad)
+            if len(plain) < len(chunk):
+                chunk, text = tuple(plain), serialize(plain, format=RdfFormat.N_QUADS)
         yield text
         yield serialize((q.triple for q in chunk), format=RdfFormat.N_TRIPLES)
         loaded(2 * len(chunk))
