@@ -123,7 +123,7 @@ def test_generated_import_files_read_fast_exactly_as_yaml_would(tmp_path: Path) 
     """Issue #19: an import's one-JSON-mapping-per-line lists are read with json, not YAML's
     Python constructors; the values and every line number are the ones YAML gives."""
     from iclr_kg.build.sources import _parse_yaml, read_yaml
-    from iclr_kg.external.importfolder import _dump
+    from iclr_kg.external.importfolder import generated_yaml
 
     content = {
         "source": {"key": "openreview-iclr-2021", "about": ["ICLR 2021"], "summary": "Ünïcode, «quotes»: yes"},
@@ -136,7 +136,7 @@ def test_generated_import_files_read_fast_exactly_as_yaml_would(tmp_path: Path) 
         "profiles": [],
     }  # fmt: skip
     path = tmp_path / "openreview-iclr-2021.yaml"
-    path.write_text(_dump(content, "# Written by `iclr-kg import openreview`; rerun it.\n# Second line.\n"))
+    path.write_text(generated_yaml(content, "# Written by `iclr-kg import openreview`; rerun it.\n# Second line.\n"))
     assert _shape(read_yaml(path)) == _shape(_parse_yaml(path, path.read_text()))
     broken = path.read_text().replace('"title": "A: b"', '"title": "A: b')  # no longer JSON: YAML reports it
     path.write_text(broken)

@@ -87,9 +87,11 @@ def _plain(block: Curated) -> dict[str, Any]:
     return block.model_dump(mode="json", exclude_defaults=True)
 
 
-def _dump(content: dict[str, Any], header: str) -> str:
+def generated_yaml(content: dict[str, Any], header: str) -> str:
     """YAML with one line per list item (a JSON flow mapping: valid YAML, diffable, and ~20x faster
-    to write than block style for ten thousand papers); other blocks in ordinary block style."""
+    to write than block style for ten thousand papers); other blocks in ordinary block style.
+    `header` (comment lines) must start with `build.sources.GENERATED` for the loader to read the
+    items as JSON, several times faster than YAML."""
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     parts = [header]
     for key, value in content.items():
@@ -146,7 +148,7 @@ def _stage(files: dict[str, dict[str, Any]], staging: Path, header: str) -> None
     for relative, content in files.items():
         path = staging / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(_dump(content, header), encoding="utf-8")
+        path.write_text(generated_yaml(content, header), encoding="utf-8")
 
 
 def _shared_files(shared: dict[str, list[Any]]) -> dict[str, dict[str, Any]]:
