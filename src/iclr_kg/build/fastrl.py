@@ -306,6 +306,29 @@ class _Encoded:
             *self.avf_by_property,
             *((self.type,) if self.avf_by_property else ()),
         }
+        self.rest = {  # the predicates a rule beyond the property tables reads (_fire_rest)
+            *self.joined,
+            *self.hv_by_property,
+            self.same_as,
+        }  # rdf:type, when it is not among them, goes straight to _fire_type
+        self.plans: dict[int, _Plan] = {}
+
+    def plan(self, p: int) -> _Plan:
+        """What a triple of predicate `p` fires, looked up once per predicate instead of in ten
+        tables for every triple (most predicates have a domain and a range, and nothing more)."""
+        found = self.plans[p] = (
+            tuple(q for q in self.super_props.get(p, ()) if q != p),
+            tuple(self.inverse.get(p, ())),
+            p in self.symmetric,
+            tuple(self.domains.get(p, ())),
+            tuple(self.ranges.get(p, ())),
+            p in self.rest,
+        )
+        return found
+
+
+# (superproperties, inverses, symmetric, domains, ranges, whether _fire_rest reads it)
+_Plan = tuple[tuple[int, ...], tuple[int, ...], bool, tuple[int, ...], tuple[int, ...], bool]
 
 
 SCHEMA_PREDICATES = (
@@ -421,19 +444,41 @@ def _evaluate(
 
 def _fire(triple: tuple[int, int, int], schema: _Encoded, facts: _Facts, derive, literals: set[int]) -> None:  # type: ignore[no-untyped-def]
     s, p, o = triple
-    TYPE, SAME = schema.type, schema.same_as
-    for q in schema.super_props.get(p, ()):  # prp-spo1, prp-eqp
-        if q != p:
-            derive((s, q, o))
-    for q in schema.inverse.get(p, ()):  # prp-inv
-        if o not in literals:
+    up, inverse, symmetric, domains, ranges, rest = schema.plans.get(p) or schema.plan(p)
+    for q in up:  # prp-spo1, prp-eqp
+        derive((s, q, o))
+    if (inverse or symmetric) and o not in literals:
+        for q in inverse:  # prp-inv
             derive((o, q, s))
-    if p in schema.symmetric and o not in literals:
-        derive((o, p, s))
-    for c in schema.domains.get(p, ()):  # prp-dom (+ scm-dom)
+        if symmetric:  # prp-symp
+            derive((o, p, s))
+    TYPE = schema.type
+    for c in domains:  # prp-dom (+ scm-dom)
         derive((s, TYPE, c))
-    for c in schema.ranges.get(p, ()):  # prp-rng (+ scm-rng); literal subjects are filtered later
+    for c in ranges:  # prp-rng (+ scm-rng); literal subjects are filtered later
         derive((o, TYPE, c))
+    if rest:
+        _fire_rest(s, p, o, schema, facts, derive, literals)
+        return
+    if schema.same_as in facts.by_ps:
+        _replace_twins(s, p, o, facts.by_ps[schema.same_as], derive)
+    if p == TYPE:
+        _fire_type(s, o, schema, facts, derive)
+
+
+def _replace_twins(s: int, p: int, o: int, same: dict[int, set[int]], derive) -> None:  # type: ignore[no-untyped-def]
+    """eq-rep-s/p/o for a triple whose terms may have twins (owl:sameAs)."""
+    for twin in list(same.get(s, ())):
+        derive((twin, p, o))
+    for twin in list(same.get(o, ())):
+        derive((s, p, twin))
+    for twin in list(same.get(p, ())):
+        derive((s, twin, o))
+
+
+def _fire_rest(s: int, p: int, o: int, schema: _Encoded, facts: _Facts, derive, literals: set[int]) -> None:  # type: ignore[no-untyped-def]
+    """The rules that join a triple with others, or read restrictions, types and equality."""
+    TYPE, SAME = schema.type, schema.same_as
     if p in schema.transitive:  # prp-trp
         for z in list(facts.by_ps[p].get(o, ())):
             derive((s, p, z))
@@ -462,13 +507,7 @@ def _fire(triple: tuple[int, int, int], schema: _Encoded, facts: _Facts, derive,
         for w, z in [(w, z) for w, zs in list(facts.by_ps.get(s, {}).items()) for z in zs]:
             derive((w, o, z))
     elif SAME in facts.by_ps:
-        same = facts.by_ps[SAME]
-        for twin in list(same.get(s, ())):
-            derive((twin, p, o))
-        for twin in list(same.get(o, ())):
-            derive((s, p, twin))
-        for twin in list(same.get(p, ())):
-            derive((s, twin, o))
+        _replace_twins(s, p, o, facts.by_ps[SAME], derive)
     for r, filler in schema.svf_by_property.get(p, ()):  # cls-svf1/2
         if filler == schema.thing or (o, TYPE, filler) in facts.all:
             derive((s, TYPE, r))
