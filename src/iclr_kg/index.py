@@ -21,13 +21,13 @@ import sqlite3
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
-from pyoxigraph import DefaultGraph, Literal, NamedNode, QueryResultsFormat, QuerySolutions, Store, Variable
+from pyoxigraph import DefaultGraph, NamedNode, QueryResultsFormat, QuerySolutions, Store, Variable
 
 from iclr_kg import vocab
 from iclr_kg.build.rdf import DECISIONS, PRESENTATIONS
@@ -81,39 +81,28 @@ def kind_and_key(iri: str) -> tuple[str, str] | None:
     return (kind, key) if kind in vocab.ENTITY_KINDS and key else None
 
 
-def _entities(store: Store, only: set[str] | None = None) -> dict[str, _Entity]:
-    """Every entity with a type (or those of `only`), and the names it goes by (from the merged
-    default graph)."""
-    default = DefaultGraph()
+TYPED = "SELECT DISTINCT ?e WHERE { ?e a ?type }"  # each typed subject once (most have ten types)
+NAMES = f"""SELECT ?e ?p ?name (LANG(?name) AS ?lang) WHERE {{
+  VALUES ?p {{ {" ".join(f"<{p.value}>" for p in NAME_PREDICATES)} }} ?e ?p ?name FILTER (isLiteral(?name)) }}"""
+TITLES = "SELECT ?e ?title WHERE { GRAPH ?source { ?e iclr:title ?title } }"  # a row per source graph stating it
+_LOCAL = {p.value: p.value.rsplit("#", 1)[-1].rsplit("/", 1)[-1] for p in NAME_PREDICATES}
+
+
+def _entities(typed: list[list[str]], names: list[list[str]], titles: list[list[str]]) -> dict[str, _Entity]:
+    """Every entity with a type (TYPED), the names it goes by in the merged default graph
+    (NAMES) and its titles per source graph (TITLES, for ranked_titles)."""
     found: dict[str, _Entity] = {}
-    subjects: list[NamedNode | None] = [None]
-    if only is None:  # each typed subject once, deduplicated by Oxigraph (most have ten types)
-        typed: Iterable[str] = (row[0] for row in _table(store.query("SELECT DISTINCT ?s WHERE { ?s a ?type }")))  # type: ignore[arg-type]
-    else:
-        typed = (
-            q.subject.value
-            for iri in sorted(only)
-            for q in store.quads_for_pattern(NamedNode(iri), vocab.RDF_TYPE, None, default)
-        )
-    for iri in typed:  # a blank node ("_:b1" in CSV) is no entity: kind_and_key wants our IRIs
+    for (iri,) in typed:  # a blank node ("_:b1" in CSV) is no entity: kind_and_key wants our IRIs
         if iri not in found and (parsed := kind_and_key(iri)):
             found[iri] = _Entity(iri, *parsed, names=[], titles={})
-    if only is not None:
-        subjects = [NamedNode(iri) for iri in sorted(found)]
-    for predicate in NAME_PREDICATES:
-        local = predicate.value.rsplit("#", 1)[-1].rsplit("/", 1)[-1]
-        for subject in subjects:
-            for quad in store.quads_for_pattern(subject, predicate, None, default):
-                entity = found.get(quad.subject.value)
-                if entity is not None and isinstance(quad.object, Literal):
-                    entity.names.append((local, quad.object.value, quad.object.language))
-    # Titles per source graph, for ranked_titles.
-    for subject in subjects:
-        for quad in store.quads_for_pattern(subject, iclr("title"), None, None):
-            entity = found.get(quad.subject.value)
-            if entity is not None and not isinstance(quad.graph_name, DefaultGraph):
-                title = quad.object.value
-                entity.titles[title] = entity.titles.get(title, 0) + 1
+    for iri, predicate, text, language in names:
+        entity = found.get(iri)
+        if entity is not None:
+            entity.names.append((_LOCAL[predicate], text, language or None))
+    for iri, title in titles:
+        entity = found.get(iri)
+        if entity is not None:
+            entity.titles[title] = entity.titles.get(title, 0) + 1
     return found
 
 
@@ -134,9 +123,11 @@ def _label(entity: _Entity) -> tuple[str, str]:
     for local in ("name", "title"):
         if not english and by[local]:
             english = sorted(text for text, _ in by[local])[0]
-    english = english or next((t for t, lang in by["label"] if lang == "en"), "")
-    chinese = next((t for local in ("label", "nativeName") for t, lang in by[local] if lang.startswith("zh")), "")
-    return english, chinese
+    english = english or min((t for t, lang in by["label"] if lang == "en"), default="")
+    chinese = min(
+        (t for local in ("label", "nativeName") for t, lang in by[local] if lang.startswith("zh")), default=""
+    )
+    return english, chinese  # the least of several, as for names: the same whatever order a store reads them in
 
 
 FACTS = {
@@ -223,18 +214,18 @@ def _facts(kind: str, row: list[str]) -> str:
     return " · ".join(x for x in (a, b) if x)
 
 
-def _solutions(store: Store, kind: str, query: str, only: set[str] | None) -> Iterator[list[str]]:
-    """The solutions of a FACTS or DERIVED query as rows of values ("" where unbound), in the
-    order of its SELECT: for all entities, or for those of `only` of that kind, one query each
-    with ?e bound (Oxigraph then starts from the entity; a VALUES block was joined after
-    evaluating the whole pattern)."""
+def _solutions(store: Store, query: str, only: set[str] | None, kind: str | None) -> Iterator[list[str]]:
+    """The solutions of a query on ?e as rows of values ("" where unbound), in the order of its
+    SELECT: for all entities, or for those of `only` (of `kind`, if given), one query each with
+    ?e bound (Oxigraph then starts from the entity; a VALUES block was joined after evaluating
+    the whole pattern)."""
     if only is None:
         yield from _table(store.query(query, prefixes=vocab.QUERY_PREFIXES))  # type: ignore[arg-type]
         return
     entity = Variable("e")
     for iri in sorted(only):
         parsed = kind_and_key(iri)
-        if parsed is not None and parsed[0] == kind:
+        if parsed is not None and (kind is None or parsed[0] == kind):
             bound = {entity: NamedNode(iri)}
             yield from _table(store.query(query, prefixes=vocab.QUERY_PREFIXES, substitutions=bound))  # type: ignore[arg-type]
 
@@ -249,18 +240,19 @@ def _table(solutions: QuerySolutions) -> list[list[str]]:
 
 
 def _described(store: Store, only: set[str] | None = None) -> dict[str, _Entity]:
-    """`_entities` with their facts and derived labels. The FACTS and DERIVED queries run on two
-    threads while this one reads the names (`_table`)."""
+    """The entities (`_entities`) with their facts and derived labels. Every query runs on one of
+    two threads (`_table`: without the GIL) while this one puts the rows together."""
     with ThreadPoolExecutor(max_workers=2) as pool:
-        facts = [(kind, pool.submit(_rows_of, store, kind, q, only)) for kind, q in FACTS.items()]
-        derived = [(kind, pool.submit(_rows_of, store, kind, q, only)) for kind, q in DERIVED.items()]
-        found = _entities(store, only)
-        _add_facts(found, [(kind, rows.result()) for kind, rows in facts], [rows.result() for _, rows in derived])
+
+        def rows(query: str, kind: str | None = None) -> Future[list[list[str]]]:
+            return pool.submit(lambda: list(_solutions(store, query, only, kind)))
+
+        typed, names, titles = rows(TYPED), rows(NAMES), rows(TITLES)
+        facts = [(kind, rows(query, kind)) for kind, query in FACTS.items()]
+        derived = [rows(query, kind) for kind, query in DERIVED.items()]
+        found = _entities(typed.result(), names.result(), titles.result())
+        _add_facts(found, [(kind, f.result()) for kind, f in facts], [d.result() for d in derived])
     return found
-
-
-def _rows_of(store: Store, kind: str, query: str, only: set[str] | None) -> list[list[str]]:
-    return list(_solutions(store, kind, query, only))
 
 
 def _add_facts(
