@@ -82,23 +82,26 @@ def kind_and_key(iri: str) -> tuple[str, str] | None:
 
 
 TYPED = "SELECT DISTINCT ?e WHERE { ?e a ?type }"  # each typed subject once (most have ten types)
-NAMES = f"""SELECT ?e ?p ?name (LANG(?name) AS ?lang) WHERE {{
-  VALUES ?p {{ {" ".join(f"<{p.value}>" for p in NAME_PREDICATES)} }} ?e ?p ?name FILTER (isLiteral(?name)) }}"""
+NAMES = {  # one query per naming property (by its local name): a third cheaper than one over all six
+    predicate.value.rsplit("#", 1)[-1].rsplit("/", 1)[-1]: "SELECT ?e ?name (LANG(?name) AS ?lang) "
+    f"WHERE {{ ?e <{predicate.value}> ?name FILTER (isLiteral(?name)) }}"
+    for predicate in NAME_PREDICATES
+}
 TITLES = "SELECT ?e ?title WHERE { GRAPH ?source { ?e iclr:title ?title } }"  # a row per source graph stating it
-_LOCAL = {p.value: p.value.rsplit("#", 1)[-1].rsplit("/", 1)[-1] for p in NAME_PREDICATES}
 
 
-def _entities(typed: list[list[str]], names: list[list[str]], titles: list[list[str]]) -> dict[str, _Entity]:
+def _entities(typed: list[list[str]], names: dict[str, list[list[str]]], titles: list[list[str]]) -> dict[str, _Entity]:
     """Every entity with a type (TYPED), the names it goes by in the merged default graph
     (NAMES) and its titles per source graph (TITLES, for ranked_titles)."""
     found: dict[str, _Entity] = {}
     for (iri,) in typed:  # a blank node ("_:b1" in CSV) is no entity: kind_and_key wants our IRIs
         if iri not in found and (parsed := kind_and_key(iri)):
             found[iri] = _Entity(iri, *parsed, names=[], titles={})
-    for iri, predicate, text, language in names:
-        entity = found.get(iri)
-        if entity is not None:
-            entity.names.append((_LOCAL[predicate], text, language or None))
+    for local, rows in names.items():
+        for iri, text, language in rows:
+            entity = found.get(iri)
+            if entity is not None:
+                entity.names.append((local, text, language or None))
     for iri, title in titles:
         entity = found.get(iri)
         if entity is not None:
@@ -247,10 +250,11 @@ def _described(store: Store, only: set[str] | None = None) -> dict[str, _Entity]
         def rows(query: str, kind: str | None = None) -> Future[list[list[str]]]:
             return pool.submit(lambda: list(_solutions(store, query, only, kind)))
 
-        typed, names, titles = rows(TYPED), rows(NAMES), rows(TITLES)
+        typed, titles = rows(TYPED), rows(TITLES)
+        names = {local: rows(query) for local, query in NAMES.items()}
         facts = [(kind, rows(query, kind)) for kind, query in FACTS.items()]
         derived = [rows(query, kind) for kind, query in DERIVED.items()]
-        found = _entities(typed.result(), names.result(), titles.result())
+        found = _entities(typed.result(), {local: n.result() for local, n in names.items()}, titles.result())
         _add_facts(found, [(kind, f.result()) for kind, f in facts], [d.result() for d in derived])
     return found
 
