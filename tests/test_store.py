@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -161,3 +162,64 @@ def test_store_dir_from_environment(tiny_data, monkeypatch: pytest.MonkeyPatch, 
     monkeypatch.setenv("ICLR_KG_UPDATE_TOKEN_FILE", str(token))
     assert Settings.from_env().update_token == "s3cret"
     assert os.environ["ICLR_KG_STORE"]
+
+
+def test_the_index_reads_names_exactly_and_a_patch_agrees_with_a_whole_index(tmp_path: Path) -> None:
+    """The index reads its queries as SPARQL CSV: a title with a comma, quotes and a newline, a
+    Chinese label, two English labels (the least is taken, whatever order a store reads them
+    in) and a derived label must come out exactly, and patching an index built without one
+    entity's name must give the rows of an index built whole."""
+    from iclr_kg import vocab
+    from iclr_kg.index import Index, index_path, patch_index
+
+    iclr, rdf_type, label = vocab.iclr, vocab.RDF_TYPE, vocab.RDFS_LABEL
+    paper, person, org = (vocab.entity(kind, "k1") for kind in ("paper", "person", "organization"))
+    authorship = vocab.entity("authorship", "k1-1")
+    source = NamedNode(vocab.GRAPH_SOURCE_BASE + "s1")
+    title = 'Deep, "quoted"\nand long'
+    triples = [
+        (paper, rdf_type, iclr("Paper")),
+        (paper, iclr("title"), Literal(title)),
+        (person, rdf_type, iclr("Person")),
+        (person, iclr("name"), Literal("Ada Lovelace")),
+        (person, label, Literal("阿达", language="zh")),
+        *(
+            (vocab.entity("organization", f"k{n}"), p, o)
+            for n, first, second in (
+                (n, f"Zeta Laboratory of Things {n}", f"Alpha Laboratory of Things {n}") for n in range(1, 9)
+            )
+            for p, o in (
+                (rdf_type, iclr("Organization")),
+                (label, Literal(first, language="en")),
+                (label, Literal(second, language="en")),
+            )
+        ),
+        (authorship, rdf_type, iclr("Authorship")),
+        (authorship, iclr("authorNameAsWritten"), Literal("A. Lovelace")),
+        (authorship, iclr("authorPosition"), Literal("1", datatype=vocab.XSD_INTEGER)),
+        (authorship, iclr("authorshipOf"), paper),
+    ]
+    publish(tmp_path / "whole", (Quad(s, p, o, source) for s, p, o in triples))
+    whole = Index(index_path(current_generation(tmp_path / "whole")))
+    labels = whole.labels([paper.value, person.value, org.value, authorship.value])
+    assert labels == {
+        paper.value: (title, ""),
+        person.value: ("Ada Lovelace", "阿达"),
+        org.value: ("Alpha Laboratory of Things 1", ""),
+        authorship.value: (f"A. Lovelace, author 1 of {title}", ""),
+    }
+    assert whole.search("lovelace", kind="person")[0].iri == person.value
+    others = [vocab.entity("organization", f"k{n}").value for n in range(2, 9)]
+    assert [label for label, _ in whole.labels(others).values()] == [
+        f"Alpha Laboratory of Things {n}" for n in range(2, 9)
+    ]
+
+    unnamed = [t for t in triples if t[1] != iclr("name")]
+    publish(tmp_path / "patched", (Quad(s, p, o, source) for s, p, o in unnamed))
+    base = index_path(current_generation(tmp_path / "patched"))
+    store = open_read_only(tmp_path / "whole")
+    patched = patch_index(store, tmp_path / "patched-gen", base, {person.value})
+    assert Index(patched).labels(labels) == labels
+    rows = "SELECT iri, kind, key, label, label_zh, facts, sort, year, papers, names FROM entity ORDER BY iri"
+    with sqlite3.connect(index_path(current_generation(tmp_path / "whole"))) as a, sqlite3.connect(patched) as b:
+        assert a.execute(rows).fetchall() == b.execute(rows).fetchall()
