@@ -95,8 +95,9 @@ def test_generations_of_one_second_are_kept_newest_first_whatever_their_process_
 
 def test_publish_stores_every_quad_and_its_triple_in_the_default_graph(tmp_path: Path, monkeypatch) -> None:
     """The quads go to the bulk loader as N-Quads, each chunk followed by its lines with the
-    graph name cut off: literals that look like the end of a line, typed, tagged, with newlines,
-    and two graphs stating one triple must come out exactly, and chunks must join."""
+    graph name cut off, and a graph given as triples as text: literals that look like the end
+    of a line, typed, tagged, with newlines, escapes and control characters, blank nodes (kept
+    by name), and two graphs stating one triple must come out exactly, and chunks must join."""
     monkeypatch.setattr("iclr_kg.store.CHUNK", 2)
     a, b, g, h = NamedNode("http://a"), NamedNode("http://b"), NamedNode("http://g"), NamedNode("http://h")
     objects = [
@@ -107,13 +108,25 @@ def test_publish_stores_every_quad_and_its_triple_in_the_default_graph(tmp_path:
         BlankNode("b1"),
     ]
     quads = [Quad(a, b, o, g) for o in objects] + [Quad(a, b, objects[0], h)]
-    publish(tmp_path, iter(quads))
+    # A graph given as triples (the build's inferred graph) is written as text, term by term.
+    i = NamedNode("http://i")
+    texts = [
+        Literal('back\\slash, "quote", tab\t, return\r, nul\x00 and \u2028'),
+        Literal("ça", language="fr-CA"),
+        Literal("2024-05-07", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#date")),
+        Literal("x", datatype=NamedNode("http://www.w3.org/2001/XMLSchema#string")),
+        NamedNode("http://example.org/é?q=1#f"),
+        BlankNode("b2"),
+    ]
+    triples = [(a, b, o) for o in texts] + [(BlankNode("b3"), b, a), (a, b, objects[0])]
+    publish(tmp_path, iter(quads), graphs={i: triples})
     store = open_read_only(tmp_path)
     assert set(store.quads_for_pattern(None, None, None, g)) == set(quads[:5])
+    assert set(store.quads_for_pattern(None, None, None, i)) == {Quad(*t, i) for t in triples}
     assert {(q.subject, q.predicate, q.object) for q in store.quads_for_pattern(None, None, None, DefaultGraph())} == {
         (a, b, o) for o in objects
-    }
-    assert len(store) == 6 + 5
+    } | set(triples)
+    assert len(store) == 6 + 8 + 5 + 7
 
 
 def test_missing_store_gives_a_clear_error(tmp_path: Path) -> None:

@@ -149,13 +149,6 @@ def _sources(dataset: Dataset) -> int:
     return len(dataset.sources)
 
 
-def _as_inferred(triples: list[tuple[Any, Any, Any]]) -> Iterator[Quad]:
-    """Quads of the inferred graph, made one by one: a pyoxigraph Quad holds its own copy of every
-    term (about 400 bytes), a tuple of the reasoner's terms shares them (64)."""
-    graph = NamedNode(vocab.GRAPH_INFERRED)
-    return (Quad(s, p, o, graph) for s, p, o in triples)
-
-
 def build(settings: Settings, progress: Progress | None = None, full: bool = False) -> BuildReport:
     """Build the store at `settings.store`; on any error the previous store stays current.
 
@@ -208,9 +201,10 @@ def _build_full(
         report.counts[name] = report.counts.get(name, 0) + 1
     if inferred:
         report.counts[vocab.GRAPH_INFERRED] = len(inferred)
-    quads = itertools.chain(compiled.asserted, compiled.ontology, _as_inferred(inferred))
+    quads = itertools.chain(compiled.asserted, compiled.ontology)
+    inferred_graph = {NamedNode(vocab.GRAPH_INFERRED): inferred}  # tuples of the reasoner's terms, never Quads
     with report.stage("store", "quads", total=2 * sum(report.counts.values())) as shown:
-        generation = publish(settings.store, quads, finish=replay_journal, loaded=shown.advance)
+        generation = publish(settings.store, quads, finish=replay_journal, loaded=shown.advance, graphs=inferred_graph)
     report.generation = str(generation)
     if settings.reasoner == "fast":
         incremental.save(generation, settings, report.counts, incremental.digests(compiled.asserted), hidden)
