@@ -17,6 +17,7 @@ intersections, cardinalities, keys...) raises UnsupportedOntology: use `--reason
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
@@ -410,35 +411,40 @@ def _evaluate(
     tables = _Encoded(schema, lambda t: encode(schema_term(t)))
     facts = _Facts(tables.joined, tables.same_as)
     agenda: list[tuple[int, int, int]] = []
+    fresh: list[tuple[int, int, int]] = []  # the facts added, in the order found: no copy of the given set
 
     def derive(triple: tuple[int, int, int]) -> None:
         if facts.add(triple):
             agenda.append(triple)
+            fresh.append(triple)
 
     for s, p, o in (*ontology, *data):
         derive((encode(s), encode(p), encode(o)))
-    given = set(facts.all) if only_new else set()
+    if only_new:
+        fresh.clear()  # the given facts
     for s, p, o in schema.schema_triples():
         derive((encode(schema_term(s)), encode(schema_term(p)), encode(schema_term(o))))
     while agenda:
         _fire(agenda.pop(), tables, facts, derive, literals)
     _check_consistency(tables, facts, terms)
-    new: Any = facts.all - given
+    new: list[tuple[int, int, int]] = fresh
     if keep is not None:  # reason.InferredFilter: the rule as sets of term ids, one pass in a comprehension
         f = keep(terms)
-        derived = new
-        new = [
-            (s, p, o)
-            for s, p, o in derived
-            if s not in f.bad_subjects
+        keeps = [
+            s not in f.bad_subjects
             and o not in f.blank_objects
             and not (o in f.trivial_objects and p in f.trivial_predicates)
             and not (s == o and p in f.reflexive_predicates)
+            for s, p, o in new
         ]
         if hidden is not None:
-            dropped = derived.difference(new)
             thing = ids.get(schema_term(OWL.Thing))
-            hidden.extend((terms[s], terms[p], terms[o]) for s, p, o in dropped if o != thing or p != tables.type)
+            hidden.extend(
+                (terms[s], terms[p], terms[o])
+                for (s, p, o), k in zip(new, keeps, strict=True)
+                if not k and (o != thing or p != tables.type)
+            )
+        new = list(itertools.compress(new, keeps))
     return [(terms[s], terms[p], terms[o]) for s, p, o in new]
 
 
