@@ -21,7 +21,7 @@ import sqlite3
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -217,20 +217,24 @@ def _facts(kind: str, row: list[str]) -> str:
     return " · ".join(x for x in (a, b) if x)
 
 
-def _solutions(store: Store, query: str, only: set[str] | None, kind: str | None) -> Iterator[list[str]]:
-    """The solutions of a query on ?e as rows of values ("" where unbound), in the order of its
-    SELECT: for all entities, or for those of `only` (of `kind`, if given), one query each with
-    ?e bound (Oxigraph then starts from the entity; a VALUES block was joined after evaluating
-    the whole pattern)."""
+def _select(store: Store, query: str) -> list[list[str]]:
+    """All solutions of `query` as rows of values ("" where unbound), in the order of its SELECT."""
+    return _table(store.query(query, prefixes=vocab.QUERY_PREFIXES))  # type: ignore[arg-type]
+
+
+def _solutions(store: Store, kind: str, query: str, only: set[str] | None) -> list[list[str]]:
+    """The rows of a FACTS or DERIVED query: for all entities, or for those of `only` of that
+    kind, one query each with ?e bound (Oxigraph then starts from the entity; a VALUES block was
+    joined after evaluating the whole pattern)."""
     if only is None:
-        yield from _table(store.query(query, prefixes=vocab.QUERY_PREFIXES))  # type: ignore[arg-type]
-        return
-    entity = Variable("e")
+        return _select(store, query)
+    entity, rows = Variable("e"), []
     for iri in sorted(only):
         parsed = kind_and_key(iri)
-        if parsed is not None and (kind is None or parsed[0] == kind):
+        if parsed is not None and parsed[0] == kind:
             bound = {entity: NamedNode(iri)}
-            yield from _table(store.query(query, prefixes=vocab.QUERY_PREFIXES, substitutions=bound))  # type: ignore[arg-type]
+            rows += _table(store.query(query, prefixes=vocab.QUERY_PREFIXES, substitutions=bound))  # type: ignore[arg-type]
+    return rows
 
 
 def _table(solutions: QuerySolutions) -> list[list[str]]:
@@ -243,18 +247,15 @@ def _table(solutions: QuerySolutions) -> list[list[str]]:
 
 
 def _described(store: Store, only: set[str] | None = None) -> dict[str, _Entity]:
-    """The entities (`_entities`) with their facts and derived labels. Every query runs on one of
-    two threads (`_table`: without the GIL) while this one puts the rows together."""
+    """The entities (`_entities`) with their facts and derived labels. The queries run on two
+    threads (`_table`: without the GIL) while this one reads the entities' names, by query for a
+    whole index and by pattern for a patch (`_pattern_rows`), and puts the rows together."""
     with ThreadPoolExecutor(max_workers=2) as pool:
-
-        def rows(query: str, kind: str | None = None) -> Future[list[list[str]]]:
-            return pool.submit(lambda: list(_solutions(store, query, only, kind)))
-
-        facts = [(kind, rows(query, kind)) for kind, query in FACTS.items()]
-        derived = [rows(query, kind) for kind, query in DERIVED.items()]
+        facts = [(kind, pool.submit(_solutions, store, kind, query, only)) for kind, query in FACTS.items()]
+        derived = [pool.submit(_solutions, store, kind, query, only) for kind, query in DERIVED.items()]
         if only is None:
-            typed, titles = rows(TYPED), rows(TITLES)
-            names = {local: rows(query) for local, query in NAMES.items()}
+            typed, titles = pool.submit(_select, store, TYPED), pool.submit(_select, store, TITLES)
+            names = {local: pool.submit(_select, store, query) for local, query in NAMES.items()}
             found = _entities(typed.result(), {local: n.result() for local, n in names.items()}, titles.result())
         else:
             found = _entities(*_pattern_rows(store, only))
