@@ -328,7 +328,7 @@ def _named(query: str) -> set[str] | None:
         values = declared.get(prefix, set()) | declared.get("*", set())
         if not values:
             continue
-        (iri,) = values if len(values) == 1 else (None,)
+        iri = values.pop() if len(values) == 1 else None
         if not isinstance(iri, str):
             return None  # declared twice, or unreadably: it may name anything
         named.add(iri + local)
