@@ -21,10 +21,6 @@ from pathlib import Path
 import yaml
 
 EDITIONS = [2019, 2020, 2021, 2022, 2023, 2024]
-# build.sources.GENERATED begins it: the loader reads the items as JSON, as it does an import's.
-GENERATED_HEADER = (
-    "# Written by `iclr-kg import`'s writer for bench/synth.py: synthetic data, in the format of an import.\n"
-)
 
 
 def _zipf_index(rng: random.Random, n: int, s: float = 1.1) -> int:
@@ -142,15 +138,17 @@ def write(papers: int, out: Path, seed: int = 7) -> Path:
     what `iclr-kg import` brings (every ICLR edition), so they are written as an importer writes
     them (`importfolder.generated_yaml`: one JSON line per item); the organizations and events
     stand for curated files (bench/build.py edits one) and are written as a curator would."""
+    from iclr_kg.build.sources import GENERATED  # the header by which the loader reads items as JSON
     from iclr_kg.external.importfolder import generated_yaml
 
+    header = f"{GENERATED}`'s writer for bench/synth.py: synthetic data, in the format of an import.\n"
     for relative, content in generate(papers, seed).items():
         path = out / relative
         path.parent.mkdir(parents=True, exist_ok=True)
+        if relative == "people.yaml" or relative.startswith("sources/"):
+            path.write_text(generated_yaml(content, header), encoding="utf-8")  # type: ignore[arg-type]
+            continue
         with path.open("w", encoding="utf-8") as handle:
-            if relative == "people.yaml" or relative.startswith("sources/"):
-                handle.write(generated_yaml(content, GENERATED_HEADER))  # type: ignore[arg-type]
-                continue
             yaml.dump(
                 content,
                 handle,
