@@ -346,6 +346,19 @@ def test_nesting_depth_ignores_brackets_in_strings_and_comments() -> None:
     assert nesting_depth("SELECT * { ?s ?p '''{{{'''. { ?a ?b ?c } }") == 2
 
 
+def test_check_nesting_counts_depth_not_brackets() -> None:
+    """Text with few brackets skips the scan; with many, the depth decides, not their number."""
+    from iclr_kg.errors import QueryError
+    from iclr_kg.query.querytext import MAX_NESTING, check_nesting
+
+    check_nesting("SELECT * WHERE " + "{ ?s ?p ?o } UNION " * 500 + "{}")  # 501 brackets, depth 1
+    check_nesting("SELECT * WHERE " + "{" * MAX_NESTING + "}" * MAX_NESTING)
+    with pytest.raises(QueryError, match="nests brackets 201 deep"):
+        check_nesting("SELECT * WHERE " + "{" * (MAX_NESTING + 1) + "}" * (MAX_NESTING + 1))
+    with pytest.raises(QueryError, match="nests brackets 201 deep"):
+        check_nesting('SELECT * { "' + "{" * 300 + '" ' + "(" * (MAX_NESTING) + ")" * MAX_NESTING + "}")
+
+
 # --- 10. The result cache counts what it holds ---------------------------------------------------
 
 
@@ -421,6 +434,12 @@ def test_invalid_utf8_escapes_in_a_query_string_are_400(client) -> None:
         content_type="application/x-www-form-urlencoded",
     )
     assert form.status_code == 400
+    lower = client.get("/sparql?query=SELECT%20(%22%c3%22%20AS%20%3Fx)%20%7B%7D&format=json")
+    assert lower.status_code == 400 and b"UTF-8" in lower.data  # a lone lead byte, escaped in lower case
+    chinese = client.get("/sparql?query=SELECT%20(%22%e6%9c%ba%22%20AS%20%3Fx)%20%7B%7D&format=json")
+    assert chinese.status_code == 200 and "机" in chinese.get_data(as_text=True)
+    plain = client.get("/sparql?query=SELECT%20(%22%7e%22%20AS%20%3Fx)%20%7B%7D&format=json")
+    assert plain.status_code == 200 and "~" in plain.get_data(as_text=True)
 
 
 def test_a_worker_that_died_while_idle_is_replaced_not_used(real_store, real_settings) -> None:

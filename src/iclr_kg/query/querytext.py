@@ -94,7 +94,13 @@ def _escaped(text: str, index: int) -> bool:
 
 
 def check_nesting(text: str) -> None:
-    """Refuse text nested deeper than MAX_NESTING before the parser recurses into it."""
+    """Refuse text nested deeper than MAX_NESTING before the parser recurses into it.
+
+    No text can nest deeper than it has opening brackets, and counting them is a C loop: the
+    scan in Python (a fifth of a millisecond for a query with our prefixes, on every query)
+    runs only for text with more than MAX_NESTING of them."""
+    if sum(map(text.count, OPENERS)) <= MAX_NESTING:
+        return
     depth = nesting_depth(text)
     if depth > MAX_NESTING:
         raise QueryError(f"the query nests brackets {depth} deep; at most {MAX_NESTING} levels are accepted")
