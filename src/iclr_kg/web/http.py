@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import urllib.parse
 
 from flask import Response, render_template, request
@@ -99,9 +100,18 @@ def utf8_body(what: str) -> str:
         raise QueryError(f"the {what} is not valid UTF-8") from None
 
 
+NON_ASCII_ESCAPE = re.compile(rb"%[89a-fA-F]")
+
+
 def _check_percent_encoding(raw: bytes) -> None:
     """A query string or form whose %-escapes are not UTF-8 is a 400: decoding them leniently
-    would run a query other than the one sent (U+FFFD where the bytes were)."""
+    would run a query other than the one sent (U+FFFD where the bytes were).
+
+    ASCII text whose escapes all stand for ASCII bytes (`%00`-`%7F`) decodes to ASCII, which is
+    UTF-8: that is checked in C, and only other text is decoded here (a twentieth of a
+    millisecond for a query with our prefixes, on every request)."""
+    if raw.isascii() and not NON_ASCII_ESCAPE.search(raw):
+        return
     try:
         for part in raw.split(b"&"):
             urllib.parse.unquote_to_bytes(part.replace(b"+", b" ")).decode("utf-8")
