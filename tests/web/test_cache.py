@@ -45,6 +45,15 @@ def test_volatile_queries_are_not_cached(app, client) -> None:
     assert len(values) == 3 and cache.size == before
 
 
+def test_cacheable_refuses_every_volatile_word_in_any_case_and_only_those() -> None:
+    from iclr_kg.web.cache import ResultCache
+
+    for word in ("SERVICE <urn:x> {}", "now()", "Rand()", "UUID()", "struuid()", "bNode()"):
+        assert not ResultCache.cacheable(f"SELECT * WHERE {{ ?s ?p ?o }} # {word}"), word
+    for text in (POINT, "SELECT ?known ?brand ?services WHERE { ?s ?p ?known }", "SELECT * { ?s <urn:now_x> ?o }"):
+        assert ResultCache.cacheable(text), text  # the letters inside longer words are not the functions
+
+
 def test_a_rebuild_is_never_answered_from_the_cache(tiny_app, tmp_path) -> None:
     settings, client = tiny_app()
     query = {"query": "SELECT (COUNT(*) AS ?n) WHERE { ?p a iclr:Paper }", "format": "csv"}
