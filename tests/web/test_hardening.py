@@ -18,6 +18,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -476,6 +477,37 @@ def test_a_worker_capped_at_512_mib_answers_queries(real_store, real_settings) -
         for query in ("ASK {}", "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }", "SELECT ?s WHERE { ?s a ?c } LIMIT 5"):
             answer = pool.start(generation, QueryRequest(query, formats={"results": "json", "rdf": None}), 20)
             assert answer.prefetched is not None and answer.prefetched.startswith(b"{")
+    finally:
+        pool.close()
+
+
+def test_a_worker_grown_past_the_recycling_size_is_replaced_after_its_query(
+    real_store, real_settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python and RocksDB keep what a large query grew to: after each query the worker's resident
+    size is read (from its /proc file, kept open), and a worker over the line is replaced."""
+    import os
+
+    from iclr_kg.query import pool as pool_module
+    from iclr_kg.query.pool import QueryPool, QueryRequest
+    from iclr_kg.store import current_generation
+
+    generation = current_generation(real_settings.store)
+    pool = QueryPool(1, memory_mib=1024)
+    try:
+        ask = QueryRequest("ASK {}", formats={"results": "json", "rdf": None})
+        pool.start(generation, ask, 20)
+        (pid,) = pool.worker_pids()
+        worker = pool._idle.queue[0]
+        pages = int(Path(f"/proc/{pid}/statm").read_text().split()[1])
+        assert abs(worker.rss() - pages * os.sysconf("SC_PAGE_SIZE")) < 16 * 2**20 and worker.rss() > 2**20
+        pool.start(generation, ask, 20)
+        assert pool.worker_pids() == {pid}  # under the line: kept
+        monkeypatch.setattr(pool_module, "RECYCLE_RSS", 2**20)
+        pool.memory_mib = 1  # the line is the larger of RECYCLE_RSS and a quarter of the cap
+        pool.start(generation, ask, 20)
+        (replacement,) = pool.worker_pids()
+        assert replacement != pid and worker._statm is None  # the old worker's file was closed
     finally:
         pool.close()
 

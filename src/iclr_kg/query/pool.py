@@ -391,6 +391,7 @@ def start_without_main(process: Any) -> None:
 # A worker whose resident memory is above this after a query is replaced: Python and RocksDB keep
 # what a large query grew to, and the next large query would start from there.
 RECYCLE_RSS = 512 * 2**20
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 WATCH_INTERVAL = 0.25  # seconds between the watchdog's looks at running queries' deadlines
 RETIRE_INTERVAL = 5.0  # seconds between its looks for workers idle too long
 
@@ -416,12 +417,16 @@ class _Worker:
         )
         start_without_main(self.process)
         child.close()
+        self._statm: int | None = None  # the worker's /proc/<pid>/statm, opened on first use
 
     def rss(self) -> int:
-        """Resident bytes of the worker process (0 where /proc cannot tell)."""
+        """Resident bytes of the worker process (0 where /proc cannot tell). Asked after every
+        query: its /proc file stays open and is read again from the start (opening it each
+        time took 30 us of every request)."""
         try:
-            with open(f"/proc/{self.process.pid}/statm", "rb") as statm:
-                return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            if self._statm is None:
+                self._statm = os.open(f"/proc/{self.process.pid}/statm", os.O_RDONLY | os.O_CLOEXEC)
+            return int(os.pread(self._statm, 256, 0).split()[1]) * PAGE_SIZE
         except (OSError, ValueError, IndexError):
             return 0
 
@@ -437,6 +442,9 @@ class _Worker:
             self.process.kill()
         self.process.join(timeout=5)
         self.conn.close()
+        if self._statm is not None:
+            os.close(self._statm)
+            self._statm = None
 
 
 class QueryPool:
