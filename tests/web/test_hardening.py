@@ -105,6 +105,9 @@ BYPASSES = [
     "SELECT * WHERE { SERVICE#comment\n<TRAP> { ?x ?y ?z } }",
     "PREFIX wd: <TRAPNS> SELECT * WHERE { SERVICE SILENT wd:sparql { ?x ?y ?z } }",
     "SELECT * WHERE { SERVICE <TRAP\\u003E { ?x ?y ?z } }",
+    "SELECT * WHERE { sErViCe <TRAP> { ?x ?y ?z } }",  # the keyword in any case (ASCII: found in C)
+    "SELECT * WHERE { \\u0053ERVICE <TRAP> { ?x ?y ?z } }",  # the keyword written as an escape
+    'SELECT * WHERE { ?s ?p "机构" . SERVICE <TRAP> { ?x ?y ?z } }',  # not ASCII: the regex reads it
 ]
 
 

@@ -81,6 +81,8 @@ def outbound_targets(
     finder = _CALL[keyword]
     has_escapes = ESCAPE.search(text) is not None
     decoded = ESCAPE.sub(_decode, text) if has_escapes else text
+    if decoded.isascii() and keyword.lower() not in decoded.lower():
+        return []  # what `finder` finds in ASCII text, in C (its case-folded search took 20 us)
     calls = list(finder.finditer(decoded))
     if not calls:
         return []
