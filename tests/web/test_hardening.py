@@ -515,6 +515,31 @@ def test_a_worker_grown_past_the_recycling_size_is_replaced_after_its_query(
         pool.close()
 
 
+def test_the_worker_used_last_answers_next_and_the_others_retire(
+    real_store, real_settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One client asking one query after another gets the same worker each time (its caches are
+    warm); the workers it left idle are the ones that retire."""
+    from iclr_kg.query import pool as pool_module
+    from iclr_kg.query.pool import QueryPool, QueryRequest
+    from iclr_kg.store import current_generation
+
+    monkeypatch.setattr(pool_module, "RETIRE_INTERVAL", 0.2)
+    generation = current_generation(real_settings.store)
+    pool = QueryPool(3, memory_mib=1024, retire_after=1.0)
+    try:
+        ask = QueryRequest("ASK {}", formats={"results": "json", "rdf": None})
+        used = set()
+        deadline = time.monotonic() + 20
+        while pool.idle > 1 and time.monotonic() < deadline:  # queries keep one worker busy meanwhile
+            running = pool.start(generation, ask, 10)
+            used.add(running.worker.process.pid)
+            time.sleep(0.05)
+        assert len(used) == 1 and pool.worker_pids() == used
+    finally:
+        pool.close()
+
+
 def test_idle_workers_stop_but_one_and_start_again_when_queries_need_them(
     real_store, real_settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -14,6 +14,7 @@ runs (QueryRequest.formats); `Started.format` None means the client accepts no f
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import ctypes
 import multiprocessing
@@ -447,6 +448,26 @@ class _Worker:
             self._statm = None
 
 
+class _IdleWorkers(queue.Queue):  # type: ignore[type-arg]
+    """The idle workers, the one used last handed out first: its caches are warm. Four workers
+    taking turns answered a point lookup in 0.40-0.62 ms, one worker used again in 0.25 ms
+    (the hop and the evaluation, measured with the pool alone). So those idle longest stay at
+    the front, where retiring them takes them (`take_oldest`)."""
+
+    queue: collections.deque[_Worker]
+
+    def _get(self) -> _Worker:
+        return self.queue.pop()
+
+    def take_oldest(self, keep: int, idle_before: float) -> _Worker | None:
+        """The worker idle longest, if more than `keep` are idle and it has been since before
+        `idle_before` (a `time.monotonic()` value); else None."""
+        with self.mutex:
+            if len(self.queue) <= keep or self.queue[0].idle_since >= idle_before:
+                return None
+            return self.queue.popleft()
+
+
 class QueryPool:
     """Up to `size` query worker processes, handed out one per running query.
 
@@ -475,7 +496,7 @@ class QueryPool:
         self.size = size
         self.keep, self.retire_after = keep, retire_after
         self.memory_mib = default_query_memory() if memory_mib is None else memory_mib
-        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._idle = _IdleWorkers()
         self._wait = wait_for_worker
         self._lock = threading.Lock()
         self._closed = False
@@ -588,15 +609,10 @@ class QueryPool:
                 self._retire(now)
 
     def _retire(self, now: float) -> None:
-        """Stop the idle workers unused for `retire_after` seconds, oldest first, but `keep`.
-        The queue hands out the longest idle first, so those are at its front."""
-        while self._idle.qsize() > self.keep:
-            try:
-                worker = self._idle.get_nowait()
-            except queue.Empty:
-                return
-            if now - worker.idle_since < self.retire_after or self._closed:
-                self._idle.put(worker)  # the oldest is recent: so are the others
+        """Stop the idle workers unused for `retire_after` seconds, oldest first, but `keep`."""
+        while not self._closed:
+            worker = self._idle.take_oldest(self.keep, now - self.retire_after)
+            if worker is None:
                 return
             with self._lock:
                 self._live -= 1
