@@ -32,6 +32,7 @@ BROKEN = [
     ("paper without edition", "", (P, I + "submittedTo"), "conference edition"),
     ("two decisions", "paper:PxTIG12RRHS iclr:decision iclr:Accepted, iclr:Rejected .", None, "at most one decision"),
     ("credited non-organization", "paper:PxTIG12RRHS iclr:creditedOrganization person:ben-poole .", None, "registry"),
+    ("credited literal", "paper:PxTIG12RRHS iclr:creditedOrganization 'Google' .", None, "registry"),
     ("average rating out of range", "paper:PxTIG12RRHS iclr:averageRating 12.5 .", None, "average rating"),
     (
         "two authors at one position",

