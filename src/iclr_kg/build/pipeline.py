@@ -184,7 +184,7 @@ def _build_full(
 ) -> None:
     """Validate beside reasoning, then store everything in a new generation."""
     shapes = load_shapes(settings.ontology_dir / "shapes.ttl")
-    validation = _validate_aside(compiled, shapes, _validator(settings))
+    aside = _validate_aside(compiled, shapes, _validator(settings))
     hidden: list[Any] = []
     try:
         inferred = report.timed(
@@ -194,13 +194,15 @@ def _build_full(
             len,
         )
     except Exception:
-        _raise_if_invalid(validation()[0])  # a shape violation is told first
+        _raise_if_invalid(aside().validation)  # a shape violation is told first
         raise
     with report.stage("validate (beside reason)", "violations", key="validate") as shown:
-        result, shown.seconds = validation()  # its own time, not the wait
-        shown.advance(len(result.violations))
-    _raise_if_invalid(result)
-    for quad in itertools.chain(compiled.asserted, compiled.ontology):
+        done = aside()
+        shown.seconds = done.seconds  # its own time, not the wait
+        shown.advance(len(done.validation.violations))
+    _raise_if_invalid(done.validation)
+    report.counts.update((graph, count) for graph, (count, _) in done.digests.items())
+    for quad in compiled.ontology:
         name = quad.graph_name.value  # type: ignore[union-attr]
         report.counts[name] = report.counts.get(name, 0) + 1
     if inferred:
@@ -211,7 +213,7 @@ def _build_full(
         generation = publish(settings.store, quads, finish=replay_journal, loaded=shown.advance, graphs=inferred_graph)
     report.generation = str(generation)
     if settings.reasoner == "fast":
-        incremental.save(generation, settings, report.counts, incremental.digests(compiled.asserted), hidden)
+        incremental.save(generation, settings, report.counts, done.digests, hidden)
     report.made += [compiled, inferred, hidden]
 
 
@@ -220,23 +222,35 @@ def _raise_if_invalid(validation: ValidationResult) -> None:
         raise ValidationFailed(validation.report, len(validation.violations))
 
 
-def _timed_validation(
+@dataclass
+class _Aside:
+    """What a full build works out beside reasoning: the validation (and the seconds it took),
+    then the asserted graphs' digests, whose counts are the report's and which an incremental
+    build starts from (0.3 s at 10,000 papers, off the parent's path; validation is shorter)."""
+
+    validation: ValidationResult
+    seconds: float
+    digests: incremental.Digests
+
+
+def _work_aside(
     engine: Callable[[Compiled, rdflib.Graph], ValidationResult], compiled: Compiled, shapes: rdflib.Graph
-) -> tuple[ValidationResult, float]:
+) -> _Aside:
     start = time.perf_counter()
-    return engine(compiled, shapes), time.perf_counter() - start
+    validation = engine(compiled, shapes)
+    return _Aside(validation, time.perf_counter() - start, incremental.digests(compiled.asserted))
 
 
 def _validate_aside(
     compiled: Compiled, shapes: rdflib.Graph, engine: Callable[[Compiled, rdflib.Graph], ValidationResult]
-) -> Callable[[], tuple[ValidationResult, float]]:
+) -> Callable[[], _Aside]:
     """Start validating `compiled` in a forked process (it shares the quads, copy-on-write); the
-    returned function waits for (the result, the seconds it took). A bare `os.fork` with a pipe,
+    returned function waits for the result (`_Aside`). A bare `os.fork` with a pipe,
     not multiprocessing: `serve` builds inside a pool worker, which multiprocessing forbids to
     have children. Where fork is not available or not safe (other threads running: a test's
     servers, say), or the process dies, validation runs here instead: slower, never skipped."""
     if sys.platform != "linux" or threading.active_count() > 1:  # a fork copies no other thread, nor its locks
-        return lambda: _timed_validation(engine, compiled, shapes)
+        return lambda: _work_aside(engine, compiled, shapes)
     reader, writer = os.pipe()
     parent = os.getpid()
     pid = os.fork()
@@ -244,16 +258,16 @@ def _validate_aside(
         _validate_in_child(parent, reader, writer, engine, compiled, shapes)
     os.close(writer)
 
-    def result() -> tuple[ValidationResult, float]:
+    def result() -> _Aside:
         with os.fdopen(reader, "rb") as answer_in:
             payload = answer_in.read()
         os.waitpid(pid, 0)
         if not payload:  # the process died (killed, out of memory): validate here
-            return _timed_validation(engine, compiled, shapes)
+            return _work_aside(engine, compiled, shapes)
         kind, value = pickle.loads(payload)
         if kind == "error":
             raise value
-        return value
+        return value  # type: ignore[no-any-return]
 
     return result
 
@@ -275,7 +289,7 @@ def _validate_in_child(
             return
         os.close(reader)
         try:
-            answer: Any = ("ok", _timed_validation(engine, compiled, shapes))
+            answer: Any = ("ok", _work_aside(engine, compiled, shapes))
         except Exception as exc:  # noqa: BLE001 - any failure is sent back and raised by the parent
             answer = ("error", exc)
         try:
