@@ -19,7 +19,6 @@ import re
 import shutil
 import sqlite3
 import unicodedata
-from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -116,21 +115,25 @@ def ranked_titles(stated: Mapping[str, int]) -> list[str]:
 
 
 def _label(entity: _Entity) -> tuple[str, str]:
-    """(English label, Chinese label) from the names, by the kind's own naming property."""
-    by = defaultdict(list)
+    """(English label, Chinese label) from the names, by the kind's own naming property: the
+    ranked title, else the least name, else the least title, else the least English
+    `rdfs:label`; the least Chinese `rdfs:label` or native name. The least of several, as for
+    names: the same whatever order a store reads them in. One pass over the names (a dict of
+    lists per entity was a third of the index's row time)."""
+    least: dict[str, str] = {}  # "name", "title", "en" (an English label), "zh" (a Chinese one)
     for local, text, language in entity.names:
-        by[local].append((text, language or ""))
-    english = ""
-    if entity.titles:
-        english = ranked_titles(entity.titles)[0]
-    for local in ("name", "title"):
-        if not english and by[local]:
-            english = sorted(text for text, _ in by[local])[0]
-    english = english or min((t for t, lang in by["label"] if lang == "en"), default="")
-    chinese = min(
-        (t for local in ("label", "nativeName") for t, lang in by[local] if lang.startswith("zh")), default=""
-    )
-    return english, chinese  # the least of several, as for names: the same whatever order a store reads them in
+        if local == "name" or local == "title":
+            slot = local
+        elif local == "label" and language == "en":
+            slot = "en"
+        elif (local == "label" or local == "nativeName") and language and language.startswith("zh"):
+            slot = "zh"
+        else:
+            continue
+        if slot not in least or text < least[slot]:
+            least[slot] = text
+    english = ranked_titles(entity.titles)[0] if entity.titles else ""
+    return english or least.get("name") or least.get("title") or least.get("en", ""), least.get("zh", "")
 
 
 FACTS = {
