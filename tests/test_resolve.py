@@ -25,38 +25,54 @@ def test_aliases_labels_and_keys_resolve(tiny_data) -> None:
     assert registry.resolve("edition", "iclr2021", *where) == "iclr2021"
 
 
-def test_unknown_name_names_file_line_and_field(tiny_data) -> None:
-    settings = tiny_data(
-        source="""
-        source: {key: tiny, title: t, language: zh-Hans, seed: s, summary: s}
-        papers:
-          - openreview: PxTIG12RRHS
-            edition: ICLR 2021
-            title: A title
-            organizations: [斯坦福, Nowhere University]
-        """
-    )
-    from iclr_kg.build import rdf
-
-    dataset = load_dataset(settings.data_dir)
-    with pytest.raises(DataError) as info:
-        list(rdf.asserted_quads(dataset, build_registry(dataset)))
-    assert info.value.file.name == "tiny.yaml"
-    assert (info.value.line, info.value.field) == (6, "organizations[1]")
-    assert "unknown organization 'Nowhere University'" in info.value.message
-
-
-def test_ambiguous_name_is_an_error(tiny_data) -> None:
-    settings = tiny_data(
-        **{
-            "people.yaml": """
+TWO_YANG_SONGS = """
         people:
           - {key: yang-song, name: Yang Song}
           - {key: yang-song-2, name: Yang Song (other), aliases: [Yang Song]}
           - {key: ben-poole, name: Ben Poole}
         """
-        }
-    )
+A_PAPER = """
+        source: {key: tiny, title: t, language: zh-Hans, seed: s, summary: s}
+        papers:
+          - openreview: PxTIG12RRHS
+            edition: ICLR 2021
+            title: A title
+"""
+
+
+@pytest.mark.parametrize(
+    "people, names, where, message",
+    [
+        (
+            {},
+            "organizations: [斯坦福, Nowhere University]",
+            "organizations[1]",
+            "unknown organization 'Nowhere University'",
+        ),
+        (
+            {"people.yaml": TWO_YANG_SONGS},
+            "authors: [Ben Poole, Yang Song]",
+            "authors[1]",
+            "ambiguous person 'Yang Song'",
+        ),
+    ],
+)
+def test_a_name_that_does_not_resolve_names_file_line_and_field(
+    tiny_data, people: dict[str, str], names: str, where: str, message: str
+) -> None:
+    """References resolve without their line; where one fails, the line is looked up."""
+    from iclr_kg.build import rdf
+
+    settings = tiny_data(**people, source=A_PAPER + "            " + names + "\n")
+    dataset = load_dataset(settings.data_dir)
+    with pytest.raises(DataError) as info:
+        list(rdf.asserted_quads(dataset, build_registry(dataset)))
+    assert (info.value.file.name, info.value.line, info.value.field) == ("tiny.yaml", 6, where)
+    assert message in info.value.message
+
+
+def test_ambiguous_name_is_an_error(tiny_data) -> None:
+    settings = tiny_data(**{"people.yaml": TWO_YANG_SONGS})
     dataset = load_dataset(settings.data_dir)
     registry = build_registry(dataset)
     with pytest.raises(DataError, match="ambiguous person 'Yang Song': matches yang-song, yang-song-2"):

@@ -306,10 +306,12 @@ class _SourceBuilder:
         self.path: Path = source.path
 
     def ref(self, kind: str, name: str, block: Curated, field: str, index: int | None = None) -> Ref:
-        """Resolve `name` (stated at `block.field[index]`) to a `kind` entity; errors name the line."""
-        line = block.line(field, index)
-        label = field if index is None else f"{field}[{index}]"
-        key = self.registry.resolve(kind, name, self.path, line, label)
+        """Resolve `name` (stated at `block.field[index]`) to a `kind` entity; errors name the line,
+        looked up only then (for every reference it was a fifth of the RDF stage)."""
+        key = self.registry.find(kind, name)
+        if key is None:  # unknown or ambiguous: `resolve` says which
+            label = field if index is None else f"{field}[{index}]"
+            key = self.registry.resolve(kind, name, self.path, block.line(field, index), label)
         return Ref(key, iri(kind, key))
 
     def refs(self, node: NamedNode, predicate: NamedNode, kind: str, block: Curated, field: str) -> None:
