@@ -262,30 +262,30 @@ class Organization(Curated):
     key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     name: str
     kind: Literal["university", "company", "research-lab", "department", "foundation", "as-credited", "unclassified"]
-    labels: Labels = {}
-    aliases: list[str] = []
+    labels: Labels = Field(default_factory=dict)
+    aliases: list[str] = Field(default_factory=list)
     parent: str | None = None
     note: str | None = None
     curation: Curation | None = None
-    imported_by: list[str] = []  # in imports/shared/: the imports that need this entity
+    imported_by: list[str] = Field(default_factory=list)  # in imports/shared/: the imports that need this entity
 
 
 class Person(Curated):
     key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     name: str
-    native_name: Labels = {}
-    aliases: list[str] = []
+    native_name: Labels = Field(default_factory=dict)
+    aliases: list[str] = Field(default_factory=list)
     openreview: list[Annotated[str, Field(pattern=PROFILE_ID)]] = []
     note: str | None = None
     curation: Curation | None = None
-    imported_by: list[str] = []  # in imports/shared/: the imports that need this entity
+    imported_by: list[str] = Field(default_factory=list)  # in imports/shared/: the imports that need this entity
 
 
 class Conference(Curated):
     key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     name: str
-    labels: Labels = {}
-    aliases: list[str] = []
+    labels: Labels = Field(default_factory=dict)
+    aliases: list[str] = Field(default_factory=list)
 
 
 class Edition(Curated):
@@ -293,7 +293,7 @@ class Edition(Curated):
     conference: str
     year: int = Field(ge=1900, le=2100)
     name: str
-    aliases: list[str] = []
+    aliases: list[str] = Field(default_factory=list)
 
 
 class Award(Curated):
@@ -301,8 +301,8 @@ class Award(Curated):
     name: str
     kind: Literal["outstanding-paper", "honorable-mention", "best-paper", "person-honor"]
     edition: str | None = None
-    labels: Labels = {}
-    aliases: list[str] = []
+    labels: Labels = Field(default_factory=dict)
+    aliases: list[str] = Field(default_factory=list)
 
 
 class WikidataLink(Curated):
@@ -326,10 +326,10 @@ class SourceInfo(Curated):
     outlet_note: str | None = None
     language: Literal["zh-Hans", "zh-Hant", "en"]
     seed: str | None = None
-    writers: list[str] = []
-    about: list[str] = []
+    writers: list[str] = Field(default_factory=list)
+    about: list[str] = Field(default_factory=list)
     summary: str
-    cites: list[str] = []
+    cites: list[str] = Field(default_factory=list)
     # imports only: the service, what was asked of it, and when
     service: str | None = None
     venue: str | None = None
@@ -347,7 +347,7 @@ class SourceInfo(Curated):
 class ConferenceFacts(Curated):
     conference: str
     founded: int | None = Field(default=None, ge=1900, le=2100)
-    founders: list[str] = []
+    founders: list[str] = Field(default_factory=list)
     open_review: bool | None = None
     note: str | None = None
 
@@ -370,16 +370,16 @@ class EditionFacts(Curated):
     perfect_score_papers_at_least: int | None = Field(default=None, ge=0)
     resubmissions: int | None = Field(default=None, ge=0)
     arxiv_posted: int | None = Field(default=None, ge=0)
-    rating_scale: list[str] = []
-    confidence_scale: list[str] = []
+    rating_scale: list[str] = Field(default_factory=list)
+    confidence_scale: list[str] = Field(default_factory=list)
     note: str | None = None
 
 
 class AwardFacts(Curated):
     award: str
     inaugural: bool | None = None
-    criteria: list[str] = []
-    committee: list[str] = []
+    criteria: list[str] = Field(default_factory=list)
+    committee: list[str] = Field(default_factory=list)
     committee_complete: bool = True
     note: str | None = None
 
@@ -415,21 +415,21 @@ class PaperFacts(Curated):
     edition: str
     title: str
     method_name: str | None = None
-    authors: list[str | AuthorRef] = []
-    organizations: list[str] = []
+    authors: list[str | AuthorRef] = Field(default_factory=list)
+    organizations: list[str] = Field(default_factory=list)
     organizations_complete: bool = True
     decision: Literal["accepted", "rejected", "workshop", "withdrawn", "desk-rejected"] | None = None
     presentation: Literal["oral", "spotlight", "poster", "talk", "notable-top-5%", "notable-top-25%"] | None = None
     code: str | None = None
-    ratings: list[int] = []
-    reviews: list[ReviewFacts] = []
+    ratings: list[int] = Field(default_factory=list)
+    reviews: list[ReviewFacts] = Field(default_factory=list)
     average_rating: float | None = None
     reviewer_count: int | None = Field(default=None, ge=0)
     all_ratings: int | None = None
     summary: str | None = None
     review_summary: str | None = None
     note: str | None = None
-    awards: list[AwardGiven | str] = []
+    awards: list[AwardGiven | str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _has_identity(self) -> PaperFacts:
@@ -455,11 +455,11 @@ class RoleFacts(Curated):
 
 class PersonFacts(Curated):
     person: str
-    education: list[RoleFacts] = []
-    positions: list[RoleFacts] = []
-    student_of: list[str] = []
-    honors: list[str] = []
-    notable_work: list[str] = []
+    education: list[RoleFacts] = Field(default_factory=list)
+    positions: list[RoleFacts] = Field(default_factory=list)
+    student_of: list[str] = Field(default_factory=list)
+    honors: list[str] = Field(default_factory=list)
+    notable_work: list[str] = Field(default_factory=list)
 
 
 class ProfileLink(Curated):
@@ -474,12 +474,12 @@ class Source(Curated):
     """One article or import: what it says, in its own terms."""
 
     source: SourceInfo
-    conferences: list[ConferenceFacts] = []
-    editions: list[EditionFacts] = []
-    awards: list[AwardFacts] = []
-    papers: list[PaperFacts] = []
-    people: list[PersonFacts] = []
-    profiles: list[ProfileLink] = []
+    conferences: list[ConferenceFacts] = Field(default_factory=list)
+    editions: list[EditionFacts] = Field(default_factory=list)
+    awards: list[AwardFacts] = Field(default_factory=list)
+    papers: list[PaperFacts] = Field(default_factory=list)
+    people: list[PersonFacts] = Field(default_factory=list)
+    profiles: list[ProfileLink] = Field(default_factory=list)
     _path: Path = PrivateAttr(default=Path())
 
     @property
