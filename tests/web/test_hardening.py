@@ -350,6 +350,15 @@ def test_nesting_depth_ignores_brackets_in_strings_and_comments() -> None:
     assert nesting_depth("SELECT * { ?s ?p '''{{{'''. { ?a ?b ?c } }") == 2
 
 
+def test_may_mention_rules_out_only_ascii_text_without_the_words() -> None:
+    from iclr_kg.query.querytext import may_mention
+
+    assert not may_mention("SELECT * { ?s ?p ?o }", ("service", "now"))
+    assert may_mention("SELECT * { SeRvIcE <urn:x> {} }", ("service",))
+    assert may_mention("SELECT * { ſervice <urn:x> {} }", ("service",))  # not ASCII: a fold may match
+    assert may_mention('SELECT * { ?s ?p "机构" }', ("service",))
+
+
 def test_check_nesting_counts_depth_not_brackets() -> None:
     """Text with few brackets skips the scan; with many, the depth decides, not their number."""
     from iclr_kg.errors import QueryError

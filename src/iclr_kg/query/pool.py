@@ -403,7 +403,7 @@ def default_query_memory() -> int:
     Two web processes with four workers each then stay within two thirds of memory even if every
     worker runs a runaway query at once."""
     try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+        total = PAGE_SIZE * os.sysconf("SC_PHYS_PAGES") // 2**20
     except (ValueError, OSError, AttributeError):
         return 2048
     return max(1024, min(4096, total // 12))
