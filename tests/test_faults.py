@@ -10,11 +10,13 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from iclr_kg.build.pipeline import build
+from iclr_kg.config import Settings
 from iclr_kg.store import current_generation, open_read_only
 from tests.helpers import CLI, serving
 
@@ -26,33 +28,81 @@ COUNT = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"
 
 @pytest.fixture(scope="module")
 def big_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Synthetic data large enough that a build takes a few seconds to kill at different points."""
+    """Synthetic data large enough that a build takes about a second, to kill at different points."""
     return _synth().write(400, tmp_path_factory.mktemp("big") / "data")
 
 
-@pytest.mark.parametrize("delay", [0.3, 1.0, 2.5, 5.0])
-def test_a_build_killed_at_any_point_leaves_the_old_store(tiny_data, big_data: Path, delay: float, monkeypatch) -> None:
-    monkeypatch.setattr("iclr_kg.store.KEEP_SECONDS", 0)  # no grace for readers of replaced generations here
+@pytest.fixture(scope="module")
+def big_build(big_data: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict[str, str]], float]:
+    """What COUNT answers on a store built whole from `big_data`, and the seconds `iclr-kg build`
+    took to make it: the kills below land at fractions of that, wherever the build is today."""
+    store = tmp_path_factory.mktemp("big-store")
+    start = time.perf_counter()
+    subprocess.run([CLI, "build", "--store", str(store)], env=_with_data(big_data), check=True, capture_output=True)
+    return select(open_read_only(store), COUNT), time.perf_counter() - start
+
+
+def _with_data(data: Path) -> dict[str, str]:
+    return {**os.environ, "ICLR_KG_DATA_DIR": str(data)}
+
+
+@pytest.mark.parametrize("fraction", [0.1, 0.4, 0.7, 0.95, 1.5])
+def test_a_build_killed_at_any_point_leaves_the_old_store(
+    tiny_data, big_data: Path, big_build: tuple[list[dict[str, str]], float], fraction: float
+) -> None:
+    """Killed before it publishes, a build leaves the old store as it was; killed after (while it
+    saves its incremental state or prints its report), the new store is already whole."""
+    _kill_a_build(tiny_data(), big_data, big_build[0], lambda process, before: time.sleep(fraction * big_build[1]))
+
+
+def test_a_build_killed_right_after_it_publishes_leaves_the_new_store_whole(
+    tiny_data, big_data: Path, big_build: tuple[list[dict[str, str]], float]
+) -> None:
+    """Regression: the kill once landed between publishing and the process's end, and the test
+    expected the old store; the new one was whole, as it must be."""
+
+    def until_published(process: subprocess.Popen, before: Path) -> None:
+        while process.poll() is None and current_generation(settings.store) == before:
+            time.sleep(0.001)
+
     settings = tiny_data()
-    build(settings)
-    before, count = current_generation(settings.store), select(open_read_only(settings.store), COUNT)
-    env = {**os.environ, "ICLR_KG_DATA_DIR": str(big_data)}
-    process = subprocess.Popen(
-        [CLI, "build", "--store", str(settings.store)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    time.sleep(delay)
-    process.send_signal(signal.SIGKILL)
-    process.wait(timeout=30)
-    if process.returncode == -signal.SIGKILL:
-        assert current_generation(settings.store) == before
-        assert select(open_read_only(settings.store), COUNT) == count
-    else:  # the build finished before the kill: then the new store is complete
-        assert process.returncode == 0
-        assert int(select(open_read_only(settings.store), COUNT)[0]["n"]) > int(count[0]["n"])
-    good = current_generation(settings.store)
-    build(settings)  # the lock died with the process; the next build works and prunes leftovers
-    folders = {p for p in (settings.store / "generations").iterdir() if p.is_dir()}
-    assert folders == {good, current_generation(settings.store)}  # the killed build's folder is gone
+    assert _kill_a_build(settings, big_data, big_build[0], until_published) == "new"
+
+
+def _kill_a_build(
+    settings: Settings,
+    data: Path,
+    whole: list[dict[str, str]],
+    wait: Callable[[subprocess.Popen, Path], None],
+) -> str:
+    """Build `settings` (tiny), start `iclr-kg build` of `data` over it, SIGKILL it once `wait`
+    returns, and check the store: the old one as it was or the new one whole (COUNT = `whole`);
+    then the next build works and removes what the killed one left. Says which store it found."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("iclr_kg.store.KEEP_SECONDS", 0)  # no grace for readers of replaced generations here
+        build(settings)
+        before, count = current_generation(settings.store), select(open_read_only(settings.store), COUNT)
+        process = subprocess.Popen(
+            [CLI, "build", "--store", str(settings.store)],
+            env=_with_data(data),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait(process, before)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+        assert process.returncode in (0, -signal.SIGKILL)
+        found = "old" if current_generation(settings.store) == before else "new"
+        if found == "old":
+            assert process.returncode == -signal.SIGKILL
+            assert select(open_read_only(settings.store), COUNT) == count
+        else:
+            assert select(open_read_only(settings.store), COUNT) == whole != count
+        good = current_generation(settings.store)
+        build(settings)  # the lock died with the process; the next build works and prunes leftovers
+        folders = {p for p in (settings.store / "generations").iterdir() if p.is_dir()}
+        assert folders == {good, current_generation(settings.store)}  # the killed build's folder is gone
+    return found
 
 
 def test_partial_generations_are_removed_and_never_count_as_kept(tiny_data) -> None:
