@@ -202,16 +202,20 @@ for i in range(1000):
 """
 
 
-@pytest.mark.parametrize("delay", [0.4, 0.9, 1.7, 2.6])
+@pytest.mark.parametrize("delay", [0.0, 0.3, 0.8, 1.5])
 def test_kill_9_loses_no_acknowledged_update(tiny_data, delay: float) -> None:
+    """SIGKILL lands `delay` seconds after the writer's first acknowledgement (counted from there,
+    not from its start, which a busy machine may take longer than a delay to reach)."""
     settings = tiny_data()
     build(settings)
     process = subprocess.Popen([sys.executable, "-c", WRITER, str(settings.store)], stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    first = process.stdout.readline()
     time.sleep(delay)
     process.send_signal(signal.SIGKILL)
     out, _ = process.communicate(timeout=30)
-    acknowledged = [int(line) for line in out.split()]
-    assert acknowledged, "the writer acknowledged nothing before the kill; raise the delay"
+    acknowledged = [int(line) for line in (first + out).split()]
+    assert acknowledged[0] == 0
     apply(settings.store, "INSERT DATA { <urn:after> <urn:v> 0 }")  # the next writer recovers first
     stored = {
         int(row["o"].value)
