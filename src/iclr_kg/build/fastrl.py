@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pyoxigraph import NamedNode
@@ -193,13 +193,17 @@ class _Facts:
     properties) are indexed by subject and object. Most triples (types, names, titles) are never
     looked up that way, and their indexes were most of the reasoner's memory and a third of its
     time. The first owl:sameAs indexes every predicate from then on (equality rewrites any
-    triple), and builds the by-subject and by-object indexes it alone needs.
+    triple), and builds the by-subject and by-object indexes it alone needs. The members of the
+    classes `checked` (objects of `rdf_type`) are kept as they come, for the consistency check: it
+    found them by scanning every triple (0.3 s of 2.4 at 10,000 papers).
     """
 
-    def __init__(self, joined: set[int] | None, same_as: int) -> None:
+    def __init__(self, joined: set[int] | None, same_as: int, rdf_type: int = -1, checked: Iterable[int] = ()) -> None:
         self.all: set[tuple[int, int, int]] = set()
         self.joined = joined  # None: every predicate
         self.same_as = same_as
+        self.type = rdf_type
+        self.members: dict[int, set[int]] = {c: set() for c in checked}
         self.by_ps: dict[int, dict[int, set[int]]] = defaultdict(lambda: defaultdict(set))
         self.by_po: dict[int, dict[int, set[int]]] = defaultdict(lambda: defaultdict(set))
         self.by_s: dict[int, set[tuple[int, int]]] | None = None
@@ -215,6 +219,8 @@ class _Facts:
             self.by_po[p][o].add(s)
         elif p == self.same_as:
             self._index_everything()  # this triple included
+        elif p == self.type and o in self.members:
+            self.members[o].add(s)
         if self.by_s is not None:
             self.by_s[s].add((p, o))
             self.by_o[o].add((s, p))  # type: ignore[index]
@@ -231,6 +237,8 @@ class _Facts:
         """Subjects by object, for the objects `objects` of `p` (by a scan if `p` is not indexed)."""
         if self.joined is None or p in self.joined:
             return {o: set(self.by_po.get(p, {}).get(o, ())) for o in objects}
+        if p == self.type and objects <= self.members.keys():
+            return {o: set(self.members[o]) for o in objects}
         found: dict[int, set[int]] = {o: set() for o in objects}
         for s, q, o in self.all:
             if q == p and o in found:
@@ -298,6 +306,7 @@ class _Encoded:
         self.avf = {e(r): (e(p), e(f)) for r, (p, f) in schema.avf.items()}
         self.disjoint = [(e(a), e(b)) for a, b in schema.disjoint]
         self.thing, self.nothing, self.same_as, self.type = e(OWL.Thing), e(OWL.Nothing), e(OWL.sameAs), e(TYPE)
+        self.checked = {c for pair in self.disjoint for c in pair} | {self.nothing}  # classes _check_consistency reads
         self.joined = {  # the predicates some rule looks up by subject or object (_Facts)
             *self.transitive,
             *self.chain_steps,
@@ -409,7 +418,7 @@ def _evaluate(
         return found
 
     tables = _Encoded(schema, lambda t: encode(schema_term(t)))
-    facts = _Facts(tables.joined, tables.same_as)
+    facts = _Facts(tables.joined, tables.same_as, tables.type, tables.checked)
     agenda: list[tuple[int, int, int]] = []
     fresh: list[tuple[int, int, int]] = []  # the facts added, in the order found: no copy of the given set
 
@@ -559,7 +568,7 @@ def _chain_matches(chain: list[int], i: int, s: int, o: int, facts: _Facts) -> l
 
 def _check_consistency(schema: _Encoded, facts: _Facts, terms: list[Term]) -> None:
     problems = []
-    members = facts.subjects_of(schema.type, {c for pair in schema.disjoint for c in pair} | {schema.nothing})
+    members = facts.subjects_of(schema.type, schema.checked)
     for a, b in schema.disjoint:  # cax-dw, cax-adc
         both = set(members.get(a, ())) & set(members.get(b, ()))
         for x in sorted(terms[i] for i in both):
