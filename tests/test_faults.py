@@ -140,13 +140,15 @@ def test_a_second_build_is_refused_with_a_clear_message(tiny_data, big_data: Pat
         while not _locked(settings.store / "build.lock"):  # until the first build holds the lock
             assert first.poll() is None and time.monotonic() < deadline, "the first build never took the lock"
             time.sleep(0.02)
+        first.send_signal(signal.SIGSTOP)  # held there: it could finish (in about a second) before the second starts
         second = subprocess.run(
             [CLI, "build", "--store", str(settings.store)], env=env, capture_output=True, text=True, check=False
         )
         assert second.returncode == 1
         assert "another build of" in second.stderr and "is running" in second.stderr
     finally:
-        first.wait(timeout=300)
+        first.send_signal(signal.SIGCONT)
+        assert first.wait(timeout=300) == 0  # and, let go, it finishes
 
 
 def test_a_corrupt_store_fails_at_start_with_a_clear_error(tmp_path: Path) -> None:
