@@ -106,7 +106,8 @@ def same_as_full(store: Path, env: dict[str, str], work: Path) -> str:
 def one_size(papers: int, work: Path, verify: bool = False, pairs: int = 1) -> dict[str, Any]:
     """One size's figures. With `pairs` > 1 the build and the limit are measured that many times,
     one after the other, from an empty store each time: the figures are the pair's whose ratio
-    is the median (the machine's noise moves single runs by more than a target's margin), the
+    is the median, the lower middle one of an even count (the machine's noise moves single runs
+    by more than a target's margin), the
     peak the highest of all, and every ratio is listed."""
     sys.path.insert(0, str(HERE))
     import synth
