@@ -107,8 +107,7 @@ def one_size(papers: int, work: Path, verify: bool = False, pairs: int = 1) -> d
     """One size's figures. With `pairs` > 1 the build and the limit are measured that many times,
     one after the other, from an empty store each time: the figures are the pair's whose ratio
     is the median, the lower middle one of an even count (the machine's noise moves single runs
-    by more than a target's margin), the
-    peak the highest of all, and every ratio is listed."""
+    by more than a target's margin), the peak the highest of all, and every ratio is listed."""
     sys.path.insert(0, str(HERE))
     import synth
 
