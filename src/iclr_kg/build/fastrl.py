@@ -383,17 +383,16 @@ def closure_oxigraph(
     from iclr_kg.build.convert import term_from_rdflib as from_rdflib
 
     with gcpause.paused():  # millions of small tuples: see gcpause
-        as_tuples = (
-            [(t.subject, t.predicate, t.object) for t in ontology],
-            [(t.subject, t.predicate, t.object) for t in data],
-        )
         schema = oxigraph_schema(ontology, data)
-        return _evaluate(*as_tuples, schema, from_rdflib, ox.Literal, only_new=True, keep=keep, hidden=hidden)
+        # Read as they are encoded: a pyoxigraph quad makes new term objects on every access, and
+        # lists of them held every quad's three terms through the evaluation (1.3 million at
+        # 10,000 papers, where the interned terms are 166,000).
+        given = ((t.subject, t.predicate, t.object) for t in itertools.chain(ontology, data))
+        return _evaluate(given, schema, from_rdflib, ox.Literal, only_new=True, keep=keep, hidden=hidden)
 
 
 def _evaluate(
-    ontology: list[tuple[Any, Any, Any]],
-    data: list[tuple[Any, Any, Any]],
+    given: Iterable[tuple[Any, Any, Any]],
     schema: Schema,
     schema_term: Any,
     literal_type: type,
@@ -427,7 +426,7 @@ def _evaluate(
             agenda.append(triple)
             fresh.append(triple)
 
-    for s, p, o in (*ontology, *data):
+    for s, p, o in given:  # the ontology's triples, then the data's
         derive((encode(s), encode(p), encode(o)))
     if only_new:
         fresh.clear()  # the given facts
