@@ -131,7 +131,7 @@ def _locked(lock_file: Path) -> bool:
 
 def test_a_second_build_is_refused_with_a_clear_message(tiny_data, big_data: Path) -> None:
     settings = tiny_data()
-    env = {**os.environ, "ICLR_KG_DATA_DIR": str(big_data)}
+    env = _with_data(big_data)
     first = subprocess.Popen(
         [CLI, "build", "--store", str(settings.store)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
@@ -176,7 +176,7 @@ def test_serve_keeps_serving_during_a_rebuild_and_switches_after(tiny_data, big_
                 return int(json.loads(response.read())["results"]["bindings"][0]["n"]["value"])
 
         before = count()
-        env = {**os.environ, "ICLR_KG_DATA_DIR": str(big_data)}
+        env = _with_data(big_data)
         rebuild = threading.Thread(
             target=subprocess.run,
             args=([CLI, "build", "--store", str(settings.store)],),

@@ -181,9 +181,9 @@ def test_fast_reasoner_equals_owlrl_where_its_shortcuts_could_go_wrong() -> None
                 infer_triples([*given, t(R + "x/a", RDF + "type", I + "Paper")], disjoint, reasoner)
             with pytest.raises(InconsistentGraph, match="x/n>? is an instance of owl:Nothing"):
                 infer_triples([*given, t(R + "x/n", RDF + "type", OWL + "Nothing")], disjoint, reasoner)
-        assert set(infer_triples(without_equality, disjoint, reasoner)) == set(
-            infer_triples(without_equality, disjoint, "owlrl")
-        )  # and nothing is reported where nothing is wrong
+    assert set(infer_triples(without_equality, disjoint, "fast")) == set(
+        infer_triples(without_equality, disjoint, "owlrl")
+    )  # and nothing is reported where nothing is wrong
 
 
 def test_fast_reasoner_refuses_constructs_it_does_not_compile() -> None:
