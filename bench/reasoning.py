@@ -79,7 +79,7 @@ def prepare(papers: int, workdir: Path) -> tuple[Path, Path, Path, int]:
     """Synthetic data → our pipeline's asserted graph and ontology, as N-Triples files."""
     sys.path.insert(0, str(HERE))
     import synth
-    from pyoxigraph import RdfFormat, serialize
+    from pyoxigraph import RdfFormat, Triple, serialize
 
     from iclr_kg.build import rdf
     from iclr_kg.build.resolve import build_registry
@@ -91,8 +91,8 @@ def prepare(papers: int, workdir: Path) -> tuple[Path, Path, Path, int]:
     asserted = list(rdf.asserted_quads(dataset, build_registry(dataset)))
     ontology = rdf.ontology_quads(resource_dir("ontology") / "iclr.ttl")
     data_file, ontology_file = workdir / f"asserted-{papers}.nt", workdir / "ontology.nt"
-    serialize((q.triple for q in asserted), data_file, RdfFormat.N_TRIPLES)
-    serialize((q.triple for q in ontology), ontology_file, RdfFormat.N_TRIPLES)
+    serialize((Triple(*q[:3]) for q in asserted), data_file, RdfFormat.N_TRIPLES)
+    serialize((Triple(*q[:3]) for q in ontology), ontology_file, RdfFormat.N_TRIPLES)
     return data_dir, data_file, ontology_file, len(asserted)
 
 

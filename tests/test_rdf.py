@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from pyoxigraph import NamedNode, RdfFormat, parse
+from pyoxigraph import NamedNode, Quad, RdfFormat, parse
 
 from iclr_kg import vocab
 from iclr_kg.build import rdf, sources
@@ -17,8 +17,9 @@ RES = vocab.RESOURCE_BASE
 
 
 def quads_of(settings, extra_sources=None):
+    """The asserted quads (tuples of terms) as pyoxigraph quads, to read by name."""
     dataset = load_dataset(settings.data_dir)
-    return list(rdf.asserted_quads(dataset, build_registry(dataset)))
+    return [Quad(*q) for q in rdf.asserted_quads(dataset, build_registry(dataset))]
 
 
 def test_iris_follow_the_contract() -> None:
@@ -74,7 +75,7 @@ def test_ontology_goes_to_its_graph() -> None:
     from iclr_kg.config import resource_dir
 
     quads = rdf.ontology_quads(resource_dir("ontology") / "iclr.ttl")
-    assert {q.graph_name.value for q in quads} == {vocab.GRAPH_ONTOLOGY}
+    assert {q[3].value for q in quads} == {vocab.GRAPH_ONTOLOGY}
     assert len(quads) > 500
 
 

@@ -88,9 +88,9 @@ def test_inferred_holds_nothing_asserted_or_trivial(tiny_inferred) -> None:
 @pytest.mark.parametrize("reasoner", ["owlrl", "fast"])
 def test_disjoint_classes_fail_with_the_entities_named(tiny_data, reasoner: str) -> None:
     compiled = compile_graph(tiny_data())
-    data = [q.triple for q in compiled.asserted] + [t(SONG, RDF + "type", I + "Organization")]
+    data = [Triple(*q[:3]) for q in compiled.asserted] + [t(SONG, RDF + "type", I + "Organization")]
     with pytest.raises(InconsistentGraph) as info:
-        infer_triples(data, [q.triple for q in compiled.ontology], reasoner)
+        infer_triples(data, [Triple(*q[:3]) for q in compiled.ontology], reasoner)
     assert "yang-song" in str(info.value)
 
 
@@ -111,7 +111,7 @@ def _synth():
 
 
 def _fast_equals_owlrl(compiled, at_least: int) -> None:
-    data, ontology = [q.triple for q in compiled.asserted], [q.triple for q in compiled.ontology]
+    data, ontology = [Triple(*q[:3]) for q in compiled.asserted], [Triple(*q[:3]) for q in compiled.ontology]
     reference = set(infer_triples(data, ontology, "owlrl"))
     fast = set(infer_triples(data, ontology, "fast"))
     assert len(reference) > at_least

@@ -19,10 +19,11 @@ import fcntl
 import io
 import itertools
 import json
+import operator
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -39,7 +40,6 @@ from pyoxigraph import (
     Store,
     Triple,
     Variable,
-    serialize,
 )
 
 from iclr_kg import vocab
@@ -108,13 +108,14 @@ CHUNK = 100_000  # quads between two progress reports while loading
 
 def publish(
     store_dir: Path,
-    quads: Iterable[Quad],
+    quads: Iterable[Sequence[Any]],
     finish: Callable[[Store], dict[str, Any]] | None = None,
     loaded: Callable[[int], None] | None = None,
     graphs: Mapping[NamedNode, Iterable[tuple[Any, Any, Any]]] | None = None,
 ) -> Path:
-    """Load `quads`, and the triples of `graphs` (graph -> triples of pyoxigraph terms: the
-    build's inferred graph), into a new generation and make it current. Call under `build_lock`.
+    """Load `quads` (pyoxigraph's, or tuples of their terms: rdf.TermQuad), and the triples of
+    `graphs` (graph -> triples of pyoxigraph terms: the build's inferred graph), into a new
+    generation and make it current. Call under `build_lock`.
 
     `finish` runs on the loaded database under the write lock, just before it is published (the
     build replays the update journal there); what it returns is recorded in the marker.
@@ -228,25 +229,28 @@ def reasoned_path(generation: Path) -> Path:
 
 def _load_merged(
     store: Store,
-    quads: Iterable[Quad],
+    quads: Iterable[Sequence[Any]],
     loaded: Callable[[int], None],
     graphs: Mapping[NamedNode, Iterable[tuple[Any, Any, Any]]],
 ) -> None:
     """Each quad, and its triple in the default graph: the store dedups, giving the RDF merge.
 
-    pyoxigraph serializes the quads to N-Quads a chunk at a time, each chunk followed by its
-    triples as N-Triples (lines of the default graph), and its bulk loader reads that as one
+    The quads are written as N-Quads a chunk at a time, each chunk followed by its triples as
+    N-Triples (lines of the default graph), and pyoxigraph's bulk loader reads that as one
     stream: the path `bulk_load` takes from a file, the storage limit bench/build.py measures.
     At 50,000 papers this takes 49-57 s where `bulk_extend` took 74 s (a Python Quad made for
     every default-graph copy, and more files for RocksDB to compact while the index is read).
-    The triples of `graphs` follow, written as text (`_triple_chunks`), and none is kept.
+    The triples of `graphs` follow, and none is kept.
     A parser gives blank nodes new names, so the few quads with one (the ontology's restrictions
     and lists) are set aside and added by `bulk_extend` after the stream, their names kept.
-    (`lenient`: what pyoxigraph serialized needs no check.)"""
+    (`lenient`: the text is pyoxigraph's own (`_Texts`), and needs no check.)"""
     aside: list[Quad] = []
-    stream = itertools.chain(
-        _merged_chunks(quads, loaded, aside),
-        *(_triple_chunks(graph, triples, loaded, aside) for graph, triples in graphs.items()),
+    texts = _Texts()
+    runs = itertools.chain(  # a run of quads in one graph (a source's), then each graph of triples
+        itertools.groupby(quads, key=operator.itemgetter(3)), graphs.items()
+    )  # read lazily: a group of `groupby` is gone once the next is asked for
+    stream = itertools.chain.from_iterable(
+        _graph_chunks(graph, triples, texts, loaded, aside) for graph, triples in runs
     )
     store.bulk_load(input=byte_reader(stream), format=RdfFormat.N_QUADS, lenient=True)
     if aside:
@@ -255,46 +259,34 @@ def _load_merged(
         loaded(2 * len(aside))
 
 
-def _merged_chunks(quads: Iterable[Quad], loaded: Callable[[int], None], aside: list[Quad]) -> Iterator[bytes]:
-    for chunk in batched(quads):
-        text = serialize(chunk, format=RdfFormat.N_QUADS)
-        if b"_:" in text:  # a blank node, or a literal that says "_:" (then nothing is set aside)
-            plain: list[Quad] = []
-            for quad in chunk:
-                (aside if _has_blank_node(quad) else plain).append(quad)
-            if len(plain) < len(chunk):
-                chunk, text = tuple(plain), serialize(plain, format=RdfFormat.N_QUADS)
-        yield text
-        yield serialize((q.triple for q in chunk), format=RdfFormat.N_TRIPLES)
-        loaded(2 * len(chunk))
-
-
 class _Texts(dict[Any, str]):
-    """Each term's N-Triples text, made once: `str` of a pyoxigraph term is that text."""
+    """Each term's N-Triples text, made once: `str` of a pyoxigraph term is that text. Emptied
+    when it holds more than `KEPT` (the data's literals are mostly said once)."""
+
+    KEPT = 500_000
 
     def __missing__(self, term: Any) -> str:
         text = self[term] = str(term)
         return text
 
 
-def _triple_chunks(
-    graph: NamedNode, triples: Iterable[tuple[Any, Any, Any]], loaded: Callable[[int], None], aside: list[Quad]
+def _graph_chunks(
+    graph: Any, triples: Iterable[Sequence[Any]], texts: _Texts, loaded: Callable[[int], None], aside: list[Quad]
 ) -> Iterator[bytes]:
-    """The lines of `graph`'s triples, as N-Quads and then as N-Triples, a chunk at a time, joined
-    from each term's text: a pyoxigraph Quad made per triple, only to be serialized, was half
-    the time (the 865,763 inferred triples of 10,000 papers: 2.2 s, now 1.2 s). Both texts are
-    the bytes pyoxigraph's serializer writes (compared on those triples)."""
-    texts = _Texts()
-    in_graph, end = f" {texts[graph]} .\n", " .\n"
+    """The lines of `graph`'s triples (or quads of that graph: their first three terms), as N-Quads
+    and then as N-Triples, a chunk at a time, joined from each term's text: a pyoxigraph Quad made
+    per triple, only to be serialized, was half the time (the 865,763 inferred triples of 10,000
+    papers: 2.2 s, now 1.2 s). Both texts are the bytes pyoxigraph's serializer writes (compared
+    on those triples)."""
+    in_graph, end = (" .\n" if isinstance(graph, DefaultGraph) else f" {texts[graph]} .\n"), " .\n"
     for chunk in batched(triples):
-        lines = [f"{texts[s]} {texts[p]} {texts[o]}" for s, p, o in chunk]
+        lines = _lines(chunk, texts)
         quads = in_graph.join(lines) + in_graph
         if "_:" in quads or "<<" in quads:  # a blank node or a quoted triple, or a literal that says so
             kept = []
-            for triple, line in zip(chunk, lines, strict=True):
-                quad = Quad(*triple, graph)
-                if _has_blank_node(quad):
-                    aside.append(quad)
+            for terms, line in zip(chunk, lines, strict=True):
+                if _has_blank_node(terms):
+                    aside.append(Quad(terms[0], terms[1], terms[2], graph))
                 else:
                     kept.append(line)
             lines, quads = kept, "".join(line + in_graph for line in kept)
@@ -304,11 +296,38 @@ def _triple_chunks(
         loaded(2 * len(lines))
 
 
+def _lines(chunk: Sequence[Sequence[Any]], texts: _Texts) -> list[str]:
+    """Each triple's (or quad's first three terms') N-Triples line, without its final " .\n"."""
+    if len(texts) > texts.KEPT:
+        texts.clear()
+    return [f"{texts[t[0]]} {texts[t[1]]} {texts[t[2]]}" for t in chunk]
+
+
+def ntriples(triples: Iterable[Sequence[Any]]) -> Iterator[bytes]:
+    """The triples (or quads' first three terms, read as one graph) as N-Triples text, a chunk at
+    a time, blank nodes by their labels: for `byte_reader`."""
+    texts, end = _Texts(), " .\n"
+    for chunk in batched(triples):
+        yield (end.join(_lines(chunk, texts)) + end).encode()
+
+
 def batched(items: Iterable[T], size: int = CHUNK) -> Iterator[tuple[T, ...]]:
     """Tuples of `size` items (itertools.batched, which Python 3.11 lacks)."""
     iterator = iter(items)
     while chunk := tuple(itertools.islice(iterator, size)):
         yield chunk
+
+
+def drain(items: list[T]) -> Iterator[T]:
+    """The items of `items` in order, the list emptied a chunk at a time as they are read: what a
+    build streams into the store is let go of while the stream goes on (at 50,000 papers its
+    asserted and inferred tuples take 0.7 GB, beside the bulk loader's own 1.5-1.8 GB)."""
+    items.reverse()
+    while items:
+        chunk = items[-CHUNK:]
+        del items[-CHUNK:]
+        chunk.reverse()
+        yield from chunk
 
 
 def byte_reader(chunks: Iterator[bytes]) -> io.BufferedReader:
@@ -337,9 +356,9 @@ class _ByteChunks(io.RawIOBase):
         return size
 
 
-def _has_blank_node(quad: Quad) -> bool:
-    """A blank node anywhere in `quad` (a quoted triple counts: it may hold one)."""
-    return any(isinstance(term, (BlankNode, Triple)) for term in (quad.subject, quad.object, quad.graph_name))
+def _has_blank_node(terms: Sequence[Any]) -> bool:
+    """A blank node among a triple's or quad's terms (a quoted triple counts: it may hold one)."""
+    return any(isinstance(term, (BlankNode, Triple)) for term in terms)
 
 
 def _prune(generations: Path, keep: Path) -> None:

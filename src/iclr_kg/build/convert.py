@@ -3,11 +3,11 @@ term by term through both libraries' public constructors: the one converter ever
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import rdflib
-from pyoxigraph import BlankNode, Literal, NamedNode, Quad, Triple
+from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 from rdflib.term import Node
 
 from iclr_kg import vocab
@@ -39,12 +39,12 @@ def term_from_rdflib(term: Node) -> Any:
     raise TypeError(f"not an RDF term: {term!r}")
 
 
-def to_rdflib(quads: Iterable[Quad | Triple]) -> rdflib.Graph:
-    """The union of the quads' triples as one rdflib graph (graph names dropped)."""
+def to_rdflib(quads: Iterable[Sequence[Any]]) -> rdflib.Graph:
+    """The union of the quads' triples as one rdflib graph (graph names dropped): pyoxigraph
+    quads or triples, or tuples of their terms (rdf.TermQuad)."""
     graph = rdflib.Graph()
     for quad in quads:
-        triple = quad.triple if isinstance(quad, Quad) else quad
-        graph.add((term_to_rdflib(triple.subject), term_to_rdflib(triple.predicate), term_to_rdflib(triple.object)))
+        graph.add((term_to_rdflib(quad[0]), term_to_rdflib(quad[1]), term_to_rdflib(quad[2])))
     return graph
 
 

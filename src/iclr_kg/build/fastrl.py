@@ -357,13 +357,13 @@ OXIGRAPH_SCHEMA_PREDICATES = frozenset(NamedNode(str(p)) for p in SCHEMA_PREDICA
 
 
 def oxigraph_schema(ontology: list[Any], data: tuple[Any, ...] | list[Any] = ()) -> Schema:
-    """The Schema of pyoxigraph triples (the ontology, and any schema triples in the data); only
-    this small part goes through rdflib, blank node labels kept."""
+    """The Schema of pyoxigraph triples or quads, or tuples of their terms (the ontology, and any
+    schema triples in the data); only this small part goes through rdflib, blank node labels kept."""
     from iclr_kg.build.convert import term_to_rdflib as to_rdflib
 
     tbox = Graph()
-    for t in (*ontology, *(t for t in data if t.predicate in OXIGRAPH_SCHEMA_PREDICATES)):
-        tbox.add((to_rdflib(t.subject), to_rdflib(t.predicate), to_rdflib(t.object)))
+    for t in (*ontology, *(t for t in data if t[1] in OXIGRAPH_SCHEMA_PREDICATES)):
+        tbox.add((to_rdflib(t[0]), to_rdflib(t[1]), to_rdflib(t[2])))
     return Schema(tbox)
 
 
@@ -373,8 +373,8 @@ def closure_oxigraph(
     keep: Callable[[list[Any]], Any] | None = None,
     hidden: list[tuple[Any, Any, Any]] | None = None,
 ) -> list[tuple[Any, Any, Any]]:
-    """The new triples OWL 2 RL entails, for pyoxigraph triples or quads (their graphs are not
-    read): no rdflib conversion of the data at all. `keep(terms)` gives reason.keep_inferred's
+    """The new triples OWL 2 RL entails, for pyoxigraph triples or quads, or tuples of their terms
+    (graphs are not read): no rdflib conversion of the data at all. `keep(terms)` gives reason.keep_inferred's
     rule as sets of term ids (`reason.InferredFilter`): the triples it drops are never decoded,
     unless `hidden` is given: then it receives them (but `x a owl:Thing`, a premise of nothing),
     the part of the closure the store does not hold, for incremental reasoning (build/dred.py)."""
@@ -387,7 +387,7 @@ def closure_oxigraph(
         # Read as they are encoded: a pyoxigraph quad makes new term objects on every access, and
         # lists of them held every quad's three terms through the evaluation (1.3 million at
         # 10,000 papers, where the interned terms are 166,000).
-        given = ((t.subject, t.predicate, t.object) for t in itertools.chain(ontology, data))
+        given = ((t[0], t[1], t[2]) for t in itertools.chain(ontology, data))
         return _evaluate(given, schema, from_rdflib, ox.Literal, only_new=True, keep=keep, hidden=hidden)
 
 

@@ -35,6 +35,7 @@ from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store,
 from iclr_kg import vocab
 from iclr_kg.build import dred, fastrl, shaclsparql
 from iclr_kg.build.dred import Fallback
+from iclr_kg.build.rdf import TermQuad
 from iclr_kg.build.validate import load_shapes
 from iclr_kg.config import Settings
 from iclr_kg.index import build_index, index_path, neighbourhood, patch_index
@@ -119,13 +120,14 @@ def base(settings: Settings) -> Base | str:
         return f"the current generation has no readable build state beside it ({reasoned_path(generation).name})"
 
 
-def digests(quads: list[Quad]) -> Digests:
-    """Per graph: (quads, the sum of their hashes mod 2**64). pyoxigraph's hashes are the same
-    in every process (SipHash with fixed keys; its version is in the fingerprint), so a graph
-    whose digest is unchanged holds the same quads, and is never read back."""
+def digests(quads: list[TermQuad]) -> Digests:
+    """Per graph: (quads, the sum of their hashes mod 2**64). The hash of a tuple of pyoxigraph
+    terms is the same in every process (pyoxigraph's are SipHash with fixed keys, and its version
+    is in the fingerprint), so a graph whose digest is unchanged holds the same quads, and is
+    never read back."""
     out: dict[str, list[int]] = {}
     for quad in quads:
-        entry = out.setdefault(quad.graph_name.value, [0, 0])  # type: ignore[union-attr]
+        entry = out.setdefault(quad[3].value, [0, 0])
         entry[0] += 1
         entry[1] += hash(quad)
     return {graph: (count, total % 2**64) for graph, (count, total) in out.items()}
@@ -144,13 +146,13 @@ class _Diff:
     stated: Callable[[Triple], bool]  # whether an asserted graph states it after the change
 
 
-def diff(old: Store, before: Digests, asserted: list[Quad], after: Digests) -> _Diff:
+def diff(old: Store, before: Digests, asserted: list[TermQuad], after: Digests) -> _Diff:
     """Compare `asserted` with the old generation's asserted graphs, reading back only those
     whose digest changed."""
     changed = {g for g in before.keys() | after.keys() if before.get(g) != after.get(g)}
     kept = [NamedNode(g) for g in after if g not in changed]
     old_quads = {q for g in changed if g in before for q in old.quads_for_pattern(None, None, None, NamedNode(g))}
-    new_quads = {q for q in asserted if q.graph_name.value in changed}  # type: ignore[union-attr]
+    new_quads = {Quad(*q) for q in asserted if q[3].value in changed}
     removed, added = old_quads - new_quads, new_quads - old_quads
     if len(removed) + len(added) > max(MAX_CHANGED * len(asserted), MIN_CHANGED):
         raise Fallback(f"{len(removed) + len(added):,} asserted quads changed; a full build is faster")
@@ -182,7 +184,7 @@ def diff(old: Store, before: Digests, asserted: list[Quad], after: Digests) -> _
 def build_from(
     settings: Settings,
     start: Base,
-    asserted: list[Quad],
+    asserted: list[TermQuad],
     report: BuildReport,
     finish: Callable[[Store], dict[str, Any]],
 ) -> Path:

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import rdflib
 from pyoxigraph import Literal as OxLiteral
-from pyoxigraph import NamedNode, Quad, RdfFormat, Store, serialize
+from pyoxigraph import NamedNode, Quad, RdfFormat, Store
 from rdflib import RDF, BNode, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import SH
@@ -31,7 +31,7 @@ from rdflib.namespace import SH
 from iclr_kg.build.validate import ValidationResult, Violation
 from iclr_kg.errors import UnsupportedShapes
 from iclr_kg.query.federation import declared_prefixes
-from iclr_kg.store import batched, byte_reader
+from iclr_kg.store import byte_reader, ntriples
 
 SUPPORTED_PROPERTY = {
     SH.path,
@@ -227,11 +227,13 @@ def _property_constraints(
         )
 
 
-def validate(asserted: Iterable[Quad], ontology: Iterable[Quad], shapes: rdflib.Graph) -> ValidationResult:
-    """Validate the asserted quads (read as one graph, with the ontology) against `shapes`."""
+def validate(
+    asserted: Iterable[Sequence[Any]], ontology: Iterable[Sequence[Any]], shapes: rdflib.Graph
+) -> ValidationResult:
+    """Validate the asserted quads (pyoxigraph's, or tuples of their terms: rdf.TermQuad), read as
+    one graph with the ontology, against `shapes`."""
     store = Store()
-    triples = (q.triple for q in itertools.chain(asserted, ontology))  # one graph: the default
-    chunks = (serialize(chunk, format=RdfFormat.N_TRIPLES) for chunk in batched(triples))
+    chunks = ntriples(itertools.chain(asserted, ontology))  # one graph: the default
     store.load(input=byte_reader(chunks), format=RdfFormat.N_TRIPLES, lenient=True)  # half the time of `extend`
     return _run(store, [(c, c.query()) for c in constraints(shapes)], {})
 
