@@ -94,6 +94,23 @@ def test_disjoint_classes_fail_with_the_entities_named(tiny_data, reasoner: str)
     assert "yang-song" in str(info.value)
 
 
+def test_inferred_triples_are_read_as_tuples_of_terms() -> None:
+    """The fast reasoner's result keeps three term ids per triple; read, it gives the terms."""
+    from array import array
+
+    from iclr_kg.build.fastrl import TermTriples
+
+    a, b, c = NamedNode("http://a"), NamedNode("http://b"), Literal("c")
+    triples = TermTriples([a, b, c], array("I", [0, 1, 2, 1, 1, 0]))
+    assert len(triples) == 2
+    assert list(triples) == [(a, b, c), (b, b, a)]
+    assert triples[1] == triples[-1] == (b, b, a) and triples[-2] == (a, b, c)
+    assert (b, b, a) in triples and (a, b, a) not in triples
+    for outside in (2, -3):
+        with pytest.raises(IndexError):
+            triples[outside]
+
+
 def test_unknown_reasoner_is_refused() -> None:
     with pytest.raises(SettingsError, match="unknown reasoner"):
         infer_triples([], [], reasoner="magic")

@@ -51,10 +51,10 @@ class BuildReport:
     mode: str = "full build"  # "incremental" (build/incremental.py), or why the build was full
     curation: list[str] = field(default_factory=list)  # what a curator should look at
     progress: Progress = field(default_factory=Progress.silent)
-    # What a full build made and still holds (the closure's hidden facts, the compiled graph's
-    # rest; its asserted and inferred tuples are freed as they are stored), held until the report
-    # goes: the CLI ends its process right after a build (`cli.end_program`), and freeing all of
-    # it one by one took 0.21 s at 10,000 papers, after everything was stored.
+    # What a full build made and still holds (the inferred graph, the closure's hidden facts,
+    # the compiled graph's rest; its asserted tuples are freed as they are stored), held until
+    # the report goes: the CLI ends its process right after a build (`cli.end_program`), and
+    # freeing all of it one by one took 0.21 s at 10,000 papers, after everything was stored.
     made: list[Any] = field(default_factory=list, repr=False)
 
     @contextlib.contextmanager
@@ -209,9 +209,9 @@ def _build_full(
         report.counts[name] = report.counts.get(name, 0) + 1
     if inferred:
         report.counts[vocab.GRAPH_INFERRED] = len(inferred)
-    # Both lists are emptied as they are stored (`drain`): nothing reads them after this stage.
+    # The asserted list is emptied as it is stored (`drain`): nothing reads it after this stage.
     quads = itertools.chain(drain(compiled.asserted), compiled.ontology)
-    inferred_graph = {NamedNode(vocab.GRAPH_INFERRED): drain(inferred)}  # tuples of the reasoner's terms
+    inferred_graph = {NamedNode(vocab.GRAPH_INFERRED): inferred}  # the reasoner's terms, by id (fastrl.TermTriples)
     with report.stage("store", "quads", total=2 * sum(report.counts.values())) as shown:
         generation = publish(settings.store, quads, finish=replay_journal, loaded=shown.advance, graphs=inferred_graph)
     report.generation = str(generation)

@@ -10,7 +10,7 @@ drops those, for every reasoner.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import rdflib
@@ -103,7 +103,9 @@ def _check_consistency(closure: rdflib.Graph) -> None:
         raise InconsistentGraph("OWL RL reasoning found the graph inconsistent:\n" + "\n".join(lines))
 
 
-def _fast(asserted: list[Triple], ontology: list[Triple], hidden: list[TermTriple] | None = None) -> list[TermTriple]:
+def _fast(
+    asserted: list[Triple], ontology: list[Triple], hidden: list[TermTriple] | None = None
+) -> Sequence[TermTriple]:
     """fastrl on pyoxigraph triples: no rdflib copy of the data; filtered by `keep_inferred`'s
     rule on term ids (InferredFilter), before any term is decoded. `hidden` receives the
     closure's triples that the filter drops (for incremental builds: build/dred.py)."""
@@ -128,7 +130,7 @@ def _owlrl(asserted: list[Triple], ontology: list[Triple], hidden: list[TermTrip
 
 
 # Each reasoner: (asserted, ontology, hidden), pyoxigraph triples or quads, -> inferred (s, p, o) tuples.
-REASONERS: dict[str, Callable[[list[Any], list[Any], list[TermTriple] | None], list[TermTriple]]] = {
+REASONERS: dict[str, Callable[[list[Any], list[Any], list[TermTriple] | None], Sequence[TermTriple]]] = {
     "fast": _fast,
     "owlrl": _owlrl,
 }
@@ -136,9 +138,10 @@ REASONERS: dict[str, Callable[[list[Any], list[Any], list[TermTriple] | None], l
 
 def infer_terms(
     asserted: list[Any], ontology: list[Any], reasoner: str = "fast", hidden: list[TermTriple] | None = None
-) -> list[TermTriple]:
-    """The inferred graph's triples (neither asserted nor filtered), by the chosen reasoner, as
-    (s, p, o) tuples of terms; `asserted` and `ontology` are pyoxigraph triples or quads."""
+) -> Sequence[TermTriple]:
+    """The inferred graph's triples (neither asserted nor filtered), by the chosen reasoner, read
+    as (s, p, o) tuples of terms; `asserted` and `ontology` are pyoxigraph triples or quads, or
+    tuples of their terms."""
     if reasoner not in REASONERS:
         raise SettingsError(f"unknown reasoner {reasoner!r}; choose one of {', '.join(REASONERS)}")
     return REASONERS[reasoner](list(asserted), list(ontology), hidden)
