@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 
 from pyoxigraph import NamedNode, Quad, RdfFormat, parse
 
@@ -88,6 +89,17 @@ def test_field_terms_skip_only_unstated_values() -> None:
     assert rdf.term("oral", rdf.PRESENTATIONS) == NamedNode(ICLR + "Oral")
     stamp = rdf.term(dt.datetime(2024, 5, 1, 12, 30), "dateTime")
     assert (stamp.value, stamp.datatype.value) == ("2024-05-01T12:30:00", vocab.XSD + "dateTime")
+    # Literals are made once per text, never per equal value: 5 == 5.0, Decimal("5") == Decimal("5.0")
+    assert [rdf.term(v, "decimal").value for v in (5, 5.0, Decimal("5"), Decimal("5.0"))] == ["5", "5.0", "5", "5.0"]
+
+
+def test_quads_share_each_entitys_term(tiny_data) -> None:
+    """The asserted quads are tuples of terms, an entity's IRI one object in every quad naming it."""
+    dataset = load_dataset(tiny_data().data_dir)
+    quads = list(rdf.asserted_quads(dataset, build_registry(dataset)))
+    assert all(type(q) is tuple and len(q) == 4 for q in quads)
+    song = [t for q in quads for t in q[:3] if t == NamedNode(RES + "person/yang-song")]
+    assert len(song) > 3 and all(t is song[0] for t in song)
 
 
 def test_every_table_names_real_fields_and_declared_properties() -> None:

@@ -50,9 +50,14 @@ def source_graph(source_key: str) -> NamedNode:
     return NamedNode(vocab.GRAPH_SOURCE_BASE + source_key)
 
 
-@functools.lru_cache(maxsize=4096)  # ratings, positions, indexes and counts repeat: one literal each
 def typed(value: object, datatype: str) -> Literal:
-    return Literal(str(value), datatype=NamedNode(XSD + datatype))
+    return _typed(str(value), datatype)
+
+
+@functools.lru_cache(maxsize=4096)  # ratings, positions, indexes and counts repeat: one literal each
+def _typed(text: str, datatype: str) -> Literal:
+    """Keyed by the text, not the value: 1 == 1.0 == True, and Decimal("5") == Decimal("5.0")."""
+    return Literal(text, datatype=NamedNode(XSD + datatype))
 
 
 @functools.lru_cache(maxsize=2)
@@ -233,17 +238,17 @@ PERSON_FACTS: Fields = {"notable_work": (iclr("notableWork"), "text")}
 def entity_quads(dataset: Dataset, nodes: Nodes | None = None) -> list[TermQuad]:
     """The canonical entities: names, labels, kinds, organization hierarchy, editions."""
     out = _Emitter(NamedNode(vocab.GRAPH_ENTITIES))
-    iri = nodes if nodes is not None else Nodes()
+    entities = nodes if nodes is not None else Nodes()
     for org in dataset.organizations:
-        node = iri("organization", org.key)
+        node = entities("organization", org.key)
         out.add(node, RDF_TYPE, iclr(ORG_CLASSES[org.kind]))
         _names(out, node, org.name, org.labels, org.aliases)
         if org.parent:
-            out.add(node, iclr("subOrganizationOf"), iri("organization", org.parent))
+            out.add(node, iclr("subOrganizationOf"), entities("organization", org.parent))
         out.fields(node, org, NOTE)
         _curation(out, node, org)
     for person in dataset.people:
-        node = iri("person", person.key)
+        node = entities("person", person.key)
         out.add(node, RDF_TYPE, iclr("Person"))
         out.fields(node, person, PERSON)
         for lang, native in person.native_name.items():
@@ -252,20 +257,20 @@ def entity_quads(dataset: Dataset, nodes: Nodes | None = None) -> list[TermQuad]
             _profile(out, node, profile)
         _curation(out, node, person)
     for conf in dataset.conferences:
-        node = iri("conference", conf.key)
+        node = entities("conference", conf.key)
         out.add(node, RDF_TYPE, iclr("Conference"))
         _names(out, node, conf.name, conf.labels, conf.aliases)
     for edition in dataset.editions:
-        node = iri("edition", edition.key)
+        node = entities("edition", edition.key)
         out.add(node, RDF_TYPE, iclr("ConferenceEdition"))
         out.fields(node, edition, EDITION)
-        out.add(node, iclr("editionOf"), iri("conference", edition.conference))
+        out.add(node, iclr("editionOf"), entities("conference", edition.conference))
     for award in dataset.awards:
-        node = iri("award", award.key)
+        node = entities("award", award.key)
         out.add(node, RDF_TYPE, iclr(AWARD_CLASSES[award.kind]))
         _names(out, node, award.name, award.labels, award.aliases)
         if award.edition:
-            out.add(node, iclr("awardedAt"), iri("edition", award.edition))
+            out.add(node, iclr("awardedAt"), entities("edition", award.edition))
     return out.quads
 
 
