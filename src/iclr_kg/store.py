@@ -47,7 +47,7 @@ from iclr_kg.atomic import write_text
 from iclr_kg.errors import QueryError, StoreError
 from iclr_kg.query.federation import check_services
 from iclr_kg.query.lint import friendly_syntax
-from iclr_kg.query.querytext import check_nesting
+from iclr_kg.query.querytext import check_nesting, check_patterns
 
 KEEP_GENERATIONS = 2
 KEEP_SECONDS = 300  # a generation replaced less than this ago stays, for the queries still reading it
@@ -496,6 +496,7 @@ def run_query(
     IRIs resolve against `base` (the endpoint's URL on the web; SPARQL Protocol §2.1.4).
     """
     check_nesting(sparql)
+    check_patterns(sparql)
     bound = {v.value: t.value for v, t in (substitutions or {}).items() if isinstance(t, NamedNode)}
     if services is None:  # the settings, imported here: a query worker always passes its allow-list
         from iclr_kg.config import Settings

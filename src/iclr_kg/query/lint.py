@@ -5,18 +5,22 @@ with the list of predeclared ones); terms of our ontology that do not exist (`ic
 the nearest real one); and syntax, by Oxigraph's own parser, whose messages are rewritten where
 they are cryptic ("expected one of Prefix not found, ['%'], ..." becomes what it means). The
 query page shows these beside the editor, the editor marks them, and /sparql's 400 says the same.
+
+The first two are linear scans of the text. The third needs Oxigraph's parser, which also plans
+the query and evaluates aggregates, ORDER BY and sub-selects at once, and which a deep or long
+query can crash: so `check` takes it as a function, and the web app passes one that asks a query
+worker, under the limits of a query (`web.querying.syntax_in_worker`). No web process parses.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from pyoxigraph import Store
-
 from iclr_kg import vocab
-from iclr_kg.query.querytext import unclosed, update_keyword
+from iclr_kg.query.querytext import may_mention, unclosed, update_keyword
 
 # Tokens whose insides are not prefixed names: comments, strings, IRIs; then what we look at.
 TOKENS = re.compile(
@@ -30,6 +34,7 @@ TOKENS = re.compile(
     re.VERBOSE,
 )
 POSITION = re.compile(r"error at (\d+):(\d+): ?(.*)", re.S)
+SAID_AT = re.compile(r"at line (\d+), column (\d+)")
 
 
 @dataclass(frozen=True)
@@ -49,15 +54,38 @@ def _position(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-def check(text: str, ontology_terms: set[str] | frozenset[str] = frozenset()) -> list[Problem]:
+def check(
+    text: str,
+    ontology_terms: set[str] | frozenset[str] = frozenset(),
+    syntax: Callable[[str], Problem | None] | None = None,
+) -> list[Problem]:
     """Every problem found in `text`, in reading order. `ontology_terms`: the local names of our
-    ontology (classes, properties, individuals); empty skips the term check."""
+    ontology (classes, properties, individuals); empty skips the term check. `syntax`: the
+    parser's verdict (None skips it), asked only where the names hold no error and the text is a
+    query that a parse leaves alone (`parse_worthy`)."""
     problems = _names(text, ontology_terms)
-    if not any(p.severity == "error" for p in problems):
-        syntax = syntax_problem(text)
-        if syntax is not None:
-            problems.append(syntax)
+    if syntax is not None and parse_worthy(text) and not any(p.severity == "error" for p in problems):
+        found = syntax(text)
+        if found is not None:
+            problems.append(found)
     return sorted(problems, key=lambda p: (p.line, p.column))
+
+
+def parse_worthy(text: str) -> bool:
+    """Whether a syntax check may prepare `text`: not an update (the run says where updates go),
+    and no SERVICE (preparing may call out) or ASK (answered at once); the run reports those."""
+    return not (
+        update_keyword(text)
+        or (may_mention(text, ("service", "ask")) and re.search(r"\b(SERVICE|ASK)\b", text, re.IGNORECASE))
+    )
+
+
+def problem_from_error(message: str) -> Problem:
+    """A parser error as it comes back from a worker (`friendly_syntax`'s message, or a refusal
+    such as too deep a nesting), as a Problem at the position it names (else the start)."""
+    found = SAID_AT.search(message)
+    line, column = (int(found.group(1)), int(found.group(2))) if found else (1, 1)
+    return Problem(line, column, 1, message)
 
 
 def _names(text: str, ontology_terms: set[str] | frozenset[str]) -> list[Problem]:
@@ -93,21 +121,6 @@ def _names(text: str, ontology_terms: set[str] | frozenset[str]) -> list[Problem
                 )
             )
     return problems
-
-
-def syntax_problem(text: str) -> Problem | None:
-    """Oxigraph's verdict on the syntax, by preparing the query against an empty store. Nothing is
-    evaluated: SELECT, CONSTRUCT and DESCRIBE results are lazy and never read here. ASK (answered
-    at once) and SERVICE (which would call out) are left to the run, which says the same."""
-    if re.search(r"\b(SERVICE|ASK)\b", text, re.IGNORECASE) or update_keyword(text):
-        return None
-    try:
-        Store().query(text, prefixes=vocab.QUERY_PREFIXES)
-    except SyntaxError as exc:
-        return friendly_syntax(str(exc), text)
-    except (OSError, ValueError, RuntimeError):
-        return None  # it parsed; evaluation on an empty store has nothing to say
-    return None
 
 
 def friendly_syntax(message: str, text: str) -> Problem:

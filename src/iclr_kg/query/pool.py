@@ -66,6 +66,9 @@ class QueryRequest:
     # The format to use for each kind of result ("results", "rdf"), chosen before the query runs
     # (None: not acceptable); lets the worker answer in one message instead of three.
     formats: dict[str, str | None] | None = None
+    # A syntax check (the editor's lint): the query is prepared against an empty store and its
+    # result never read, so the store is not touched, under the same limits as any query.
+    syntax_only: bool = False
 
 
 # ------------------------------------------------------------------------------------------
@@ -256,6 +259,18 @@ def _open(generation: str, backend_auth: str | None) -> Any:
     return Store.read_only(generation.split("#", 1)[0])
 
 
+_EMPTY: list[Any] = []
+
+
+def _empty_store() -> Any:
+    """An empty in-memory store, made once per worker, for syntax checks."""
+    if not _EMPTY:
+        from pyoxigraph import Store
+
+        _EMPTY.append(Store())
+    return _EMPTY[0]
+
+
 M_ARENA_MAX = -8  # mallopt(3), glibc's <malloc.h>
 
 
@@ -285,7 +300,7 @@ def _worker_main(conn: Connection, memory_mib: int = 0, backend_auth: str | None
         except EOFError:
             return
         try:
-            store = stores.get(generation)
+            store = _empty_store() if request.syntax_only else stores.get(generation)
             if store is None:  # a new build, or an update made since: open a fresh snapshot
                 stores.clear()
                 try:

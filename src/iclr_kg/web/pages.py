@@ -10,7 +10,7 @@ from iclr_kg import vocab
 from iclr_kg.errors import IclrKgError, QueryError
 from iclr_kg.index import SEARCHED, Hit, Index, fold, kind_and_key
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
-from iclr_kg.query.lint import check
+from iclr_kg.query.lint import check, problem_from_error
 from iclr_kg.query.saved import ABSOLUTE_IRI, NAME, VIEWS, Param, SavedQuery, expand
 from iclr_kg.store import STATS_CLASSES, STATS_GRAPHS
 from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, rows_table
@@ -85,6 +85,8 @@ def result_page(
             **context,
         )
     except IclrKgError as exc:  # shown in the page, beside the query, with the error's own status
+        if isinstance(exc, QueryError):  # the worker's parser said it: marked in the editor too
+            problems.append(problem_from_error(str(exc)))
         return render_template(
             template, query=text, error=str(exc), inferred=include_inferred, **context
         ), exc.http_status

@@ -7,12 +7,14 @@ import re
 from collections.abc import Iterable
 
 from flask import Response, request
+from pyoxigraph import Store
 from werkzeug.datastructures import MIMEAccept
 from werkzeug.http import parse_accept_header
 from werkzeug.sansio.utils import get_current_url
 
-from iclr_kg.errors import NotAcceptable, QueryError, UnknownFormat
+from iclr_kg.errors import IclrKgError, NotAcceptable, QueryError, UnknownFormat
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS, Format, choose
+from iclr_kg.query.lint import Problem, problem_from_error
 from iclr_kg.query.pool import ActiveQuery, InProcessQuery, QueryRequest
 from iclr_kg.query.querytext import update_keyword
 from iclr_kg.query.saved import SavedQuery
@@ -102,8 +104,8 @@ def start_query(
     for the app's own checks (/health)."""
     try:
         query = prepared or query_request(text, substitutions, row_limit)
-        if state().settings.query_workers == 0:
-            return InProcessQuery(state().store(), query)
+        if state().settings.query_workers == 0:  # no isolation was asked for
+            return InProcessQuery(Store() if query.syntax_only else state().store(), query)
         who = request.remote_addr if client is _CLIENT else client
         limit = query_timeout() if timeout is None else min(timeout, query_timeout())
         return state().pool.start(state().generation_key(), query, limit, client=who)  # type: ignore[arg-type]
@@ -111,6 +113,25 @@ def start_query(
         if update_keyword(text):
             raise QueryError("SPARQL Update is not accepted at /sparql; updates go to /update (with a token)") from None
         raise
+
+
+# Seconds a syntax check may take (the editor asks as one types); a check that takes longer is
+# not reported: the query's run says what is wrong, under its own time limit.
+SYNTAX_CHECK_TIMEOUT = 3.0
+
+
+def syntax_in_worker(text: str) -> Problem | None:
+    """Oxigraph's verdict on the syntax of `text`, asked of a query worker (`QueryRequest.syntax_only`):
+    the web process never parses query text, since preparing it can take seconds, evaluate
+    aggregates and crash on deep nesting. A busy endpoint or a slow check reports nothing."""
+    prepared = QueryRequest(text=text, syntax_only=True, services=state().settings.services)
+    try:
+        start_query(text, prepared=prepared, timeout=SYNTAX_CHECK_TIMEOUT)
+    except QueryError as exc:
+        return problem_from_error(str(exc))
+    except IclrKgError:
+        return None
+    return None
 
 
 DOWNLOAD_NAME = re.compile(r"^[A-Za-z0-9_-]{1,60}$")

@@ -24,6 +24,7 @@ from iclr_kg import vocab
 from iclr_kg.errors import QueryError, TooLarge
 from iclr_kg.query.lint import check
 from iclr_kg.web.http import MAX_QUERY_BYTES
+from iclr_kg.web.querying import syntax_in_worker
 from iclr_kg.web.resources import ontology_terms
 from iclr_kg.web.state import state
 
@@ -138,7 +139,8 @@ def check_json() -> Response:
     text = request.values.get("query", "")
     if len(text.encode("utf-8")) > MAX_QUERY_BYTES:
         raise TooLarge(f"the query is longer than {MAX_QUERY_BYTES} bytes")
-    return jsonify({"problems": [p.as_json() for p in check(text, ontology_local_names())]})
+    problems = check(text, ontology_local_names(), syntax=syntax_in_worker)
+    return jsonify({"problems": [p.as_json() for p in problems]})
 
 
 @blueprint.route("/api/labels", methods=["POST"])
