@@ -215,7 +215,7 @@ def test_check_store_names_a_damaged_generation(tiny_data) -> None:
     assert "Traceback" not in done.stderr
     # stats and query read the damaged store in a worker under the limits: one line, no abort, no file
     out = settings.store.parent / "out.csv"
-    for args in (["stats"], ["query", "SELECT * WHERE { ?s ?p ?o }", "-o", str(out)]):
+    for args in (["stats"], ["query", "SELECT * WHERE { ?s ?p ?o }", "-o", str(out)], ["export", "-o", str(out)]):
         failed = subprocess.run(
             [CLI, *args, "--store", str(settings.store)], capture_output=True, text=True, timeout=120, check=False
         )

@@ -21,7 +21,7 @@ from pyoxigraph import NamedNode, serialize
 from iclr_kg import gcpause, vocab
 from iclr_kg.atomic import atomic_output, check_writable
 from iclr_kg.config import Settings, flag_help
-from iclr_kg.errors import IclrKgError, ImportFailed, QueryError, SettingsError, StoreError
+from iclr_kg.errors import IclrKgError, ImportFailed, QueryError, SettingsError, StoreError, engine_errors
 from iclr_kg.progress import Progress
 from iclr_kg.query.formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.query.pool import QueryPool, QueryRequest, RunningQuery
@@ -356,6 +356,7 @@ def export(
     chosen = RDF_FORMATS[fmt]
     shown_on = Progress.for_terminal(settings) if output is not None else Progress.silent()  # stdout may be the data
     with (
+        engine_errors("the export"),
         _output(output) as out,
         shown_on.stage("export", unit="quads" if chosen.supports_graphs else "triples") as shown,
     ):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -143,6 +144,27 @@ class Settings(BaseSettings):
     def remote(self) -> str | None:
         """The query URL of the remote engine the graph is read from; None: the embedded store."""
         return self.backend.removeprefix(SCHEME) if self.backend != "embedded" else None
+
+    @model_validator(mode="after")
+    def _credentials_out_of_the_backend_url(self) -> Settings:
+        """`sparql+http://user:secret@host/…` works, but the URL is shown on /stats, in logs and in
+        every engine error: its credentials move to `backend_auth` (unless that is set) and leave
+        the URL, so nothing that prints the backend can print them."""
+        if self.backend == "embedded":
+            return self
+        parts = urlsplit(self.backend.removeprefix(SCHEME))
+        if parts.username is None and parts.password is None:
+            return self
+        netloc = parts.hostname or ""
+        if ":" in netloc:  # an IPv6 address
+            netloc = f"[{netloc}]"
+        if parts.port is not None:
+            netloc += f":{parts.port}"
+        object.__setattr__(self, "backend", SCHEME + urlunsplit(parts._replace(netloc=netloc)))
+        if self.backend_auth is None:
+            user, password = unquote(parts.username or ""), unquote(parts.password or "")
+            object.__setattr__(self, "backend_auth", f"{user}:{password}")
+        return self
 
     @model_validator(mode="after")
     def _token_from_file(self) -> Settings:

@@ -36,6 +36,8 @@ code, the web app's one error handler answers the status with the message.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -183,3 +185,16 @@ class ServiceFailed(EvaluationFailed):
 
 class StreamAborted(EvaluationFailed):
     """A streamed result failed after its status was sent: the connection must be cut."""
+
+
+@contextlib.contextmanager
+def engine_errors(doing: str) -> Iterator[None]:
+    """Translate what the embedded engine raises (pyoxigraph and RocksDB report damage and I/O
+    failures as OSError or RuntimeError) into StoreError, so the CLI says one line and the web
+    a 503: httpx's `map_exceptions` habit, one table at the boundary."""
+    try:
+        yield
+    except IclrKgError:
+        raise
+    except (OSError, RuntimeError) as exc:
+        raise StoreError(f"{doing} failed: {exc} (`iclr-kg check-store` names any damage)") from exc

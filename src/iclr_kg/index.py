@@ -35,6 +35,9 @@ SUFFIX = ".index.sqlite"
 SCHEMA_VERSION = 1
 # Kinds a person looks for by name; the others (authorships, reviews...) get labels only.
 SEARCHED = ("paper", "person", "organization", "edition", "award", "conference", "source")
+# The highest page number a list or sitemap accepts: far past any kind's last page, and well inside
+# SQLite's 64-bit OFFSET, which a larger number overflows (a 500 instead of a 404).
+MAX_PAGE = 10**9
 SORTS = {"name": "sort", "year": "year DESC, sort", "papers": "papers DESC, sort"}
 
 iclr = vocab.iclr

@@ -16,7 +16,7 @@ from flask import Blueprint, Response, request, url_for
 from pyoxigraph import Literal, NamedNode, Triple
 
 from iclr_kg import vocab
-from iclr_kg.index import SEARCHED
+from iclr_kg.index import MAX_PAGE, SEARCHED
 from iclr_kg.web.http import requested_format
 from iclr_kg.web.resources import rdf_response
 from iclr_kg.web.state import state
@@ -33,6 +33,15 @@ def _void(name: str) -> NamedNode:
     return NamedNode(VOID + name)
 
 
+def built_on(generation: str | None) -> str | None:
+    """The date a generation was built, from its name (`20261201T133135...`); None where the name
+    says none, as a remote engine's publication record may (it is not ours to trust)."""
+    try:
+        return dt.datetime.strptime((generation or "")[:15], "%Y%m%dT%H%M%S").date().isoformat()
+    except ValueError:
+        return None
+
+
 @blueprint.route("/.well-known/void")
 def void() -> Response:
     """The dataset described in VoID (Turtle unless another RDF format is asked for)."""
@@ -41,7 +50,7 @@ def void() -> Response:
     dcterms = vocab.DCTERMS
     triples_count = state().default_graph_size()
     generation = state().generation
-    built = dt.datetime.strptime(generation[:15], "%Y%m%dT%H%M%S").date().isoformat() if generation else None
+    built = built_on(generation)
     facts: list[tuple[NamedNode, NamedNode | Literal]] = [
         (vocab.RDF_TYPE, _void("Dataset")),
         (
@@ -119,7 +128,7 @@ def sitemap_pages() -> Response:
 @blueprint.route("/sitemap-<kind>-<int:page>.xml")
 def sitemap_part(kind: str, page: int) -> Response:
     index = state().index()
-    if kind not in SEARCHED or page < 1 or index is None:
+    if kind not in SEARCHED or not 1 <= page <= MAX_PAGE or index is None:
         return Response("no such sitemap\n", status=404, mimetype="text/plain")
     hits, _ = index.browse(kind, "name", SITEMAP_SIZE, (page - 1) * SITEMAP_SIZE)
     root = request.host_url.rstrip("/")

@@ -13,7 +13,7 @@ from flask import Blueprint, Response, abort, redirect, render_template, request
 from pyoxigraph import DefaultGraph, NamedNode, Store, serialize
 
 from iclr_kg import vocab
-from iclr_kg.index import SORTS, kind_and_key
+from iclr_kg.index import MAX_PAGE, SORTS, kind_and_key
 from iclr_kg.query.formats import RDF_ALIASES, choose
 from iclr_kg.query.saved import parse_iri
 from iclr_kg.query.streaming import stream
@@ -50,14 +50,33 @@ def rdf_response(produce: Callable[[], Iterable[Any]], graph_aware: bool = False
     return response
 
 
+MAX_REPLACEMENTS = 16
+
+
+def last_successor(store: Store, iri: NamedNode) -> NamedNode | None:
+    """Where `iri` lives on: the end of its chain of `dcterms:isReplacedBy` (one redirect, not one
+    per step), or None where it was not replaced, or where the chain runs in a circle or past
+    MAX_REPLACEMENTS steps (a curation error: the entity is shown as it is, not redirected forever)."""
+    seen, current = {iri}, iri
+    for _ in range(MAX_REPLACEMENTS):
+        found = next(store.quads_for_pattern(current, vocab.DCTERMS_IS_REPLACED_BY, None, DefaultGraph()), None)
+        if found is None or not isinstance(found.object, NamedNode):
+            return current if current != iri else None
+        if found.object in seen:
+            return None
+        seen.add(found.object)
+        current = found.object
+    return None
+
+
 @blueprint.route("/resource/<kind>/<key>")
 def resource(kind: str, key: str) -> Response | str | tuple[str, int]:
     if kind not in vocab.ENTITY_KINDS or not KEY.match(key):
         return not_found_page(f"No such entity: /resource/{kind}/{key}", f"{kind} {key}")
     iri = NamedNode(f"{vocab.RESOURCE_BASE}{kind}/{key}")
     store = state().store()
-    successor = next(store.quads_for_pattern(iri, vocab.DCTERMS_IS_REPLACED_BY, None, DefaultGraph()), None)
-    target = kind_and_key(successor.object.value) if successor is not None else None
+    successor = last_successor(store, iri)
+    target = kind_and_key(successor.value) if successor is not None else None
     if target is not None:  # a former IRI (a paper first named by title): the entity lives on there
         query = f"?{request.query_string.decode()}" if request.query_string else ""
         return redirect(url_for("resources.resource", kind=target[0], key=target[1]) + query, 301)
@@ -91,8 +110,13 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         return not_found_page(f"No kind of entity called {kind!r}.", kind)
     index = state().index()
     sort = request.args.get("sort", "name")
-    page = max(1, request.args.get("page", 1, type=int) or 1)
+    asked = request.args.get("page", "1")
+    page = int(asked) if asked.isascii() and asked.isdigit() and len(asked) < 10 else 0
+    if not 1 <= page <= MAX_PAGE:
+        return not_found_page(f"No page {asked!r} of {kind} entities: pages are numbered from 1.", kind)
     hits, total = index.browse(kind, sort, BROWSE_PAGE, (page - 1) * BROWSE_PAGE) if index else ([], 0)
+    if page > 1 and not hits:
+        return not_found_page(f"No page {page} of {kind} entities: there are {total:,}.", kind)
     return render_template(
         "browse.html",
         kind=kind,
@@ -152,9 +176,16 @@ def not_found_page(message: str, words: str) -> tuple[str, int]:
     return render_template("error.html", status=404, message=message, suggestions=suggestions), 404
 
 
+# What JSON inside a <script> element must not hold as itself: `</script>` ends the element, and
+# `<!--` followed by `<script` turns the rest of the page into script text (HTML's "script data
+# double escaped" state). JSON reads the escapes as the same characters.
+SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
+
 def jsonld(store: Store, iri: NamedNode, kind: str) -> str:
-    """schema.org JSON-LD of a paper or person (crawlers and citation tools read it from the page)."""
-    return json.dumps(schema_org(store, iri, kind, state().index()), ensure_ascii=False).replace("</", "<\\/")
+    """schema.org JSON-LD of a paper or person (crawlers and citation tools read it from the page),
+    safe to embed in a <script> element whatever the names hold (`SCRIPT_SAFE`)."""
+    return json.dumps(schema_org(store, iri, kind, state().index()), ensure_ascii=False).translate(SCRIPT_SAFE)
 
 
 def describe(store: Store, iri: NamedNode, labeler: Labeler) -> dict[str, object]:

@@ -125,7 +125,9 @@ class AppState:
         once per generation and kept in `STORE/remote/` (labels, search and lists read it)."""
         store = self.backend.store()  # type: ignore[union-attr]
         folder = self.settings.store / "remote" / hashlib.sha256(store.key.encode()).hexdigest()[:16]
-        generation = folder / store.publication.generation
+        # The generation's name comes from the engine: hashed, never joined onto a path as it is
+        # (an absolute path or `../` in it would choose where the index is written).
+        generation = folder / hashlib.sha256(store.publication.generation.encode()).hexdigest()[:16]
         path = index_path(generation)
         if not path.exists():
             with self._lock:

@@ -317,9 +317,14 @@
         maxZoom: 1.5,
       });
       window.lastGraph.on("tap", "node", (event) => {
-        const id = event.target.id();
-        if (id.startsWith(location.origin) || id.startsWith("https://w3id.org/iclr-kg/resource/")) {
-          location.href = id.replace("https://w3id.org/iclr-kg", "");
+        // Follow only our own entities: compare parsed origins, since a prefix test passes
+        // "http://HOST:PORT@evil.example/" (user info) for "http://HOST:PORT".
+        let target;
+        try { target = new URL(event.target.id()); } catch { return; }
+        if (target.origin === location.origin) {
+          location.href = target.pathname + target.search;
+        } else if (target.origin === "https://w3id.org" && target.pathname.startsWith("/iclr-kg/resource/")) {
+          location.href = target.pathname.slice("/iclr-kg".length) + target.search;
         }
       });
     } else if (kind === "tree") {

@@ -1,0 +1,115 @@
+"""What comes from outside and reaches a page, a path or a log: names set by anyone on OpenReview,
+a remote engine's publication record, page numbers, credentials in a backend URL, a curation
+error in replaced IRIs. Each test failed before its fix."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask.testing import FlaskClient
+from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Store
+
+from iclr_kg import vocab
+from iclr_kg.config import Settings
+from iclr_kg.remote import SCHEME
+from iclr_kg.remote import publish as publishing
+from iclr_kg.web import create_app
+from iclr_kg.web.resources import SCRIPT_SAFE, last_successor
+from tests import engines
+from tests.helpers import dead_url
+
+SECRET = "s3cret-Pa55"
+
+
+@pytest.mark.parametrize("label", ["Ian <!--<script>", "</script><script>alert(1)</script>", "a & b > c"])
+def test_json_ld_in_a_page_holds_no_markup_whatever_the_names(label: str) -> None:
+    """A name `Ian <!--<script>` turned the rest of the page into script text: JSON in a
+    <script> element must not hold `<`, `>` or `&` as themselves (and reads back the same)."""
+    embedded = json.dumps({"name": label}, ensure_ascii=False).translate(SCRIPT_SAFE)
+    assert not set("<>&") & set(embedded)
+    assert json.loads(embedded) == {"name": label}
+
+
+def test_a_hostile_name_leaves_the_person_page_whole(client: FlaskClient) -> None:
+    page = client.get("/resource/person/ian-gemp", headers={"Accept": "text/html"}).data.decode()
+    script = re.search(r'<script type="application/ld\+json">(.*?)</script>', page, re.S)
+    assert script is not None and "<" not in script.group(1) and "</html>" in page
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/resource/person/?page=1e20",
+        "/resource/person/?page=99999999999999999999",
+        "/sitemap-person-99999999999999999999.xml",
+    ],
+)
+def test_huge_page_numbers_are_404_not_500(client: FlaskClient, path: str) -> None:
+    assert client.get(path).status_code in (400, 404)
+
+
+def test_a_circle_of_replaced_iris_is_not_followed_forever() -> None:
+    store = Store()
+    a, b, c = (NamedNode(f"{vocab.RESOURCE_BASE}paper/{k}") for k in "abc")
+    replaced = vocab.DCTERMS_IS_REPLACED_BY
+    store.add(Quad(a, replaced, b, DefaultGraph()))
+    assert last_successor(store, a) == b and last_successor(store, b) is None
+    store.add(Quad(b, replaced, c, DefaultGraph()))
+    assert last_successor(store, a) == c  # one redirect to the end of the chain
+    store.add(Quad(c, replaced, a, DefaultGraph()))
+    assert last_successor(store, a) is None and last_successor(store, c) is None
+
+
+def test_credentials_leave_the_backend_url() -> None:
+    settings = Settings(backend=f"{SCHEME}http://dba:{SECRET}@127.0.0.1:8890/sparql")
+    assert settings.backend == f"{SCHEME}http://127.0.0.1:8890/sparql" and settings.backend_auth == f"dba:{SECRET}"
+    kept = Settings(backend=f"{SCHEME}http://dba:{SECRET}@[::1]:8890/sparql", backend_auth="bearer:t")
+    assert kept.backend == f"{SCHEME}http://[::1]:8890/sparql" and kept.backend_auth == "bearer:t"
+
+
+def test_an_unreachable_engine_with_credentials_never_shows_them(tmp_path: Path) -> None:
+    url = dead_url("/sparql").replace("http://", f"http://dba:{SECRET}@")
+    client = create_app(Settings(store=tmp_path / "store", backend=SCHEME + url)).test_client()
+    for path in ("/sparql?query=ASK%20%7B%7D", "/health", "/stats"):
+        response = client.get(path)
+        assert response.status_code >= 400 and SECRET not in response.data.decode(), path
+
+
+@pytest.fixture(scope="module")
+def hostile_engine(tmp_path_factory: pytest.TempPathFactory, real_store, real_settings: Settings) -> Iterator[str]:
+    """Oxigraph's server holding our graph, with a publication record that names its generation
+    as a path outside the store."""
+    try:
+        with engines.start("oxigraph", tmp_path_factory.mktemp("hostile")) as running:
+            publishing.publish(real_settings, running.url)
+            yield running.url
+    except engines.Unavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.mark.parametrize("generation", ["/tmp/iclr-kg-escape/evil", "../../../escape", "not a timestamp"])
+def test_an_engine_cannot_choose_where_files_are_written(hostile_engine: str, tmp_path: Path, generation: str) -> None:
+    update = f"""
+    PREFIX dcterms: <{vocab.DCTERMS}>
+    DELETE {{ GRAPH <{vocab.GRAPH_PUBLICATION}> {{ ?d dcterms:identifier ?g }} }}
+    INSERT {{ GRAPH <{vocab.GRAPH_PUBLICATION}> {{ ?d dcterms:identifier {Literal(generation)} }} }}
+    WHERE {{ GRAPH <{vocab.GRAPH_PUBLICATION}> {{ ?d dcterms:identifier ?g }} }}"""
+    request = urllib.request.Request(
+        hostile_engine.replace("/query", "/update"),
+        data=update.encode(),
+        headers={"Content-Type": "application/sparql-update"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as answered:
+        assert answered.status == 204
+    store = tmp_path / "store"
+    client = create_app(Settings(store=store, backend=SCHEME + hostile_engine)).test_client()
+    assert client.get("/resource/person/", headers={"Accept": "text/html"}).status_code == 200
+    assert client.get("/.well-known/void").status_code == 200  # a generation that is no date: no date said
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert written and all(p.is_relative_to(store / "remote") for p in written), written
+    assert not Path("/tmp/iclr-kg-escape").exists()
