@@ -113,3 +113,40 @@ def test_an_engine_cannot_choose_where_files_are_written(hostile_engine: str, tm
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert written and all(p.is_relative_to(store / "remote") for p in written), written
     assert not Path("/tmp/iclr-kg-escape").exists()
+
+
+def test_permalinks_are_capped_by_size_and_per_client(tiny_app, monkeypatch: pytest.MonkeyPatch) -> None:
+    """300 links of 256 KiB each took 19 s and 77 MB; the cap was a count alone, and a 256 KiB
+    link redirected with a 520 KB Location header that proxies refuse."""
+    from iclr_kg.web import workbench
+
+    _, client = tiny_app()
+    json_accept = {"Accept": "application/json"}
+    long_query = "SELECT * WHERE { ?s ?p ?o } # " + "x" * 7_000
+    refused = client.post("/q", data={"query": long_query}, headers=json_accept)
+    assert refused.status_code == 413 and "too long for a permalink" in refused.data.decode()
+    monkeypatch.setattr(workbench, "MAX_PERMALINKS_PER_CLIENT", 3)
+    for n in range(3):
+        made = client.post("/q", data={"query": f"SELECT * WHERE {{ ?s ?p {n} }}"}, headers=json_accept)
+        assert made.status_code == 200
+        location = client.get(made.get_json()["url"]).headers["Location"]
+        assert len(location) <= workbench.MAX_PERMALINK_URL
+    fourth = client.post("/q", data={"query": "SELECT * WHERE { ?s ?p 4 }"}, headers=json_accept)
+    assert fourth.status_code == 413 and "as many as one address may" in fourth.data.decode()
+    other = client.post(
+        "/q",
+        data={"query": "SELECT * WHERE { ?s ?p 4 }"},
+        headers=json_accept,
+        environ_base={"REMOTE_ADDR": "127.0.0.2"},
+    )
+    assert other.status_code == 200
+
+
+def test_a_search_reads_each_word_once_and_at_most_eight(client: FlaskClient) -> None:
+    from iclr_kg.index import MAX_SEARCH_WORDS, search_words
+
+    assert search_words("gemp " * 40) == ["gemp"]
+    assert len(search_words(" ".join(f"w{i}" for i in range(40)))) == MAX_SEARCH_WORDS
+    once = client.get("/search", query_string={"q": "gemp", "format": "json"}).get_json()["results"]
+    repeated = client.get("/search", query_string={"q": "gemp " * 40, "format": "json"}).get_json()["results"]
+    assert once and [h["iri"] for h in repeated] == [h["iri"] for h in once]

@@ -84,7 +84,13 @@ KEYWORDS = [
     "NOW",
     "a",
 ]
+# Anyone may create permalinks, so they are bounded by count, by size (a link must redirect: its
+# URL-encoded query stays under what proxies accept in a Location header, 8 KiB at nginx's
+# defaults), in total bytes, and per client address.
 MAX_PERMALINKS = 100_000
+MAX_PERMALINK_URL = 6_000
+MAX_PERMALINK_TOTAL = 64 * 2**20
+MAX_PERMALINKS_PER_CLIENT = 1_000
 
 
 # --------------------------------------------------------------------------------------------
@@ -163,6 +169,10 @@ def _links() -> Iterator[sqlite3.Connection]:
     db = sqlite3.connect(path, timeout=10)
     try:
         db.execute("CREATE TABLE IF NOT EXISTS link (id TEXT PRIMARY KEY, body TEXT NOT NULL, created TEXT NOT NULL)")
+        columns = {row[1] for row in db.execute("PRAGMA table_info(link)")}
+        if "client" not in columns:  # links made before links were counted per client
+            db.execute("ALTER TABLE link ADD COLUMN client TEXT")
+            db.execute("CREATE INDEX IF NOT EXISTS link_client ON link (client)")
         yield db
         db.commit()
     finally:
@@ -183,17 +193,32 @@ def create_link() -> Response:
         raise QueryError("nothing to link: the query is empty")
     if len(text.encode("utf-8")) > MAX_QUERY_BYTES or len(view) > 500:
         raise TooLarge(f"the query is longer than {MAX_QUERY_BYTES} bytes")
+    target = url_for("pages.index", query=text, view=view)
+    if len(target) > MAX_PERMALINK_URL:
+        raise TooLarge(
+            f"the query is too long for a permalink ({len(target):,} bytes as a URL; at most "
+            f"{MAX_PERMALINK_URL:,}): share it as a file, or save it in queries/"
+        )
     body = json.dumps({"query": text, "view": view}, ensure_ascii=False, sort_keys=True)
     ident = link_id(body)
     with _links() as db:
         if db.execute("SELECT 1 FROM link WHERE id = ?", (ident,)).fetchone() is None:
-            if db.execute("SELECT COUNT(*) FROM link").fetchone()[0] >= MAX_PERMALINKS:
-                raise TooLarge("this deployment holds as many permalinks as it keeps; share the long URL instead")
-            db.execute("INSERT INTO link VALUES (?, ?, datetime('now'))", (ident, body))
+            _check_room(db, request.remote_addr)
+            db.execute("INSERT INTO link VALUES (?, ?, datetime('now'), ?)", (ident, body, request.remote_addr))
     url = url_for("workbench.open_link", ident=ident, _external=True)
     if request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json":
         return jsonify({"id": ident, "url": url})
     return redirect(url, code=303)  # type: ignore[return-value]
+
+
+def _check_room(db: sqlite3.Connection, client: str | None) -> None:
+    """Refuse a new link past the deployment's count or bytes, or past this client's share."""
+    count, size = db.execute("SELECT COUNT(*), COALESCE(SUM(LENGTH(body)), 0) FROM link").fetchone()
+    if count >= MAX_PERMALINKS or size >= MAX_PERMALINK_TOTAL:
+        raise TooLarge("this deployment holds as many permalinks as it keeps; share the long URL instead")
+    mine = db.execute("SELECT COUNT(*) FROM link WHERE client = ?", (client,)).fetchone()[0]
+    if mine >= MAX_PERMALINKS_PER_CLIENT:
+        raise TooLarge(f"this address has made {mine:,} permalinks, as many as one address may; share the long URL")
 
 
 @blueprint.route("/q/<ident>")
