@@ -1,4 +1,5 @@
-"""The README documents every command and every setting (Datasette's test_docs, in small)."""
+"""README and docs/ document every command, setting and module, and every link in them resolves
+(Datasette's test_docs, in small)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import pytest
 from iclr_kg.cli import main
 from iclr_kg.config import Settings, settings_table
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = sorted((ROOT / "docs").glob("*.md"))
 
 
 @pytest.mark.parametrize("command", sorted(main.commands))
@@ -17,9 +20,32 @@ def test_every_command_is_documented(command: str) -> None:
     assert f"iclr-kg {command}" in README
 
 
-def test_readme_settings_table_is_the_settings_definition() -> None:
-    """README's table is `python -m iclr_kg.config`: paste its output when a setting changes."""
-    assert settings_table() in README
+def test_the_settings_page_is_the_settings_definition() -> None:
+    """docs/settings.md's table is `python -m iclr_kg.config`: paste its output when a setting changes."""
+    assert settings_table() in (ROOT / "docs" / "settings.md").read_text(encoding="utf-8")
+
+
+def test_readme_is_a_short_guide_that_links_every_docs_page() -> None:
+    assert len(README.splitlines()) < 250
+    for page in DOCS:
+        assert f"(docs/{page.name})" in README, f"README does not link docs/{page.name}"
+
+
+@pytest.mark.parametrize("page", [ROOT / "README.md", ROOT / "bench" / "README.md", *DOCS], ids=lambda p: p.name)
+def test_every_relative_link_resolves(page: Path) -> None:
+    """A link to a file (and to a heading in it) that does not exist is a doc that lies."""
+    import re
+
+    for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
+        if target.startswith(("http://", "https://", "mailto:")):
+            continue
+        path, _, anchor = target.partition("#")
+        linked = (page.parent / path).resolve() if path else page
+        assert linked.exists(), f"{page.name} links {target}, which does not exist"
+        if anchor and linked.suffix == ".md":
+            headings = re.findall(r"^#+ (.+)$", linked.read_text(encoding="utf-8"), re.M)
+            slugs = {re.sub(r"[^\w\- ]", "", h).strip().lower().replace(" ", "-") for h in headings}
+            assert anchor in slugs, f"{page.name} links {target}: no such heading"
 
 
 def test_cli_help_names_only_real_settings() -> None:

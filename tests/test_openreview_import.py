@@ -834,12 +834,12 @@ def test_every_year_imports_into_one_folder_and_builds(tmp_path: Path) -> None:
     assert ("8: accept, good paper",) in levels  # 2024 wrote levels; 2025's bare numbers have none
 
 
-def test_readme_lists_every_year_as_the_year_table_does() -> None:
-    """README's table of supported years is checked against the table the importer reads."""
+def test_the_docs_list_every_year_as_the_year_table_does() -> None:
+    """docs/openreview.md's table of supported years is checked against the table the importer reads."""
     from iclr_kg.config import resource_dir
     from iclr_kg.external.iclr_years import NOT_ON_OPENREVIEW, YEARS
 
-    readme = (resource_dir("data").parent / "README.md").read_text(encoding="utf-8")
+    readme = (resource_dir("data").parent / "docs" / "openreview.md").read_text(encoding="utf-8")
     rows = {line.split("|")[1].strip(): line for line in readme.splitlines() if line.startswith("| 20")}
     for year, fmt in YEARS.items():
         assert f"`{fmt.venue}`" in rows[str(year)] and f"| {fmt.api} |" in rows[str(year)]

@@ -496,7 +496,7 @@ def import_openreview(
 
     Pages are cached as they arrive: an interrupted import resumes where it stopped. The import
     folder is written only when complete and buildable; then run `iclr-kg build`. The years
-    supported, and what each holds, are in README's "Every ICLR edition".
+    supported, and what each holds, are in docs/openreview.md ("Every ICLR edition").
     """
     from iclr_kg.external.openreview_import import run_all, run_import
 

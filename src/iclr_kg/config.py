@@ -39,7 +39,7 @@ Listed = Annotated[tuple[str, ...], NoDecode]  # comma-separated in the environm
 
 class Settings(BaseSettings):
     """Every setting of the product, typed and described once. Flags override ICLR_KG_* variables,
-    which override the defaults. README's settings table is `settings_table()` (a test keeps them
+    which override the defaults. docs/settings.md's table is `settings_table()` (a test keeps them
     in step), and the CLI's help for a setting's flag is `flag_help(name)`."""
 
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, frozen=True, extra="forbid")
@@ -235,7 +235,7 @@ def flag_help(name: str, text: str | None = None) -> str:
 
 
 def settings_table() -> str:
-    """README's settings table, made from the definition above."""
+    """docs/settings.md's table, made from the definition above."""
     rows = ["| variable | default | meaning |", "| --- | --- | --- |"]
     for name, field in Settings.model_fields.items():
         unset = "none" if isinstance(field.default, tuple) else "unset"
@@ -244,5 +244,5 @@ def settings_table() -> str:
     return "\n".join(rows)
 
 
-if __name__ == "__main__":  # python -m iclr_kg.config: the table for README
+if __name__ == "__main__":  # python -m iclr_kg.config: the table for docs/settings.md
     print(settings_table())

@@ -4,7 +4,7 @@ review scores, and what a year's words mean.
 ICLR's venues on OpenReview differ by year (openreview-py's venue scripts, the notes of the real
 venues, and public crawlers agree on the following). One `YearFormat` per year says where to read;
 the importer (`openreview.py`) has no year in its code, only this table. A year that cannot be
-imported says why, and the README's table of supported years is checked against this one.
+imported says why, and docs/openreview.md's table of supported years is checked against this one.
 
 Decisions are read only from words this table knows ("Accept (Oral)", "Accept: notable-top-5%",
 "conferencePoster-iclr2013-workshop", ...): a decision worded otherwise is left unknown and
@@ -47,7 +47,7 @@ class YearFormat:
     decision: tuple[str, str] | None
     reviews: tuple[str, str] | None
     author_ids: Literal["e-mail", "e-mail or profile", "profile"]
-    holds: str  # for README: what an import of this year has
+    holds: str  # for docs/openreview.md: what an import of this year has
 
     @property
     def key(self) -> str:
