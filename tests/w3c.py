@@ -57,6 +57,16 @@ MANIFEST_DEFECTS = {
     "post__multipart_formdata": "its Turtle parts lack the closing '.', so a conforming parser refuses them (400)",
     "get_of_post__multipart_formdata": "follows post__multipart_formdata",
 }
+# Where we differ from a test on purpose, with why; such a test runs, and must still fail (if it
+# passes, its entry goes). Nothing else may fail.
+DEVIATIONS = {
+    "get_of_put__default_graph": (
+        "our default graph is the union of every graph (DESIGN.md), and this deprecated manifest runs its "
+        "tests on one store: the named graphs earlier tests PUT are in it too. A PUT of ?default replaces "
+        "only what was written to the default graph (graph/updates); it used to drop every graph, the "
+        "sources' included. The Graph Store manifests, each test on a fresh store, pass the same check."
+    ),
+}
 MANIFESTS = {
     "protocol": "protocol/manifest.ttl",
     "graph-store-protocol (indirect)": "graph-store-protocol/manifest-indirect.ttl",
@@ -398,31 +408,40 @@ def run_all(url: str, token: str | None) -> dict[str, list[tuple[str, str | None
                 outcomes[label].append((test.name, f"skipped: {MANIFEST_DEFECTS[test.name]}"))
                 continue
             try:
-                outcomes[label].append((test.name, runner.run(test, fresh=label.startswith("graph-store"))))
+                problem = runner.run(test, fresh=label.startswith("graph-store"))
+                if test.name in DEVIATIONS:
+                    problem = f"deviation: {DEVIATIONS[test.name]}" if problem else "listed as a deviation, but passes"
+                outcomes[label].append((test.name, problem))
             except (OSError, http.client.HTTPException, AssertionError) as exc:
                 outcomes[label].append((test.name, f"error: {exc}"))
     return outcomes
 
 
+NOT_FAILURES = ("skipped:", "deviation:")
+
+
 def summary(outcomes: dict[str, list[tuple[str, str | None]]]) -> str:
-    lines = ["| manifest | passed | failed | skipped |", "|---|---:|---:|---:|"]
+    lines = ["| manifest | passed | failed | deviations | skipped |", "|---|---:|---:|---:|---:|"]
     for label, results in outcomes.items():
-        skipped = [name for name, problem in results if problem and problem.startswith("skipped:")]
-        failed = [name for name, problem in results if problem and not problem.startswith("skipped:")]
-        lines.append(f"| {label} | {len(results) - len(failed) - len(skipped)} | {len(failed)} | {len(skipped)} |")
+        count = {kind: sum(1 for _, p in results if p and p.startswith(kind)) for kind in NOT_FAILURES}
+        failed = len(failures({label: results}))
+        passed = len(results) - failed - sum(count.values())
+        lines.append(f"| {label} | {passed} | {failed} | {count['deviation:']} | {count['skipped:']} |")
     for label, results in outcomes.items():
         for name, problem in results:
             if problem:
-                lines.append(f"{'SKIPPED' if problem.startswith('skipped:') else 'FAILED'} {label} {name}: {problem}")
+                kind = problem.split(":", 1)[0].upper() if problem.startswith(NOT_FAILURES) else "FAILED"
+                lines.append(f"{kind} {label} {name}: {problem}")
     return "\n".join(lines)
 
 
 def failures(outcomes: dict[str, list[tuple[str, str | None]]]) -> list[str]:
+    """Every test that failed, other than the manifest's own defects and our listed deviations."""
     return [
         f"{label} {name}: {problem}"
         for label, results in outcomes.items()
         for name, problem in results
-        if problem and not problem.startswith("skipped:")
+        if problem and not problem.startswith(NOT_FAILURES)
     ]
 
 

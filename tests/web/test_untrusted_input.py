@@ -150,3 +150,28 @@ def test_a_search_reads_each_word_once_and_at_most_eight(client: FlaskClient) ->
     once = client.get("/search", query_string={"q": "gemp", "format": "json"}).get_json()["results"]
     repeated = client.get("/search", query_string={"q": "gemp " * 40, "format": "json"}).get_json()["results"]
     assert once and [h["iri"] for h in repeated] == [h["iri"] for h in once]
+
+
+def test_a_put_of_the_default_graph_replaces_only_what_was_written_to_it(tiny_app) -> None:
+    """`PUT /data?default` with one triple left 1 triple of 134,408: it was journaled as
+    DROP SILENT DEFAULT, which on the union default graph dropped every source's graph."""
+    settings, client = tiny_app(update_token="secret")
+    auth = {"Authorization": "Bearer secret", "Content-Type": "application/n-triples"}
+    kept_apart = f"<{vocab.GRAPH_UPDATES}>, <{vocab.GRAPH_INFERRED}>"
+    sources = f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH ?g {{ ?s ?p ?o }} FILTER (?g NOT IN ({kept_apart})) }}"
+
+    def count(query: str) -> int:
+        answer = client.get(
+            "/sparql", query_string={"query": query}, headers={"Accept": "application/sparql-results+json"}
+        )
+        return int(answer.get_json()["results"]["bindings"][0]["n"]["value"])
+
+    before = count(sources)
+    put = client.put("/data?default", data=b"<urn:a> <urn:b> <urn:c> .\n", headers=auth)
+    assert put.status_code in (200, 201) and vocab.GRAPH_UPDATES in put.data.decode()
+    assert "replaced by 1 triple" in put.data.decode() and "unchanged" in put.data.decode()
+    assert count(sources) == before > 0
+    assert count("SELECT (COUNT(*) AS ?n) WHERE { <urn:a> <urn:b> <urn:c> }") == 1
+    dropped = client.delete("/data?default", headers=auth)
+    assert dropped.status_code == 200 and "dropped" in dropped.data.decode()
+    assert count(sources) == before and count("SELECT (COUNT(*) AS ?n) WHERE { <urn:a> <urn:b> <urn:c> }") == 0

@@ -13,7 +13,7 @@ import hmac
 import uuid
 
 from flask import Blueprint, Response, request
-from pyoxigraph import DefaultGraph, NamedNode, RdfFormat, parse, serialize
+from pyoxigraph import NamedNode, RdfFormat, parse, serialize
 
 from iclr_kg import vocab
 from iclr_kg.errors import QueryError, ReadOnlyBackend
@@ -117,32 +117,43 @@ def write_graph(graph_iri: str | None, created: bool = False) -> Response:
     denied = refused()
     if denied is not None:
         return denied
-    graph = parse_iri(graph_iri, "graph") if graph_iri is not None else DefaultGraph()
-    target = f"GRAPH <{graph.value}>" if isinstance(graph, NamedNode) else "DEFAULT"
-    store = state().store()
-    if isinstance(graph, NamedNode):
-        exists = store.contains_named_graph(graph)
-    else:  # the union of all graphs; what is written to it itself lives in graph/updates
-        exists = next(iter(store.quads_for_pattern(None, None, None, NamedNode(vocab.GRAPH_UPDATES))), None) is not None
+    # The default graph is the union of all graphs: what is written to it lives in graph/updates,
+    # and a PUT or DELETE of it replaces or drops that graph only, never the sources' graphs.
+    graph = parse_iri(graph_iri, "graph") if graph_iri is not None else NamedNode(vocab.GRAPH_UPDATES)
+    target = f"GRAPH <{graph.value}>"
+    exists = state().store().contains_named_graph(graph)
     if request.method == "DELETE":
         if not exists:
-            return text_error(404, f"no graph {graph_iri or 'in the default graph'} in this store")
-        return run_write(f"DROP {target}", "graph-store", request.base_url)
+            return text_error(404, f"no graph {graph_iri or 'written to the default graph'} in this store")
+        return _written(run_write(f"DROP {target}", "graph-store", request.base_url), graph_iri, "dropped")
     triples = read_triples(graph_iri or request.base_url)
     data = serialize(triples, format=RdfFormat.N_TRIPLES).decode("utf-8") if triples else ""
-    insert = (
-        f"INSERT DATA {{ {'GRAPH <' + graph.value + '> { ' if isinstance(graph, NamedNode) else ''}{data}"
-        f"{' }' if isinstance(graph, NamedNode) else ''} }}"
-    )
+    insert = f"INSERT DATA {{ GRAPH <{graph.value}> {{ {data} }} }}"
     text = f"DROP SILENT {target} ;\n{insert}" if request.method == "PUT" else insert
     status = 201 if not exists or created else 204
-    return run_write(
+    response = run_write(
         text,
         "graph-store",
         request.base_url,
         success=status,
         headers={"Location": graph_iri} if created and graph_iri else None,
     )
+    done = "replaced by" if request.method == "PUT" else "given"
+    return _written(response, graph_iri, f"{done} {len(triples):,} triple{'s' * (len(triples) != 1)}")
+
+
+def _written(response: Response, graph_iri: str | None, what: str) -> Response:
+    """For a write to the default graph, a body that says what changed (the union itself cannot
+    be replaced): 200 with that sentence instead of 204 No Content."""
+    if graph_iri is not None:
+        return response
+    response.status_code = 201 if response.status_code == 201 else 200
+    response.set_data(
+        f"The default graph is the union of every graph, so this write went to {vocab.GRAPH_UPDATES}, "
+        f"which was {what}; the sources' graphs are unchanged.\n"
+    )
+    response.mimetype = "text/plain"
+    return response
 
 
 def read_triples(base: str) -> list:
