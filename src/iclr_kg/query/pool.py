@@ -544,14 +544,36 @@ class QueryPool:
         """The process ids of the idle workers (for tests and monitoring)."""
         return {w.process.pid for w in list(self._idle.queue)}  # type: ignore[misc]
 
+    @property
+    def share(self) -> int:
+        """How many queries one client may have admitted (waiting or running) at once."""
+        return max(1, self.size // 2)
+
     def _admit(self, client: str | None) -> None:
+        """Count the request in, or refuse it at once: a client past its share (its queued requests
+        count too, so that they hold no web thread while others wait), or too long a queue."""
         with self._lock:
-            if self._idle.qsize() == 0 and self._live >= self.size:
-                if self._waiting >= 4 * self.size:
-                    raise PoolBusy(f"the endpoint is busy: {self._waiting} queries are waiting for a worker")
-                if client is not None and self._per_client.get(client, 0) >= max(1, self.size // 2):
-                    raise PoolBusy("the endpoint is busy and this client already runs its share of queries")
+            if client is not None and self._per_client.get(client, 0) >= self.share:
+                raise PoolBusy(
+                    f"this client already has {self.share} queries running or waiting here, its share of "
+                    "the endpoint; send the next when one has finished"
+                )
+            if self._idle.qsize() == 0 and self._live >= self.size and self._waiting >= 4 * self.size:
+                raise PoolBusy(f"the endpoint is busy: {self._waiting} queries are waiting for a worker")
             self._waiting += 1
+            if client is not None:
+                self._per_client[client] = self._per_client.get(client, 0) + 1
+
+    def _leave(self, client: str | None) -> None:
+        """A client's admitted request that got no worker is no longer counted."""
+        if client is None:
+            return
+        with self._lock:
+            left = self._per_client.get(client, 1) - 1
+            if left > 0:
+                self._per_client[client] = left
+            else:
+                self._per_client.pop(client, None)
 
     def _acquire(self, wait: float) -> _Worker:
         """An idle worker that is alive: one that died while idle (the kernel's OOM killer, an
@@ -592,12 +614,7 @@ class QueryPool:
     def _release(self, running: RunningQuery, healthy: bool) -> None:
         with self._lock:
             self._running.discard(running)
-            if running.client is not None:
-                left = self._per_client.get(running.client, 1) - 1
-                if left > 0:
-                    self._per_client[running.client] = left
-                else:
-                    self._per_client.pop(running.client, None)
+        self._leave(running.client)
         worker = running.worker
         healthy = healthy and worker.process.is_alive()  # it may have died after its last message
         if healthy and not self._closed and worker.rss() < max(RECYCLE_RSS, self.memory_mib * 2**20 // 4):
@@ -640,12 +657,14 @@ class QueryPool:
         """
         deadline = time.monotonic() + timeout
         self._admit(client)
-        worker = self._acquire(min(self._wait, timeout))
+        try:
+            worker = self._acquire(min(self._wait, timeout))
+        except BaseException:
+            self._leave(client)
+            raise
         running = RunningQuery(self, worker, deadline, timeout, client)
         with self._lock:
             self._running.add(running)
-            if client is not None:
-                self._per_client[client] = self._per_client.get(client, 0) + 1
         try:
             try:
                 worker.conn.send((str(generation), request))

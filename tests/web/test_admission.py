@@ -1,0 +1,51 @@
+"""One client cannot take the endpoint from the others: `iclr-kg serve` as shipped (gunicorn, two
+web processes, four query workers each), one client sending runaway queries, another client on
+another loopback address sending cheap ones.
+
+Before, a client's queued requests did not count against its share and the share applied only
+when no worker was idle: 16 runaway queries from one address took every worker, and a third
+client's cheap queries waited until the runaways' time limit (9.1 s with stalled readers).
+"""
+
+from __future__ import annotations
+
+import http.client
+import threading
+import time
+import urllib.parse
+
+RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
+
+
+def ask(base: str, query: str, source: str, timeout: float = 30) -> tuple[int, float, dict[str, str], str]:
+    """GET /sparql from the loopback address `source`: (status, seconds, headers, body)."""
+    url = urllib.parse.urlsplit(base)
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=timeout, source_address=(source, 0))
+    began = time.monotonic()
+    try:
+        connection.request("GET", "/sparql?" + urllib.parse.urlencode({"query": query, "timeout": "8"}))
+        response = connection.getresponse()
+        body = response.read().decode("utf-8", "replace")
+        return response.status, time.monotonic() - began, dict(response.getheaders()), body
+    finally:
+        connection.close()
+
+
+def test_a_client_past_its_share_is_refused_at_once_and_others_are_served(default_server: str) -> None:
+    outcomes: list[tuple[int, float, dict[str, str], str]] = []
+    attackers = [
+        threading.Thread(target=lambda: outcomes.append(ask(default_server, RUNAWAY, "127.0.0.1"))) for _ in range(16)
+    ]
+    for thread in attackers:
+        thread.start()
+    time.sleep(1.0)  # the runaways hold their share of workers in both web processes by now
+    victim = [ask(default_server, "ASK { ?s ?p ?o }", "127.0.0.2") for _ in range(5)]
+    for thread in attackers:
+        thread.join(timeout=60)
+    assert [status for status, *_ in victim] == [200] * 5
+    assert max(seconds for _, seconds, *_ in victim) < 3.0, victim
+    refused = [o for o in outcomes if o[0] == 503 and "its share" in o[3]]
+    assert len(outcomes) == 16 and len(refused) >= 16 - 4, outcomes  # at most two per web process admitted
+    assert all(headers.get("Retry-After") and seconds < 3.0 for _, seconds, headers, _ in refused), refused
+    stopped = [o for o in outcomes if o not in refused]
+    assert all(status == 503 and "time limit" in body for status, _, _, body in stopped), stopped
