@@ -101,6 +101,11 @@ class Settings(BaseSettings):
         None, description="a file holding the update token (read when settings load)"
     )
     load_sources: Listed = Field((), description="comma-separated URLs that `LOAD` on `/update` may fetch")
+    update_max_derived: int = Field(
+        200_000,
+        ge=0,
+        description="triples one update may add to the inferred graph (an `owl:sameAs` can copy every triple of two entities); past it the update is refused (413), nothing written; `0`: no bound",
+    )
     wikidata_api: str = Field("https://www.wikidata.org/w/api.php", description="the Action API the reconciler asks")
     imports_dir: Path | None = Field(
         None, description="where `import` writes and `build` reads imported sources; unset: `imports/` beside the store"

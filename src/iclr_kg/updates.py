@@ -40,7 +40,14 @@ from pyoxigraph import DefaultGraph, NamedNode, Quad, Store, Triple
 
 from iclr_kg import gcpause, vocab
 from iclr_kg.atomic import fsync_dir, write_text
-from iclr_kg.errors import ExternalServiceError, InconsistentGraph, QueryError, StoreError, UpdateTimeout
+from iclr_kg.errors import (
+    ExternalServiceError,
+    InconsistentGraph,
+    QueryError,
+    StoreError,
+    TooLarge,
+    UpdateTimeout,
+)
 from iclr_kg.index import build_index, index_path
 from iclr_kg.query.lint import friendly_syntax
 from iclr_kg.query.pool import limit_address_space, start_without_main
@@ -121,11 +128,18 @@ class Journal:
 
 
 def apply(
-    store_dir: Path, update: str, *, base: str | None = None, kind: str = "update", reasoner: str = "fast"
+    store_dir: Path,
+    update: str,
+    *,
+    base: str | None = None,
+    kind: str = "update",
+    reasoner: str = "fast",
+    max_derived: int = 0,
 ) -> Entry:
     """Run one write as described in the module docstring; returns its journal entry.
 
-    Raises QueryError (syntax, or what the update may not do) with nothing written.
+    Raises QueryError (syntax, or what the update may not do), or TooLarge where the update would
+    add more than `max_derived` triples to the inferred graph (0: no bound), with nothing written.
     """
     with write_lock(store_dir), gcpause.paused():
         source = current_generation(store_dir)
@@ -140,7 +154,7 @@ def apply(
             db = Store(str(target))
             for entry in missing:
                 run_entry(db, entry.update, entry.base, reasoner)
-            run_entry(db, update, base, reasoner)
+            run_entry(db, update, base, reasoner, max_derived=max_derived)
             build_index(db, target)
             db.flush()
             del db
@@ -171,7 +185,9 @@ def replay(db: Store, store_dir: Path, reasoner: str = "fast") -> int:
     return last
 
 
-def run_entry(db: Store, update: str, base: str | None, reasoner: str, maintain_after: bool = True) -> None:
+def run_entry(
+    db: Store, update: str, base: str | None, reasoner: str, maintain_after: bool = True, max_derived: int = 0
+) -> None:
     """Run one update with the union-default-graph rules of the module docstring.
 
     Each operation of the request runs on its own, so that what it did to the default graph is
@@ -194,7 +210,7 @@ def run_entry(db: Store, update: str, base: str | None, reasoner: str, maintain_
         written |= {q.triple for q in quads - before if q.graph_name == inferred}
     if not (maintain_after or written):
         return
-    derived = maintain(db, reasoner, quads)
+    derived = maintain(db, reasoner, quads, max_new=max_derived)
     refused = written - derived
     if refused:
         example = next(iter(refused))
@@ -226,10 +242,11 @@ def _quads(db: Store) -> set[Quad]:
     return set(db.quads_for_pattern(None, None, None, None))
 
 
-def maintain(db: Store, reasoner: str = "fast", quads: set[Quad] | None = None) -> set[Triple]:
+def maintain(db: Store, reasoner: str = "fast", quads: set[Quad] | None = None, max_new: int = 0) -> set[Triple]:
     """Make the inferred graph what full reasoning over the asserted graphs gives, and the
     default graph the union of all graphs; writes only the differences. `quads`: the store's
-    content if the caller has it. Returns the inferred triples."""
+    content if the caller has it. Past `max_new` new inferred triples (0: no bound), TooLarge
+    and nothing written. Returns the inferred triples."""
     from iclr_kg.build.reason import infer_triples
 
     inferred, ontology, default = NamedNode(vocab.GRAPH_INFERRED), NamedNode(vocab.GRAPH_ONTOLOGY), DefaultGraph()
@@ -243,6 +260,12 @@ def maintain(db: Store, reasoner: str = "fast", quads: set[Quad] | None = None) 
         derived = set(infer_triples(list(asserted), list(by_graph[ontology]), reasoner)) - asserted
     except InconsistentGraph as exc:
         raise QueryError(f"the update would make the graph inconsistent: {exc}") from None
+    added = len(derived - by_graph[inferred])
+    if max_new and added > max_new:
+        raise TooLarge(
+            f"the update would add {added:,} triples to the inferred graph; one update may add at most "
+            f"{max_new:,} (ICLR_KG_UPDATE_MAX_DERIVED). Nothing was written"
+        )
     _replace(db, inferred, by_graph[inferred], derived)
     _replace(db, default, by_graph[default], asserted | by_graph[ontology] | derived)
     return derived
@@ -301,12 +324,20 @@ class Writer:
         self._conn: Any = None
 
     def apply(
-        self, store_dir: Path, update: str, *, base: str | None, kind: str, reasoner: str, timeout: float
+        self,
+        store_dir: Path,
+        update: str,
+        *,
+        base: str | None,
+        kind: str,
+        reasoner: str,
+        timeout: float,
+        max_derived: int = 0,
     ) -> Entry:
         with self._lock:
             if self._process is None or not self._process.is_alive():
                 self._start()
-            self._conn.send((str(store_dir), update, base, kind, reasoner))
+            self._conn.send((str(store_dir), update, base, kind, reasoner, max_derived))
             try:
                 if not self._conn.poll(timeout):
                     self._stop()
@@ -321,7 +352,7 @@ class Writer:
             return Entry(**answer[1])
         if answer[1] == "OSError":  # LOAD could not fetch its source
             raise ExternalServiceError(f"the update could not fetch what it loads: {answer[2]}")
-        raise (QueryError if answer[1] == "QueryError" else StoreError)(answer[2])
+        raise {"QueryError": QueryError, "TooLarge": TooLarge}.get(answer[1], StoreError)(answer[2])
 
     def _start(self) -> None:
         self._conn, child = self._context.Pipe()
@@ -349,15 +380,15 @@ def _writer_main(conn: Any, memory_mib: int) -> None:  # pragma: no cover - runs
     limit_address_space(memory_mib)
     while True:
         try:
-            store_dir, update, base, kind, reasoner = conn.recv()
+            store_dir, update, base, kind, reasoner, max_derived = conn.recv()
         except EOFError:
             return
         try:
-            entry = apply(Path(store_dir), update, base=base, kind=kind, reasoner=reasoner)
+            entry = apply(Path(store_dir), update, base=base, kind=kind, reasoner=reasoner, max_derived=max_derived)
         except MemoryError:
             os._exit(3)
-        except QueryError as exc:
-            conn.send(("error", "QueryError", str(exc)))
+        except (QueryError, TooLarge) as exc:
+            conn.send(("error", type(exc).__name__, str(exc)))
         except OSError as exc:  # LOAD could not fetch
             conn.send(("error", "OSError", str(exc)))
         except Exception as exc:  # noqa: BLE001 - reported to the client as a store failure

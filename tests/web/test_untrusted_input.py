@@ -175,3 +175,33 @@ def test_a_put_of_the_default_graph_replaces_only_what_was_written_to_it(tiny_ap
     dropped = client.delete("/data?default", headers=auth)
     assert dropped.status_code == 200 and "dropped" in dropped.data.decode()
     assert count(sources) == before and count("SELECT (COUNT(*) AS ?n) WHERE { <urn:a> <urn:b> <urn:c> }") == 0
+
+
+def test_an_update_that_would_derive_past_the_bound_is_refused_whole(tiny_app) -> None:
+    """Five small owl:sameAs updates grew the store 19 times and every later update 20 times
+    slower: what one update may add to the inferred graph is bounded (ICLR_KG_UPDATE_MAX_DERIVED)."""
+    settings, client = tiny_app(update_token="secret", update_max_derived=5)
+    auth = {"Authorization": "Bearer secret"}
+    count = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"
+
+    def quads() -> int:
+        answer = client.get(
+            "/sparql", query_string={"query": count}, headers={"Accept": "application/sparql-results+json"}
+        )
+        return int(answer.get_json()["results"]["bindings"][0]["n"]["value"])
+
+    people = client.get(
+        "/sparql",
+        query_string={"query": "SELECT ?p WHERE { ?p a iclr:Person } ORDER BY ?p LIMIT 2"},
+        headers={"Accept": "application/sparql-results+json"},
+    ).get_json()["results"]["bindings"]
+    first, second = (row["p"]["value"] for row in people)
+    before = quads()
+    same = f"INSERT DATA {{ <{first}> owl:sameAs <{second}> }}"
+    refused = client.post(
+        "/update", data={"update": f"PREFIX owl: <http://www.w3.org/2002/07/owl#> {same}"}, headers=auth
+    )
+    assert refused.status_code == 413, refused.data
+    assert "at most 5 (ICLR_KG_UPDATE_MAX_DERIVED)" in refused.data.decode() and quads() == before
+    small = client.post("/update", data={"update": "INSERT DATA { <urn:x> <urn:y> <urn:z> }"}, headers=auth)
+    assert small.status_code == 204 and quads() > before

@@ -58,7 +58,13 @@ def run_write(text: str, kind: str, base: str, success: int = 204, headers: dict
     check_nesting(text)
     check_update(text, settings.services, settings.load_sources, vocab.QUERY_PREFIXES)
     state().writer.apply(
-        settings.store, text, base=base, kind=kind, reasoner=settings.reasoner, timeout=settings.query_timeout
+        settings.store,
+        text,
+        base=base,
+        kind=kind,
+        reasoner=settings.reasoner,
+        timeout=settings.query_timeout,
+        max_derived=settings.update_max_derived,
     )
     response = Response(status=success)
     response.headers.update(headers or {})
