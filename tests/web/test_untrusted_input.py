@@ -4,8 +4,11 @@ error in replaced IRIs. Each test failed before its fix."""
 
 from __future__ import annotations
 
+import http.server
 import json
 import re
+import threading
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -205,3 +208,46 @@ def test_an_update_that_would_derive_past_the_bound_is_refused_whole(tiny_app) -
     assert "at most 5 (ICLR_KG_UPDATE_MAX_DERIVED)" in refused.data.decode() and quads() == before
     small = client.post("/update", data={"update": "INSERT DATA { <urn:x> <urn:y> <urn:z> }"}, headers=auth)
     assert small.status_code == 204 and quads() > before
+
+
+class _Trickler(http.server.BaseHTTPRequestHandler):
+    """An engine that starts a SPARQL JSON answer and then sends a byte every 0.2 s, for ever."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/sparql-results+json")
+        self.end_headers()
+        self.wfile.write(b'{"head":{"vars":["x"]},"results":{"bindings":[')
+        try:
+            while True:
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.2)
+        except OSError:
+            return
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_an_engine_that_trickles_its_answer_is_cut_at_the_time_limit() -> None:
+    """A slow engine held page threads past 70 s: requests' timeout bounds each wait for bytes,
+    and a byte every 0.2 s never trips it. Every read of the engine now ends at its time limit."""
+    from iclr_kg.errors import EngineError
+    from iclr_kg.remote.client import SparqlClient
+    from iclr_kg.remote.engines import Engine
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Trickler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/sparql"
+        client = SparqlClient(Engine("sparql", url, url, None), timeout=1.0)
+        began = time.monotonic()
+        with pytest.raises(EngineError, match="within 1 s"):
+            list(client.select("SELECT ?x WHERE { ?x ?p ?o }"))
+        assert time.monotonic() - began < 3
+        client.session.close()
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -12,6 +12,7 @@ operator configured (an allow-list of one): nothing a web user sends picks where
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -102,11 +103,13 @@ class SparqlClient:
         data = [("query", text)]
         data += [("default-graph-uri", g) for g in default_graphs]
         data += [("named-graph-uri", g) for g in named_graphs]
+        deadline = time.monotonic() + self.timeout
         response = self._send("POST", self.engine.query_url, data=data, headers={"Accept": accept}, stream=True)
         response.raw.decode_content = True
+        body = Deadlined(response, deadline, self.timeout)
         if kind == "results":
-            return parse_query_results(mend(self.engine, response.raw), self.engine.results)  # type: ignore[arg-type]
-        return (quad.triple for quad in parse(response.raw, RdfFormat.N_TRIPLES))
+            return parse_query_results(mend(self.engine, body), self.engine.results)  # type: ignore[arg-type]
+        return (quad.triple for quad in parse(body, RdfFormat.N_TRIPLES))
 
     def select(self, text: str, **dataset: Iterable[str]) -> Iterator[dict[str, Any]]:
         """The rows of a SELECT as {variable: term} (unbound ones left out)."""
@@ -165,6 +168,28 @@ class SparqlClient:
                 "give `user:password` with --auth (ICLR_KG_BACKEND_AUTH)"
             )
         raise EngineError(f"the SPARQL engine at {url} answered HTTP {response.status_code}: {detail}")
+
+
+CHUNK = 64 * 1024
+
+
+class Deadlined:
+    """A response body that may be read until `deadline` (a `time.monotonic()` value) and no
+    longer: requests' timeout bounds each wait for bytes, so an engine that trickles its answer
+    a byte at a time would hold the reader (a web thread, for pages) without end."""
+
+    def __init__(self, response: requests.Response, deadline: float, seconds: float):
+        self.response, self.deadline, self.seconds = response, deadline, seconds
+
+    def read(self, size: int = -1) -> bytes:
+        if time.monotonic() > self.deadline:
+            self.response.close()
+            raise EngineError(f"the SPARQL engine did not finish its answer within {self.seconds:g} s")
+        # read1: what one wait for bytes brings (read(n) would wait on until n bytes had come)
+        return self.response.raw.read1(size if size and size > 0 else CHUNK)  # type: ignore[no-any-return]
+
+    def readable(self) -> bool:
+        return True
 
 
 def _reason(exc: requests.RequestException) -> str:
