@@ -284,6 +284,10 @@ class StandIn(ThreadingHTTPServer):
         self.emails = emails or {}  # e-mail address -> profile id (confirmed on that profile)
         self.requests: list[str] = []
         self.fail_after: int | None = None
+        # A hostile service: `ignore_cursor` answers every page from the start, whatever `after`
+        # says; `endless` makes up a full page of new notes after any cursor, for ever.
+        self.ignore_cursor = False
+        self.endless = False
         self.lock = threading.Lock()
 
     @property
@@ -331,9 +335,11 @@ class _Handler(BaseHTTPRequestHandler):
             notes = self.server.notes.get(query.get("invitation", ""), [])
             if query.get("sort", "").startswith("id"):  # the client's cursor paging: sort=id, after=<last id>
                 notes = sorted(notes, key=lambda n: n["id"])
-            if "after" in query:
-                notes = [n for n in notes if n["id"] > query["after"]]
             offset, limit = int(query.get("offset", 0)), int(query.get("limit", 1000))
+            if self.server.endless and notes:
+                notes = [{**notes[0], "id": f"{query.get('after', '')}z{i:04d}"} for i in range(limit)]
+            elif "after" in query and not self.server.ignore_cursor:
+                notes = [n for n in notes if n["id"] > query["after"]]
             page = notes[offset : offset + limit]
             if "directReplies" not in query.get("details", ""):
                 page = [{k: v for k, v in n.items() if k != "details"} for n in page]

@@ -873,3 +873,42 @@ def test_a_shared_entity_a_curator_copies_into_data_wins_and_is_pruned(tmp_path:
         build(settings)
     finally:
         server.stop()
+
+
+def test_a_service_whose_listing_does_not_move_on_is_stopped(
+    tmp_path: Path, v1_server: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hostile service answering every page from the start (its cursor ignored) kept the
+    import asking for ever; pages of two records make the fixture venue several pages long."""
+    from iclr_kg.external import openreview
+
+    monkeypatch.setattr(openreview, "PAGE_SIZE", 2)
+    v1_server.ignore_cursor = True
+    settings = settings_for(tmp_path, v1_server)
+    with pytest.raises(ImportFailed, match="does not move on"):
+        run_import(settings, V1_VENUE)
+    assert len(v1_server.requests) < 10
+
+
+def test_a_listing_without_end_is_stopped_at_the_page_cap(
+    tmp_path: Path, v1_server: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from iclr_kg.external import openreview
+
+    monkeypatch.setattr(openreview, "PAGE_SIZE", 2)
+    monkeypatch.setattr(openreview, "MAX_PAGES", 3)
+    v1_server.endless = True
+    settings = settings_for(tmp_path, v1_server)
+    with pytest.raises(ImportFailed, match="more than 3 pages"):
+        run_import(settings, V1_VENUE)
+    assert not (settings.imports / "openreview-iclr-2021").exists()
+
+
+def test_a_record_with_a_huge_field_is_refused_by_name(tmp_path: Path) -> None:
+    huge = Paper("MadeUp09999", "A" * 1_000_000, [("Ian Gemp", "~Ian_Gemp1")], "poster")
+    server = StandIn(venue_notes("v1", V1_VENUE, [huge]), PROFILES).start()
+    try:
+        with pytest.raises(ImportFailed, match=r"title: String should have at most 5000 characters"):
+            run_import(settings_for(tmp_path, server), V1_VENUE)
+    finally:
+        server.stop()

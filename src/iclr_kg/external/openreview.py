@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Annotated, Any, NamedTuple
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from iclr_kg.config import Settings
 from iclr_kg.errors import ImportFailed
@@ -26,6 +26,12 @@ from iclr_kg.external.jsoncache import JsonCache
 from iclr_kg.external.session import mount_policy
 
 PAGE_SIZE = 1000  # the API's largest page
+# What a service may send before we stop believing it: pages per listing (ICLR's largest year has
+# about 12 pages of 1,000), and the length of an id, a name and a title (real ones are far shorter).
+MAX_PAGES = 200
+Id = Annotated[str, Field(max_length=200)]
+Name = Annotated[str, Field(max_length=500)]
+Title = Annotated[str, Field(max_length=5_000)]
 PROFILE_BATCH = 500
 RETRY_BACKOFF = 1.0  # seconds, doubled for each retry after the first (urllib3's Retry)
 Progress = Callable[[int, int], None]  # (done, total)
@@ -39,9 +45,9 @@ class Author(NamedTuple):
     """An author as the submission lists them. `email`: the id where the year wrote an e-mail
     address (2013-2020), used only to look up the author's profile; it is never written out."""
 
-    name: str
-    profile: str | None  # a profile id (~Ian_Gemp1), or None
-    email: str | None = None
+    name: Name
+    profile: Id | None  # a profile id (~Ian_Gemp1), or None
+    email: Name | None = None
 
 
 class Score(NamedTuple):
@@ -56,9 +62,9 @@ class Score(NamedTuple):
 
 
 class Submission(BaseModel):
-    id: str
+    id: Id
     number: int | None = None
-    title: str
+    title: Title
     authors: list[Author]
     decision: Decision | None = None
     presentation: Presentation | None = None
@@ -80,9 +86,9 @@ class Profile(BaseModel):
     """A profile's id, preferred name, current institution (the latest open-ended entry) and its
     whole history, from which the affiliation in a submission's year is read."""
 
-    id: str
-    name: str | None = None
-    institution: str | None = None
+    id: Id
+    name: Name | None = None
+    institution: Name | None = None
     domain: str | None = None
     position: str | None = None
     history: list[Position] = []  # pages cached before this field read as no history
@@ -286,6 +292,10 @@ def _call(base: str, request: Callable[[], Any]) -> Any:
 
     try:
         return request()
+    except ValidationError as exc:  # a record past the lengths we accept (Id, Name, Title)
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        raise ImportFailed(f"OpenReview at {base} sent a record we refuse: {where}: {error['msg']}") from None
     except openreview.OpenReviewException as exc:
         detail = exc.args[0] if exc.args else exc
         message = detail.get("message", detail) if isinstance(detail, dict) else detail
@@ -360,6 +370,16 @@ class Fetcher:
                         lambda: self._fetch_page(invitation, listed, after, size),  # noqa: B023 - called at once
                     )
                 )
+                if after is not None and page.records and page.records[0].id <= after:
+                    raise ImportFailed(
+                        f"OpenReview at {self.base} answered the page after {after} of {invitation} with records "
+                        "that do not come after it: the listing does not move on, so the import stopped"
+                    )
+                if number >= MAX_PAGES:
+                    raise ImportFailed(
+                        f"OpenReview at {self.base} listed more than {MAX_PAGES} pages of {PAGE_SIZE:,} for "
+                        f"{invitation}; no ICLR edition has that many submissions, so the import stopped"
+                    )
                 total += page.count or 0
                 records += page.records
                 if self.progress:
