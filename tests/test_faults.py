@@ -223,3 +223,73 @@ def test_check_store_names_a_damaged_generation(tiny_data) -> None:
         assert failed.stderr.startswith("error: ") and failed.stderr.count("\n") == 1, failed.stderr
         assert "Traceback" not in failed.stderr
     assert not out.exists()
+
+
+# --- the journal and builds -------------------------------------------------------------------
+
+
+def _race_triples(store: Path) -> set[int]:
+    rows = open_read_only(store).query("SELECT ?n WHERE { <urn:race> <urn:n> ?n }")
+    return {int(row["n"].value) for row in rows}
+
+
+def test_a_torn_journal_line_is_ignored_and_cut_and_a_broken_one_is_named(tiny_data) -> None:
+    """A writer killed mid-append leaves a last line without its newline: it was never
+    acknowledged, so it is not replayed, and the next append cuts it off. A complete line that
+    is not an entry stops the build with the file and line named."""
+    from iclr_kg.errors import StoreError
+    from iclr_kg.updates import JOURNAL, Journal, apply
+
+    settings = tiny_data()
+    build(settings)
+    apply(settings.store, "INSERT DATA { <urn:race> <urn:n> 1 }")
+    journal = settings.store / JOURNAL
+    with open(journal, "ab") as handle:
+        handle.write(
+            b'{"id": 2, "at": "2026-12-01T00:00:00Z", "kind": "update", "update": "INSERT DATA { <urn:race> <urn'
+        )
+    assert [e.id for e in Journal(settings.store).entries()] == [1]
+    build(settings)  # replays entry 1 only
+    assert _race_triples(settings.store) == {1}
+    apply(settings.store, "INSERT DATA { <urn:race> <urn:n> 3 }")
+    lines = journal.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2 and all(json.loads(line)["update"].startswith("INSERT DATA") for line in lines)
+    assert _race_triples(settings.store) == {1, 3}
+    with open(journal, "a", encoding="utf-8") as handle:
+        handle.write("not json\n")
+    with pytest.raises(StoreError, match=rf"{JOURNAL}:3: not a journal entry"):
+        build(settings)
+    assert _race_triples(settings.store) == {1, 3}  # the last good store stays
+
+
+def test_updates_racing_builds_are_all_kept(tiny_data) -> None:
+    """Builds (in their own processes) and updates (here) at the same time: every acknowledged
+    update is in the store at the end, whichever generation each build started from."""
+    from iclr_kg.updates import apply
+
+    settings = tiny_data()
+    build(settings)
+    acknowledged: list[int] = []
+    env = {**os.environ, "ICLR_KG_DATA_DIR": str(settings.data_dir), "ICLR_KG_PROGRESS": "0"}
+
+    def updates() -> None:
+        for n in range(12):
+            apply(settings.store, f"INSERT DATA {{ <urn:race> <urn:n> {n} }}")
+            acknowledged.append(n)
+
+    writer = threading.Thread(target=updates)
+    writer.start()
+    for _ in range(3):
+        done = subprocess.run(
+            [CLI, "build", "--full", "--store", str(settings.store)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+    writer.join(timeout=120)
+    assert acknowledged == list(range(12))
+    assert _race_triples(settings.store) == set(acknowledged)
+    build(settings)  # and once more from data/, replaying the journal
+    assert _race_triples(settings.store) == set(acknowledged)

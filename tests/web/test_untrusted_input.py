@@ -251,3 +251,23 @@ def test_an_engine_that_trickles_its_answer_is_cut_at_the_time_limit() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def _doubled(times: int) -> str:
+    """A query whose one row holds a literal of 2**times characters, made by doubling."""
+    binds = " ".join(f"BIND (CONCAT(?s{i}, ?s{i}) AS ?s{i + 1})" for i in range(times))
+    return f'SELECT ?s{times} WHERE {{ BIND ("x" AS ?s0) {binds} }}'
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "xml", "json"])
+def test_a_huge_literal_is_streamed_whole_in_every_format(client: FlaskClient, fmt: str) -> None:
+    response = client.get("/sparql", query_string={"query": _doubled(22), "format": fmt})
+    body = response.data
+    assert response.status_code == 200 and body.count(b"x") >= 2**22, (fmt, len(body))
+
+
+def test_a_literal_past_the_memory_limit_stops_its_query_not_the_server(tiny_app) -> None:
+    _, client = tiny_app(query_memory=512)
+    response = client.get("/sparql", query_string={"query": _doubled(31), "format": "csv"})
+    assert response.status_code == 503 and b"memory" in response.data, response.data[:300]
+    assert client.get("/sparql", query_string={"query": "ASK {}", "format": "json"}).status_code == 200
