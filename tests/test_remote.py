@@ -7,7 +7,9 @@ deviation (`ENGINE_DEVIATIONS`) and still requires the rest of that query list t
 
 from __future__ import annotations
 
+import http.server
 import json
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -313,3 +315,48 @@ def test_an_engine_that_loses_triples_gets_nothing_swapped_in(
     staging = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } FILTER STRSTARTS(STR(?g), 'urn:iclr-kg:staging') }"
     assert list(client.select(staging)) == []
     assert not list((real_settings.store / "publish").glob("*.json"))
+
+
+class _LyingEngine(http.server.BaseHTTPRequestHandler):
+    """An engine that takes every write (204) and answers every query with something that is not
+    SPARQL results: the count check before a swap cannot be answered."""
+
+    def _answer(self, status: int, body: bytes = b"", media_type: str = "application/sparql-results+json") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", media_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:  # the probe: ASK {}
+        self._answer(200, b'{"head":{},"boolean":true}')
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.path.startswith("/update"):
+            self._answer(204)
+        else:
+            self._answer(
+                200, b'{"head":{"vars":["n"]},"results":{"bindings":[{"n":{"type":"literal","value":"' + b"9" * 5000
+            )
+
+    def do_PUT(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self._answer(204)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_publish_to_an_engine_that_answers_garbage_fails_in_one_line(real_store, real_settings: Settings) -> None:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _LyingEngine)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/sparql"
+        out = run_cli("publish", "--to", url, env={**_env(), "ICLR_KG_STORE": str(real_settings.store)})
+        last = out.stderr.splitlines()[-1]
+        assert out.returncode == 1 and last.startswith("error: the SPARQL engine") and "broken results" in last
+        assert "Traceback" not in out.stderr, out.stderr
+    finally:
+        server.shutdown()
+        server.server_close()

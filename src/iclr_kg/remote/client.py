@@ -112,11 +112,17 @@ class SparqlClient:
         return (quad.triple for quad in parse(body, RdfFormat.N_TRIPLES))
 
     def select(self, text: str, **dataset: Iterable[str]) -> Iterator[dict[str, Any]]:
-        """The rows of a SELECT as {variable: term} (unbound ones left out)."""
-        solutions = self.query(text, kind="results", **dataset)
-        names = [v.value for v in solutions.variables]
-        for row in solutions:
-            yield {name: row[name] for name in names if row[name] is not None}
+        """The rows of a SELECT as {variable: term} (unbound ones left out). An answer that does
+        not parse as SPARQL results is the engine's fault: EngineError, not the parser's error."""
+        try:
+            solutions = self.query(text, kind="results", **dataset)
+            names = [v.value for v in solutions.variables]
+            for row in solutions:
+                yield {name: row[name] for name in names if row[name] is not None}
+        except SyntaxError as exc:
+            raise EngineError(
+                f"the SPARQL engine at {self.engine.query_url} answered with broken results: {exc}"
+            ) from None
 
     def update(self, text: str, timeout: float | None = None) -> None:
         """Run a SPARQL update (in one request: one transaction where the engine has them);
