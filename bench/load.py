@@ -3,6 +3,7 @@
     python bench/load.py                      # 16 clients for 60 s on the real graph
     python bench/load.py --clients 32 --seconds 30 --url http://127.0.0.1:8000
     python bench/load.py --seconds 30 --slowloris 300 --slow-queries 8 --non-readers 8   # under attack
+    python bench/load.py --seconds 30 --slow-queries 16 --lint-bombs 4 --search-bombs 4   # hardening #2, #4, #10
 
 Without --url it builds the real graph into a temporary store and starts `iclr-kg serve` on a
 free 127.0.0.1 port. Each client loops over the saved queries (JSON results, keep-alive
@@ -12,7 +13,15 @@ throughput and p50/p95/p99 latency per query and overall; exits 1 on any error.
 Attacks run beside the clients, for the whole time: `--slowloris N` keeps N connections
 trickling header lines (reopening any the server closes), `--slow-queries N` loops N clients
 on a query that runs to its time limit, `--non-readers N` keeps N connections that ask for a
-large result and never read it. The figures are then those of the well-behaved clients.
+large result and never read it, `--lint-bombs N` loops N clients on the editor's check
+(`/api/check`) with a query whose preparation sorts 8 million rows and one nested 20,000 deep,
+`--search-bombs N` loops N clients on a search of forty repeated words. The figures are then
+those of the well-behaved clients.
+
+Every client has a loopback address of its own (127.0.0.10, 127.0.0.11, ...), as clients on a
+network would: the server gives each address a share of its query workers, so clients sharing
+one address would be refused for each other. The slow queries all come from one address,
+127.0.1.1: one client trying to take the endpoint. Each attack's answers are counted by status.
 """
 
 from __future__ import annotations
@@ -64,10 +73,16 @@ def start_server(workdir: Path) -> tuple[subprocess.Popen, str]:
     raise SystemExit("server did not start")
 
 
-def client(url: str, names: list[str], until: float, max_requests: int, results: list, errors: list, seed: int) -> None:
+def connect(url: str, source: str, timeout: float = 60) -> http.client.HTTPConnection:
+    """A connection to `url` from the loopback address `source` (each client its own)."""
     parsed = urllib.parse.urlparse(url)
+    return http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=timeout, source_address=(source, 0))
+
+
+def client(url: str, names: list[str], until: float, max_requests: int, results: list, errors: list, seed: int) -> None:
+    source = f"127.0.0.{10 + seed}"
     rng = random.Random(seed)
-    connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=60)
+    connection = connect(url, source)
     done = 0
     while time.monotonic() < until and done < max_requests:
         name = rng.choice(names)
@@ -87,7 +102,7 @@ def client(url: str, names: list[str], until: float, max_requests: int, results:
         except (OSError, http.client.HTTPException, ValueError) as exc:
             errors.append((name, "exception", repr(exc)))
             connection.close()
-            connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=60)
+            connection = connect(url, source)
         done += 1
 
 
@@ -116,20 +131,40 @@ def slowloris(host: str, port: int, count: int, until: float, tally: dict) -> No
             sock.close()
 
 
-def slow_querier(url: str, until: float, tally: dict) -> None:
-    parsed = urllib.parse.urlparse(url)
-    path = "/sparql?" + urllib.parse.urlencode({"query": CROSS, "format": "tsv", "timeout": "10"})
+def attacker(url: str, requests: list[tuple[str, str, bytes | None]], source: str, until: float, tally: dict) -> None:
+    """Send `requests` (method, path, form body) in turn from `source` until the time is up,
+    counting the answers by status."""
+    turn = 0
     while time.monotonic() < until:
+        method, path, body = requests[turn % len(requests)]
+        turn += 1
         tally["sent"] += 1
+        began = time.perf_counter()
         try:
-            connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=120)
-            connection.request("GET", path)
+            connection = connect(url, source, timeout=120)
+            headers = {"Content-Type": "application/x-www-form-urlencoded"} if body else {}
+            connection.request(method, path, body=body, headers=headers)
             response = connection.getresponse()
             response.read()
             tally[response.status] = tally.get(response.status, 0) + 1
+            connection.close()
         except (OSError, http.client.HTTPException):
             tally["broken"] = tally.get("broken", 0) + 1
+        tally["seconds"] = round(tally.get("seconds", 0) + time.perf_counter() - began, 1)
         time.sleep(0.1)
+
+
+SLOW_QUERY = [("GET", "/sparql?" + urllib.parse.urlencode({"query": CROSS, "format": "tsv", "timeout": "10"}), None)]
+_SORTED = " ".join(f"VALUES ?{v} {{ {' '.join(str(i) for i in range(200))} }}" for v in "abc")
+LINT_BOMBS = [
+    (
+        "POST",
+        "/api/check",
+        urllib.parse.urlencode({"query": f"SELECT * WHERE {{ {_SORTED} }} ORDER BY ?a ?b ?c"}).encode(),
+    ),
+    ("POST", "/api/check", urllib.parse.urlencode({"query": "SELECT * WHERE " + "{" * 20_000 + "}" * 20_000}).encode()),
+]
+SEARCH_BOMB = [("GET", "/search?" + urllib.parse.urlencode({"q": "paper " * 40, "format": "json"}), None)]
 
 
 def non_reader(host: str, port: int, until: float, tally: dict) -> None:
@@ -146,8 +181,10 @@ def start_attacks(url: str, args: argparse.Namespace, until: float) -> tuple[lis
     parsed = urllib.parse.urlparse(url)
     tallies: dict[str, dict] = {
         "slowloris": {"opened": 0, "cut": 0},
-        "slow queries": {"sent": 0},
+        "slow queries (one address)": {"sent": 0},
         "non-readers": {"sent": 0},
+        "lint bombs": {"sent": 0},
+        "search bombs": {"sent": 0},
     }
     threads = []
     if args.slowloris:
@@ -158,9 +195,15 @@ def start_attacks(url: str, args: argparse.Namespace, until: float) -> tuple[lis
                 daemon=True,
             )
         )
+    attacks = [
+        (SLOW_QUERY, args.slow_queries, "slow queries (one address)", lambda i: "127.0.1.1"),
+        (LINT_BOMBS, args.lint_bombs, "lint bombs", lambda i: f"127.0.2.{10 + i}"),
+        (SEARCH_BOMB, args.search_bombs, "search bombs", lambda i: f"127.0.3.{10 + i}"),
+    ]
     threads += [
-        threading.Thread(target=slow_querier, args=(url, until, tallies["slow queries"]), daemon=True)
-        for _ in range(args.slow_queries)
+        threading.Thread(target=attacker, args=(url, requests, source(i), until, tallies[name]), daemon=True)
+        for requests, count, name, source in attacks
+        for i in range(count)
     ]
     threads += [
         threading.Thread(
@@ -184,6 +227,8 @@ def main() -> None:
         "--slow-queries", type=int, default=0, help="clients looping on a query that hits its time limit"
     )
     parser.add_argument("--non-readers", type=int, default=0, help="connections that never read their large result")
+    parser.add_argument("--lint-bombs", type=int, default=0, help="clients looping on costly /api/check queries")
+    parser.add_argument("--search-bombs", type=int, default=0, help="clients looping on a search of 40 repeated words")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "src"))
     from iclr_kg.config import resource_dir
@@ -218,7 +263,7 @@ def main() -> None:
                 process.wait(timeout=30)
     latencies = [t for _, t in results]
     if attackers:
-        print("under attack:", "; ".join(f"{name} {tally}" for name, tally in tallies.items() if tally))
+        print("under attack:", "; ".join(f"{name} {tally}" for name, tally in tallies.items() if any(tally.values())))
     by_status: dict[object, int] = {}
     for error in errors:
         by_status[error[1]] = by_status.get(error[1], 0) + 1
