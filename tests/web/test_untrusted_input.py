@@ -271,3 +271,50 @@ def test_a_literal_past_the_memory_limit_stops_its_query_not_the_server(tiny_app
     response = client.get("/sparql", query_string={"query": _doubled(31), "format": "csv"})
     assert response.status_code == 503 and b"memory" in response.data, response.data[:300]
     assert client.get("/sparql", query_string={"query": "ASK {}", "format": "json"}).status_code == 200
+
+
+HOSTILE = "<!--<script> Ian"
+KINDS = {"paper": "Paper", "person": "Person", "organization": "Organization", "edition": "ConferenceEdition"}
+
+
+def test_hostile_names_are_inert_on_every_page_kind(tiny_app) -> None:
+    """A name or title anyone can set on OpenReview (`<!--<script>` in it) is escaped wherever
+    it shows: entity pages of each kind (HTML and JSON-LD), lists and search."""
+    _, client = tiny_app(update_token="secret")
+    json_accept = {"Accept": "application/sparql-results+json"}
+    entities = {}
+    for kind, cls in KINDS.items():
+        found = client.get(
+            "/sparql",
+            query_string={"query": f"SELECT ?e WHERE {{ ?e a iclr:{cls} }} ORDER BY ?e LIMIT 1"},
+            headers=json_accept,
+        ).get_json()["results"]["bindings"]
+        assert found, kind
+        entities[kind] = found[0]["e"]["value"]
+    facts = " ".join(
+        f"<{iri}> iclr:{'title' if kind == 'paper' else 'name'} {json.dumps(HOSTILE)} ."
+        for kind, iri in entities.items()
+    )
+    update = client.post(
+        "/update", data={"update": f"INSERT DATA {{ {facts} }}"}, headers={"Authorization": "Bearer secret"}
+    )
+    assert update.status_code == 204, update.data
+    pages = [iri.replace(vocab.RESOURCE_BASE, "/resource/") for iri in entities.values()]
+    pages += [f"/resource/{kind}/" for kind in KINDS] + ["/search?q=script+ian"]
+    for path in pages:
+        page = client.get(path, headers={"Accept": "text/html"}).data.decode()
+        assert "&lt;!--&lt;script&gt; Ian" in page or "\\u003c!--\\u003cscript\\u003e Ian" in page, path
+        assert HOSTILE not in page and page.rstrip().endswith("</html>"), path
+
+
+def test_a_circle_of_replaced_iris_answers_without_a_redirect_loop(tiny_app) -> None:
+    _, client = tiny_app(update_token="secret")
+    a, b = (f"{vocab.RESOURCE_BASE}paper/circle-{k}" for k in "ab")
+    circle = f"<{a}> dcterms:isReplacedBy <{b}> . <{b}> dcterms:isReplacedBy <{a}> ."
+    prefix = "PREFIX dcterms: <http://purl.org/dc/terms/>"
+    done = client.post(
+        "/update", data={"update": f"{prefix} INSERT DATA {{ {circle} }}"}, headers={"Authorization": "Bearer secret"}
+    )
+    assert done.status_code == 204
+    answer = client.get("/resource/paper/circle-a", headers={"Accept": "text/html"})
+    assert answer.status_code == 200  # shown as it is; before: 301 to b, 301 to a, ...

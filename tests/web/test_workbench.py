@@ -211,3 +211,22 @@ def test_a_timeline_places_dated_rows_by_name(server: str, chromium) -> None:
     assert page.locator("#view svg .mark-symbol path").count() == rows
     axis = page.evaluate("[...document.querySelectorAll('#view svg text')].map(t => t.textContent)")
     assert "ICLR 2021" in axis  # the edition's name, not its IRI
+
+
+@needs_chromium
+def test_a_graph_node_follows_only_our_own_iris(server: str, chromium) -> None:
+    """Regression (hardening #33.15): the node-click check `id.startsWith(location.origin)`
+    passed `http://HOST:PORT@evil.example/` (user info), an open redirect."""
+    evil = server + "@evil.example/x"
+    ours = "https://w3id.org/iclr-kg/resource/person/ian-gemp"
+    query = f"SELECT ?a ?b WHERE {{ VALUES (?a ?b) {{ (<{evil}> <{ours}>) }} }}"
+    page = chromium()
+    page.goto(server + "/?" + urllib.parse.urlencode({"query": query, "view": "graph source=a target=b"}))
+    _until(page, "window.lastGraph && window.lastGraph.nodes().length == 2")
+    before = page.url
+    page.evaluate(f"window.lastGraph.getElementById({evil!r}).emit('tap')")
+    page.wait_for_timeout(500)
+    assert page.url == before  # not followed
+    with page.expect_navigation():
+        page.evaluate(f"window.lastGraph.getElementById({ours!r}).emit('tap')")
+    assert page.url == server + "/resource/person/ian-gemp"
