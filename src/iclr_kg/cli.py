@@ -24,12 +24,14 @@ from iclr_kg.config import Settings, flag_help
 from iclr_kg.errors import IclrKgError, ImportFailed, QueryError, SettingsError, StoreError, engine_errors
 from iclr_kg.progress import Progress
 from iclr_kg.query.formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
-from iclr_kg.query.pool import QueryPool, QueryRequest, RunningQuery
+from iclr_kg.query.pool import QueryPool, QueryRequest, RunningQuery, memory_limit
 from iclr_kg.query.saved import get_saved, load_saved
 from iclr_kg.store import (
     STATS_CLASSES,
     STATS_GRAPHS,
+    check_generation,
     current_generation,
+    generations,
     open_read_only,
     query_graphs,
 )
@@ -764,9 +766,6 @@ def updates_drop(store: Path | None, ids: tuple[int, ...], drop_all: bool) -> No
 def check_store(store: Path | None) -> None:
     """Read every generation of the store whole and name the damaged ones (exit 1 if the
     current one is damaged: rebuild with `iclr-kg build`)."""
-    from iclr_kg.query.pool import default_query_memory
-    from iclr_kg.store import check_generation, generations
-
     settings = Settings.from_env(store=store)
     current = current_generation(settings.store)
     found = generations(settings.store)
@@ -774,7 +773,7 @@ def check_store(store: Path | None) -> None:
         raise StoreError(f"no store at {settings.store}: run `iclr-kg build --store {settings.store}` first")
     damaged_current = False
     for generation in found:
-        ok, detail = check_generation(generation, settings.query_memory or default_query_memory())
+        ok, detail = check_generation(generation, memory_limit(settings.query_memory))
         mark = " (current)" if generation == current else ""
         click.echo(f"{'ok' if ok else 'DAMAGED':8} {generation.name}{mark}: {detail}")
         damaged_current |= not ok and generation == current

@@ -68,7 +68,6 @@ XSD = PREFIXES["xsd"]
 SKOS = PREFIXES["skos"]
 SCHEMA = PREFIXES["schema"]
 DCTERMS = PREFIXES["dcterms"]
-WIKIDATA_ENTITY = PREFIXES["wd"]
 SD = "http://www.w3.org/ns/sparql-service-description#"
 
 RDF_TYPE = NamedNode(RDF + "type")

@@ -223,11 +223,17 @@ def test_other_clients_are_served_while_a_runaway_query_runs(server: str) -> Non
 
 
 def test_killed_worker_frees_its_cpu(app, client) -> None:
+    """The runaway runs on an idle worker (the one used last is handed out first), which is
+    killed at the time limit and replaced: its process is gone, not left spinning."""
     pool = app.extensions["iclr_kg"].pool
     before = pool.worker_pids()
-    client.get("/sparql", query_string={"query": RUNAWAY, "timeout": "1"})
+    assert before, "no idle worker to run the query on"
+    response = client.get("/sparql", query_string={"query": RUNAWAY, "timeout": "1"})
+    assert response.status_code == 503
     time.sleep(0.5)
-    for pid in before - pool.worker_pids():
+    killed = before - pool.worker_pids()
+    assert len(killed) == 1, (before, pool.worker_pids())
+    for pid in killed:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
 

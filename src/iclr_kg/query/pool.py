@@ -48,9 +48,6 @@ from iclr_kg.query.streaming import ClosingBody
 CHUNK = 64 * 1024
 
 
-__all__ = ["EvaluationFailed", "PoolBusy", "QueryMemoryExceeded", "QueryTimeout", "ServiceFailed", "StreamAborted"]
-
-
 @dataclass
 class QueryRequest:
     """Everything a worker needs to run one query; plain data, so it crosses the pipe."""
@@ -424,6 +421,12 @@ def default_query_memory() -> int:
     return max(1024, min(4096, total // 12))
 
 
+def memory_limit(setting: int | None) -> int:
+    """MiB of address space for a query worker, the writer or a store check: the setting
+    (`ICLR_KG_QUERY_MEMORY`; 0 means no limit), or `default_query_memory()` where it is unset."""
+    return default_query_memory() if setting is None else setting
+
+
 class _Worker:
     def __init__(self, context: Any, memory_mib: int, backend_auth: str | None = None):
         self.idle_since = time.monotonic()
@@ -510,7 +513,7 @@ class QueryPool:
         self.backend_auth = backend_auth  # for workers that read a remote engine
         self.size = size
         self.keep, self.retire_after = keep, retire_after
-        self.memory_mib = default_query_memory() if memory_mib is None else memory_mib
+        self.memory_mib = memory_limit(memory_mib)
         self._idle = _IdleWorkers()
         self._wait = wait_for_worker
         self._lock = threading.Lock()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib.metadata import version
 from typing import Any
 
 from flask import Blueprint, jsonify
@@ -11,6 +12,7 @@ from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
 blueprint = Blueprint("openapi", __name__)
 
 TEXT = {"text/plain": {"schema": {"type": "string"}}}
+JSON = {"application/json": {"schema": {"type": "object"}}}
 HTML = {"text/html": {"schema": {"type": "string"}}}
 RESULTS = {f.media_type: {"schema": {}} for f in RESULT_FORMATS.values()}
 RDF = {f.media_type: {"schema": {}} for f in RDF_FORMATS.values()}
@@ -64,7 +66,7 @@ def spec() -> dict[str, Any]:
         "openapi": "3.0.3",
         "info": {
             "title": "iclr-kg",
-            "version": "1.0.0",
+            "version": version("iclr-kg"),
             "description": "SPARQL endpoint and Linked Data pages of the ICLR knowledge graph.",
         },
         "paths": {
@@ -181,6 +183,67 @@ def spec() -> dict[str, Any]:
                 "get": {
                     "summary": "Counts per graph and class",
                     "responses": {"200": {"description": "Page", "content": HTML}},
+                }
+            },
+            "/resource/{kind}/": {
+                "get": {
+                    "summary": "Every entity of a kind, 100 a page",
+                    "parameters": [
+                        {"name": "kind", "in": "path", "required": True, "schema": {"type": "string"}},
+                        {
+                            "name": "sort",
+                            "in": "query",
+                            "required": False,
+                            "schema": {"type": "string", "enum": ["name", "year", "papers"]},
+                        },
+                        {"name": "page", "in": "query", "required": False, "schema": {"type": "string"}},
+                    ],
+                    "responses": {
+                        "200": {"description": "List", "content": HTML},
+                        "404": {"description": "No such kind or page", "content": HTML},
+                    },
+                }
+            },
+            "/search": {
+                "get": {
+                    "summary": "Entities by name, title, alias or Chinese name",
+                    "parameters": [
+                        {"name": "q", "in": "query", "required": False, "schema": {"type": "string"}},
+                        {"name": "kind", "in": "query", "required": False, "schema": {"type": "string"}},
+                        {"name": "limit", "in": "query", "required": False, "schema": {"type": "string"}},
+                        FORMAT,
+                    ],
+                    "responses": {"200": {"description": "Matches", "content": {**HTML, **JSON}}},
+                }
+            },
+            "/.well-known/void": {
+                "get": {
+                    "summary": "The dataset described in VoID",
+                    "parameters": [FORMAT],
+                    "responses": {"200": {"description": "VoID", "content": RDF}, **ERRORS},
+                }
+            },
+            "/api/vocabulary": {
+                "get": {
+                    "summary": "What the editor completes: prefixes, keywords, the ontology's terms",
+                    "responses": {"200": {"description": "Vocabulary", "content": JSON}},
+                }
+            },
+            "/api/check": {
+                "get": {
+                    "summary": "A query's problems with line and column (checked in a query worker)",
+                    "parameters": [QUERY_PARAMS[0]],
+                    "responses": {"200": {"description": "Problems", "content": JSON}, **ERRORS},
+                }
+            },
+            "/q/{ident}": {
+                "get": {
+                    "summary": "A permalink: redirects to the query page with its query and view",
+                    "parameters": [{"name": "ident", "in": "path", "required": True, "schema": {"type": "string"}}],
+                    "responses": {
+                        "302": {"description": "The query page"},
+                        "404": {"description": "No such link", "content": HTML},
+                    },
                 }
             },
         },

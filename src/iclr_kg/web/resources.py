@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from itertools import chain
 from typing import Any
 
-from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
+from flask import Blueprint, Response, redirect, render_template, request, url_for
 from pyoxigraph import DefaultGraph, NamedNode, Store, serialize
 
 from iclr_kg import vocab
@@ -349,6 +349,3 @@ def named_graph_response(graph_iri: str) -> Response:
 @blueprint.app_errorhandler(404)
 def not_found(_: Exception) -> tuple[str, int]:
     return not_found_page("Not found.", request.path)
-
-
-__all__ = ["abort", "blueprint"]

@@ -13,7 +13,7 @@ from pyoxigraph import Store
 
 from iclr_kg.config import Settings
 from iclr_kg.index import Index, ensure_index, index_path
-from iclr_kg.query.pool import QueryPool, default_query_memory
+from iclr_kg.query.pool import QueryPool, memory_limit
 from iclr_kg.query.saved import SavedQuery, load_saved
 from iclr_kg.store import current_generation, open_read_only
 from iclr_kg.updates import Writer
@@ -65,7 +65,7 @@ class AppState:
             memory = self.settings.query_memory
             with self._lock:
                 if self._writer is None:
-                    self._writer = Writer(default_query_memory() if memory is None else memory)
+                    self._writer = Writer(memory_limit(memory))
         return self._writer
 
     @property
