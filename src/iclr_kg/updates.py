@@ -20,25 +20,31 @@ outlive rebuilds until a curator moves them into data/ and drops them (`iclr-kg 
 
 The default graph is the union of all graphs (each triple once). An update that inserts into the
 default graph keeps the triples in the graph `graph/updates`; one that deletes from it deletes
-the triples from every graph that states them. The inferred graph is recomputed from the
-asserted graphs after each update (the fast reasoner takes ~40 ms on the whole real graph), so
-it always equals what a full build would give; an update may not add to it directly.
+the triples from every graph that states them. The inferred graph always equals what a full
+build would give; an update may not add to it directly. An update made of INSERT DATA and
+DELETE DATA is maintained from its change (maintained.py: delete and rederive, the index patched);
+any other is run operation by operation and the inferred graph and the index are recomputed from
+the whole store. Each update prints one line saying which, and why.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import sys
 import threading
 import time
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, Store, Triple
 
-from iclr_kg import gcpause, vocab
+from iclr_kg import gcpause, maintained, vocab
 from iclr_kg.atomic import fsync_dir, write_text
 from iclr_kg.errors import (
     ExternalServiceError,
@@ -141,31 +147,71 @@ def apply(
     Raises QueryError (syntax, or what the update may not do), or TooLarge where the update would
     add more than `max_derived` triples to the inferred graph (0: no bound), with nothing written.
     """
-    with write_lock(store_dir), gcpause.paused():
+    with write_lock(store_dir), gcpause.paused(collect=False):  # a long-lived writer: the collector runs again after
         source = current_generation(store_dir)
         if source is None:
             raise StoreError(f"no store at {store_dir}: run `iclr-kg build --store {store_dir}` first")
         journal = Journal(store_dir)
         applied = generation_record(source).get("journal", 0)
         missing = [e for e in journal.entries() if e.id > applied]
-        target = source.parent / f"{source.name.split('~', 1)[0]}~{time.time_ns()}"
-        Store.read_only(str(source)).backup(str(target))
-        try:
-            db = Store(str(target))
-            for entry in missing:
-                run_entry(db, entry.update, entry.base, reasoner)
-            run_entry(db, update, base, reasoner, max_derived=max_derived)
-            build_index(db, target)
-            db.flush()
-            del db
-        except BaseException:
-            shutil.rmtree(target, ignore_errors=True)
-            index_path(target).unlink(missing_ok=True)
-            raise
+        began = time.perf_counter()
+        target, state, how = _new_generation(source, missing, update, base, reasoner, max_derived)
         entry = journal.append(kind, update, base, after=applied)
         complete_generation(target, {"journal": entry.id})
         publish_generation(store_dir, target)
+        if state is not None:
+            maintained.save_state(target, state)
+        print(f"update {entry.id}: {how} in {(time.perf_counter() - began) * 1000:.0f} ms", file=sys.stderr, flush=True)
         return entry
+
+
+def _new_generation(
+    source: Path, missing: list[Entry], update: str, base: str | None, reasoner: str, max_derived: int
+) -> tuple[Path, maintained.State | None, str]:
+    """The generation with the journal's missing entries and `update` run on a checkpoint of
+    `source`: maintained from the change where it can be (maintained.py), else recomputed.
+    Returns it, the state to keep beside it, and how it was made (for the log)."""
+    how = "the journal's missing entries are replayed" if missing else "the reasoner is not `fast`"
+    target = _checkpoint(source)
+    with _writing(target) as db:
+        if not missing and reasoner == "fast":
+            try:  # writes nothing unless it succeeds: else the checkpoint is as it was
+                state = maintained.maintain(db, source, target, update, base, max_derived)
+                return target, state, "maintained from its change (delete and rederive)"
+            except maintained.NotMaintained as exc:
+                how = f"not maintained from its change ({exc})"
+        hidden: list[Any] | None = [] if reasoner == "fast" else None
+        for entry in missing:
+            run_entry(db, entry.update, entry.base, reasoner)
+        run_entry(db, update, base, reasoner, max_derived=max_derived, hidden=hidden)
+        build_index(db, target)
+        counts = Counter(q.graph_name.value for q in db if q.graph_name != DefaultGraph())  # type: ignore[union-attr]
+    state = maintained.State(hidden, dict(counts)) if hidden is not None else None
+    return target, state, f"{how}: the inferred graph and the index recomputed"
+
+
+def _checkpoint(source: Path) -> Path:
+    """A new generation beside `source`, a checkpoint of it (hard links)."""
+    target = source.parent / f"{source.name.split('~', 1)[0]}~{time.time_ns()}"
+    Store.read_only(str(source)).backup(str(target))
+    return target
+
+
+@contextlib.contextmanager
+def _writing(target: Path) -> Iterator[Store]:
+    """The new generation open for writing, flushed and closed after; removed if anything fails.
+    Closed before it is published, always: an open read-write handle goes on compacting in the
+    background, deleting files that readers' snapshots of the published generation still list."""
+    db = Store(str(target))
+    try:
+        yield db
+        db.flush()
+    except BaseException:
+        del db
+        shutil.rmtree(target, ignore_errors=True)
+        index_path(target).unlink(missing_ok=True)
+        raise
+    del db
 
 
 def replay(db: Store, store_dir: Path, reasoner: str = "fast") -> int:
@@ -186,7 +232,13 @@ def replay(db: Store, store_dir: Path, reasoner: str = "fast") -> int:
 
 
 def run_entry(
-    db: Store, update: str, base: str | None, reasoner: str, maintain_after: bool = True, max_derived: int = 0
+    db: Store,
+    update: str,
+    base: str | None,
+    reasoner: str,
+    maintain_after: bool = True,
+    max_derived: int = 0,
+    hidden: list[Any] | None = None,
 ) -> None:
     """Run one update with the union-default-graph rules of the module docstring.
 
@@ -210,7 +262,7 @@ def run_entry(
         written |= {q.triple for q in quads - before if q.graph_name == inferred}
     if not (maintain_after or written):
         return
-    derived = maintain(db, reasoner, quads, max_new=max_derived)
+    derived = maintain(db, reasoner, quads, max_new=max_derived, hidden=hidden)
     refused = written - derived
     if refused:
         example = next(iter(refused))
@@ -242,12 +294,19 @@ def _quads(db: Store) -> set[Quad]:
     return set(db.quads_for_pattern(None, None, None, None))
 
 
-def maintain(db: Store, reasoner: str = "fast", quads: set[Quad] | None = None, max_new: int = 0) -> set[Triple]:
+def maintain(
+    db: Store,
+    reasoner: str = "fast",
+    quads: set[Quad] | None = None,
+    max_new: int = 0,
+    hidden: list[Any] | None = None,
+) -> set[Triple]:
     """Make the inferred graph what full reasoning over the asserted graphs gives, and the
     default graph the union of all graphs; writes only the differences. `quads`: the store's
     content if the caller has it. Past `max_new` new inferred triples (0: no bound), TooLarge
-    and nothing written. Returns the inferred triples."""
-    from iclr_kg.build.reason import infer_triples
+    and nothing written. `hidden` receives the closure's hidden facts (the fast reasoner's), for
+    the next update (maintained.py). Returns the inferred triples."""
+    from iclr_kg.build.reason import infer_terms
 
     inferred, ontology, default = NamedNode(vocab.GRAPH_INFERRED), NamedNode(vocab.GRAPH_ONTOLOGY), DefaultGraph()
     by_graph: dict[Any, set[Triple]] = {inferred: set(), ontology: set(), default: set()}
@@ -257,7 +316,8 @@ def maintain(db: Store, reasoner: str = "fast", quads: set[Quad] | None = None, 
         *(triples for graph, triples in by_graph.items() if graph not in (inferred, ontology, default))
     )
     try:
-        derived = set(infer_triples(list(asserted), list(by_graph[ontology]), reasoner)) - asserted
+        derived = {Triple(*t) for t in infer_terms(list(asserted), list(by_graph[ontology]), reasoner, hidden)}
+        derived -= asserted
     except InconsistentGraph as exc:
         raise QueryError(f"the update would make the graph inconsistent: {exc}") from None
     added = len(derived - by_graph[inferred])

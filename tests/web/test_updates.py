@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
-from pyoxigraph import DefaultGraph, NamedNode
+from pyoxigraph import DefaultGraph, NamedNode, Store
 
 from iclr_kg import vocab
 from iclr_kg.build.pipeline import build
@@ -349,3 +349,26 @@ def test_clearing_then_reinserting_the_same_triples_keeps_them(tiny_data) -> Non
     store = open_read_only(settings.store)
     assert not bool(store.query("ASK { GRAPH ?g { <urn:a> <urn:b> <urn:c> } }"))
     assert bool(store.query("ASK { GRAPH <urn:h> { <urn:x:a> <urn:x:b> <urn:x:c> } }"))  # the prefix carried over
+
+
+def test_no_write_handle_outlives_an_update(tiny_data) -> None:
+    """A published generation is never written again. An update's read-write handle kept alive
+    by a reference cycle (dred's closure refers to itself) went on compacting its generation after
+    it was published, and readers found files gone. With the collector off, only reference
+    counting closes handles: after `apply`, this process can open the generation itself, which
+    RocksDB refuses while another handle of this process holds it."""
+    import gc
+
+    settings = tiny_data()
+    build(settings)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for verb in ("INSERT", "DELETE"):
+            apply(settings.store, f"{verb} DATA {{ GRAPH <urn:c> {{ {authorship(3)} }} }}")
+            generation = current_generation(settings.store)
+            reopened = Store(str(generation))  # fails with "lock hold by current process" if one is open
+            del reopened
+    finally:
+        if enabled:
+            gc.enable()

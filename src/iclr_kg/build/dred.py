@@ -132,6 +132,12 @@ class StoreClosure:
         self.by_ps = _Index(self, True)
         self.by_po = _Index(self, False)
 
+    def release(self) -> None:
+        """Break the references to itself (`all`, the indexes) so that reference counting frees
+        it, and with it its handle on the store, at once: a writer runs with the cyclic collector
+        paused, and a read-write handle left open goes on compacting its generation."""
+        del self.all, self.by_ps, self.by_po
+
     def _stored_objects(self, p: int, s: int) -> set[int]:
         found = self._objects.get((p, s))
         if found is None:
@@ -227,16 +233,19 @@ def update(
     for s, p, o in hidden:
         side.add((terms.encode(s), terms.encode(p), terms.encode(o)))
     facts = StoreClosure(store, terms, side, tables.same_as)
-    encode = terms.encode
-    gone = [(encode(t.subject), encode(t.predicate), encode(t.object)) for t in removed]
-    new = [(encode(t.subject), encode(t.predicate), encode(t.object)) for t in added]
-    if any(t[1] == tables.same_as for t in (*gone, *new)) or facts.has_same_as():
-        raise Fallback("owl:sameAs in the graph")
-    deleted = _over_delete(facts, tables, gone, terms.literals)
-    facts.removed = deleted
-    _rederive(facts, tables, deleted, new, given, terms)
-    _check_consistency(facts, tables, terms)
-    return _change(facts, deleted, new, given, store, hidden)
+    try:
+        encode = terms.encode
+        gone = [(encode(t.subject), encode(t.predicate), encode(t.object)) for t in removed]
+        new = [(encode(t.subject), encode(t.predicate), encode(t.object)) for t in added]
+        if any(t[1] == tables.same_as for t in (*gone, *new)) or facts.has_same_as():
+            raise Fallback("owl:sameAs in the graph")
+        deleted = _over_delete(facts, tables, gone, terms.literals)
+        facts.removed = deleted
+        _rederive(facts, tables, deleted, new, given, terms)
+        _check_consistency(facts, tables, terms)
+        return _change(facts, deleted, new, given, store, hidden)
+    finally:
+        facts.release()
 
 
 def _over_delete(facts: StoreClosure, tables: _Encoded, gone: list[Ids], literals: set[int]) -> set[Ids]:

@@ -1,0 +1,285 @@
+"""Updates maintained from their change: the fast path of `updates.apply`.
+
+An update made only of INSERT DATA and DELETE DATA operations says exactly which quads it adds
+and removes, so nothing but their neighbourhood need be read. In the new generation (a
+checkpoint of the current one) the quads are written, then:
+
+- the inferred graph is brought up to date by delete and rederive (`build/dred.py`, the code an
+  incremental build runs), from the current generation's closure and its hidden facts;
+- the merged default graph changes only for the triples whose standing changed;
+- the entity index is patched for the entities those triples reach (`index.patch_index`);
+- the quads per graph are counted from the last generation's counts and the change.
+
+What a generation's maintenance needs next time (the closure's hidden facts and the counts) is
+kept beside it (`<generation>.reasoned`, as builds keep it) and, in the writer process, in memory.
+
+Anything else raises NotMaintained with the reason, and the update recomputes the inferred graph
+and the index from the whole store (`updates.run_entry`): operations with a WHERE clause, DROP,
+CLEAR, LOAD and the rest; blank nodes; schema triples or the ontology graph; owl:sameAs in the
+graph (DRed's equality rules would need whole-graph indexes); a current generation without its
+reasoning state.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
+
+from iclr_kg import vocab
+from iclr_kg.build import dred, fastrl
+from iclr_kg.errors import QueryError, TooLarge
+from iclr_kg.index import index_path, neighbourhood, patch_index
+from iclr_kg.query.lint import friendly_syntax
+from iclr_kg.query.querytext import split_update, top_level_words
+from iclr_kg.store import reasoned_path
+
+DEFAULT = DefaultGraph()
+INFERRED = NamedNode(vocab.GRAPH_INFERRED)
+ONTOLOGY = NamedNode(vocab.GRAPH_ONTOLOGY)
+UPDATES = NamedNode(vocab.GRAPH_UPDATES)
+NOT_ASSERTED = (DEFAULT, INFERRED)
+MADE_BY_UPDATES = {"made by": "updates"}  # the fingerprint of a state an update wrote: builds never start from it
+
+
+class NotMaintained(Exception):
+    """This update is not one the fast path handles; the message says why (logged)."""
+
+
+@dataclass
+class State:
+    """What maintaining the next update needs: the closure's hidden facts and quads per graph."""
+
+    hidden: list[tuple[Any, Any, Any]]
+    counts: dict[str, int]
+
+
+# The writer process's last generation: its state (so it is not read back) and its schema (the
+# ontology as the reasoner compiles it: a tenth of a second even for the curated graph).
+_LAST: dict[str, State] = {}
+_SCHEMAS: dict[str, fastrl.Schema] = {}
+
+
+def load_state(generation: Path) -> State:
+    """The state beside `generation` (from memory if this process wrote it)."""
+    kept = _LAST.get(str(generation))
+    if kept is not None:
+        return kept
+    try:
+        saved = pickle.loads(reasoned_path(generation).read_bytes())
+        return State(saved["hidden"], saved["counts"])
+    except Exception as exc:  # noqa: BLE001 - missing, truncated or foreign: recompute instead
+        raise NotMaintained(
+            f"the current generation has no reasoning state beside it ({exc.__class__.__name__})"
+        ) from None
+
+
+def save_state(generation: Path, state: State) -> None:
+    """Keep `state` beside `generation` and in memory (the previous generation's is dropped)."""
+    _LAST.clear()
+    _LAST[str(generation)] = state
+    path = reasoned_path(generation)
+    tmp = path.with_name(f".{path.name}.tmp")
+    record = {"fingerprint": MADE_BY_UPDATES, "counts": state.counts, "digests": {}, "hidden": state.hidden}
+    try:
+        tmp.write_bytes(pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
+        tmp.replace(path)
+    except OSError:  # a full disk: the next update recomputes, nothing else is lost
+        tmp.unlink(missing_ok=True)
+
+
+# --------------------------------------------------------------------------------------------
+# The asserted change
+
+
+@dataclass
+class Change:
+    """The asserted quads an update adds and removes, planned against the generation before it
+    is written (net: a quad added then removed in one request is neither)."""
+
+    db: Store
+    added: set[Quad] = field(default_factory=set)
+    removed: set[Quad] = field(default_factory=set)
+
+    def present(self, quad: Quad) -> bool:
+        return quad in self.added or (quad not in self.removed and quad in self.db)
+
+    def add(self, quad: Quad) -> None:
+        if self.present(quad):
+            return
+        if quad in self.removed:
+            self.removed.discard(quad)
+        else:
+            self.added.add(quad)
+
+    def remove(self, quad: Quad) -> None:
+        if not self.present(quad):
+            return
+        if quad in self.added:
+            self.added.discard(quad)
+        else:
+            self.removed.add(quad)
+
+    def holding(self, triple: Triple) -> list[Quad]:
+        """The asserted quads that state `triple` once the change is made."""
+        found = [
+            q
+            for q in self.db.quads_for_pattern(triple.subject, triple.predicate, triple.object, None)
+            if q.graph_name not in NOT_ASSERTED and q not in self.removed
+        ]
+        return found + [q for q in self.added if q.triple == triple]
+
+    def stated_before(self, triple: Triple) -> bool:
+        quads = self.db.quads_for_pattern(triple.subject, triple.predicate, triple.object, None)
+        return any(q.graph_name not in NOT_ASSERTED for q in quads)
+
+    def write(self) -> None:
+        for quad in self.removed:
+            self.db.remove(quad)
+        self.db.extend(self.added)
+
+
+def data_operations(update: str) -> list[tuple[str, str]]:
+    """(verb, operation) for each operation of `update`, where every one is INSERT DATA or
+    DELETE DATA; else NotMaintained."""
+    found = []
+    for operation in split_update(update) or [update]:
+        words = [word for _, word in top_level_words(operation)]
+        verb = next((w for w in words if w not in ("PREFIX", "BASE")), "")
+        following = words[words.index(verb) + 1] if verb in words[:-1] else ""
+        if verb not in ("INSERT", "DELETE") or following != "DATA":
+            raise NotMaintained(f"{verb or 'an operation'} {following} is not INSERT DATA or DELETE DATA".strip())
+        found.append((verb, operation))
+    return found
+
+
+def stated_quads(verb: str, operation: str, base: str | None) -> list[Quad]:
+    """The quads an INSERT DATA or DELETE DATA operation names, parsed by Oxigraph's own update
+    parser into an empty store (DELETE DATA read as INSERT DATA, the same grammar)."""
+    text = operation
+    if verb == "DELETE":
+        at = next(index for index, word in top_level_words(operation) if word == "DELETE")
+        text = operation[:at] + "INSERT" + operation[at + len("DELETE") :]
+    scratch = Store()
+    try:
+        scratch.update(text, base_iri=base, prefixes=vocab.QUERY_PREFIXES)
+    except SyntaxError as exc:
+        raise QueryError(friendly_syntax(str(exc), operation).message) from None
+    except ValueError as exc:
+        raise QueryError(f"the update failed: {exc}") from None
+    quads = list(scratch)
+    for quad in quads:
+        if isinstance(quad.subject, BlankNode) or isinstance(quad.object, BlankNode):
+            raise NotMaintained("the update has blank nodes")
+        if quad.predicate in fastrl.OXIGRAPH_SCHEMA_PREDICATES:
+            raise NotMaintained(f"the update states schema ({quad.predicate})")
+        if quad.graph_name == ONTOLOGY:
+            raise NotMaintained("the update changes the ontology graph")
+    return quads
+
+
+def plan_change(db: Store, update: str, base: str | None) -> Change:
+    """What `update` does to `db`'s asserted graphs, by its stated quads, with the
+    union-default-graph rules of `updates`: inserted into the default graph, kept in
+    graph/updates; deleted from it, deleted from every asserted graph that states it. Nothing may
+    be inserted into the inferred graph. Nothing is written yet."""
+    change = Change(db)
+    for verb, operation in data_operations(update):
+        for quad in stated_quads(verb, operation, base):
+            if verb == "INSERT":
+                if quad.graph_name == INFERRED:
+                    raise QueryError(
+                        f"the update adds to {vocab.GRAPH_INFERRED}, which holds only what the reasoner derives "
+                        f"(e.g. {quad.triple}); put asserted triples in another graph"
+                    )
+                graph = UPDATES if quad.graph_name == DEFAULT else quad.graph_name
+                change.add(Quad(quad.subject, quad.predicate, quad.object, graph))
+            elif quad.graph_name == DEFAULT:  # from every graph that states it
+                for held in change.holding(quad.triple):
+                    if held.graph_name == ONTOLOGY:
+                        raise NotMaintained("the update deletes from the ontology graph")
+                    change.remove(held)
+            elif quad.graph_name != INFERRED:  # a derived triple stays while its premises stand
+                change.remove(quad)
+    return change
+
+
+# --------------------------------------------------------------------------------------------
+# What follows from it
+
+
+def _schema(db: Store) -> fastrl.Schema:
+    """The ontology and any schema triples of the asserted graphs (few; read by predicate)."""
+    ontology = [q.triple for q in db.quads_for_pattern(None, None, None, ONTOLOGY)]
+    data = [
+        q.triple
+        for p in fastrl.OXIGRAPH_SCHEMA_PREDICATES
+        for q in db.quads_for_pattern(None, p, None, None)
+        if q.graph_name not in (*NOT_ASSERTED, ONTOLOGY)
+    ]
+    return fastrl.oxigraph_schema(ontology, data)
+
+
+def maintain(db: Store, source: Path, target: Path, update: str, base: str | None, max_new: int = 0) -> State:
+    """Run `update` on `db` (the generation `target`, a checkpoint of `source`) and bring its
+    inferred graph, default graph and index up to date from the change. Returns the state to
+    keep beside `target`. TooLarge past `max_new` new inferred triples; nothing is written then."""
+    state, schema = load_state(source), _SCHEMAS.get(str(source))
+    change = plan_change(db, update, base)
+    removed = {q.triple for q in change.removed if not change.holding(q.triple)}
+    added = {q.triple for q in change.added if not change.stated_before(q.triple)}
+
+    def given(terms: tuple[Any, Any, Any]) -> bool:
+        s, p, o = terms
+        return not isinstance(s, Literal) and bool(change.holding(Triple(s, p, o)))
+
+    if schema is None:
+        schema = _schema(db)
+    try:  # db still holds the old closure: the change is written after
+        reasoned = dred.update(db, schema, state.hidden, removed, added, given)
+    except dred.Fallback as exc:
+        raise NotMaintained(str(exc)) from None
+    if max_new and len(reasoned.inferred_added) > max_new:
+        raise TooLarge(
+            f"the update would add {len(reasoned.inferred_added):,} triples to the inferred graph; one update may "
+            f"add at most {max_new:,} (ICLR_KG_UPDATE_MAX_DERIVED). Nothing was written"
+        )
+    change.write()
+    for triple in reasoned.inferred_removed:
+        db.remove(Quad(triple.subject, triple.predicate, triple.object, INFERRED))
+    db.extend(Quad(t.subject, t.predicate, t.object, INFERRED) for t in reasoned.inferred_added)
+    triples = {q.triple for q in (*change.removed, *change.added)}
+    triples |= {*reasoned.inferred_added, *reasoned.inferred_removed}
+    _merge(db, triples)
+    touched = [(t.subject, t.predicate, t.object) for t in triples]
+    patch_index(db, target, index_path(source), neighbourhood(db, touched))
+    _SCHEMAS.clear()
+    _SCHEMAS[str(target)] = schema  # the fast path changes no schema: the next update reuses it
+    return State(reasoned.hidden, _counted(state.counts, change, reasoned))
+
+
+def _merge(db: Store, triples: Iterable[Triple]) -> None:
+    """The merged default graph for `triples`: held where some named graph states it."""
+    for t in triples:
+        merged = Quad(t.subject, t.predicate, t.object, DEFAULT)
+        held = any(q.graph_name != DEFAULT for q in db.quads_for_pattern(t.subject, t.predicate, t.object, None))
+        if held:
+            db.add(merged)
+        else:
+            db.remove(merged)
+
+
+def _counted(counts: dict[str, int], change: Change, reasoned: dred.Change) -> dict[str, int]:
+    """Quads per named graph after the change, from the counts before it."""
+    out = dict(counts)
+    for quads, sign in ((change.added, 1), (change.removed, -1)):
+        for quad in quads:
+            name = quad.graph_name.value  # type: ignore[union-attr]
+            out[name] = out.get(name, 0) + sign
+    inferred = len(reasoned.inferred_added) - len(reasoned.inferred_removed)
+    out[vocab.GRAPH_INFERRED] = out.get(vocab.GRAPH_INFERRED, 0) + inferred
+    return {name: n for name, n in out.items() if n}
