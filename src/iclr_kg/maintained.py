@@ -34,9 +34,8 @@ from iclr_kg import vocab
 from iclr_kg.build import dred, fastrl
 from iclr_kg.errors import QueryError, TooLarge
 from iclr_kg.index import index_path, neighbourhood, patch_index
-from iclr_kg.query.lint import friendly_syntax
 from iclr_kg.query.querytext import split_update, top_level_words
-from iclr_kg.store import reasoned_path
+from iclr_kg.store import reasoned_path, run_update
 
 DEFAULT = DefaultGraph()
 INFERRED = NamedNode(vocab.GRAPH_INFERRED)
@@ -165,12 +164,7 @@ def stated_quads(verb: str, operation: str, base: str | None) -> list[Quad]:
         at = next(index for index, word in top_level_words(operation) if word == "DELETE")
         text = operation[:at] + "INSERT" + operation[at + len("DELETE") :]
     scratch = Store()
-    try:
-        scratch.update(text, base_iri=base, prefixes=vocab.QUERY_PREFIXES)
-    except SyntaxError as exc:
-        raise QueryError(friendly_syntax(str(exc), operation).message) from None
-    except ValueError as exc:
-        raise QueryError(f"the update failed: {exc}") from None
+    run_update(scratch, text, base)
     quads = list(scratch)
     for quad in quads:
         if isinstance(quad.subject, BlankNode) or isinstance(quad.object, BlankNode):
@@ -243,11 +237,7 @@ def maintain(db: Store, source: Path, target: Path, update: str, base: str | Non
         reasoned = dred.update(db, schema, state.hidden, removed, added, given)
     except dred.Fallback as exc:
         raise NotMaintained(str(exc)) from None
-    if max_new and len(reasoned.inferred_added) > max_new:
-        raise TooLarge(
-            f"the update would add {len(reasoned.inferred_added):,} triples to the inferred graph; one update may "
-            f"add at most {max_new:,} (ICLR_KG_UPDATE_MAX_DERIVED). Nothing was written"
-        )
+    check_growth(len(reasoned.inferred_added), max_new)
     change.write()
     for triple in reasoned.inferred_removed:
         db.remove(Quad(triple.subject, triple.predicate, triple.object, INFERRED))
@@ -260,6 +250,15 @@ def maintain(db: Store, source: Path, target: Path, update: str, base: str | Non
     _SCHEMAS.clear()
     _SCHEMAS[str(target)] = schema  # the fast path changes no schema: the next update reuses it
     return State(reasoned.hidden, _counted(state.counts, change, reasoned))
+
+
+def check_growth(added: int, max_new: int) -> None:
+    """TooLarge if an update would add more than `max_new` triples to the inferred graph (0: no bound)."""
+    if max_new and added > max_new:
+        raise TooLarge(
+            f"the update would add {added:,} triples to the inferred graph; one update may add at most "
+            f"{max_new:,} (ICLR_KG_UPDATE_MAX_DERIVED). Nothing was written"
+        )
 
 
 def _merge(db: Store, triples: Iterable[Triple]) -> None:

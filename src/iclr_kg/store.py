@@ -474,6 +474,17 @@ def query_graphs(store: Store, include_inferred: bool = True) -> list[NamedNode]
     return [g for g in graphs if g.value != vocab.GRAPH_INFERRED]
 
 
+def run_update(store: Store, text: str, base: str | None) -> None:
+    """Run SPARQL Update `text` on `store` with our prefixes; a syntax error or a refusal
+    becomes a QueryError with the parser's message in words (`lint.friendly_syntax`)."""
+    try:
+        store.update(text, base_iri=base, prefixes=vocab.QUERY_PREFIXES)
+    except SyntaxError as exc:
+        raise QueryError(friendly_syntax(str(exc), text).message) from None
+    except ValueError as exc:
+        raise QueryError(f"the update failed: {exc}") from None
+
+
 def run_query(
     store: Store,
     sparql: str,

@@ -55,7 +55,6 @@ from iclr_kg.errors import (
     UpdateTimeout,
 )
 from iclr_kg.index import build_index, index_path
-from iclr_kg.query.lint import friendly_syntax
 from iclr_kg.query.pool import limit_address_space, start_without_main
 from iclr_kg.query.querytext import split_update
 from iclr_kg.store import (
@@ -63,6 +62,7 @@ from iclr_kg.store import (
     current_generation,
     generation_record,
     publish_generation,
+    run_update,
     write_lock,
 )
 
@@ -252,12 +252,7 @@ def run_entry(
     quads: set[Quad] | None = None
     for operation in split_update(update) or [update]:
         before = quads if quads is not None else _quads(db)
-        try:
-            db.update(operation, base_iri=base, prefixes=vocab.QUERY_PREFIXES)
-        except SyntaxError as exc:
-            raise QueryError(friendly_syntax(str(exc), operation).message) from None
-        except ValueError as exc:
-            raise QueryError(f"the update failed: {exc}") from None
+        run_update(db, operation, base)
         quads = _settle_default_graph(db, before, _quads(db))
         written |= {q.triple for q in quads - before if q.graph_name == inferred}
     if not (maintain_after or written):
@@ -320,12 +315,7 @@ def maintain(
         derived -= asserted
     except InconsistentGraph as exc:
         raise QueryError(f"the update would make the graph inconsistent: {exc}") from None
-    added = len(derived - by_graph[inferred])
-    if max_new and added > max_new:
-        raise TooLarge(
-            f"the update would add {added:,} triples to the inferred graph; one update may add at most "
-            f"{max_new:,} (ICLR_KG_UPDATE_MAX_DERIVED). Nothing was written"
-        )
+    maintained.check_growth(len(derived - by_graph[inferred]), max_new)
     _replace(db, inferred, by_graph[inferred], derived)
     _replace(db, default, by_graph[default], asserted | by_graph[ontology] | derived)
     return derived
