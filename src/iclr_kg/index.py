@@ -412,13 +412,15 @@ def patch_index(store: Store, generation: Path, base: Path, iris: set[str]) -> P
                 f"SELECT id, iri, kind, names FROM entity WHERE iri IN ({','.join('?' * len(batch))})", batch
             ).fetchall()
         ids = {iri: number for number, iri, _, _ in old}
+        # read before the old rows go: the entity with the highest id may be among them, and a
+        # new entity numbered after what is left would take its id
+        last = db.execute("SELECT COALESCE(MAX(id), 0) FROM entity").fetchone()[0]
         for table in ("words", "grams"):  # contentless FTS5: a row goes out by its old text
             db.executemany(
                 f"INSERT INTO {table} ({table}, rowid, names) VALUES ('delete', ?, ?)",
                 [(number, names) for number, _, kind, names in old if kind in SEARCHED],
             )
         db.executemany("DELETE FROM entity WHERE id = ?", [(number,) for number in ids.values()])
-        last = db.execute("SELECT COALESCE(MAX(id), 0) FROM entity").fetchone()[0]
         rows = []
         for entity in sorted(found.values(), key=lambda e: e.iri):
             if entity.iri not in ids:

@@ -26,6 +26,7 @@ from iclr_kg.build.pipeline import build
 from iclr_kg.build.reason import infer_triples
 from iclr_kg.config import Settings
 from iclr_kg.errors import QueryError
+from iclr_kg.index import build_index, index_path
 from iclr_kg.store import current_generation, open_read_only
 from iclr_kg.updates import Journal, apply
 
@@ -280,6 +281,20 @@ def test_the_inferred_graph_equals_full_reasoning_after_any_updates(tiny_data, s
     assert {q.triple for q in store.quads_for_pattern(None, None, None, inferred)} == expected
     union = {q.triple for g in store.named_graphs() for q in store.quads_for_pattern(None, None, None, g)}
     assert {q.triple for q in store.quads_for_pattern(None, None, None, DefaultGraph())} == union
+    assert _index_rows(index_path(current_generation(settings.store))) == _index_rows(
+        build_index(store, settings.store.parent / "fresh")
+    )  # the patched index holds what one built from the store would
+
+
+def _index_rows(path: Path) -> set[tuple]:
+    """The entity index's rows, without their row ids (a patch numbers new entities after the rest)."""
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    try:
+        return {row[1:] for row in db.execute("SELECT * FROM entity")}
+    finally:
+        db.close()
 
 
 def test_a_bad_update_writes_nothing(tiny_data) -> None:
@@ -372,3 +387,26 @@ def test_no_write_handle_outlives_an_update(tiny_data) -> None:
     finally:
         if enabled:
             gc.enable()
+
+
+def test_a_new_entity_beside_the_highest_numbered_one_gets_a_row_of_its_own(tiny_data) -> None:
+    """Found by the property test above: the index patch numbered a new entity after the rows
+    that remained once the patched ones were taken out; where the entity with the highest row id
+    was among those, the new one took its id (UNIQUE constraint failed)."""
+    import sqlite3
+
+    from iclr_kg.index import index_path
+
+    settings = tiny_data()
+    build(settings)
+    db = sqlite3.connect(index_path(current_generation(settings.store)))
+    top = db.execute("SELECT iri FROM entity ORDER BY id DESC LIMIT 1").fetchone()[0]
+    db.close()
+    newcomer = "https://w3id.org/iclr-kg/resource/person/new-person"
+    apply(
+        settings.store, f'INSERT DATA {{ <{top}> iclr:name "Renamed" . <{newcomer}> a iclr:Person ; iclr:name "New" }}'
+    )
+    db = sqlite3.connect(index_path(current_generation(settings.store)))
+    rows = dict(db.execute("SELECT iri, id FROM entity WHERE iri IN (?, ?)", (top, newcomer)).fetchall())
+    db.close()
+    assert len(rows) == 2 and len(set(rows.values())) == 2
