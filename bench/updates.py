@@ -1,94 +1,211 @@
-"""Update benchmark: the cost of one accepted update (checkpoint, run, inferences kept, journal,
-publish) against its peer, a full rebuild of the same graph, measured in the same run.
+"""Update benchmark: one authorship inserted then deleted through `/update` on `iclr-kg serve`,
+against Oxigraph's own server holding the same quads and taking the same updates, in one run.
 
-    python bench/updates.py                  # the real graph, 20 updates
-    python bench/updates.py --papers 10000   # synthetic data (bench/synth.py), 20 updates
+    python bench/updates.py                     # the curated graph
+    python bench/updates.py --papers 10000      # synthetic data (bench/synth.py)
+    python bench/updates.py --papers 50000 --pairs 20
 
-Each update inserts one authorship (so the reasoner has new facts to derive) and the next
-deletes one (so it has facts to retract). Prints the median and p95 per update, the share of
-it spent reasoning, and the ratio to a full build.
+Each pair inserts a new `iclr:Authorship` of an existing person on an existing paper (so the
+reasoner derives `iclr:hasAuthor`, `schema:author`, `wdt:P50`), then deletes it with
+`DELETE DATA` (so those go again). Ours runs with the default settings and an update token; the
+peer is `oxigraph serve` on an `oxigraph load` of our store's dump. Each request is timed from
+send to the end of its answer, on a kept-alive connection; two pairs warm each server up first
+and are not counted. Once, our derived triple is checked to be there after the insert and gone
+after the delete. Prints the median and p95 per update on each server and the ratio of medians.
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
+import os
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "src"))
+sys.path.insert(0, str(HERE))
+BIN = Path(sys.executable).parent
+TOKEN = "bench-token"
+ICLR = "https://w3id.org/iclr-kg/ontology#"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_for(port: int, path: str, seconds: float = 300) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            connection.request("GET", path)
+            if connection.getresponse().status < 500:
+                return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise SystemExit(f"nothing answered on port {port}")
+
+
+def built_store(papers: int, work: Path) -> Path:
+    """A store of `papers` synthetic papers (0: the curated graph), built by the CLI."""
+    env = {**os.environ, "ICLR_KG_PROGRESS": "0"}
+    if papers:
+        import synth
+
+        env["ICLR_KG_DATA_DIR"] = str(synth.write(papers, work / "data"))
+    store = work / "store"
+    began = time.perf_counter()
+    subprocess.run([str(BIN / "iclr-kg"), "build", "--store", str(store)], env=env, check=True, capture_output=True)
+    print(f"built {'the curated graph' if not papers else f'{papers:,} papers'} in {time.perf_counter() - began:.1f} s")
+    return store
+
+
+def peer_of(store: Path, work: Path) -> Path:
+    """Oxigraph's own database of the same quads (the current generation dumped, then loaded)."""
+    from pyoxigraph import RdfFormat
+
+    from iclr_kg.store import open_read_only
+
+    dump = work / "dump.nq"
+    open_read_only(store).dump(str(dump), RdfFormat.N_QUADS)
+    folder = work / "oxigraph"
+    subprocess.run([str(BIN / "oxigraph"), "load", "--location", str(folder), "--file", str(dump)], check=True)
+    return folder
+
+
+def subjects(store: Path) -> tuple[str, str, int]:
+    """A paper, a person who is not its author, and the quads of the store."""
+    from iclr_kg.store import open_read_only
+
+    db = open_read_only(store)
+    prefix = f"PREFIX iclr: <{ICLR}> "
+    paper = next(iter(db.query(prefix + "SELECT ?p WHERE { ?p a iclr:Paper } ORDER BY ?p LIMIT 1")))[0].value
+    person = next(
+        iter(
+            db.query(
+                prefix + f"SELECT ?a WHERE {{ ?a a iclr:Person FILTER NOT EXISTS {{ <{paper}> iclr:hasAuthor ?a }} }} "
+                "ORDER BY ?a LIMIT 1"
+            )
+        )
+    )[0].value
+    return paper, person, len(db)
+
+
+class Client:
+    """POSTs updates and GETs queries on one kept-alive connection."""
+
+    def __init__(self, port: int, update_path: str, query_path: str, token: str | None):
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        self.update_path, self.query_path, self.token = update_path, query_path, token
+
+    def update(self, text: str) -> float:
+        headers = {"Content-Type": "application/sparql-update"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        began = time.perf_counter()
+        self.connection.request("POST", self.update_path, body=text.encode(), headers=headers)
+        response = self.connection.getresponse()
+        body = response.read()
+        seconds = time.perf_counter() - began
+        if response.status not in (200, 204):
+            raise SystemExit(f"update answered {response.status}: {body[:300]!r}")
+        return seconds
+
+    def ask(self, text: str) -> bool:
+        query = urllib.parse.urlencode({"query": text})
+        self.connection.request(
+            "GET", f"{self.query_path}?{query}", headers={"Accept": "application/sparql-results+json"}
+        )
+        response = self.connection.getresponse()
+        return b"true" in response.read()
+
+
+def pair(i: int, paper: str, person: str) -> tuple[str, str]:
+    node = f"<urn:bench:authorship-{i}>"
+    data = (
+        f"GRAPH <urn:bench> {{ <{paper}> <{ICLR}hasAuthorship> {node} . {node} a <{ICLR}Authorship> ; "
+        f"<{ICLR}authorshipBy> <{person}> ; <{ICLR}authorPosition> 99 }}"
+    )
+    return f"INSERT DATA {{ {data} }}", f"DELETE DATA {{ {data} }}"
+
+
+def run(client: Client, pairs: int, paper: str, person: str, check: bool) -> list[float]:
+    derived = f"ASK {{ GRAPH <https://w3id.org/iclr-kg/graph/inferred> {{ <{paper}> <{ICLR}hasAuthor> <{person}> }} }}"
+    times: list[float] = []
+    for i in range(pairs + 2):
+        insert, delete = pair(i, paper, person)
+        inserted = client.update(insert)
+        if check and i == 0 and not client.ask(derived):
+            raise SystemExit("the derived iclr:hasAuthor is not in the generation the insert made")
+        deleted = client.update(delete)
+        if check and i == 0 and client.ask(derived):
+            raise SystemExit("the derived iclr:hasAuthor is still there after the delete")
+        if i >= 2:
+            times += [inserted, deleted]
+    return times
+
+
+def describe(name: str, times: list[float]) -> float:
+    ordered = sorted(times)
+    median = statistics.median(times)
+    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+    print(f"| {name} | {len(times)} | {median * 1000:.2f} ms | {p95 * 1000:.2f} ms |")
+    return median
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--papers", type=int, default=0, help="synthetic papers (0: the real graph)")
-    parser.add_argument("--updates", type=int, default=20)
+    parser.add_argument("--papers", type=int, default=0, help="synthetic papers (0: the curated graph)")
+    parser.add_argument("--pairs", type=int, default=20, help="insert-then-delete pairs, after two to warm up")
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT / "src"))
-    from iclr_kg import updates
-    from iclr_kg.build import reason
-    from iclr_kg.build.pipeline import build
-    from iclr_kg.config import Settings
-    from iclr_kg.store import open_read_only
-
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(store=Path(tmp) / "store")
-        if args.papers:
-            data = Path(tmp) / "data"
-            subprocess.run(
-                [sys.executable, str(ROOT / "bench" / "synth.py"), "--papers", str(args.papers), "--out", str(data)],
-                check=True,
-                capture_output=True,
-            )
-            settings = Settings(store=Path(tmp) / "store", data_dir=data)
-        started = time.perf_counter()
-        report = build(settings)
-        full_build = time.perf_counter() - started
-        quads = sum(report.counts.values())
-        paper = next(
-            iter(
-                open_read_only(settings.store).query(
-                    "SELECT ?p WHERE { ?p a iclr:Paper } LIMIT 1",
-                    prefixes={"iclr": "https://w3id.org/iclr-kg/ontology#"},
-                )
-            )
-        )[0]
-        reasoning: list[float] = []
-        original = reason.REASONERS["fast"]
-
-        def timed_infer(*a: object) -> object:
-            begun = time.perf_counter()
-            try:
-                return original(*a)
-            finally:
-                reasoning.append(time.perf_counter() - begun)
-
-        reason.REASONERS["fast"] = timed_infer  # type: ignore[assignment]
-        times = []
-        for i in range(args.updates):
-            node = f"<urn:bench:authorship-{i // 2}>"
-            if i % 2 == 0:
-                text = (
-                    f"INSERT DATA {{ GRAPH <urn:bench> {{ {paper} <https://w3id.org/iclr-kg/ontology#hasAuthorship> {node} . "
-                    f"{node} <https://w3id.org/iclr-kg/ontology#authorshipBy> <urn:bench:person-{i}> }} }}"
-                )
-            else:
-                text = f"DELETE WHERE {{ GRAPH <urn:bench> {{ {node} ?p ?o }} }}"
-            begun = time.perf_counter()
-            updates.apply(settings.store, text)
-            times.append(time.perf_counter() - begun)
-        ordered = sorted(times)
-        median, p95 = statistics.median(times), ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
-        print(f"graph: {quads:,} quads ({'real' if not args.papers else f'{args.papers:,} synthetic papers'})")
-        print(f"full build (the peer): {full_build:.2f} s")
-        print(
-            f"per update: median {median * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms over {len(times)} updates; "
-            f"reasoning {statistics.median(reasoning) * 1000:.0f} ms of it (median)"
-        )
-        print(f"an update costs {median / full_build:.2f}x a full build")
+        work = Path(tmp)
+        store = built_store(args.papers, work)
+        paper, person, quads = subjects(store)
+        peer = peer_of(store, work)
+        ours_port, peer_port = free_port(), free_port()
+        env = {**os.environ, "ICLR_KG_UPDATE_TOKEN": TOKEN, "ICLR_KG_PROGRESS": "0"}
+        log = open(work / "serve.log", "w")  # noqa: SIM115 - closed below, after the server
+        servers = [
+            subprocess.Popen(
+                [str(BIN / "iclr-kg"), "serve", "--store", str(store), "--port", str(ours_port)],
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            ),
+            subprocess.Popen(
+                [str(BIN / "oxigraph"), "serve", "--location", str(peer), "--bind", f"127.0.0.1:{peer_port}"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            ),
+        ]
+        try:
+            wait_for(ours_port, "/health")
+            wait_for(peer_port, "/query?query=ASK%7B%7D")
+            print(f"{quads:,} quads; paper {paper}, person {person}")
+            ours = run(Client(ours_port, "/update", "/sparql", TOKEN), args.pairs, paper, person, check=True)
+            theirs = run(Client(peer_port, "/update", "/query", None), args.pairs, paper, person, check=False)
+        finally:
+            for server in servers:
+                server.terminate()
+                server.wait(timeout=30)
+            log.close()
+        print("\n| server | updates | median | p95 |\n|---|---:|---:|---:|")
+        mine = describe("iclr-kg serve, /update", ours)
+        peer_median = describe("oxigraph serve, /update", theirs)
+        print(f"\nratio of medians: {mine / peer_median:.0f}x Oxigraph's server")
+        how = [line.strip() for line in (work / "serve.log").read_text().splitlines() if line.startswith("update ")]
+        print(f"our log, last update: {how[-1] if how else '(none)'}")
 
 
 if __name__ == "__main__":
