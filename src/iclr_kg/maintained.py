@@ -57,10 +57,11 @@ class State:
     counts: dict[str, int]
 
 
-# The writer process's last generation: its state (so it is not read back) and its schema (the
-# ontology as the reasoner compiles it: a tenth of a second even for the curated graph).
+# The writer process's last generation: its state (so it is not read back), and the reasoner's
+# start (dred.Context: the ontology's rules compiled and the hidden facts numbered, a tenth of a
+# second at the curated graph and more at scale), kept only after an update that succeeded.
 _LAST: dict[str, State] = {}
-_SCHEMAS: dict[str, fastrl.Schema] = {}
+_CONTEXTS: dict[str, dred.Context] = {}
 
 
 def load_state(generation: Path) -> State:
@@ -222,7 +223,7 @@ def maintain(db: Store, source: Path, target: Path, update: str, base: str | Non
     """Run `update` on `db` (the generation `target`, a checkpoint of `source`) and bring its
     inferred graph, default graph and index up to date from the change. Returns the state to
     keep beside `target`. TooLarge past `max_new` new inferred triples; nothing is written then."""
-    state, schema = load_state(source), _SCHEMAS.get(str(source))
+    state = load_state(source)
     change = plan_change(db, update, base)
     removed = {q.triple for q in change.removed if not change.holding(q.triple)}
     added = {q.triple for q in change.added if not change.stated_before(q.triple)}
@@ -231,10 +232,12 @@ def maintain(db: Store, source: Path, target: Path, update: str, base: str | Non
         s, p, o = terms
         return not isinstance(s, Literal) and bool(change.holding(Triple(s, p, o)))
 
-    if schema is None:
-        schema = _schema(db)
+    start = _CONTEXTS.pop(str(source), None)  # changed by the update: kept again only if it succeeds
+    _CONTEXTS.clear()
+    if start is None:
+        start = dred.context(_schema(db), state.hidden)
     try:  # db still holds the old closure: the change is written after
-        reasoned = dred.update(db, schema, state.hidden, removed, added, given)
+        reasoned = dred.update(db, start.schema, state.hidden, removed, added, given, start)
     except dred.Fallback as exc:
         raise NotMaintained(str(exc)) from None
     check_growth(len(reasoned.inferred_added), max_new)
@@ -247,8 +250,7 @@ def maintain(db: Store, source: Path, target: Path, update: str, base: str | Non
     _merge(db, triples)
     touched = [(t.subject, t.predicate, t.object) for t in triples]
     patch_index(db, target, index_path(source), neighbourhood(db, touched))
-    _SCHEMAS.clear()
-    _SCHEMAS[str(target)] = schema  # the fast path changes no schema: the next update reuses it
+    _CONTEXTS[str(target)] = start  # the fast path changes no schema, and start now holds target's hidden facts
     return State(reasoned.hidden, _counted(state.counts, change, reasoned))
 
 
