@@ -22,9 +22,10 @@ from iclr_kg import gcpause, vocab
 from iclr_kg.atomic import atomic_output, check_writable
 from iclr_kg.config import Settings, flag_help
 from iclr_kg.errors import IclrKgError, ImportFailed, QueryError, SettingsError, StoreError, engine_errors
+from iclr_kg.processes import memory_limit
 from iclr_kg.progress import Progress
 from iclr_kg.query.formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
-from iclr_kg.query.pool import QueryPool, QueryRequest, RunningQuery, memory_limit
+from iclr_kg.query.pool import QueryPool, QueryRequest, RunningQuery
 from iclr_kg.query.saved import get_saved, load_saved
 from iclr_kg.store import (
     STATS_CLASSES,

@@ -45,6 +45,7 @@ from pyoxigraph import (
 from iclr_kg import vocab
 from iclr_kg.atomic import write_text
 from iclr_kg.errors import QueryError, StoreError
+from iclr_kg.processes import limit_address_space
 from iclr_kg.query.federation import check_services
 from iclr_kg.query.lint import friendly_syntax
 from iclr_kg.query.querytext import check_nesting, check_patterns
@@ -411,7 +412,6 @@ def generations(store_dir: Path) -> list[Path]:
 
 
 def _read_everything(path: str, memory_mib: int, answer: object) -> None:  # pragma: no cover - child process
-    from iclr_kg.query.pool import limit_address_space
 
     limit_address_space(memory_mib)
     try:

@@ -55,7 +55,7 @@ from iclr_kg.errors import (
     UpdateTimeout,
 )
 from iclr_kg.index import build_index, index_path
-from iclr_kg.query.pool import limit_address_space, start_without_main
+from iclr_kg.processes import limit_address_space, start_without_main
 from iclr_kg.query.querytext import split_update
 from iclr_kg.store import (
     complete_generation,

@@ -27,7 +27,7 @@ import pickle
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyoxigraph
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
@@ -36,14 +36,12 @@ from iclr_kg import vocab
 from iclr_kg.build import dred, fastrl, shaclsparql
 from iclr_kg.build.dred import Fallback
 from iclr_kg.build.rdf import TermQuad
+from iclr_kg.build.report import BuildReport
 from iclr_kg.build.validate import load_shapes
 from iclr_kg.config import Settings
 from iclr_kg.index import build_index, index_path, neighbourhood, patch_index
 from iclr_kg.store import current_generation, generation_record, publish_changed, reasoned_path
 from iclr_kg.updates import Journal
-
-if TYPE_CHECKING:
-    from iclr_kg.build.pipeline import BuildReport
 
 STATE_VERSION = 1
 MAX_CHANGED = 0.05  # above this share of the asserted quads changed (and above MIN_CHANGED), a full build is faster

@@ -7,7 +7,6 @@ two, not their sum), and still reports a shape violation before any reasoning er
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import functools
 import itertools
@@ -17,8 +16,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
 import rdflib
@@ -28,57 +27,18 @@ from iclr_kg import gcpause, vocab
 from iclr_kg.build import incremental, rdf, shaclsparql
 from iclr_kg.build.convert import to_rdflib
 from iclr_kg.build.reason import infer_terms
+from iclr_kg.build.report import BuildReport
 from iclr_kg.build.resolve import build_registry
 from iclr_kg.build.sources import Dataset, load_dataset
 from iclr_kg.build.validate import ValidationResult, load_shapes, validate
 from iclr_kg.config import Settings
 from iclr_kg.errors import SettingsError, ValidationFailed
-from iclr_kg.progress import Progress, Stage
+from iclr_kg.progress import Progress
 from iclr_kg.store import build_lock, drain, publish
 from iclr_kg.updates import replay
 
 T = TypeVar("T")
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
-
-
-@dataclass
-class BuildReport:
-    """What a build did: seconds per stage and triples per graph."""
-
-    timings: dict[str, float] = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=dict)
-    generation: str = ""
-    mode: str = "full build"  # "incremental" (build/incremental.py), or why the build was full
-    curation: list[str] = field(default_factory=list)  # what a curator should look at
-    progress: Progress = field(default_factory=Progress.silent)
-    # What a full build made and still holds (the inferred graph, the closure's hidden facts,
-    # the compiled graph's rest; its asserted tuples are freed as they are stored), held until
-    # the report goes: the CLI ends its process right after a build (`cli.end_program`), and
-    # freeing all of it one by one took 0.21 s at 10,000 papers, after everything was stored.
-    made: list[Any] = field(default_factory=list, repr=False)
-
-    @contextlib.contextmanager
-    def stage(self, name: str, unit: str = "", total: int | None = None, key: str | None = None) -> Iterator[Stage]:
-        """One stage, shown by `progress` and timed under `key` (its name by default) if it
-        succeeds: its own `seconds` where it ran elsewhere, else the time the block took."""
-        start = time.perf_counter()
-        with self.progress.stage(name, total=total, unit=unit) as shown:
-            yield shown
-        self.timings[key or name] = shown.seconds if shown.seconds is not None else time.perf_counter() - start
-
-    def timed(self, stage: str, run: Callable[[], T], unit: str = "", count: Callable[[T], int] | None = None) -> T:
-        """Run one stage (`stage`), with how many `unit` it made, if `count`."""
-        with self.stage(stage, unit) as shown:
-            result = run()
-            if count is not None:
-                shown.advance(count(result))
-        return result
-
-    def summary(self) -> str:
-        total = sum(self.counts.values())
-        stages = ", ".join(f"{name} {seconds:.2f}s" for name, seconds in self.timings.items())
-        lines = [f"built {total} quads in {len(self.counts)} graphs ({self.mode}; {stages})"]
-        return "\n".join(lines + [f"curation: {line}" for line in self.curation])
 
 
 @dataclass

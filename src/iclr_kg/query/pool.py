@@ -15,14 +15,10 @@ runs (QueryRequest.formats); `Started.format` None means the client accepts no f
 from __future__ import annotations
 
 import collections
-import contextlib
-import ctypes
 import multiprocessing
 import os
 import queue
-import resource
 import signal
-import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -43,6 +39,7 @@ from iclr_kg.errors import (
     StoreError,
     StreamAborted,
 )
+from iclr_kg.processes import PAGE_SIZE, limit_address_space, memory_limit, start_without_main
 from iclr_kg.query.streaming import ClosingBody
 
 CHUNK = 64 * 1024
@@ -268,26 +265,6 @@ def _empty_store() -> Any:
     return _EMPTY[0]
 
 
-M_ARENA_MAX = -8  # mallopt(3), glibc's <malloc.h>
-
-
-def limit_address_space(memory_mib: int) -> None:
-    """Cap this process (a query worker, the update writer, a store check) at `memory_mib` MiB of
-    address space, so a runaway query aborts it, not the machine; 0: no cap.
-
-    glibc gives each new thread its own malloc arena and reserves 64 MiB of address space for
-    it. RocksDB and Oxigraph start threads, so a worker that had answered `ASK {}` held 945 MiB
-    of address space for 37 MiB resident, and a worker capped at 1,024 MiB could not start a
-    thread ("Resource temporarily unavailable") and died on its first query. Two arenas keep the
-    reservation near what is used (214 MiB for the same worker), so the cap measures memory."""
-    if memory_mib <= 0:
-        return
-    with contextlib.suppress(OSError, AttributeError):  # not glibc: no arenas to cap
-        ctypes.CDLL(None).mallopt(M_ARENA_MAX, 2)
-    limit = memory_mib * 2**20
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-
 def _worker_main(conn: Connection, memory_mib: int = 0, backend_auth: str | None = None) -> None:  # pragma: no cover
     limit_address_space(memory_mib)
     stores: dict[str, Any] = {}
@@ -375,56 +352,11 @@ def result_rows(result: Any, limit: int) -> dict[str, Any]:
 # Parent side
 
 
-_SPAWN_LOCK = threading.Lock()
-
-
-def start_without_main(process: Any) -> None:
-    """Start a spawned process without re-importing the parent's main module in it.
-
-    A spawned child imports the parent's `__main__` first (multiprocessing's rule, so that
-    functions defined there can be found). Ours is the `iclr-kg` script or gunicorn: importing
-    it brings the CLI, the settings' pydantic models and click into every query worker, 9 MiB
-    each for code a worker never runs (its target lives in this package). multiprocessing
-    decides from `__main__.__spec__` and `__main__.__file__` while `start()` runs, so they are
-    hidden for that moment (under a lock: two threads starting workers must not interleave).
-    """
-    main = sys.modules["__main__"]
-    with _SPAWN_LOCK:
-        saved = {name: main.__dict__[name] for name in ("__spec__", "__file__") if name in main.__dict__}
-        try:
-            main.__dict__["__spec__"] = None
-            main.__dict__.pop("__file__", None)
-            process.start()
-        finally:
-            main.__dict__.update(saved)
-            if "__file__" not in saved:
-                main.__dict__.pop("__file__", None)
-
-
 # A worker whose resident memory is above this after a query is replaced: Python and RocksDB keep
 # what a large query grew to, and the next large query would start from there.
 RECYCLE_RSS = 512 * 2**20
-PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 WATCH_INTERVAL = 0.25  # seconds between the watchdog's looks at running queries' deadlines
 RETIRE_INTERVAL = 5.0  # seconds between its looks for workers idle too long
-
-
-def default_query_memory() -> int:
-    """MiB of address space per query worker: a twelfth of the machine, between 1 and 4 GiB.
-
-    Two web processes with four workers each then stay within two thirds of memory even if every
-    worker runs a runaway query at once."""
-    try:
-        total = PAGE_SIZE * os.sysconf("SC_PHYS_PAGES") // 2**20
-    except (ValueError, OSError, AttributeError):
-        return 2048
-    return max(1024, min(4096, total // 12))
-
-
-def memory_limit(setting: int | None) -> int:
-    """MiB of address space for a query worker, the writer or a store check: the setting
-    (`ICLR_KG_QUERY_MEMORY`; 0 means no limit), or `default_query_memory()` where it is unset."""
-    return default_query_memory() if setting is None else setting
 
 
 class _Worker:

@@ -13,7 +13,8 @@ from pyoxigraph import Store
 
 from iclr_kg.config import Settings
 from iclr_kg.index import Index, ensure_index, index_path
-from iclr_kg.query.pool import QueryPool, memory_limit
+from iclr_kg.processes import memory_limit
+from iclr_kg.query.pool import QueryPool
 from iclr_kg.query.saved import SavedQuery, load_saved
 from iclr_kg.store import current_generation, open_read_only
 from iclr_kg.updates import Writer

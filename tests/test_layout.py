@@ -1,0 +1,90 @@
+"""The layout of src/: the modules import each other without a cycle, counting the imports made
+inside functions and for type checking only (each of those once hid a cycle: pool -> store ->
+pool, pipeline <-> incremental). The command that proves it is this test:
+
+    python -m pytest tests/test_layout.py
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PACKAGE = SRC / "iclr_kg"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(SRC).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path) -> set[str]:
+    """Every module of ours that `path` imports, wherever the import statement stands."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("iclr_kg"):
+            found.add(node.module)
+            for alias in node.names:  # `from iclr_kg.build import dred` imports iclr_kg.build.dred
+                if (SRC / f"{node.module}.{alias.name}".replace(".", "/")).with_suffix(".py").exists():
+                    found.add(f"{node.module}.{alias.name}")
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name.startswith("iclr_kg")}
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    graph = {module_name(p): imports(p) for p in PACKAGE.rglob("*.py")}
+    return {name: {d for d in deps if d in graph and d != name} for name, deps in graph.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_import_graph_has_no_cycle() -> None:
+    graph = import_graph()
+    assert len(graph) > 50 and "iclr_kg.store" in graph["iclr_kg.query.pool"]
+    assert cycles(graph) == []
+
+
+def test_the_cycle_check_finds_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_bench_and_tests_stay_apart_from_src() -> None:
+    """src/ imports neither the tests nor the benchmarks."""
+    for path in PACKAGE.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "from tests" not in text and "import bench" not in text, path
