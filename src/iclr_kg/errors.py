@@ -5,6 +5,7 @@ Each class says how the CLI exits (`exit_code`) and what HTTP status the web app
 code, the web app's one error handler answers the status with the message.
 
     IclrKgError                      exit 1, HTTP 500
+    ├── InternalError                a defect of ours (logged with its traceback where it happened)
     ├── DataError                    exit 2: a curated file is wrong (file:line: field: message)
     ├── ValidationFailed             the data violate the SHACL shapes (a readable report)
     ├── InconsistentGraph            OWL RL reasoning found a contradiction
@@ -47,6 +48,11 @@ class IclrKgError(Exception):
     exit_code = 1
     http_status = 500
     retry_after: int | None = None  # seconds, sent as Retry-After with the HTTP answer
+
+
+class InternalError(IclrKgError):
+    """A defect of ours, not of the request or the store: HTTP 500, its traceback logged where it
+    happened (a query worker prints it to the server's log)."""
 
 
 class DataError(IclrKgError):

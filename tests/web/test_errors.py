@@ -7,6 +7,8 @@ import importlib
 import inspect
 import pkgutil
 
+import pytest
+
 import iclr_kg
 from iclr_kg import errors
 
@@ -14,6 +16,7 @@ from iclr_kg import errors
 INTERNAL = {
     "iclr_kg.query.streaming.ClientGone",  # raised inside a serializer when the client has gone
     "iclr_kg.build.dred.Fallback",  # an incremental build gives way to a full one; never leaves build()
+    "iclr_kg.maintained.NotMaintained",  # an update gives way to recomputing; never leaves updates.apply
 }
 
 
@@ -49,3 +52,26 @@ def test_one_handler_answers_each_error_by_its_status(client) -> None:
     assert response.status_code == 406
     # an invalid graph IRI on /data: 400 from the same handler
     assert client.get("/data?graph=a:%00").status_code == 400  # a NUL in the IRI
+
+
+def test_a_defect_in_a_query_worker_is_a_500_with_its_traceback_logged(real_store, real_settings, capfd) -> None:
+    """The worker's catch-all answered any defect of ours as a 503 ("try again later"), so the
+    "never a 500" fuzzers could not see one. A request the code made wrong (a substitution that
+    is no RDF term: saved-query parameters are checked before they get here) is a defect."""
+    from iclr_kg.errors import InternalError
+    from iclr_kg.query.pool import QueryPool, QueryRequest
+    from iclr_kg.store import current_generation
+
+    pool = QueryPool(1)
+    try:
+        broken = QueryRequest("SELECT ?x WHERE { ?x ?p ?o } LIMIT 1", substitutions={"x": "not a term"}, formats={})
+        with pytest.raises(InternalError, match="a defect in the query worker") as raised:
+            pool.start(current_generation(real_settings.store), broken, 10)
+        assert raised.value.http_status == 500
+        fine = pool.start(
+            current_generation(real_settings.store), QueryRequest("ASK {}", formats={"results": "json"}), 10
+        )
+        assert fine.prefetched is not None and b"true" in fine.prefetched  # the worker lives on
+    finally:
+        pool.close()
+    assert "Traceback" in capfd.readouterr().err

@@ -21,6 +21,7 @@ import queue
 import signal
 import threading
 import time
+import traceback
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -31,6 +32,7 @@ from iclr_kg.errors import (
     EngineError,
     EvaluationFailed,
     IclrKgError,
+    InternalError,
     PoolBusy,
     QueryError,
     QueryMemoryExceeded,
@@ -99,7 +101,7 @@ class Rows:
 
 @dataclass(frozen=True)
 class Failed:
-    reason: str  # "query" (it does not parse), "evaluation", "service" (a SERVICE call), "store", "engine" (remote)
+    reason: str  # "query" (it does not parse), "evaluation", "service" (a SERVICE call), "store", "engine" (remote), "defect"
     message: str
 
     def error(self) -> IclrKgError:
@@ -112,6 +114,8 @@ class Failed:
             return ServiceFailed(service_sentence(self.message))
         if self.reason == "engine":
             return EngineError(self.message)
+        if self.reason == "defect":
+            return InternalError(f"a defect in the query worker ({self.message}); the server's log has its traceback")
         return StoreError(self.message)
 
 
@@ -296,8 +300,9 @@ def _worker_main(conn: Connection, memory_mib: int = 0, backend_auth: str | None
         except EngineError as exc:
             conn.send(Failed("engine", str(exc)))
             continue
-        except Exception as exc:  # noqa: BLE001 - reported to the client as a failure of the query
-            conn.send(Failed("store", f"{type(exc).__name__}: {exc}"))
+        except Exception as exc:  # noqa: BLE001 - a defect of ours: 500, and its traceback in the log
+            traceback.print_exc()
+            conn.send(Failed("defect", f"{type(exc).__name__}: {exc}"))
             continue
         kind = result_kind(result)
         try:
