@@ -18,6 +18,7 @@ from pyoxigraph import Literal, NamedNode, Triple
 from iclr_kg import vocab
 from iclr_kg.index import MAX_PAGE, SEARCHED
 from iclr_kg.web.http import requested_format
+from iclr_kg.web.querying import start_query
 from iclr_kg.web.resources import rdf_response
 from iclr_kg.web.state import state
 
@@ -31,6 +32,16 @@ EXAMPLES = ("paper/NzTU59SYbNq", "person/ian-gemp", "organization/deepmind", "ed
 
 def _void(name: str) -> NamedNode:
     return NamedNode(VOID + name)
+
+
+DEFAULT_GRAPH_SIZE = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+
+
+def default_graph_size() -> int:
+    """Triples in the merged default graph, counted by a query worker under the query limits
+    (a whole-store read: never in the web process)."""
+    running = start_query(DEFAULT_GRAPH_SIZE, row_limit=1, client=None)
+    return int(running.rows["rows"][0][0][1])  # type: ignore[index]
 
 
 def built_on(generation: str | None) -> str | None:
@@ -48,7 +59,7 @@ def void() -> Response:
     store = state().store()
     dataset = NamedNode(url_for("discovery.void", _external=True) + "#dataset")
     dcterms = vocab.DCTERMS
-    triples_count = state().default_graph_size()
+    triples_count = state().per_generation("default graph size", default_graph_size)
     generation = state().generation
     built = built_on(generation)
     facts: list[tuple[NamedNode, NamedNode | Literal]] = [

@@ -145,14 +145,6 @@ class AppState:
             cached = self._derived[name] = (generation, compute())
         return cached[1]  # type: ignore[no-any-return]
 
-    def default_graph_size(self) -> int:
-        """Triples in the merged default graph of the current generation."""
-        count = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
-        return self.per_generation(
-            "default graph size",
-            lambda: int(next(iter(self.store().query(count)))["n"].value),  # type: ignore[index, arg-type]
-        )
-
     @property
     def generation(self) -> str:
         if self.backend is not None:
