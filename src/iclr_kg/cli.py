@@ -282,7 +282,7 @@ def isolated_query(settings: Settings, request: QueryRequest) -> Iterator[Runnin
             open_read_only(settings.store)  # raises the clear "no store" error
     pool = QueryPool(1, memory_mib=settings.query_memory, backend_auth=settings.backend_auth)
     try:
-        yield pool.start(generation, request, settings.query_timeout)  # type: ignore[arg-type]
+        yield pool.start(generation, request, settings.query_timeout)
     finally:
         pool.close()
 
@@ -416,7 +416,7 @@ def link_wikidata(
     client = WikidataClient(settings.wikidata_api, cache_dir=settings.store.parent / "wikidata-cache")
     dataset = load_dataset(settings.data_dir, settings.imports)
 
-    def bar(items):  # type: ignore[no-untyped-def]
+    def bar(items):
         listed = list(items)
         with Progress.for_terminal(settings).stage("reconcile", total=len(listed), unit="entities") as shown:
             yield from shown.track(listed, every=1)
@@ -658,7 +658,7 @@ def _serve_gunicorn(settings: Settings, processes: int, threads: int) -> None:
     from iclr_kg.web import create_app
     from iclr_kg.web.server import gunicorn_worker_class
 
-    class Server(BaseApplication):  # type: ignore[misc]
+    class Server(BaseApplication):
         def load_config(self) -> None:
             options = {
                 "bind": f"{settings.host}:{settings.port}",
@@ -674,7 +674,7 @@ def _serve_gunicorn(settings: Settings, processes: int, threads: int) -> None:
             for key, value in options.items():
                 self.cfg.set(key, value)
 
-        def load(self):  # type: ignore[no-untyped-def]
+        def load(self):
             return create_app(settings)  # in each web process, after the fork
 
     Server().run()

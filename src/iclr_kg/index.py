@@ -225,7 +225,7 @@ def _facts(kind: str, row: list[str]) -> str:
 
 def _select(store: Store, query: str) -> list[list[str]]:
     """All solutions of `query` as rows of values ("" where unbound), in the order of its SELECT."""
-    return _table(store.query(query, prefixes=vocab.QUERY_PREFIXES))  # type: ignore[arg-type]
+    return _table(store.query(query, prefixes=vocab.QUERY_PREFIXES))
 
 
 def _solutions(store: Store, kind: str, query: str, only: set[str] | None) -> list[list[str]]:
@@ -239,7 +239,7 @@ def _solutions(store: Store, kind: str, query: str, only: set[str] | None) -> li
         parsed = kind_and_key(iri)
         if parsed is not None and parsed[0] == kind:
             bound = {entity: NamedNode(iri)}
-            rows += _table(store.query(query, prefixes=vocab.QUERY_PREFIXES, substitutions=bound))  # type: ignore[arg-type]
+            rows += _table(store.query(query, prefixes=vocab.QUERY_PREFIXES, substitutions=bound))
     return rows
 
 

@@ -421,11 +421,11 @@ def _read_everything(path: str, memory_mib: int, answer: object) -> None:  # pra
         # each predicate's quads come through the predicate-first indexes, the stats through others
         by_predicate = sum(sum(1 for _ in store.quads_for_pattern(None, p, None, None)) for p in predicates)
         for stats in (STATS_GRAPHS, STATS_CLASSES):
-            for _ in store.query(stats, prefixes=vocab.QUERY_PREFIXES):  # type: ignore[union-attr]
+            for _ in store.query(stats, prefixes=vocab.QUERY_PREFIXES):
                 pass
-        answer.send(("ok", quads, by_predicate))  # type: ignore[attr-defined]
+        answer.send(("ok", quads, by_predicate))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent as the damage found
-        answer.send(("damaged", f"{type(exc).__name__}: {exc}"))  # type: ignore[attr-defined]
+        answer.send(("damaged", f"{type(exc).__name__}: {exc}"))
 
 
 def check_generation(generation: Path, memory_mib: int = 2048, timeout: float = 600) -> tuple[bool, str]:
@@ -524,7 +524,7 @@ def run_query(
     if substitutions:
         kwargs["substitutions"] = substitutions
     try:
-        return store.query(sparql, **kwargs)  # type: ignore[arg-type]
+        return store.query(sparql, **kwargs)
     except SyntaxError as exc:
         raise QueryError(friendly_syntax(str(exc), sparql).message) from None
     except (OSError, ValueError, RuntimeError) as exc:

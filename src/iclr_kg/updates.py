@@ -185,7 +185,7 @@ def _new_generation(
             run_entry(db, entry.update, entry.base, reasoner)
         run_entry(db, update, base, reasoner, max_derived=max_derived, hidden=hidden)
         build_index(db, target)
-        counts = Counter(q.graph_name.value for q in db if q.graph_name != DefaultGraph())  # type: ignore[union-attr]
+        counts = Counter(q.graph_name.value for q in db if q.graph_name != DefaultGraph())
     state = maintained.State(hidden, dict(counts)) if hidden is not None else None
     return target, state, f"{how}: the inferred graph and the index recomputed"
 

@@ -193,7 +193,7 @@ class StoreClosure:
     def __contains__(self, t: object) -> bool:
         if t in self.added.all:
             return True
-        return t not in self.removed and self.was(t)  # type: ignore[arg-type]
+        return t not in self.removed and self.was(t)
 
     def add(self, t: Ids) -> bool:
         if t in self:

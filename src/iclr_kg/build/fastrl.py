@@ -224,7 +224,7 @@ class _Facts:
             self.members[o].add(s)
         if self.by_s is not None:
             self.by_s[s].add((p, o))
-            self.by_o[o].add((s, p))  # type: ignore[index]
+            self.by_o[o].add((s, p))
         return True
 
     def _index_everything(self) -> None:
@@ -283,7 +283,7 @@ class _Encoded:
     tables reached in one). Most triples' domain and range types are known already: this halves
     the triples the rules derive again."""
 
-    def __init__(self, schema: Schema, encode):  # type: ignore[no-untyped-def]
+    def __init__(self, schema: Schema, encode):
         e = encode
         props = {e(p): {e(q) for q in qs} for p, qs in schema.super_props.items()}
         classes = {e(c): {e(d) for d in ds} for c, ds in schema.super_classes.items()}
@@ -363,7 +363,7 @@ class TermTriples(Sequence[tuple[Any, Any, Any]]):
     triples of 50,000 papers: 52 MB, not 310, beside the store's bulk loader). Read, each is an
     (s, p, o) tuple of the terms, made as it is read."""
 
-    def __init__(self, terms: list[Any], ids: array) -> None:  # type: ignore[type-arg]
+    def __init__(self, terms: list[Any], ids: array) -> None:
         self.terms, self.ids = terms, ids
 
     def __len__(self) -> int:
@@ -480,7 +480,7 @@ def _evaluate(
     return TermTriples(terms, array("I", itertools.chain.from_iterable(new)))
 
 
-def _fire(triple: tuple[int, int, int], schema: _Encoded, facts: _Facts, derive, literals: set[int]) -> None:  # type: ignore[no-untyped-def]
+def _fire(triple: tuple[int, int, int], schema: _Encoded, facts: _Facts, derive, literals: set[int]) -> None:
     s, p, o = triple
     up, inverse, symmetric, domains, ranges, rest = schema.plans.get(p) or schema.plan(p)
     for q in up:  # prp-spo1, prp-eqp
@@ -504,7 +504,7 @@ def _fire(triple: tuple[int, int, int], schema: _Encoded, facts: _Facts, derive,
         _fire_type(s, o, schema, facts, derive)
 
 
-def _replace_twins(s: int, p: int, o: int, same: dict[int, set[int]], derive) -> None:  # type: ignore[no-untyped-def]
+def _replace_twins(s: int, p: int, o: int, same: dict[int, set[int]], derive) -> None:
     """eq-rep-s/p/o for a triple whose terms may have twins (owl:sameAs)."""
     for twin in list(same.get(s, ())):
         derive((twin, p, o))
@@ -514,7 +514,7 @@ def _replace_twins(s: int, p: int, o: int, same: dict[int, set[int]], derive) ->
         derive((s, twin, o))
 
 
-def _fire_rest(s: int, p: int, o: int, schema: _Encoded, facts: _Facts, derive, literals: set[int]) -> None:  # type: ignore[no-untyped-def]
+def _fire_rest(s: int, p: int, o: int, schema: _Encoded, facts: _Facts, derive, literals: set[int]) -> None:
     """The rules that join a triple with others, or read restrictions, types and equality."""
     TYPE, SAME = schema.type, schema.same_as
     if p in schema.transitive:  # prp-trp
@@ -559,7 +559,7 @@ def _fire_rest(s: int, p: int, o: int, schema: _Encoded, facts: _Facts, derive, 
         _fire_type(s, o, schema, facts, derive)
 
 
-def _fire_type(x: int, c: int, schema: _Encoded, facts: _Facts, derive) -> None:  # type: ignore[no-untyped-def]
+def _fire_type(x: int, c: int, schema: _Encoded, facts: _Facts, derive) -> None:
     TYPE = schema.type
     for d in schema.super_classes.get(c, ()):  # cax-sco, cax-eqc
         if d != c:

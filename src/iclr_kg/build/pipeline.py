@@ -230,7 +230,7 @@ def _validate_aside(
         kind, value = pickle.loads(payload)
         if kind == "error":
             raise value
-        return value  # type: ignore[no-any-return]
+        return value
 
     return result
 

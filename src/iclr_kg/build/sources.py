@@ -47,7 +47,7 @@ _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser where 
 class _LineLoader(_Base):  # type: ignore[misc, valid-type]
     """SafeLoader whose mappings and sequences carry line numbers; dates stay strings."""
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> LineDict:  # type: ignore[override]
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> LineDict:
         result = LineDict()
         result.line = node.start_mark.line + 1
         result.key_lines = {}
@@ -59,7 +59,7 @@ class _LineLoader(_Base):  # type: ignore[misc, valid-type]
             result.key_lines[str(key)] = key_node.start_mark.line + 1
         return result
 
-    def construct_sequence(self, node: yaml.SequenceNode, deep: bool = False) -> LineList:  # type: ignore[override]
+    def construct_sequence(self, node: yaml.SequenceNode, deep: bool = False) -> LineList:
         result = LineList(self.construct_object(child, deep=True) for child in node.value)
         result.line = node.start_mark.line + 1
         result.item_lines = [child.start_mark.line + 1 for child in node.value]
@@ -175,7 +175,7 @@ def _with_lines(value: Any, line: int) -> Any:
 
 def _parse_yaml(path: Path, text: str) -> Any:
     loader = _LineLoader(text)
-    loader.name = str(path)  # type: ignore[attr-defined]
+    loader.name = str(path)
     try:
         return loader.get_single_data()
     except yaml.MarkedYAMLError as exc:

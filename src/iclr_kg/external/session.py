@@ -28,7 +28,7 @@ class _TimeoutAdapter(HTTPAdapter):
         super().__init__(**kwargs)
         self.timeout = timeout
 
-    def send(self, request, **kwargs):  # type: ignore[no-untyped-def, override]
+    def send(self, request, **kwargs):
         if kwargs.get("timeout") is None:
             kwargs["timeout"] = self.timeout
         return super().send(request, **kwargs)

@@ -431,7 +431,7 @@ def quickstatements(dataset: Dataset, store: Any) -> tuple[list[str], int]:
         if link.method == "checked"
     }
     references: dict[tuple[str, str, str], set[tuple[str, str | None]]] = {}
-    for row in run_query(store, QUICKSTATEMENTS_QUERY):  # type: ignore[union-attr]
+    for row in run_query(store, QUICKSTATEMENTS_QUERY):
         paper, award = row["paper"].value, row["award"].value
         if paper not in links or award not in links:
             continue

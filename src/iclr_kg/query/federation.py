@@ -112,7 +112,7 @@ def outbound_targets(
             if not candidates or _UNKNOWN in candidates:
                 targets.append(None)
             else:
-                targets.extend(f"{namespace}{local}" for namespace in sorted(candidates, key=str))  # type: ignore[misc]
+                targets.extend(f"{namespace}{local}" for namespace in sorted(candidates, key=str))
         elif ":" in _TOKEN.match(text, pos, pos + WINDOW).group():  # type: ignore[union-attr]
             targets.append(None)  # a prefixed name we do not read exactly (escapes, dots): refuse
         # anything else cannot follow the keyword in a query Oxigraph accepts: no call

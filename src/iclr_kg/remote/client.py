@@ -108,7 +108,7 @@ class SparqlClient:
         response.raw.decode_content = True
         body = Deadlined(response, deadline, self.timeout)
         if kind == "results":
-            return parse_query_results(mend(self.engine, body), self.engine.results)  # type: ignore[arg-type]
+            return parse_query_results(mend(self.engine, body), self.engine.results)
         return (quad.triple for quad in parse(body, RdfFormat.N_TRIPLES))
 
     def select(self, text: str, **dataset: Iterable[str]) -> Iterator[dict[str, Any]]:
@@ -192,7 +192,7 @@ class Deadlined:
             self.response.close()
             raise EngineError(f"the SPARQL engine did not finish its answer within {self.seconds:g} s")
         # read1: what one wait for bytes brings (read(n) would wait on until n bytes had come)
-        return self.response.raw.read1(size if size and size > 0 else CHUNK)  # type: ignore[no-any-return]
+        return self.response.raw.read1(size if size and size > 0 else CHUNK)
 
     def readable(self) -> bool:
         return True

@@ -86,19 +86,19 @@ def _chunks(store: Store, graph: object) -> Iterator[tuple[bytes, int]]:
 
     pattern = "?s ?p ?o FILTER (isBlank(?s) || isBlank(?o))"  # found by the store, not a Python scan
     where = pattern if isinstance(graph, DefaultGraph) else f"GRAPH {graph} {{ {pattern} }}"
-    with_blanks = list(store.query(f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {where} }}"))  # type: ignore[arg-type]
+    with_blanks = list(store.query(f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {where} }}"))
     if with_blanks:
-        yield serialize(with_blanks, format=RdfFormat.N_TRIPLES), len(with_blanks)  # type: ignore[arg-type]
+        yield serialize(with_blanks, format=RdfFormat.N_TRIPLES), len(with_blanks)
     batch: list[object] = []
-    for quad in store.quads_for_pattern(None, None, None, graph):  # type: ignore[arg-type]
+    for quad in store.quads_for_pattern(None, None, None, graph):
         if blank(quad):
             continue
         batch.append(quad.triple)
         if len(batch) >= CHUNK_TRIPLES:
-            yield serialize(batch, format=RdfFormat.N_TRIPLES), len(batch)  # type: ignore[arg-type]
+            yield serialize(batch, format=RdfFormat.N_TRIPLES), len(batch)
             batch = []
     if batch:
-        yield serialize(batch, format=RdfFormat.N_TRIPLES), len(batch)  # type: ignore[arg-type]
+        yield serialize(batch, format=RdfFormat.N_TRIPLES), len(batch)
 
 
 def _publication_record(generation: str, counts: dict[str, int]) -> bytes:
@@ -125,7 +125,7 @@ def _publication_record(generation: str, counts: dict[str, int]) -> bytes:
             add(entry, sd + "graph", graph)
         add(graph, vocab.RDF_TYPE.value, NamedNode(sd + "Graph"))
         add(graph, void + "triples", Literal(str(size), datatype=vocab.XSD_INTEGER))
-    return serialize(triples, format=RdfFormat.N_TRIPLES)  # type: ignore[arg-type]
+    return serialize(triples, format=RdfFormat.N_TRIPLES)
 
 
 def publish(

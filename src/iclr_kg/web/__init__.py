@@ -48,7 +48,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         return error_response(exc)
 
     @app.after_request
-    def common_headers(response):  # type: ignore[no-untyped-def]
+    def common_headers(response):
         if request.endpoint in NEGOTIATED:  # the same URL answers a page or data: caches must know
             response.vary.add("Accept")
         if request.endpoint in LOCALIZED:

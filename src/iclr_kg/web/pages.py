@@ -68,7 +68,7 @@ def result_page(
         text,
         saved.name if hasattr(saved, "name") else None,
         context.get("values", {}),
-        include_inferred,  # type: ignore[arg-type]
+        include_inferred,
     )
     context["problems"] = problems = check(text, ontology_local_names())
     errors = [p for p in problems if p.severity == "error"]
@@ -185,7 +185,7 @@ HEALTH_TIMEOUT = 5.0
 @blueprint.route("/favicon.ico")
 def favicon() -> Response:
     """Browsers ask for /favicon.ico whatever the page links; send them to the icon we have."""
-    return redirect(url_for("static", filename="favicon.svg"), code=301)  # type: ignore[return-value]
+    return redirect(url_for("static", filename="favicon.svg"), code=301)
 
 
 @blueprint.route("/health")

@@ -63,8 +63,8 @@ def about(query: str, iri: NamedNode) -> str:
 def _select(store: Store, query: str, iri: NamedNode) -> list[dict[str, Any]]:
     """Rows of `query` about the entity `?e`."""
     solutions = store.query(about(query, iri), prefixes=vocab.QUERY_PREFIXES)
-    names = [v.value for v in solutions.variables]  # type: ignore[union-attr]
-    return [{n: s[n] for n in names} for s in solutions]  # type: ignore[union-attr]
+    names = [v.value for v in solutions.variables]
+    return [{n: s[n] for n in names} for s in solutions]
 
 
 def _values(store: Store, iri: NamedNode, local: str) -> list[Any]:

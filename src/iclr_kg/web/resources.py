@@ -266,12 +266,12 @@ def ontology_terms(store: object, graph: NamedNode) -> dict[str, object]:
     }
     sections: dict[str, list[dict[str, object]]] = {name: [] for name in kinds.values()}
     for kind_iri, section in kinds.items():
-        for quad in store.quads_for_pattern(None, rdf_type, NamedNode(kind_iri), graph):  # type: ignore[attr-defined]
+        for quad in store.quads_for_pattern(None, rdf_type, NamedNode(kind_iri), graph):
             term = quad.subject
             if not isinstance(term, NamedNode) or not term.value.startswith(vocab.ONTOLOGY_NS):
                 continue
             facts: dict[str, list[object]] = defaultdict(list)
-            for q in store.quads_for_pattern(term, None, None, graph):  # type: ignore[attr-defined]
+            for q in store.quads_for_pattern(term, None, None, graph):
                 facts[q.predicate.value].append(q.object)
             labels = {o.language: o.value for o in facts.get(RDFS_LABEL, []) if hasattr(o, "language")}
             sections[section].append(

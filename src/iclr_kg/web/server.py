@@ -32,7 +32,7 @@ CONNECTION_LIMIT = 1000  # open connections per web process before it stops acce
 CHECK_INTERVAL = 2  # seconds between sweeps for expired connections
 
 
-class RequestTimeoutChannel(HTTPChannel):  # type: ignore[misc]
+class RequestTimeoutChannel(HTTPChannel):
     """An HTTP channel that remembers when the request it is reading began."""
 
     request_started = 0.0
@@ -47,7 +47,7 @@ class RequestTimeoutChannel(HTTPChannel):  # type: ignore[misc]
         return self.request is not None and not self.request.completed and now - self.request_started > limit
 
 
-class RequestTimeoutServer(TcpWSGIServer):  # type: ignore[misc]
+class RequestTimeoutServer(TcpWSGIServer):
     """waitress's TCP server, with a deadline for reading each request on top of its idle timeout."""
 
     channel_class = RequestTimeoutChannel
@@ -106,7 +106,7 @@ def gunicorn_worker_class(request_timeout: float) -> type:
     """`WaitressWorker`, built on demand: gunicorn is imported only where it is used (not on Windows)."""
     from gunicorn.workers.base import Worker
 
-    class WaitressWorker(Worker):  # type: ignore[misc]
+    class WaitressWorker(Worker):
         """A gunicorn worker process whose HTTP is waitress's event loop (see the module docstring)."""
 
         def run(self) -> None:

@@ -28,7 +28,7 @@ T = TypeVar("T")
 
 def state() -> AppState:
     """The app's state, for the request being handled (Flask's current_app)."""
-    return current_app.extensions["iclr_kg"]  # type: ignore[no-any-return]
+    return current_app.extensions["iclr_kg"]
 
 
 class AppState:
@@ -143,7 +143,7 @@ class AppState:
         cached = self._derived.get(name)
         if cached is None or cached[0] != generation:
             cached = self._derived[name] = (generation, compute())
-        return cached[1]  # type: ignore[no-any-return]
+        return cached[1]
 
     @property
     def generation(self) -> str:

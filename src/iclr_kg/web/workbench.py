@@ -128,7 +128,7 @@ def ontology_local_names() -> frozenset[str]:
     """The local names of our ontology's terms, for lint (every query page asks: kept per generation)."""
     return state().per_generation(
         "ontology names",
-        lambda: frozenset(str(t["name"]).split(":", 1)[1] for t in vocabulary()["terms"]),  # type: ignore[union-attr]
+        lambda: frozenset(str(t["name"]).split(":", 1)[1] for t in vocabulary()["terms"]),
     )
 
 
@@ -208,7 +208,7 @@ def create_link() -> Response:
     url = url_for("workbench.open_link", ident=ident, _external=True)
     if request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json":
         return jsonify({"id": ident, "url": url})
-    return redirect(url, code=303)  # type: ignore[return-value]
+    return redirect(url, code=303)
 
 
 def _check_room(db: sqlite3.Connection, client: str | None) -> None:
@@ -229,4 +229,4 @@ def open_link(ident: str) -> Response:
     if row is None:
         abort(404)
     body = json.loads(row[0])
-    return redirect(url_for("pages.index", query=body["query"], view=body.get("view", "table")))  # type: ignore[return-value]
+    return redirect(url_for("pages.index", query=body["query"], view=body.get("view", "table")))
