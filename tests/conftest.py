@@ -17,6 +17,23 @@ from tests.helpers import free_port, serving
 
 SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
 
+# Markers by what a test needs, set in one place (registered in pyproject.toml): `-m "not slow and
+# not browser and not engines"` is the quick run. Files whose every test is slow: they build
+# stores again and again, start servers, or kill processes on purpose.
+SLOW_FILES = {"test_faults.py", "test_incremental.py", "test_w3c.py", "test_admission.py", "test_openreview_import.py"}
+ENGINE_FIXTURES = {"engine", "published", "hostile_engine"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if "chromium" in names:
+            item.add_marker(pytest.mark.browser)
+        if names & ENGINE_FIXTURES:
+            item.add_marker(pytest.mark.engines)
+        if item.path.name in SLOW_FILES or names & {"default_server", "update_server"}:
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
