@@ -22,6 +22,10 @@ code, the web app's one error handler answers the status with the message.
     │   ├── QueryError                 a query or update that does not parse or cannot run as given
     │   ├── UnknownFormat              `format=` names no format for this kind of result
     │   ├── NotAcceptable              HTTP 406: nothing the `Accept` header allows can be made
+    │   ├── NotFound                   HTTP 404: no such graph, sitemap or permalink
+    │   ├── Unauthorized               HTTP 401: a write without the update token
+    │   ├── Forbidden                  HTTP 403: writes are off (no update token is configured)
+    │   ├── UnsupportedMediaType       HTTP 415: a body of a type we do not read
     │   ├── ReadOnlyBackend            HTTP 405: writes on a server that reads a remote engine
     │   └── TooLarge                   HTTP 413: over a size limit
     ├── Unavailable                  HTTP 503: not now (a limit, the store); try again later
@@ -48,6 +52,7 @@ class IclrKgError(Exception):
     exit_code = 1
     http_status = 500
     retry_after: int | None = None  # seconds, sent as Retry-After with the HTTP answer
+    headers: dict[str, str] = {}  # sent with the HTTP answer (class-level: never changed in place)
 
 
 class InternalError(IclrKgError):
@@ -136,6 +141,31 @@ class NotAcceptable(RequestError):
     """No format both the client's `Accept` header and we allow."""
 
     http_status = 406
+
+
+class NotFound(RequestError):
+    """What the request names is not here (a graph, a sitemap, a permalink)."""
+
+    http_status = 404
+
+
+class Unauthorized(RequestError):
+    """A write without the configured update token."""
+
+    http_status = 401
+    headers = {"WWW-Authenticate": 'Bearer realm="iclr-kg"'}
+
+
+class Forbidden(RequestError):
+    """Writes on an endpoint where none is allowed (no update token is configured)."""
+
+    http_status = 403
+
+
+class UnsupportedMediaType(RequestError):
+    """A request body of a type we do not read."""
+
+    http_status = 415
 
 
 class ReadOnlyBackend(RequestError):

@@ -16,6 +16,7 @@ from flask import Blueprint, Response, request, url_for
 from pyoxigraph import Literal, NamedNode, Triple
 
 from iclr_kg import vocab
+from iclr_kg.errors import NotFound
 from iclr_kg.index import MAX_PAGE, SEARCHED
 from iclr_kg.web.http import requested_format
 from iclr_kg.web.querying import start_query
@@ -140,7 +141,7 @@ def sitemap_pages() -> Response:
 def sitemap_part(kind: str, page: int) -> Response:
     index = state().index()
     if kind not in SEARCHED or not 1 <= page <= MAX_PAGE or index is None:
-        return Response("no such sitemap\n", status=404, mimetype="text/plain")
+        raise NotFound(f"no sitemap of {kind} entities numbered {page}")
     hits, _ = index.browse(kind, "name", SITEMAP_SIZE, (page - 1) * SITEMAP_SIZE)
     root = request.host_url.rstrip("/")
     return _urlset([f"{root}/resource/{h.kind}/{h.key}" for h in hits])

@@ -32,6 +32,7 @@ def error_response(exc: IclrKgError) -> Response:
         response = text_error(exc.http_status, str(exc))
     if exc.retry_after is not None:
         response.headers["Retry-After"] = str(exc.retry_after)
+    response.headers.update(exc.headers)
     return response
 
 

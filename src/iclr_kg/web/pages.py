@@ -143,7 +143,9 @@ def saved_query(name: str) -> Response | str | tuple[str, int]:
         substitutions = saved.substitutions(values)
     except QueryError as exc:
         context = {"saved": saved, "values": values, "choices": choices, "editable": saved.text}
-        return render_template("saved.html", query=saved.text, error=str(exc), inferred=True, **context), 400
+        return render_template(
+            "saved.html", query=saved.text, error=str(exc), inferred=True, **context
+        ), exc.http_status
     editable = saved.text_with(values)  # "Open in the query page": the parameters written in
     return result_page(
         "saved.html", saved.text, substitutions, saved=saved, values=values, choices=choices, editable=editable

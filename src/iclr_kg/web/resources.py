@@ -13,6 +13,7 @@ from flask import Blueprint, Response, redirect, render_template, request, url_f
 from pyoxigraph import DefaultGraph, NamedNode, Store, serialize
 
 from iclr_kg import vocab
+from iclr_kg.errors import NotFound
 from iclr_kg.index import MAX_PAGE, SORTS, kind_and_key
 from iclr_kg.query.formats import RDF_ALIASES, choose
 from iclr_kg.query.saved import parse_iri
@@ -342,7 +343,7 @@ def named_graph_response(graph_iri: str) -> Response:
     store = state().store()
     graph = parse_iri(graph_iri, "graph")
     if not store.contains_named_graph(graph):
-        return text_error(404, f"no graph {graph_iri} in this store")
+        raise NotFound(f"no graph {graph_iri} in this store")
     return rdf_response(lambda: (q.triple for q in store.quads_for_pattern(None, None, None, graph)))
 
 

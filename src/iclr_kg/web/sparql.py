@@ -13,6 +13,7 @@ from flask import Blueprint, Response, render_template, request, url_for
 from pyoxigraph import NamedNode, serialize
 
 from iclr_kg import vocab
+from iclr_kg.errors import QueryError
 from iclr_kg.query.formats import choose
 from iclr_kg.web.http import read_query, text_error, wants_html
 from iclr_kg.web.querying import execute
@@ -34,7 +35,7 @@ def sparql() -> Response:
         )
     if text is None:
         if request.method == "POST" or request.values.get("update"):
-            return text_error(400, "no query given: send it as the `query` parameter or as the request body")
+            raise QueryError("no query given: send it as the `query` parameter or as the request body")
         return service_description()
     return execute(text)
 

@@ -16,12 +16,12 @@ from flask import Blueprint, Response, request
 from pyoxigraph import NamedNode, RdfFormat, parse, serialize
 
 from iclr_kg import vocab
-from iclr_kg.errors import QueryError, ReadOnlyBackend
+from iclr_kg.errors import Forbidden, NotFound, QueryError, ReadOnlyBackend, Unauthorized, UnsupportedMediaType
 from iclr_kg.query.federation import check_update
 from iclr_kg.query.formats import RDF_FORMATS
 from iclr_kg.query.querytext import add_using, check_nesting
 from iclr_kg.query.saved import parse_iri
-from iclr_kg.web.http import graph_list, text_error, utf8_body
+from iclr_kg.web.http import graph_list, utf8_body
 from iclr_kg.web.state import state
 
 blueprint = Blueprint("writes", __name__)
@@ -32,9 +32,9 @@ BODY_FORMATS["application/x-turtle"] = RdfFormat.TURTLE
 BODY_FORMATS["text/plain"] = RdfFormat.N_TRIPLES  # the N-Triples type before it had its own
 
 
-def refused() -> Response | None:
-    """The answer to a write without the configured token (403 if none is configured), or None.
-    A server that reads a remote engine takes no writes: they go to the embedded store, and
+def require_token() -> None:
+    """Refuse a write without the configured token (Forbidden if none is configured). A server
+    that reads a remote engine takes no writes: they go to the embedded store, and
     `iclr-kg publish` sends the result (an update here would be lost at the next publish)."""
     if state().backend is not None:
         raise ReadOnlyBackend(
@@ -43,13 +43,10 @@ def refused() -> Response | None:
         )
     token = state().settings.update_token
     if not token:
-        return text_error(403, "updates are disabled on this endpoint (no update token is configured)")
+        raise Forbidden("updates are disabled on this endpoint (no update token is configured)")
     given = request.headers.get("Authorization", "")
     if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
-        response = text_error(401, "updates need the header Authorization: Bearer <token>")
-        response.headers["WWW-Authenticate"] = 'Bearer realm="iclr-kg"'
-        return response
-    return None
+        raise Unauthorized("updates need the header Authorization: Bearer <token>")
 
 
 def run_write(text: str, kind: str, base: str, success: int = 204, headers: dict[str, str] | None = None) -> Response:
@@ -75,11 +72,9 @@ def run_write(text: str, kind: str, base: str, success: int = 204, headers: dict
 def update() -> Response:
     """SPARQL 1.1 Update over the protocol (§2.2), with the token. Relative IRIs resolve against
     this endpoint's URL; using-graph-uri / using-named-graph-uri set the dataset of each WHERE."""
-    denied = refused()
-    if denied is not None:
-        return denied
+    require_token()
     if request.mimetype not in ("application/sparql-update", "application/x-www-form-urlencoded"):
-        return text_error(415, "POST an update as application/sparql-update or as a form field `update`")
+        raise UnsupportedMediaType("POST an update as application/sparql-update or as a form field `update`")
     text = read_update()
     using, using_named = graph_list("using-graph-uri"), graph_list("using-named-graph-uri")
     if using or using_named:
@@ -105,7 +100,8 @@ def graph_store() -> Response:
     graph_iri = request.args.get("graph")
     if graph_iri is None and "default" not in request.args:
         if request.method != "POST":
-            return refused() or text_error(400, "give ?graph=IRI or ?default")
+            require_token()
+            raise QueryError("give ?graph=IRI or ?default")
         # §5.5: a POST to the store itself makes a new graph, named by a URL of ours (so that
         # direct identification reaches it too), and says where in Location
         return write_graph(f"{request.host_url}data/{uuid.uuid4()}", created=True)
@@ -120,9 +116,7 @@ def graph_store_direct(_: str) -> Response:
 
 def write_graph(graph_iri: str | None, created: bool = False) -> Response:
     """PUT, POST or DELETE of one graph (None: the default graph) as one journaled update."""
-    denied = refused()
-    if denied is not None:
-        return denied
+    require_token()
     # The default graph is the union of all graphs: what is written to it lives in graph/updates,
     # and a PUT or DELETE of it replaces or drops that graph only, never the sources' graphs.
     graph = parse_iri(graph_iri, "graph") if graph_iri is not None else NamedNode(vocab.GRAPH_UPDATES)
@@ -130,7 +124,7 @@ def write_graph(graph_iri: str | None, created: bool = False) -> Response:
     exists = state().store().contains_named_graph(graph)
     if request.method == "DELETE":
         if not exists:
-            return text_error(404, f"no graph {graph_iri or 'written to the default graph'} in this store")
+            raise NotFound(f"no graph {graph_iri or 'written to the default graph'} in this store")
         return _written(run_write(f"DROP {target}", "graph-store", request.base_url), graph_iri, "dropped")
     triples = read_triples(graph_iri or request.base_url)
     data = serialize(triples, format=RdfFormat.N_TRIPLES).decode("utf-8") if triples else ""
