@@ -13,13 +13,13 @@ from flask import Blueprint, Response, redirect, render_template, request, url_f
 from pyoxigraph import DefaultGraph, NamedNode, Store, serialize
 
 from iclr_kg import vocab
-from iclr_kg.errors import NotFound
+from iclr_kg.errors import NotFound, QueryError
 from iclr_kg.index import MAX_PAGE, SORTS, kind_and_key
 from iclr_kg.query.formats import RDF_ALIASES, choose
 from iclr_kg.query.saved import parse_iri
 from iclr_kg.query.streaming import stream
 from iclr_kg.web.html import Labeler, cell, short
-from iclr_kg.web.http import requested_format, text_error, wants_html
+from iclr_kg.web.http import requested_format, wants_html
 from iclr_kg.web.i18n import language
 from iclr_kg.web.profiles import PROFILES, about, render_panels, schema_org
 from iclr_kg.web.state import state
@@ -321,9 +321,7 @@ def data() -> Response:
                 else "nquads"
             )
         if name not in ("nquads", "trig"):
-            return text_error(
-                400, "give ?default or ?graph=IRI for a single graph; every named graph needs N-Quads or TriG"
-            )
+            raise QueryError("give ?default or ?graph=IRI for a single graph; every named graph needs N-Quads or TriG")
 
         def every_quad() -> Iterable[Any]:
             named = list(store.named_graphs())

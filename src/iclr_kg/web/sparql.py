@@ -13,9 +13,9 @@ from flask import Blueprint, Response, render_template, request, url_for
 from pyoxigraph import NamedNode, serialize
 
 from iclr_kg import vocab
-from iclr_kg.errors import QueryError
+from iclr_kg.errors import QueryError, UnsupportedMediaType
 from iclr_kg.query.formats import choose
-from iclr_kg.web.http import read_query, text_error, wants_html
+from iclr_kg.web.http import read_query, wants_html
 from iclr_kg.web.querying import execute
 from iclr_kg.web.state import state
 
@@ -30,8 +30,8 @@ def sparql() -> Response:
         "application/x-www-form-urlencoded",
         "multipart/form-data",
     ):
-        return text_error(
-            415, "POST a query as application/sparql-query or as a form (application/x-www-form-urlencoded)"
+        raise UnsupportedMediaType(
+            "POST a query as application/sparql-query or as a form (application/x-www-form-urlencoded)"
         )
     if text is None:
         if request.method == "POST" or request.values.get("update"):
