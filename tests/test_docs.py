@@ -84,3 +84,54 @@ def test_every_module_is_in_the_readme_layout(module: str) -> None:
     assert name in layout, f"README's layout section does not name {module}"
     if area:
         assert f"{area}/" in layout
+
+
+def _code_lines() -> list[tuple[str, str, list[str]]]:
+    """(page, `iclr-kg …` command, the lines shown after it) from every shell block of README,
+    docs/ and bench/README.md."""
+    import re
+
+    found = []
+    for page in [ROOT / "README.md", ROOT / "bench" / "README.md", *DOCS]:
+        for block in re.findall(r"```(?:sh|bash)?\n(.*?)```", page.read_text(encoding="utf-8"), re.S):
+            lines = block.splitlines()
+            for number, line in enumerate(lines):
+                command = re.search(r"(?:^|\$ |&& |\.venv/bin/)(iclr-kg\s[^#&]*)", line)
+                if command:
+                    shown = [] if not line.startswith("$ ") else lines[number + 1 :]
+                    found.append((page.name, command.group(1).strip(), shown))
+    return found
+
+
+@pytest.mark.parametrize("page, command, shown", _code_lines(), ids=lambda v: v if isinstance(v, str) else "")
+def test_every_documented_command_line_parses(page: str, command: str, shown: list[str]) -> None:
+    """Each `iclr-kg …` line of the docs' shell blocks is accepted by the CLI's own parser:
+    the command exists, and so do its options and their values' choices."""
+    import shlex
+
+    args = shlex.split(command.split("|", 1)[0])[1:]
+    context = main.make_context("iclr-kg", args)
+    name, command_object, rest = main.resolve_command(context, [*context._protected_args, *context.args])
+    assert command_object is not None, f"{page}: no command {name!r}"
+    while hasattr(command_object, "resolve_command") and rest and not rest[0].startswith("-"):
+        sub_context = command_object.make_context(name, rest, parent=context)
+        name, command_object, rest = command_object.resolve_command(
+            sub_context, [*sub_context._protected_args, *sub_context.args]
+        )
+    command_object.make_context(name, rest, parent=context)
+
+
+def test_the_documented_query_examples_print_what_the_docs_show(real_store, real_settings) -> None:
+    """The `$ iclr-kg query …` examples with their output, run on the real graph: the lines the
+    docs show are the lines the command prints (a doc that lies is worse than none)."""
+    import shlex
+
+    from tests.helpers import run_cli
+
+    examples = [(p, c, s) for p, c, s in _code_lines() if c.startswith("iclr-kg query") and s]
+    assert len(examples) >= 4
+    for page, command, shown in examples:
+        args = shlex.split(command.split("|", 1)[0])[1:]
+        done = run_cli(*args, "--store", str(real_settings.store))
+        assert done.returncode == 0, (page, command, done.stderr)
+        assert done.stdout.splitlines()[: len(shown)] == shown, (page, command)
