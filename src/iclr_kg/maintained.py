@@ -104,6 +104,8 @@ class Change:
     db: Store
     added: set[Quad] = field(default_factory=set)
     removed: set[Quad] = field(default_factory=set)
+    # the planned additions by triple, so that `holding` reads no more than the triple's quads
+    _added_by_triple: dict[Triple, set[Quad]] = field(default_factory=dict)
 
     def present(self, quad: Quad) -> bool:
         return quad in self.added or (quad not in self.removed and quad in self.db)
@@ -115,12 +117,14 @@ class Change:
             self.removed.discard(quad)
         else:
             self.added.add(quad)
+            self._added_by_triple.setdefault(quad.triple, set()).add(quad)
 
     def remove(self, quad: Quad) -> None:
         if not self.present(quad):
             return
         if quad in self.added:
             self.added.discard(quad)
+            self._added_by_triple[quad.triple].discard(quad)
         else:
             self.removed.add(quad)
 
@@ -131,7 +135,7 @@ class Change:
             for q in self.db.quads_for_pattern(triple.subject, triple.predicate, triple.object, None)
             if q.graph_name not in NOT_ASSERTED and q not in self.removed
         ]
-        return found + [q for q in self.added if q.triple == triple]
+        return found + list(self._added_by_triple.get(triple, ()))
 
     def stated_before(self, triple: Triple) -> bool:
         quads = self.db.quads_for_pattern(triple.subject, triple.predicate, triple.object, None)
