@@ -22,7 +22,6 @@ reasoning state.
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +34,7 @@ from iclr_kg.build import dred, fastrl
 from iclr_kg.errors import QueryError, TooLarge
 from iclr_kg.index import index_path, neighbourhood, patch_index
 from iclr_kg.query.querytext import split_update, top_level_words
-from iclr_kg.store import reasoned_path, run_update
+from iclr_kg.store import load_reasoned, run_update, save_reasoned
 
 DEFAULT = DefaultGraph()
 INFERRED = NamedNode(vocab.GRAPH_INFERRED)
@@ -70,7 +69,7 @@ def load_state(generation: Path) -> State:
     if kept is not None:
         return kept
     try:
-        saved = pickle.loads(reasoned_path(generation).read_bytes())
+        saved = load_reasoned(generation)
         return State(saved["hidden"], saved["counts"])
     except Exception as exc:  # noqa: BLE001 - missing, truncated or foreign: recompute instead
         raise NotMaintained(
@@ -82,14 +81,9 @@ def save_state(generation: Path, state: State) -> None:
     """Keep `state` beside `generation` and in memory (the previous generation's is dropped)."""
     _LAST.clear()
     _LAST[str(generation)] = state
-    path = reasoned_path(generation)
-    tmp = path.with_name(f".{path.name}.tmp")
-    record = {"fingerprint": MADE_BY_UPDATES, "counts": state.counts, "digests": {}, "hidden": state.hidden}
-    try:
-        tmp.write_bytes(pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
-        tmp.replace(path)
-    except OSError:  # a full disk: the next update recomputes, nothing else is lost
-        tmp.unlink(missing_ok=True)
+    save_reasoned(
+        generation, {"fingerprint": MADE_BY_UPDATES, "counts": state.counts, "digests": {}, "hidden": state.hidden}
+    )
 
 
 # --------------------------------------------------------------------------------------------

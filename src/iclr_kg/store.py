@@ -21,6 +21,7 @@ import itertools
 import json
 import operator
 import os
+import pickle
 import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -224,8 +225,27 @@ def _marker(generation: Path) -> Path:
 
 
 def reasoned_path(generation: Path) -> Path:
-    """Beside a generation: what an incremental build needs from it (build/incremental.py)."""
+    """Beside a generation: what an incremental build or update needs from it (the closure's
+    hidden facts, quads per graph; build/incremental.py, maintained.py)."""
     return generation.with_name(generation.name + ".reasoned")
+
+
+def save_reasoned(generation: Path, state: dict[str, Any]) -> None:
+    """Keep `state` beside a published `generation`, whole or not at all. If it cannot be written
+    (a full disk), the next build or update recomputes what it would have spared; nothing else
+    is lost."""
+    path = reasoned_path(generation)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_bytes(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+        tmp.replace(path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
+def load_reasoned(generation: Path) -> dict[str, Any]:
+    """The state `save_reasoned` kept beside `generation` (raises whatever reading it raises)."""
+    return pickle.loads(reasoned_path(generation).read_bytes())
 
 
 def _load_merged(

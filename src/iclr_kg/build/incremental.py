@@ -23,7 +23,6 @@ change, owl:sameAs, blank nodes in the change) falls back to a full build, sayin
 from __future__ import annotations
 
 import hashlib
-import pickle
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +39,14 @@ from iclr_kg.build.report import BuildReport
 from iclr_kg.build.validate import load_shapes
 from iclr_kg.config import Settings
 from iclr_kg.index import build_index, index_path, neighbourhood, patch_index
-from iclr_kg.store import current_generation, generation_record, publish_changed, reasoned_path
+from iclr_kg.store import (
+    current_generation,
+    generation_record,
+    load_reasoned,
+    publish_changed,
+    reasoned_path,
+    save_reasoned,
+)
 from iclr_kg.updates import Journal
 
 STATE_VERSION = 1
@@ -80,14 +86,9 @@ def save(
     """Beside a generation a build made: its fingerprint, quads per graph, the digests of its
     asserted graphs and the closure's hidden facts. The generation is already published: if
     this cannot be written (a full disk), the next build is full, and nothing else is lost."""
-    state = {"fingerprint": fingerprint(settings), "counts": counts, "digests": asserted, "hidden": hidden}
-    path = reasoned_path(generation)
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        tmp.write_bytes(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
-        tmp.replace(path)
-    except OSError:
-        tmp.unlink(missing_ok=True)
+    save_reasoned(
+        generation, {"fingerprint": fingerprint(settings), "counts": counts, "digests": asserted, "hidden": hidden}
+    )
 
 
 @dataclass
@@ -110,7 +111,7 @@ def base(settings: Settings) -> Base | str:
     if generation_record(generation).get("journal", 0) or Journal(settings.store).entries():
         return "updates are journaled (they are replayed onto a full build)"
     try:
-        state = pickle.loads(reasoned_path(generation).read_bytes())
+        state = load_reasoned(generation)
         if state["fingerprint"] != fingerprint(settings):
             return "the ontology, shapes, settings or code changed since the last build"
         return Base(generation, state["counts"], state["digests"], state["hidden"])
