@@ -28,8 +28,7 @@ from typing import Any
 
 from pyoxigraph import DefaultGraph, Literal, NamedNode, QueryResultsFormat, QuerySolutions, Store, Variable
 
-from iclr_kg import vocab
-from iclr_kg.build.rdf import DECISIONS, PRESENTATIONS
+from iclr_kg import terms, vocab
 
 SUFFIX = ".index.sqlite"
 SCHEMA_VERSION = 1
@@ -159,11 +158,10 @@ SELECT ?e (SAMPLE(?employer) AS ?a) (SAMPLE(?school) AS ?b) ("" AS ?c) ("" AS ?d
   OPTIONAL { ?e iclr:authorOf ?paper }
 } GROUP BY ?e""",
     "organization": """
-SELECT ?e (SAMPLE(?class) AS ?a) (SAMPLE(?parent) AS ?b) ("" AS ?c) ("" AS ?d) (0 AS ?y)
+SELECT ?e (SAMPLE(?cls) AS ?a) (SAMPLE(?parent) AS ?b) ("" AS ?c) ("" AS ?d) (0 AS ?y)
        (COUNT(DISTINCT ?paper) AS ?n) WHERE {
   ?e a iclr:Organization .
-  OPTIONAL { ?e a ?cls . ?cls rdfs:label ?class . FILTER (?cls != iclr:Organization && ?cls != iclr:Agent
-             && LANG(?class) = "en" && STRSTARTS(STR(?cls), STR(iclr:))) }
+  OPTIONAL { ?e a ?cls . FILTER (?cls != iclr:Organization && ?cls != iclr:Agent && STRSTARTS(STR(?cls), STR(iclr:))) }
   OPTIONAL { ?e iclr:subOrganizationOf/iclr:name ?parent }
   OPTIONAL { ?paper iclr:creditedOrganization ?e }
 } GROUP BY ?e""",
@@ -205,21 +203,18 @@ SELECT ?e (CONCAT(?award, ": ", ?title) AS ?label) WHERE {
 }
 
 
-_WORDS = {
-    term: word for table in (DECISIONS, PRESENTATIONS) for word, term in table.items()
-}  # MovedToWorkshop -> workshop
-
-
 def _facts(kind: str, row: list[str]) -> str:
-    """One line of what matters about an entity, for search results and lists."""
+    """One line of what matters about an entity, for search results and lists. Decisions and
+    presentation types stay terms (`iclr:Accepted (iclr:Oral)`): a page shows them in its reader's
+    language (`terms.Terms.readable`)."""
     a, b, c, d = row
-    local = [x.rsplit("#", 1)[-1] for x in (b, c)]
+    terms_ = [f"iclr:{x.rsplit('#', 1)[-1]}" if x else "" for x in (b, c)]
     if kind == "paper":
-        decision = _WORDS.get(local[0], local[0].lower())
-        decided = f"{decision} ({_WORDS.get(local[1], local[1].lower())})" if decision and local[1] else decision
+        decided = f"{terms_[0]} ({terms_[1]})" if terms_[0] and terms_[1] else terms_[0]
         return " · ".join(x for x in (a, decided, f"{d} et al." if d else "") if x)
-    if kind == "organization":
-        return " · ".join(x for x in (a, f"part of {b}" if b else "") if x)
+    if kind == "organization":  # its kind, a term of the ontology: iclr:University
+        kind_term = f"iclr:{a.rsplit('#', 1)[-1]}" if a else ""
+        return " · ".join(x for x in (kind_term, f"part of {b}" if b else "") if x)
     return " · ".join(x for x in (a, b) if x)
 
 
@@ -467,7 +462,7 @@ class Hit:
             "kind": self.kind,
             "label": self.label,
             "label_zh": self.label_zh or None,
-            "facts": self.facts,
+            "facts": terms.packaged().readable(self.facts),
             "url": f"/resource/{self.kind}/{self.key}",
         }
 

@@ -17,7 +17,7 @@ from urllib.parse import quote
 from pydantic import BaseModel
 from pyoxigraph import Literal, NamedNode, RdfFormat, parse
 
-from iclr_kg import vocab
+from iclr_kg import terms, vocab
 from iclr_kg.build.resolve import Registry
 from iclr_kg.build.sources import (
     AuthorRef,
@@ -77,36 +77,12 @@ def openreview_forum(openreview_id: str) -> NamedNode:
     return NamedNode(f"https://openreview.net/forum?id={openreview_id}")
 
 
-ORG_CLASSES = {
-    "university": "University",
-    "company": "Company",
-    "research-lab": "ResearchLab",
-    "department": "Department",
-    "foundation": "Foundation",
-    "as-credited": "UnresolvedOrganization",
-    "unclassified": "Organization",
-}
-DECISIONS = {
-    "accepted": "Accepted",
-    "rejected": "Rejected",
-    "workshop": "MovedToWorkshop",
-    "withdrawn": "Withdrawn",
-    "desk-rejected": "DeskRejected",
-}
-AWARD_CLASSES = {
-    "outstanding-paper": "OutstandingPaperAward",
-    "honorable-mention": "HonorableMention",
-    "best-paper": "BestPaperAward",
-    "person-honor": "Award",
-}
-PRESENTATIONS = {
-    "oral": "Oral",
-    "spotlight": "Spotlight",
-    "poster": "Poster",
-    "talk": "Talk",
-    "notable-top-5%": "NotableTop5",
-    "notable-top-25%": "NotableTop25",
-}
+# The values data files write, as the ontology names them (its skos:notation): {"workshop": "MovedToWorkshop"}
+_TERMS = terms.packaged()
+ORG_CLASSES = _TERMS.kinds_below("Organization")
+AWARD_CLASSES = _TERMS.kinds_below("Award")
+DECISIONS = _TERMS.enumeration("Decision")
+PRESENTATIONS = _TERMS.enumeration("PresentationType")
 
 
 # How a field's value becomes an object term: an XSD datatype ("integer", "gYear", ...), "text" (a

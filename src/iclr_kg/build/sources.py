@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+from iclr_kg import terms
 from iclr_kg.errors import DataError
 
 # --------------------------------------------------------------------------------------------
@@ -248,6 +249,26 @@ class Curated(BaseModel):
 
 
 Lang = Literal["zh", "zh-Hans", "zh-Hant", "en"]
+
+
+def _notation(values: dict[str, str], what: str) -> AfterValidator:
+    """A field whose values are the ontology's notations of `what` (`decision: workshop`), read
+    from the ontology; anything else is refused with the values allowed."""
+
+    def check(value: str) -> str:
+        if value not in values:
+            allowed = ", ".join(repr(v) for v in sorted(values))
+            raise ValueError(f"Input should be one of {allowed} (the ontology's {what})")
+        return value
+
+    return AfterValidator(check)
+
+
+_TERMS = terms.packaged()
+OrganizationKind = Annotated[str, _notation(_TERMS.kinds_below("Organization"), "kinds of organization")]
+AwardKind = Annotated[str, _notation(_TERMS.kinds_below("Award"), "kinds of award")]
+Decision = Annotated[str, _notation(_TERMS.enumeration("Decision"), "decisions")]
+Presentation = Annotated[str, _notation(_TERMS.enumeration("PresentationType"), "presentation types")]
 Labels = dict[Lang, str]
 
 
@@ -261,7 +282,7 @@ Curation = Literal["needed"]
 class Organization(Curated):
     key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     name: str
-    kind: Literal["university", "company", "research-lab", "department", "foundation", "as-credited", "unclassified"]
+    kind: OrganizationKind
     labels: Labels = Field(default_factory=dict)
     aliases: list[str] = Field(default_factory=list)
     parent: str | None = None
@@ -299,7 +320,7 @@ class Edition(Curated):
 class Award(Curated):
     key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     name: str
-    kind: Literal["outstanding-paper", "honorable-mention", "best-paper", "person-honor"]
+    kind: AwardKind
     edition: str | None = None
     labels: Labels = Field(default_factory=dict)
     aliases: list[str] = Field(default_factory=list)
@@ -418,8 +439,8 @@ class PaperFacts(Curated):
     authors: list[str | AuthorRef] = Field(default_factory=list)
     organizations: list[str] = Field(default_factory=list)
     organizations_complete: bool = True
-    decision: Literal["accepted", "rejected", "workshop", "withdrawn", "desk-rejected"] | None = None
-    presentation: Literal["oral", "spotlight", "poster", "talk", "notable-top-5%", "notable-top-25%"] | None = None
+    decision: Decision | None = None
+    presentation: Presentation | None = None
     code: str | None = None
     ratings: list[int] = Field(default_factory=list)
     reviews: list[ReviewFacts] = Field(default_factory=list)

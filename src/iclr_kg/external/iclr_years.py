@@ -17,11 +17,14 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from iclr_kg import terms
 from iclr_kg.errors import ImportFailed
 
 Api = Literal["v1", "v2"]
-Decision = Literal["accepted", "rejected", "withdrawn", "desk-rejected", "workshop"]
-Presentation = Literal["oral", "spotlight", "poster", "talk", "notable-top-5%", "notable-top-25%"]
+# A decision and a presentation type by the ontology's notation ("workshop", "notable-top-5%"): the
+# tables below are checked against the ontology when this module loads (`_check_notations`).
+Decision = str
+Presentation = str
 Outcome = tuple[Decision, Presentation | None]
 
 FIRST_YEAR = 2013
@@ -229,4 +232,20 @@ def outcome(text: str) -> Outcome | None:
 
 def v2_presentation(venue: str) -> Presentation | None:
     match = V2_VENUE.match(" ".join(venue.split()))
-    return match["kind"].lower() if match else None  # type: ignore[return-value]
+    return match["kind"].lower() if match else None
+
+
+def _check_notations() -> None:
+    """Every decision and presentation type these tables name is one the ontology has: a value
+    the ontology lacks would fail every build of an import, so it fails here, at once."""
+    known = terms.packaged()
+    decisions, presentations = known.enumeration("Decision"), known.enumeration("PresentationType")
+    named = {d for d, _ in OUTCOMES.values()} | {d for f in YEARS.values() for _, d in f.listings if d}
+    shown = {p for _, p in OUTCOMES.values() if p} | {"oral", "spotlight", "poster"}  # V2_VENUE's words
+    if named - decisions.keys() or shown - presentations.keys():
+        raise ImportError(
+            f"iclr_years names values the ontology lacks: {sorted((named - decisions.keys()) | (shown - presentations.keys()))}"
+        )
+
+
+_check_notations()

@@ -176,7 +176,7 @@ def _decision(
         for ending, decision in (("Withdrawn_Submission", "withdrawn"), ("Desk_Rejected_Submission", "desk-rejected"),
                                  ("Rejected_Submission", "rejected")):  # fmt: skip
             if venueid.endswith(ending):
-                return decision, None, None  # type: ignore[return-value]
+                return decision, None, None
         if venueid != fmt.venue:
             return None, None, None  # still under review
         stated = v2_presentation(str(_value(note.content or {}, "venue") or ""))

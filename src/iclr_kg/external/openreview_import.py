@@ -19,7 +19,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
-from iclr_kg import vocab
+from iclr_kg import terms, vocab
 from iclr_kg.build.resolve import Registry, build_registry, normalize
 from iclr_kg.build.sources import (
     AuthorRef,
@@ -44,7 +44,7 @@ from iclr_kg.external.importfolder import ImportFolder, shape_violations, write_
 from iclr_kg.external.openreview import Author, Fetcher, Profile, Progress, Submission
 
 COMMAND = "iclr-kg import openreview"
-DECISIONS = ("accepted", "rejected", "workshop", "withdrawn", "desk-rejected")
+DECISIONS = tuple(terms.packaged().enumeration("Decision"))  # the notations, in the ontology's order
 
 
 def slug(text: str) -> str:

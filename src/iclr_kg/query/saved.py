@@ -30,7 +30,7 @@ from iclr_kg.errors import IclrKgError, QueryError
 
 VIEWS = ("table", "bar", "line", "graph", "tree", "timeline")
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
-HEADER = re.compile(r"^#\s*(title|description|param|requires|view):\s*(.*)$")
+HEADER = re.compile(r"^#\s*(title|description|title@zh|description@zh|param|requires|view):\s*(.*)$")
 ABSOLUTE_IRI = re.compile(r"^[a-z][a-z0-9+.-]*:[^\s<>\"{}|\\^`]*$", re.IGNORECASE)
 XSD_INTEGER = vocab.XSD_INTEGER
 
@@ -89,6 +89,14 @@ class SavedQuery:
     params: tuple[Param, ...] = field(default_factory=tuple)
     requires: str | None = None  # "openreview-import": rows only once a venue is imported
     view: str = "table"  # how the workbench shows it first: "bar x=year y=papers series=name", ...
+    title_zh: str = ""  # `# title@zh:`, shown on pages in Chinese
+    description_zh: str = ""
+
+    def title_in(self, lang: str) -> str:
+        return self.title_zh if lang == "zh" and self.title_zh else self.title
+
+    def description_in(self, lang: str) -> str:
+        return self.description_zh if lang == "zh" and self.description_zh else self.description
 
     def substitutions(self, values: dict[str, str] | None = None) -> dict[Variable, NamedNode | Literal]:
         """Bindings for the query's parameters: given values, else defaults; unknown names fail."""
@@ -144,7 +152,17 @@ def parse_saved(path: Path) -> SavedQuery:
     view = fields.get("view", "table")
     if view.split(" ", 1)[0] not in VIEWS:
         raise IclrKgError(f"{path}: unknown '# view: {view}' (known: {', '.join(VIEWS)})")
-    return SavedQuery(path.stem, fields["title"], fields["description"], text, tuple(params), requires, view)
+    return SavedQuery(
+        path.stem,
+        fields["title"],
+        fields["description"],
+        text,
+        tuple(params),
+        requires,
+        view,
+        fields.get("title@zh", ""),
+        fields.get("description@zh", ""),
+    )
 
 
 def load_saved(queries_dir: Path) -> dict[str, SavedQuery]:

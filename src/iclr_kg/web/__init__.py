@@ -7,6 +7,7 @@ from flask import Flask, Response, request
 from iclr_kg.config import Settings
 from iclr_kg.errors import IclrKgError
 from iclr_kg.web.bodylimit import BodyLimit
+from iclr_kg.web.html import readable_facts
 from iclr_kg.web.http import error_response
 from iclr_kg.web.state import AppState
 
@@ -42,6 +43,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.register_blueprint(discovery.blueprint)
     app.register_blueprint(workbench.blueprint)
     i18n.install(app)
+    app.jinja_env.filters["facts"] = lambda text: readable_facts(text, i18n.language(), state.terms())
 
     @app.errorhandler(IclrKgError)
     def our_error(exc: IclrKgError) -> Response:

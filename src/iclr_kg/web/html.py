@@ -9,7 +9,7 @@ from typing import Any
 from flask import url_for
 from pyoxigraph import BlankNode, Literal, NamedNode
 
-from iclr_kg import vocab
+from iclr_kg import terms, vocab
 from iclr_kg.index import Index
 from iclr_kg.web.i18n import translate
 
@@ -103,12 +103,31 @@ def rows_table(rows: dict, started: float, labeler: Labeler | None = None) -> Ta
     return out
 
 
+@dataclass(frozen=True)
+class OntologyLabel:
+    """A term of the ontology shown by its label in the page's language (`submissionCount` ->
+    "submissions", "投稿数"), not linked."""
+
+    local: str
+    remark: str = ""  # a word of the page's own after the label: "(sources differ)"
+
+
+def readable_facts(text: str, lang: str, known: terms.Terms) -> str:
+    """An index's facts line (`ICLR 2021 · iclr:Accepted (iclr:Oral) · Yang Song et al.`) in `lang`."""
+    text = known.readable(text, lang)
+    if lang != "en":
+        for phrase in ("et al.", "part of"):
+            text = text.replace(phrase, translate(phrase, lang))
+    return text
+
+
 class Labeler:
     """Turns terms into cells: entities by name (in `lang`, else English), numbers and dates
     plain (the datatype on hover), English text without its tag."""
 
-    def __init__(self, index: Index | None, lang: str = "en"):
+    def __init__(self, index: Index | None, lang: str = "en", known: terms.Terms | None = None):
         self.index, self.lang = index, lang
+        self.terms = known or terms.packaged()
         self.labels: dict[str, tuple[str, str]] = {}
 
     def learn(self, terms: list[Any]) -> None:
@@ -117,6 +136,9 @@ class Labeler:
             self.labels.update(self.index.labels(iris))
 
     def name(self, iri: str) -> str | None:
+        local = iri[len(vocab.ONTOLOGY_NS) :] if iri.startswith(vocab.ONTOLOGY_NS) else ""
+        if local in self.terms.types:  # a value of the ontology's (iclr:Accepted): its own label
+            return self.terms.label(local, self.lang)
         found = self.labels.get(iri)
         if not found:
             return None
@@ -126,6 +148,9 @@ class Labeler:
     def cell(self, term: Any) -> Cell:
         if isinstance(term, Cell):
             return term
+        if isinstance(term, OntologyLabel):
+            remark = f" {translate(term.remark, self.lang)}" if term.remark else ""
+            return Cell(self.terms.label(term.local, self.lang) + remark)
         if isinstance(term, NamedNode):
             base = cell(term)
             label = self.name(term.value)
@@ -133,17 +158,17 @@ class Labeler:
                 return Cell(label, href=base.href, external=base.external, title=short(term.value))
             return base
         if isinstance(term, Literal):
-            return readable_literal(term)
+            return readable_literal(term, self.lang)
         if term is None:
             return Cell("")
         return Cell(translate(str(term), self.lang))  # the page's own words ("current"), not data
 
 
-def readable_literal(term: Literal) -> Cell:
+def readable_literal(term: Literal, lang: str = "en") -> Cell:
     """A literal as a person reads it: no datatype (shown on hover), a language tag only if not English."""
     if term.language:
         return Cell(term.value, note="" if term.language == "en" else term.language, lang=term.language)
     datatype = term.datatype.value if term.datatype else ""
     if datatype == vocab.XSD + "boolean":
-        return Cell("yes" if term.value == "true" else "no", title=short(datatype))
+        return Cell(translate("yes" if term.value == "true" else "no", lang), title=short(datatype))
     return Cell(term.value, title="" if datatype == vocab.XSD + "string" else short(datatype))

@@ -80,7 +80,7 @@ def result_page(
         return render_template(
             template,
             query=text,
-            table=rows_table(running.rows or {}, started, Labeler(state().index(), language())),
+            table=rows_table(running.rows or {}, started, Labeler(state().index(), language(), state().terms())),
             inferred=include_inferred,
             **context,
         )
@@ -119,6 +119,8 @@ def queries() -> Response | str:
                     "name": q.name,
                     "title": q.title,
                     "description": q.description,
+                    "title_zh": q.title_zh or None,
+                    "description_zh": q.description_zh or None,
                     "params": [{"name": p.name, "kind": p.kind, "default": p.default} for p in q.params],
                     "url": f"/queries/{q.name}",
                 }
@@ -221,41 +223,34 @@ def stats() -> str | tuple[str, int]:
     )
     graphs, classes = (rows_table(rows, started) for rows in counted)
     for row in classes.rows:  # a class's count links to the list of its entities
-        kind = CLASS_KINDS.get(row[0].text.removeprefix("iclr:"))
+        kind = class_kind(row[0].text.removeprefix("iclr:"))
         if kind:
             row[1].href = url_for("resources.browse", kind=kind)
     engine = state().settings.remote  # the SPARQL engine answering, on a remote backend
     return render_template("stats.html", graphs=graphs, classes=classes, generation=state().generation, engine=engine)
 
 
-# Which list (/resource/<kind>/) holds the entities of each class
-CLASS_KINDS = {
+# The list (/resource/<kind>/) of each root class of the ontology; a subclass's entities are in
+# its root's list (`iclr:University` -> organization), as the ontology's class tree says.
+ROOT_KINDS = {
     "Paper": "paper",
-    "AwardedPaper": "paper",
-    "OutstandingPaper": "paper",
     "Person": "person",
     "Organization": "organization",
-    "University": "organization",
-    "Company": "organization",
-    "ResearchLab": "organization",
-    "Department": "organization",
-    "Foundation": "organization",
-    "UnresolvedOrganization": "organization",
     "Conference": "conference",
     "ConferenceEdition": "edition",
     "Award": "award",
-    "PaperAward": "award",
-    "OutstandingPaperAward": "award",
-    "HonorableMention": "award",
-    "BestPaperAward": "award",
     "AwardConferral": "conferral",
     "Authorship": "authorship",
     "Review": "review",
     "Role": "role",
     "Source": "source",
-    "Article": "source",
-    "DataImport": "source",
 }
+
+
+def class_kind(local: str) -> str | None:
+    """The list holding the entities of the class `local`, if any."""
+    known = state().terms()
+    return next((kind for root, kind in ROOT_KINDS.items() if local in known.below(root)), None)
 
 
 SEARCH_LIMIT = 50

@@ -19,7 +19,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Store
 
 from iclr_kg import vocab
 from iclr_kg.index import Index, ranked_titles
-from iclr_kg.web.html import Cell, Labeler
+from iclr_kg.web.html import Cell, Labeler, OntologyLabel
 from iclr_kg.web.i18n import translate
 
 LIST_LIMIT = 200
@@ -36,7 +36,7 @@ class Panel:
     rows: list[tuple[str, list[Any]]] = field(default_factory=list)  # facts: (label, values)
     columns: list[str] = field(default_factory=list)  # table
     table: list[list[Any]] = field(default_factory=list)
-    bars: list[tuple[str, int]] = field(default_factory=list)
+    bars: list[tuple[Any, int]] = field(default_factory=list)  # (a term or a word, a count)
     note: str = ""
 
     def add(self, label: str, *values: Value) -> None:
@@ -91,10 +91,6 @@ def _source_of(graph: str) -> NamedNode:
     return NamedNode(vocab.RESOURCE_BASE + "source/" + graph[len(vocab.GRAPH_SOURCE_BASE) :])
 
 
-def _local(term: Any) -> str:
-    return term.value.rsplit("#", 1)[-1] if isinstance(term, NamedNode) else str(term or "")
-
-
 def _number(term: Any) -> float | None:
     try:
         return float(term.value)
@@ -128,9 +124,7 @@ def paper(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
     about = Panel("Paper")
     about.add("Also titled", *ranked[1:])
     about.add("Edition", *_values(store, iri, "submittedTo"))
-    decision = [_local(d).replace("DeskRejected", "Desk-rejected") for d in _values(store, iri, "decision")]
-    presentation = [_local(p) for p in _values(store, iri, "presentationType")]
-    about.add("Decision", ", ".join(decision + [p.lower() for p in presentation]))
+    about.add("Decision", *_values(store, iri, "decision"), *_values(store, iri, "presentationType"))
     about.properties(
         store,
         iri,
@@ -221,7 +215,7 @@ def person(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
     for row in _select(store, PERSON_PAPERS, iri):
         awards = [NamedNode(a) for a in row["awards"].value.split()] if row["awards"] is not None else []
         year = row["y"].value[:4] if row["y"] is not None else ""
-        papers.table.append([row["paper"], year, _local(row["d"]), awards])
+        papers.table.append([row["paper"], year, row["d"], awards])
     co = Panel("Co-authors", kind="table", columns=["co-author", "papers together"])
     co.table = [[row["other"], int(row["n"].value)] for row in _select(store, CO_AUTHORS, iri)]
     return heading, [names, roles, papers, co]
@@ -324,9 +318,9 @@ def edition(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
         if per:
             values = [", ".join(str(v.value) for v in per.get(g, [])) for g in sources]
             differ = len({v for v in values if v}) > 1
-            figures.table.append([_label_of(local) + (" (sources differ)" if differ else ""), *values])
+            figures.table.append([OntologyLabel(local, "(sources differ)" if differ else ""), *values])
     decisions = Panel("Decisions (all submissions in the graph)", kind="bars")
-    decisions.bars = [(_local(row["decision"]), int(row["n"].value)) for row in _select(store, EDITION_DECISIONS, iri)]
+    decisions.bars = [(row["decision"], int(row["n"].value)) for row in _select(store, EDITION_DECISIONS, iri)]
     awards = Panel("Award papers", kind="table", columns=["paper", "award"])
     awards.table = [[row["paper"], row["award"]] for row in _select(store, EDITION_AWARDS, iri)]
     top = Panel("Top-rated papers (public reviews)", kind="table", columns=["paper", "average rating", "reviews"])
@@ -335,24 +329,6 @@ def edition(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
         for row in _select(store, EDITION_TOP, iri)
     ]
     return heading, [about, figures, decisions, awards, top]
-
-
-def _label_of(local: str) -> str:
-    """submissionCount -> "submissions"; the figures' names as a person says them."""
-    words = {
-        "submissionCount": "submissions",
-        "acceptedCount": "accepted",
-        "oralCount": "orals",
-        "spotlightCount": "spotlights",
-        "acceptanceRate": "acceptance rate",
-        "highScorePaperCount": "high-score papers",
-        "perfectScorePaperCount": "perfect-score papers",
-        "perfectScorePaperCountAtLeast": "perfect-score papers (at least)",
-        "resubmissionCount": "resubmissions",
-        "arxivPostedCount": "posted on arXiv",
-        "decisionsAnnounced": "decisions announced",
-    }
-    return words.get(local, local)
 
 
 # --------------------------------------------------------------------------------------------
@@ -464,7 +440,7 @@ def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
         for row in panel.table:
             for value in row:
                 terms += value if isinstance(value, list) else [value]
-        terms += panel.columns
+        terms += panel.columns + [name for name, _ in panel.bars]
     labeler.learn(terms)
 
     def cells(value: Any) -> list[Cell]:
@@ -479,6 +455,7 @@ def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
             (translate(label, labeler.lang), [labeler.cell(v) for v in values]) for label, values in panel.rows
         ]
         panel.table = [[cells(v) for v in row] for row in panel.table]
+        panel.bars = [(labeler.cell(name).text, n) for name, n in panel.bars]
         panel.columns = [
             labeler.cell(c).text if not isinstance(c, str) else translate(c, labeler.lang) for c in panel.columns
         ]

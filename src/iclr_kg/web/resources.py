@@ -85,7 +85,7 @@ def resource(kind: str, key: str) -> Response | str | tuple[str, int]:
         return not_found_page(f"No entity {iri.value} in this graph.", key)
     if wants_rdf():
         return rdf_response(lambda: (q.triple for q in store.quads_for_pattern(iri, None, None, DefaultGraph())))
-    labeler = Labeler(state().index(), language())
+    labeler = Labeler(state().index(), language(), state().terms())
     heading, panels = PROFILES[kind](store, iri) if kind in PROFILES else (None, [])
     views = entity_views(kind, iri, panels)
     statements = describe(store, iri, labeler)

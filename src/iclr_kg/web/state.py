@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from flask import current_app
 from pyoxigraph import Store
 
+from iclr_kg import terms
 from iclr_kg.config import Settings
 from iclr_kg.index import Index, ensure_index, index_path
 from iclr_kg.processes import memory_limit
@@ -58,6 +59,11 @@ class AppState:
         self.cache = ResultCache(settings.result_cache * 2**20) if settings.result_cache > 0 else None
         self._derived: dict[str, tuple[str, Any]] = {}  # name -> (generation, value): see per_generation
         self.memo: ResponseMemo | None = None  # set by create_app: whole responses answered before Flask
+
+    def terms(self) -> terms.Terms:
+        """The ontology's terms and labels (read once per ontology file; every generation's
+        ontology graph is loaded from it)."""
+        return terms.read(self.settings.ontology_dir / "iclr.ttl")
 
     @property
     def writer(self) -> Writer:

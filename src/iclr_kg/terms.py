@@ -1,0 +1,102 @@
+"""The ontology's terms as the code uses them: the enumerations (decisions, presentation types,
+kinds of organization and award) with the values data files write, the class tree, and every
+term's label in English and Chinese.
+
+The ontology (`ontology/iclr.ttl`) is the one source of these: a data file's `decision: workshop`
+is the `skos:notation` of `iclr:MovedToWorkshop`, a page's "转入研讨会" its `rdfs:label`@zh, and the
+list a class's entities belong to follows its `rdfs:subClassOf`. Read once per ontology file
+(a few milliseconds); every generation's ontology graph is loaded from the same file.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pyoxigraph import Literal, NamedNode, RdfFormat, parse
+
+from iclr_kg import vocab
+from iclr_kg.config import resource_dir
+
+_NOTATION = vocab.SKOS + "notation"
+_LABEL = vocab.RDFS + "label"
+_TYPE = vocab.RDF + "type"
+_SUBCLASS = vocab.RDFS + "subClassOf"
+
+
+@dataclass(frozen=True)
+class Terms:
+    """What the ontology says of its own terms (keys: local names, `Accepted`)."""
+
+    labels: dict[str, dict[str, str]] = field(default_factory=dict)  # local -> {language: label}
+    notations: dict[str, str] = field(default_factory=dict)  # local -> the value data files write
+    types: dict[str, set[str]] = field(default_factory=dict)  # individual -> its classes
+    parents: dict[str, set[str]] = field(default_factory=dict)  # class -> its direct superclasses
+
+    def label(self, local: str, lang: str = "en") -> str:
+        """The term's label in `lang`, else in English, else its local name."""
+        labels = self.labels.get(local, {})
+        return labels.get(lang) or labels.get("en") or local
+
+    def below(self, root: str) -> set[str]:
+        """`root` and every class under it, however deep."""
+        found = {root}
+        grew = True
+        while grew:
+            more = {c for c, ps in self.parents.items() if ps & found} - found
+            found |= more
+            grew = bool(more)
+        return found
+
+    def enumeration(self, cls: str) -> dict[str, str]:
+        """The individuals of an enumeration class by notation: {"workshop": "MovedToWorkshop"}."""
+        return {self.notations[i]: i for i, classes in self.types.items() if cls in classes and i in self.notations}
+
+    def kinds_below(self, root: str) -> dict[str, str]:
+        """The classes under `root` (itself included) that data files name by notation:
+        {"university": "University", "unclassified": "Organization", ...}."""
+        return {self.notations[c]: c for c in self.below(root) if c in self.notations}
+
+    def readable(self, text: str, lang: str = "en") -> str:
+        """`text` with each `iclr:Term` in it replaced by the term's label in `lang`."""
+        return _CURIE.sub(lambda m: self.label(m[1], lang), text)
+
+
+_CURIE = re.compile(r"\biclr:(\w+)")
+
+
+def read(path: Path) -> Terms:
+    """The terms of the ontology file at `path`, cached while the file is unchanged."""
+    return _read(path, path.stat().st_mtime_ns)
+
+
+@functools.cache
+def _read(path: Path, _mtime: int) -> Terms:
+    labels: dict[str, dict[str, str]] = defaultdict(dict)
+    notations: dict[str, str] = {}
+    types: dict[str, set[str]] = defaultdict(set)
+    parents: dict[str, set[str]] = defaultdict(set)
+    with path.open("rb") as f:
+        for triple in parse(f, RdfFormat.TURTLE):
+            subject, predicate, value = triple.subject, triple.predicate.value, triple.object
+            if not (isinstance(subject, NamedNode) and subject.value.startswith(vocab.ONTOLOGY_NS)):
+                continue
+            local = subject.value[len(vocab.ONTOLOGY_NS) :]
+            if predicate == _LABEL and isinstance(value, Literal):
+                labels[local][(value.language or "en").split("-")[0]] = value.value
+            elif predicate == _NOTATION and isinstance(value, Literal):
+                notations[local] = value.value
+            elif isinstance(value, NamedNode) and value.value.startswith(vocab.ONTOLOGY_NS):
+                if predicate == _TYPE:
+                    types[local].add(value.value[len(vocab.ONTOLOGY_NS) :])
+                elif predicate == _SUBCLASS:
+                    parents[local].add(value.value[len(vocab.ONTOLOGY_NS) :])
+    return Terms(dict(labels), notations, dict(types), dict(parents))
+
+
+def packaged() -> Terms:
+    """The terms of the ontology this installation ships (`ontology/iclr.ttl`)."""
+    return read(resource_dir("ontology") / "iclr.ttl")

@@ -1,0 +1,80 @@
+"""Every page kind in Chinese shows the ontology's Chinese words: no English label of a class,
+property or value (the ontology has Chinese labels for all of them), and no local name of one
+("MovedToWorkshop"), where the page's own words stand."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+from iclr_kg import terms
+from iclr_kg.config import resource_dir
+
+KNOWN = terms.packaged()
+# English labels with a different Chinese label, and the enumeration values' local names. Words
+# the ontology shares with data ("ICLR") or with SPARQL ("iclr:Paper") are not interface words.
+ENGLISH = {
+    labels["en"].casefold()
+    for labels in KNOWN.labels.values()
+    if labels.get("en") and labels.get("zh") and labels["en"] != labels["zh"]
+}
+LOCAL_NAMES = {local.casefold() for local in KNOWN.types}
+ENTITY_KINDS = ("paper", "person", "organization", "edition", "award", "conference", "source")
+
+
+def visible_segments(page: str) -> list[str]:
+    """The page's text as a reader sees it, cut where pages join words (tags, " · ", ", ",
+    brackets): entity names and titles (English data, marked lang="en" or linked) stay whole."""
+    page = re.sub(r"(?s)<(script|style|textarea|pre|code)\b.*?</\1>", " ", page)
+    page = re.sub(r"(?s)<[^>]*\blang=\"en\"[^>]*>.*?</[^>]+>", " ", page)  # text marked English is data
+    text = html.unescape(re.sub(r"<[^>]+>", "\n", page))
+    return [s.strip() for s in re.split(r"\n| · |, |[()（）]", text) if s.strip()]
+
+
+def untranslated(page: str) -> list[str]:
+    return [s for s in visible_segments(page) if s.casefold() in ENGLISH | LOCAL_NAMES]
+
+
+def first_entity(client, kind: str) -> str:
+    listing = client.get(f"/resource/{kind}/").get_data(as_text=True)
+    found = re.search(rf'href="(/resource/{kind}/[^"/?]+)"', listing)
+    assert found, f"the {kind} list links no entity"
+    return found[1]
+
+
+@pytest.mark.parametrize("kind", ENTITY_KINDS)
+def test_entity_pages_and_lists_in_chinese_use_the_ontology_words(client, kind: str) -> None:
+    for path in (f"/resource/{kind}/", first_entity(client, kind)):
+        page = client.get(path, query_string={"lang": "zh"})
+        assert page.status_code == 200
+        assert untranslated(page.get_data(as_text=True)) == [], path
+
+
+def test_an_edition_page_in_chinese_names_its_decisions_and_figures_in_chinese(client) -> None:
+    page = client.get("/resource/edition/iclr2021", query_string={"lang": "zh"}).get_data(as_text=True)
+    assert untranslated(page) == []
+    for local in ("Accepted", "submissionCount", "acceptanceRate"):
+        assert KNOWN.label(local, "zh") in page
+    english = client.get("/resource/edition/iclr2021", query_string={"lang": "en"}).get_data(as_text=True)
+    assert untranslated(english) != [] and KNOWN.label("submissionCount", "en") in english  # the check can fail
+
+
+@pytest.mark.parametrize("path", ["/", "/queries", "/stats", "/search?q=song", "/search?q=eigengame", "/ontology"])
+def test_other_pages_in_chinese_use_the_ontology_words(client, path: str) -> None:
+    page = client.get(path + ("&" if "?" in path else "?") + "lang=zh")
+    assert page.status_code == 200
+    assert untranslated(page.get_data(as_text=True)) == [], path
+
+
+def test_the_code_reads_its_enumerations_from_the_ontology() -> None:
+    """Data files, imports and pages use the values the ontology defines, and nothing else."""
+    from iclr_kg.build import rdf
+    from iclr_kg.external import iclr_years, openreview_import
+
+    ontology = (resource_dir("ontology") / "iclr.ttl").read_text(encoding="utf-8")
+    for notation, local in {**rdf.DECISIONS, **rdf.PRESENTATIONS, **rdf.ORG_CLASSES, **rdf.AWARD_CLASSES}.items():
+        assert re.search(rf'iclr:{local} a [^.]*skos:notation "{re.escape(notation)}"', ontology, re.S), local
+    assert set(openreview_import.DECISIONS) == set(rdf.DECISIONS)
+    assert {d for d, _ in iclr_years.OUTCOMES.values()} <= set(rdf.DECISIONS)
