@@ -11,7 +11,7 @@ fresh process (the storage limit: what no build can beat); then one curated file
 (organizations.yaml: an organization made part of another) and the build runs again,
 incrementally. Printed: seconds, peak MiB, and the ratios build / limit (issue #19's targets:
 2x at 10,000 papers, 2.5x and 3 GiB at 50,000) and rebuild / build (20%). `--verify`: the edited
-data is also built from scratch, and the two stores compared as tests/test_incremental.py does.
+data is also built from scratch, and the two stores compared as tests/test_incremental.py does (testbed.helpers.snapshot).
 Needs the bench extra: pip install -e '.[bench]'.
 """
 
@@ -94,7 +94,7 @@ def same_as_full(store: Path, env: dict[str, str], work: Path) -> str:
     """Build the edited data again from scratch and compare the two stores as the tests do
     (tests/test_incremental.py: every quad, named graph and index row)."""
     sys.path.insert(0, str(HERE.parent))
-    from tests.test_incremental import snapshot
+    from testbed.helpers import snapshot
 
     fresh = work / f"{store.name}-fresh"
     measured([CLI, "build", "--full", "--store", str(fresh)], env)
@@ -108,8 +108,8 @@ def one_size(papers: int, work: Path, verify: bool = False, pairs: int = 1) -> d
     one after the other, from an empty store each time: the figures are the pair's whose ratio
     is the median, the lower middle one of an even count (the machine's noise moves single runs
     by more than a target's margin), the peak the highest of all, and every ratio is listed."""
-    sys.path.insert(0, str(HERE))
-    import synth
+    sys.path.insert(0, str(HERE.parent))
+    from testbed import synth
 
     data = synth.write(papers, work / f"data-{papers}")
     store = work / f"store-{papers}"

@@ -309,8 +309,8 @@ def prepare(workdir: Path, papers: int | None) -> tuple[Path, Path, Path]:
     """Build our store; copy it for Oxigraph; export its triples for rdflib-endpoint."""
     env = dict(os.environ)
     if papers:
-        sys.path.insert(0, str(ROOT / "bench"))
-        import synth
+        sys.path.insert(0, str(ROOT))
+        from testbed import synth
 
         env["ICLR_KG_DATA_DIR"] = str(synth.write(papers, workdir / "data"))
     store = workdir / "store"

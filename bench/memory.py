@@ -27,7 +27,7 @@ import psutil
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 from iclr_kg.config import Settings  # noqa: E402
-from tests.helpers import free_port, wait_for  # noqa: E402
+from testbed.helpers import free_port, wait_for  # noqa: E402
 
 BIN = Path(sys.executable).parent
 TARGET_MIB = 300

@@ -4,7 +4,7 @@
     python bench/openreview_import.py                      # 10,000 submissions, 4 reviews each
     python bench/openreview_import.py --submissions 2000 --pause 1.0
 
-The venue comes from `bench/synth.py --openreview` and is served by tests/openreview_standin.py in
+The venue comes from `bench/synth.py --openreview` and is served by testbed/openreview_standin.py in
 its own process on 127.0.0.1. Measured in one run: the peer (openreview-py alone fetching the same
 notes and profiles with `get_all_notes` and `search_profiles`, no processing), our import
 (`iclr-kg import openreview --reviews`: fetch, cache, resolve, check, write), the import again
@@ -29,8 +29,8 @@ import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-sys.path.insert(0, str(ROOT / "bench"))
-import synth  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from testbed import synth  # noqa: E402
 
 VENUE = "ICLR.cc/2021/Conference"
 
@@ -97,7 +97,7 @@ def main() -> None:
         )
         port = free_port()
         standin = subprocess.Popen(
-            [sys.executable, "-m", "tests.openreview_standin", "--venue-file", str(venue_file), "--port", str(port)],
+            [sys.executable, "-m", "testbed.openreview_standin", "--venue-file", str(venue_file), "--port", str(port)],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             text=True,

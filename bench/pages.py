@@ -25,7 +25,7 @@ import urllib.parse
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
 from endpoint import Server  # noqa: E402
 
 CLI = str(Path(sys.executable).with_name("iclr-kg"))
@@ -67,7 +67,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="iclr-kg-bench-pages-") as tmp:
         store = args.store
         if store is None:
-            import synth
+            from testbed import synth
 
             data = synth.write(args.papers, Path(tmp) / "data")
             store = Path(tmp) / "store"

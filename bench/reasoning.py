@@ -77,14 +77,14 @@ def run_child(reasoner: str, data_file: Path, ontology_file: Path) -> dict[str, 
 
 def prepare(papers: int, workdir: Path) -> tuple[Path, Path, Path, int]:
     """Synthetic data → our pipeline's asserted graph and ontology, as N-Triples files."""
-    sys.path.insert(0, str(HERE))
-    import synth
+    sys.path.insert(0, str(HERE.parent))
     from pyoxigraph import RdfFormat, Triple, serialize
 
     from iclr_kg.build import rdf
     from iclr_kg.build.resolve import build_registry
     from iclr_kg.build.sources import load_dataset
     from iclr_kg.config import resource_dir
+    from testbed import synth
 
     data_dir = synth.write(papers, workdir / f"data-{papers}")
     dataset = load_dataset(data_dir)

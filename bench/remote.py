@@ -27,7 +27,6 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
 
 from iclr_kg.config import Settings  # noqa: E402
 from iclr_kg.errors import EngineError  # noqa: E402
@@ -35,7 +34,7 @@ from iclr_kg.query.saved import load_saved  # noqa: E402
 from iclr_kg.remote.publish import publish  # noqa: E402
 from iclr_kg.remote.store import RemoteStore  # noqa: E402
 from iclr_kg.store import open_read_only, run_query  # noqa: E402
-from tests import engines  # noqa: E402
+from testbed import engines  # noqa: E402
 
 CLI = str(Path(sys.executable).with_name("iclr-kg"))
 
@@ -43,7 +42,7 @@ CLI = str(Path(sys.executable).with_name("iclr-kg"))
 def built_store(papers: int, work: Path, reuse: Path | None) -> Path:
     if reuse is not None:
         return reuse
-    import synth
+    from testbed import synth
 
     data = synth.write(papers, work / "data")
     store = work / "store"

@@ -30,7 +30,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
 BIN = Path(sys.executable).parent
 TOKEN = "bench-token"
 ICLR = "https://w3id.org/iclr-kg/ontology#"
@@ -60,7 +60,7 @@ def built_store(papers: int, work: Path) -> Path:
     """A store of `papers` synthetic papers (0: the curated graph), built by the CLI."""
     env = {**os.environ, "ICLR_KG_PROGRESS": "0"}
     if papers:
-        import synth
+        from testbed import synth
 
         env["ICLR_KG_DATA_DIR"] = str(synth.write(papers, work / "data"))
     store = work / "store"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The SPARQL engines the remote-backend tests start on 127.0.0.1 (tests/engines.py), installed
+# The SPARQL engines the remote-backend tests start on 127.0.0.1 (testbed/engines.py), installed
 # from their own registries: Oxigraph's server comes with the test extras (PyPI `oxigraph`);
 # Virtuoso Open Source 7 from Debian; Apache Jena Fuseki's jar from Maven Central (with Java 17).
 # An engine that cannot be installed is skipped by the tests, with the reason written here to

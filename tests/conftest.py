@@ -13,7 +13,7 @@ from pyoxigraph import Store
 from iclr_kg.build.pipeline import build
 from iclr_kg.config import Settings, resource_dir
 from iclr_kg.store import open_read_only
-from tests.helpers import free_port, serving
+from testbed.helpers import free_port, serving
 
 SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
 

@@ -19,7 +19,7 @@ from iclr_kg.build.convert import to_rdflib
 from iclr_kg.cli import main
 from iclr_kg.progress import Progress
 from iclr_kg.store import open_read_only
-from tests.helpers import CLI, dead_url, run_cli, serving
+from testbed.helpers import CLI, dead_url, run_cli, serving
 
 
 @pytest.fixture(scope="module")

@@ -126,7 +126,7 @@ def test_the_documented_query_examples_print_what_the_docs_show(real_store, real
     docs show are the lines the command prints (a doc that lies is worse than none)."""
     import shlex
 
-    from tests.helpers import run_cli
+    from testbed.helpers import run_cli
 
     examples = [(p, c, s) for p, c, s in _code_lines() if c.startswith("iclr-kg query") and s]
     assert len(examples) >= 4

@@ -18,10 +18,10 @@ import pytest
 from iclr_kg.build.pipeline import build
 from iclr_kg.config import Settings
 from iclr_kg.store import current_generation, open_read_only
-from tests.helpers import CLI, serving
+from testbed import synth
+from testbed.helpers import CLI, serving
 
 from .conftest import select
-from .test_reason import _synth
 
 COUNT = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"
 
@@ -29,7 +29,7 @@ COUNT = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"
 @pytest.fixture(scope="module")
 def big_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Synthetic data large enough that a build takes about a second, to kill at different points."""
-    return _synth().write(400, tmp_path_factory.mktemp("big") / "data")
+    return synth.write(400, tmp_path_factory.mktemp("big") / "data")
 
 
 @pytest.fixture(scope="module")

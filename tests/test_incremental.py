@@ -5,43 +5,19 @@ from __future__ import annotations
 
 import random
 import shutil
-import sqlite3
-import sys
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import yaml
-from pyoxigraph import BlankNode
 
 from iclr_kg.build.pipeline import build
 from iclr_kg.config import Settings, resource_dir
 from iclr_kg.errors import ValidationFailed
-from iclr_kg.index import index_path
 from iclr_kg.store import current_generation, open_read_only
 from iclr_kg.updates import apply
-from tests.helpers import run_cli
-
-BENCH = Path(__file__).resolve().parents[1] / "bench"
-
-
-def snapshot(store_dir: Path) -> tuple[set, Counter, list[str], set]:
-    """What a build made, comparable across builds: every quad (blank nodes, the ontology's own,
-    whose labels each parse draws anew, compared by position), the named graphs, the index rows."""
-    store = open_read_only(store_dir)
-    plain, blank = set(), Counter()
-    for q in store.quads_for_pattern(None, None, None, None):
-        if isinstance(q.subject, BlankNode) or isinstance(q.object, BlankNode):
-            s = "_" if isinstance(q.subject, BlankNode) else str(q.subject)
-            o = "_" if isinstance(q.object, BlankNode) else str(q.object)
-            blank[str(q.graph_name), str(q.predicate), s, o] += 1
-        else:
-            plain.add(q)
-    graphs = sorted(str(g) for g in store.named_graphs())
-    with sqlite3.connect(index_path(current_generation(store_dir))) as db:
-        rows = set(db.execute("SELECT iri, kind, key, label, label_zh, facts, sort, year, papers, names FROM entity"))
-    return plain, blank, graphs, rows
+from testbed import synth
+from testbed.helpers import run_cli, snapshot
 
 
 def assert_same_as_full(settings: Settings, tmp_path: Path) -> None:
@@ -132,7 +108,7 @@ def test_an_edit_rebuilds_incrementally_to_what_a_full_build_makes(real_copy: Se
 
 
 def _mutate(content: dict[str, dict], rng: random.Random) -> None:
-    """A few random edits of the kinds curators make, on bench/synth.py's data."""
+    """A few random edits of the kinds curators make, on testbed/synth.py's data."""
     sources = [c for name, c in content.items() if name.startswith("sources/")]
     people = [p["name"] for p in content["people.yaml"]["people"]]
     for _ in range(rng.randint(1, 4)):
@@ -162,9 +138,6 @@ def _mutate(content: dict[str, dict], rng: random.Random) -> None:
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_random_edits_of_synthetic_data_rebuild_exactly(tmp_path: Path, seed: int) -> None:
-    sys.path.insert(0, str(BENCH))
-    import synth
-
     content = synth.generate(300, seed=seed)
     data = tmp_path / "data"
 

@@ -88,3 +88,23 @@ def test_bench_and_tests_stay_apart_from_src() -> None:
     for path in PACKAGE.rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         assert "from tests" not in text and "import bench" not in text, path
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+    return found
+
+
+def test_tests_and_benchmarks_share_testbed_and_never_import_each_other() -> None:
+    root = SRC.parent
+    for folder, other in (("tests", "bench"), ("bench", "tests"), ("testbed", "tests"), ("testbed", "bench")):
+        for path in (root / folder).rglob("*.py"):
+            imported = _top_level_imports(path)
+            assert other not in imported, f"{path.relative_to(root)} imports {other}"
+            loads_a_file = "spec_from_file_location" in path.read_text(encoding="utf-8")
+            assert not loads_a_file or path == Path(__file__), f"{path.relative_to(root)} loads a file as a module"

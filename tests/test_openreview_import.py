@@ -20,9 +20,8 @@ from iclr_kg.config import Settings
 from iclr_kg.errors import ImportFailed
 from iclr_kg.external.openreview_import import run_import
 from iclr_kg.store import open_read_only, run_query
-from tests.helpers import dead_url, serving
-
-from .openreview_standin import Paper, StandIn, profile, venue_id, venue_notes
+from testbed.helpers import dead_url, serving
+from testbed.openreview_standin import Paper, StandIn, profile, venue_id, venue_notes
 
 V1_VENUE = "ICLR.cc/2021/Conference"
 V2_VENUE = "ICLR.cc/2024/Conference"

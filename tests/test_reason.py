@@ -11,6 +11,7 @@ from iclr_kg.build.convert import from_rdflib
 from iclr_kg.build.pipeline import compile_graph
 from iclr_kg.build.reason import infer_triples, keep_inferred
 from iclr_kg.errors import InconsistentGraph, SettingsError, UnsupportedOntology
+from testbed import synth
 
 I = "https://w3id.org/iclr-kg/ontology#"
 R = "https://w3id.org/iclr-kg/resource/"
@@ -116,17 +117,6 @@ def test_unknown_reasoner_is_refused() -> None:
         infer_triples([], [], reasoner="magic")
 
 
-def _synth():
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "bench" / "synth.py"
-    spec = importlib.util.spec_from_file_location("synth", path)
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
 def _fast_equals_owlrl(compiled, at_least: int) -> None:
     data, ontology = [Triple(*q[:3]) for q in compiled.asserted], [Triple(*q[:3]) for q in compiled.ontology]
     reference = set(infer_triples(data, ontology, "owlrl"))
@@ -145,7 +135,7 @@ def test_fast_reasoner_equals_owlrl_on_the_real_data(real_settings) -> None:
 def test_fast_reasoner_equals_owlrl_on_300_synthetic_papers(tmp_path) -> None:
     from iclr_kg.config import Settings
 
-    data_dir = _synth().write(300, tmp_path / "data", seed=11)
+    data_dir = synth.write(300, tmp_path / "data", seed=11)
     compiled = compile_graph(Settings(store=tmp_path / "store", data_dir=data_dir))
     assert compiled.validation.conforms, compiled.validation.report
     _fast_equals_owlrl(compiled, 20000)

@@ -28,9 +28,9 @@ from iclr_kg.remote.client import SparqlClient
 from iclr_kg.remote.engines import Mended
 from iclr_kg.remote.store import RemoteStore, read_publication
 from iclr_kg.store import run_query
-from tests import engines
+from testbed import engines
+from testbed.helpers import dead_url, run_cli, serving
 from tests.conftest import saved_query_values
-from tests.helpers import dead_url, run_cli, serving
 
 # Saved queries whose answers on an engine differ from the standard's in ways a query cannot
 # avoid, with the reason (checked: each of them does differ, or the entry goes).

@@ -28,8 +28,8 @@ from iclr_kg.external.wikidata import (
     write_sssom,
 )
 from iclr_kg.store import open_read_only, run_query
+from testbed.helpers import dead_url
 from tests.conftest import TINY_SOURCE as TINY_SOURCE_TEXT
-from tests.helpers import dead_url
 
 from .conftest import select
 

@@ -10,9 +10,16 @@ client's cheap queries waited until the runaways' time limit (9.1 s with stalled
 from __future__ import annotations
 
 import http.client
+import http.server
 import threading
 import time
+import urllib.error
 import urllib.parse
+import urllib.request
+
+import pytest
+
+from testbed.helpers import swallow
 
 RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
 
@@ -49,3 +56,41 @@ def test_a_client_past_its_share_is_refused_at_once_and_others_are_served(defaul
     assert all(headers.get("Retry-After") and seconds < 3.0 for _, seconds, headers, _ in refused), refused
     stopped = [o for o in outcomes if o not in refused]
     assert all(status == 503 and "time limit" in body for status, _, _, body in stopped), stopped
+
+
+CROSS = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f }"
+
+
+def test_admission_is_bounded_per_client(real_store, real_settings) -> None:
+    from iclr_kg.errors import PoolBusy
+    from iclr_kg.query.pool import QueryPool, QueryRequest
+    from iclr_kg.store import current_generation
+
+    generation = current_generation(real_settings.store)
+    pool = QueryPool(2)
+    slow = QueryRequest(
+        "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }", formats={"results": "json", "rdf": None}
+    )
+    started: list[object] = []
+    try:
+        threads = [threading.Thread(target=lambda: swallow(lambda: pool.start(generation, slow, 3, client="greedy")))]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + 10
+        while pool.idle == 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pool.share == 1 and pool.idle == 1
+        began = time.monotonic()
+        with pytest.raises(PoolBusy, match="share"):  # while a worker is idle too: the rest is the others'
+            pool.start(generation, slow, 3, client="greedy")
+        assert time.monotonic() - began < 1  # refused at once, not after waiting
+        fair = pool.start(
+            generation, QueryRequest("ASK {}", formats={"results": "json", "rdf": None}), 10, client="other"
+        )
+        started.append(fair)
+        assert time.monotonic() - began < 2  # served at once: the greedy client cannot hold every worker
+        assert fair.prefetched is not None and b"true" in fair.prefetched
+        for thread in threads:
+            thread.join()
+    finally:
+        pool.close()

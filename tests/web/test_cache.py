@@ -3,7 +3,9 @@ volatile query is never served stale."""
 
 from __future__ import annotations
 
+import gc
 import shutil
+import tracemalloc
 
 from iclr_kg.build.pipeline import build
 
@@ -71,3 +73,22 @@ def test_a_rebuild_is_never_answered_from_the_cache(tiny_app, tmp_path) -> None:
     )
     build(settings)
     assert client.get("/sparql", query_string=query).data != before
+
+
+def test_result_cache_keys_do_not_grow_memory() -> None:
+    from iclr_kg.web.cache import ResultCache
+
+    cache = ResultCache(64 * 2**20)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        for i in range(200):
+            key = ("generation", f"SELECT * {{}} # {i} " + "x" * 250_000)
+            cache.put(key, b"small result", "application/json")
+            del key
+        gc.collect()
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert held < 2 * 2**20  # 200 keys of 250 KB would hold 50 MB
+    assert cache.get(("generation", "SELECT * {} # 7 " + "x" * 250_000)) is not None

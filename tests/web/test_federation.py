@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import csv
+import http.client
+import http.server
 import io
+import subprocess
+import threading
+from collections.abc import Iterator
 
-from ..helpers import dead_url
+import pytest
+
+from iclr_kg.web import create_app
+from testbed.helpers import CLI, dead_url
 
 
 def test_federated_saved_query_through_the_endpoint(client, wikidata_standin: str) -> None:
@@ -29,8 +37,6 @@ def test_service_to_the_standin_is_refused_unless_allow_listed(client, wikidata_
 
 def test_an_unreachable_service_is_a_502_not_a_500(real_settings, tmp_path) -> None:
 
-    from iclr_kg.web import create_app
-
     dead = dead_url("/sparql")
     app = create_app(real_settings.replace(services=(dead,), query_workers=1))
     client = app.test_client()
@@ -41,3 +47,82 @@ def test_an_unreachable_service_is_a_502_not_a_500(real_settings, tmp_path) -> N
     assert page.status_code == 502 and b"Connection refused" in page.data
     assert client.get("/sparql", query_string={"query": "ASK {}", "format": "json"}).status_code == 200
     app.extensions["iclr_kg"].pool.close()
+
+
+@pytest.fixture
+def trap() -> Iterator[tuple[str, list[str]]]:
+    """An HTTP server on 127.0.0.1 that records every request: nothing may reach it."""
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/sparql-results+json")
+            self.end_headers()
+            self.wfile.write(
+                b'{"head":{"vars":["x"]},"results":{"bindings":[{"x":{"type":"literal","value":"leaked"}}]}}'
+            )
+
+        do_POST = do_GET
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/sparql", hits
+    httpd.shutdown()
+    httpd.server_close()
+
+
+BYPASSES = [
+    "BASE <http://example.org/>\nSELECT ?x WHERE { BIND(<\\u0041#> AS ?a) SERVICE <TRAP> { ?x ?y ?z } }",
+    "SELECT * WHERE { ?s ?p 1SERVICE <TRAP> { ?x ?y ?z } }",
+    "SELECT * WHERE { ?s ?p ?o.SERVICE <TRAP> { ?x ?y ?z } }",
+    "PREFIX e: <TRAPNS> SELECT * WHERE { SERVICEe:sparql { ?x ?y ?z } }",
+    "SELECT * WHERE { SERVICE#comment\n<TRAP> { ?x ?y ?z } }",
+    "PREFIX wd: <TRAPNS> SELECT * WHERE { SERVICE SILENT wd:sparql { ?x ?y ?z } }",
+    "SELECT * WHERE { SERVICE <TRAP\\u003E { ?x ?y ?z } }",
+    "SELECT * WHERE { sErViCe <TRAP> { ?x ?y ?z } }",  # the keyword in any case (ASCII: found in C)
+    "SELECT * WHERE { \\u0053ERVICE <TRAP> { ?x ?y ?z } }",  # the keyword written as an escape
+    'SELECT * WHERE { ?s ?p "机构" . SERVICE <TRAP> { ?x ?y ?z } }',  # not ASCII: the regex reads it
+]
+
+
+@pytest.mark.parametrize("template", BYPASSES)
+def test_service_allow_list_bypasses_are_refused(client, trap, template: str) -> None:
+    url, hits = trap
+    query = template.replace("TRAPNS", url.rsplit("/", 1)[0] + "/").replace("TRAP", url)
+    response = client.get("/sparql", query_string={"query": query, "format": "json"})
+    assert response.status_code == 400, response.data
+    assert hits == []
+
+
+def test_service_bypass_is_refused_by_the_cli_too(real_settings, trap) -> None:
+    url, hits = trap
+    query = BYPASSES[0].replace("TRAP", url)
+    done = subprocess.run(
+        [CLI, "query", "--store", str(real_settings.store), query],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1 and "escapes" in done.stderr and "Traceback" not in done.stderr
+    assert hits == []
+
+
+def test_load_on_update_is_refused_unless_allow_listed(tiny_app, trap) -> None:
+    url, hits = trap
+    settings, client = tiny_app(update_token="secret")
+    auth = {"Authorization": "Bearer secret"}
+    for update in (
+        f"LOAD <{url}>",
+        f"LOAD SILENT <{url}> INTO GRAPH <urn:g>",
+        f"LOAD#c\n<{url}>",
+        f"INSERT {{ ?s ?p ?o }} WHERE {{ SERVICE <{url}> {{ ?s ?p ?o }} }}",
+    ):
+        response = client.post("/update", data={"update": update}, headers=auth)
+        assert response.status_code == 400 and b"not allowed" in response.data, (update, response.data)
+    assert hits == []

@@ -10,12 +10,15 @@ seconds of CPU in it.
 from __future__ import annotations
 
 import resource
+import subprocess
+import time
 
 import pytest
 from flask.testing import FlaskClient
 
 from iclr_kg.errors import QueryError
 from iclr_kg.query.querytext import MAX_TRIPLE_PATTERNS, check_patterns, triple_patterns
+from testbed.helpers import CLI
 
 DEEP = "SELECT * WHERE " + "{" * 20_000 + " ?s ?p ?o " + "}" * 20_000
 FLAT = "SELECT * WHERE { " + " ".join(f"?s{i} ?p ?o ." for i in range(11_500)) + " }"
@@ -87,3 +90,71 @@ def test_triple_patterns_are_counted_from_the_separators_between_them() -> None:
     check_patterns("SELECT * WHERE { " + "?s ?p ?o . " * (MAX_TRIPLE_PATTERNS - 2) + "}")
     with pytest.raises(QueryError, match="about 101 triple patterns"):
         check_patterns("SELECT * WHERE { " + "?s ?p ?o . " * 100 + "}")
+
+
+def test_update_hint_is_linear_on_hostile_input(client) -> None:
+    from iclr_kg.query.querytext import update_keyword
+
+    hostile = "PREFIX " + "<" * 261_993
+    started = time.monotonic()
+    assert update_keyword(hostile) is None
+    assert time.monotonic() - started < 1.0
+    response = client.post("/sparql", data=hostile.encode(), content_type="application/sparql-query")
+    assert response.status_code == 400
+
+
+@pytest.mark.parametrize("prologue", ["# a comment\n", "\ufeff", "PREFIX x: <http://x/>\n# c\nBASE <http://b/>\n"])
+def test_update_hint_sees_past_comments_and_bom(client, prologue: str) -> None:
+    response = client.post("/sparql", data={"query": prologue + "INSERT DATA { <a:b> <a:b> <a:b> }"})
+    assert response.status_code == 400 and b"/update" in response.data
+
+
+def test_deep_nesting_is_a_400_not_a_crash(client, real_settings) -> None:
+    deep = "SELECT * WHERE " + "{" * 10_000 + " ?s ?p ?o " + "}" * 10_000
+    response = client.post("/sparql", data=deep.encode(), content_type="application/sparql-query")
+    assert response.status_code == 400 and b"nests" in response.data
+    assert client.get("/sparql", query_string={"query": "ASK {}", "format": "json"}).status_code == 200
+    done = subprocess.run(
+        [CLI, "query", "--store", str(real_settings.store), deep],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1 and "nests" in done.stderr
+
+
+def test_deep_nesting_on_update_is_a_400(tiny_app) -> None:
+    settings, client = tiny_app(update_token="secret")
+    deep = "INSERT { <urn:a> <urn:b> 1 } WHERE " + "{" * 10_000 + "}" * 10_000
+    response = client.post("/update", data={"update": deep}, headers={"Authorization": "Bearer secret"})
+    assert response.status_code == 400 and b"nests" in response.data
+
+
+def test_nesting_depth_ignores_brackets_in_strings_and_comments() -> None:
+    from iclr_kg.query.querytext import nesting_depth
+
+    assert nesting_depth('SELECT * { ?s ?p "{{{{" # {{{{\n FILTER((1)) }') == 3
+    assert nesting_depth("SELECT * { ?s ?p '''{{{'''. { ?a ?b ?c } }") == 2
+
+
+def test_may_mention_rules_out_only_ascii_text_without_the_words() -> None:
+    from iclr_kg.query.querytext import may_mention
+
+    assert not may_mention("SELECT * { ?s ?p ?o }", ("service", "now"))
+    assert may_mention("SELECT * { SeRvIcE <urn:x> {} }", ("service",))
+    assert may_mention("SELECT * { ſervice <urn:x> {} }", ("service",))  # not ASCII: a fold may match
+    assert may_mention('SELECT * { ?s ?p "机构" }', ("service",))
+
+
+def test_check_nesting_counts_depth_not_brackets() -> None:
+    """Text with few brackets skips the scan; with many, the depth decides, not their number."""
+    from iclr_kg.errors import QueryError
+    from iclr_kg.query.querytext import MAX_NESTING, check_nesting
+
+    check_nesting("SELECT * WHERE " + "{ ?s ?p ?o } UNION " * 500 + "{}")  # 501 brackets, depth 1
+    check_nesting("SELECT * WHERE " + "{" * MAX_NESTING + "}" * MAX_NESTING)
+    with pytest.raises(QueryError, match="nests brackets 201 deep"):
+        check_nesting("SELECT * WHERE " + "{" * (MAX_NESTING + 1) + "}" * (MAX_NESTING + 1))
+    with pytest.raises(QueryError, match="nests brackets 201 deep"):
+        check_nesting('SELECT * { "' + "{" * 300 + '" ' + "(" * (MAX_NESTING) + ")" * MAX_NESTING + "}")

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import http.client
+import http.server
 import os
 import re
 import shutil
+import socket
 import subprocess
+import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -13,6 +18,8 @@ import pytest
 import rdflib
 from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from SPARQLWrapper import CSV, JSON, TURTLE, XML, SPARQLWrapper
+
+from testbed.helpers import get
 
 QUERY = """PREFIX iclr: <https://w3id.org/iclr-kg/ontology#>
 SELECT ?title WHERE { ?p a iclr:OutstandingPaper ; iclr:submittedTo <https://w3id.org/iclr-kg/resource/edition/iclr2024> ; iclr:title ?title }
@@ -161,3 +168,61 @@ def test_pages_load_without_console_errors_and_the_endpoint_link_explains_it(ser
             assert errors == []
         finally:
             browser.close()
+
+
+def _chunked_post(base: str, path: str, content_type: str, body: bytes) -> tuple[int, bytes]:
+    host, port = base.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    try:
+        connection.request(
+            "POST",
+            path,
+            body=iter([body[i : i + 65536] for i in range(0, len(body), 65536)]),
+            headers={"Content-Type": content_type, "Transfer-Encoding": "chunked"},
+            encode_chunked=True,
+        )
+        response = connection.getresponse()
+        return response.status, response.read()
+    except (ConnectionResetError, BrokenPipeError):
+        return 413, b"connection cut after the limit"
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("which", ["default_server", "server"])
+def test_chunked_bodies_over_the_limit_are_413(request, which: str) -> None:
+    base = request.getfixturevalue(which)
+    update = (
+        "INSERT DATA { <urn:a> <urn:b> 1 } ;\n" + "# padding\n" * 120_000 + "INSERT DATA { <urn:a> <urn:b> 2 }"
+    ).encode()
+    assert _chunked_post(base, "/update", "application/sparql-update", update)[0] == 413
+    form = urllib.parse.urlencode({"query": "ASK {} #" + "x" * 1_100_000}).encode()
+    assert _chunked_post(base, "/sparql", "application/x-www-form-urlencoded", form)[0] == 413
+    status, body = _chunked_post(base, "/sparql", "application/sparql-query", b"ASK { ?s ?p ?o }")
+    assert status == 200 and b"true" in body, body  # a chunked body under the limit is read whole
+
+
+def test_slowloris_neither_starves_health_nor_keeps_its_sockets(default_server: str) -> None:
+    host, port = default_server.removeprefix("http://").split(":")
+    trickling = [socket.create_connection((host, int(port))) for _ in range(200)]  # 25x the threads of both processes
+    try:
+        for sock in trickling:
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+        started = time.monotonic()
+        for _ in range(3):
+            for sock in trickling:
+                sock.sendall(b"X-Slow: 1\r\n")  # never the blank line that ends the headers
+            assert get(default_server + "/health", timeout=5)[0] == 200
+            time.sleep(0.5)
+        time.sleep(max(0.0, started + 4 + 2 * 2 + 1 - time.monotonic()))  # request timeout (4 s) + two sweeps
+        closed = 0
+        for sock in trickling:
+            sock.settimeout(2)
+            try:
+                closed += sock.recv(1) == b""
+            except ConnectionResetError:
+                closed += 1
+        assert closed == len(trickling)  # each cut off at ICLR_KG_REQUEST_TIMEOUT, trickle or not
+    finally:
+        for sock in trickling:
+            sock.close()

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import urllib.error
+import urllib.parse
+import urllib.request
 
 import pytest
 
@@ -233,3 +236,34 @@ def test_the_endpoint_runs_queries_in_process_with_zero_workers(real_store, real
     page = client.get("/", query_string={"query": "SELECT ?p WHERE { ?p a iclr:Paper } LIMIT 3"})
     assert page.status_code == 200 and b"<table>" in page.data
     assert client.get("/health").status_code == 200
+
+
+@pytest.mark.parametrize("value", ["a:%00", "a:%7F", "a:b%23c%23d", "a:\x00"])
+def test_invalid_graph_iris_are_400(client, value: str) -> None:
+    for name in ("default-graph-uri", "named-graph-uri"):
+        response = client.get("/sparql", query_string={"query": "ASK {}", name: urllib.parse.unquote(value)})
+        assert response.status_code == 400, (name, value, response.data)
+    assert client.get("/data", query_string={"graph": urllib.parse.unquote(value)}).status_code == 400
+
+
+def test_invalid_utf8_escapes_in_a_query_string_are_400(client) -> None:
+    response = client.get("/sparql?query=SELECT%20(%22%FF%22%20AS%20%3Fx)%20%7B%7D&format=json")
+    assert response.status_code == 400 and b"UTF-8" in response.data
+    form = client.post(
+        "/sparql",
+        data=b"query=SELECT%20(%22%FF%22%20AS%20%3Fx)%20%7B%7D",
+        content_type="application/x-www-form-urlencoded",
+    )
+    assert form.status_code == 400
+    lower = client.get("/sparql?query=SELECT%20(%22%c3%22%20AS%20%3Fx)%20%7B%7D&format=json")
+    assert lower.status_code == 400 and b"UTF-8" in lower.data  # a lone lead byte, escaped in lower case
+    chinese = client.get("/sparql?query=SELECT%20(%22%e6%9c%ba%22%20AS%20%3Fx)%20%7B%7D&format=json")
+    assert chinese.status_code == 200 and "机" in chinese.get_data(as_text=True)
+    plain = client.get("/sparql?query=SELECT%20(%22%7e%22%20AS%20%3Fx)%20%7B%7D&format=json")
+    assert plain.status_code == 200 and "~" in plain.get_data(as_text=True)
+
+
+def test_javascript_iris_in_results_are_not_links(client) -> None:
+    page = client.get("/", query_string={"query": "SELECT ?x WHERE { BIND(<javascript:alert(1)> AS ?x) }"})
+    assert page.status_code == 200
+    assert b"javascript:alert(1)" in page.data and b'href="javascript:' not in page.data

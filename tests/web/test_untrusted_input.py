@@ -23,8 +23,8 @@ from iclr_kg.remote import SCHEME
 from iclr_kg.remote import publish as publishing
 from iclr_kg.web import create_app
 from iclr_kg.web.resources import SCRIPT_SAFE, last_successor
-from tests import engines
-from tests.helpers import dead_url
+from testbed import engines
+from testbed.helpers import dead_url
 
 SECRET = "s3cret-Pa55"
 

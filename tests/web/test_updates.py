@@ -29,8 +29,7 @@ from iclr_kg.errors import QueryError
 from iclr_kg.index import build_index, index_path
 from iclr_kg.store import current_generation, open_read_only
 from iclr_kg.updates import Journal, apply
-
-from ..helpers import CLI, serving
+from testbed.helpers import CLI, serving
 
 TOKEN = "s3cret"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 import pytest
 
 from iclr_kg.store import publish
+from testbed.helpers import serving
 
 from .. import w3c
-from ..helpers import serving
 
 pytestmark = pytest.mark.skipif(not w3c.W3C.is_dir(), reason=f"the W3C manifests are not at {w3c.W3C}")
 TOKEN = "w3c-token"

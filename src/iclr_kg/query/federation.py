@@ -17,7 +17,7 @@ an IRI and a `#`), so this check does not decide that. It over-approximates inst
   without escapes, an IRI token ends at the first `>` for Oxigraph as for us.
 
 A false alarm costs a clear 400 on a query that mentions the word oddly; a miss would cost an
-open proxy. Tests in tests/web/test_hardening.py hold the known bypasses.
+open proxy. Tests in tests/web/test_federation.py hold the known bypasses.
 """
 
 from __future__ import annotations

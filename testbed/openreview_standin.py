@@ -10,7 +10,7 @@ OpenReview used that year (2013's decision in the note, 2017's lower-case venue 
 scores, 2023's notable tiers, API v2 from 2024), so tests write their own fixtures. `fail_after` makes every request after the first N answer 500: an outage mid-import.
 
     python bench/synth.py --openreview 10000 --out venue.json
-    python -m tests.openreview_standin --venue-file venue.json --port 8765   # as bench/openreview_import.py does
+    python -m testbed.openreview_standin --venue-file venue.json --port 8765   # as bench/openreview_import.py does
 """
 
 from __future__ import annotations

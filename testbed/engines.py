@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.helpers import free_port
+from testbed.helpers import free_port
 
 ENGINES = ("oxigraph", "virtuoso", "fuseki")
 FUSEKI_JAR = Path(__file__).resolve().parents[1] / "var" / "engines" / "fuseki-server.jar"

@@ -1,17 +1,25 @@
-"""What many tests need: free ports, waiting for a server, `iclr-kg serve` as a subprocess."""
+"""What many tests and benchmarks need: free ports, waiting for a server, `iclr-kg serve` as a
+subprocess, a store's contents in a form two builds can be compared by."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
+
+from pyoxigraph import BlankNode
+
+from iclr_kg.index import index_path
+from iclr_kg.store import current_generation, open_read_only
 
 CLI = str(Path(sys.executable).with_name("iclr-kg"))
 
@@ -73,3 +81,41 @@ def serving(
             process.wait(timeout=30)
             output.seek(0)
             process.output = output.read()  # type: ignore[attr-defined]
+
+
+def snapshot(store_dir: Path) -> tuple[set, Counter, list[str], set]:
+    """What a build made, comparable across builds: every quad (blank nodes, the ontology's own,
+    whose labels each parse draws anew, compared by position), the named graphs, the index rows."""
+    store = open_read_only(store_dir)
+    plain, blank = set(), Counter()
+    for q in store.quads_for_pattern(None, None, None, None):
+        if isinstance(q.subject, BlankNode) or isinstance(q.object, BlankNode):
+            s = "_" if isinstance(q.subject, BlankNode) else str(q.subject)
+            o = "_" if isinstance(q.object, BlankNode) else str(q.object)
+            blank[str(q.graph_name), str(q.predicate), s, o] += 1
+        else:
+            plain.add(q)
+    graphs = sorted(str(g) for g in store.named_graphs())
+    with sqlite3.connect(index_path(current_generation(store_dir))) as db:
+        rows = set(db.execute("SELECT iri, kind, key, label, label_zh, facts, sort, year, papers, names FROM entity"))
+    return plain, blank, graphs, rows
+
+
+def get(url: str, timeout: float = 15, method: str = "GET", headers: dict | None = None) -> tuple[int, bytes]:
+    request = urllib.request.Request(url, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def q(query: str, **params: str) -> str:
+    return urllib.parse.urlencode({"query": query, **params})
+
+
+def swallow(call: Callable[[], object]) -> None:
+    """Run `call`, ignoring its error: for the deliberately slow queries a test starts in a thread
+    and that are meant to time out."""
+    with contextlib.suppress(Exception):
+        call()

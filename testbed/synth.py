@@ -1,0 +1,220 @@
+"""Synthetic ICLR-like data in our own data/ format, seeded and reproducible, at any scale.
+
+    python bench/synth.py --papers 10000 --out /tmp/synth-data   # then: iclr-kg build, with
+    ICLR_KG_DATA_DIR=/tmp/synth-data
+    python bench/synth.py --openreview 10000 --out /tmp/venue.json   # an OpenReview-shaped venue
+                                                                     # for testbed/openreview_standin.py
+
+Papers have 2-8 ordered authors drawn from a skewed (Zipf-like) population of people, so some
+authors write many papers; organizations form hierarchies (labs under companies, departments
+under universities) and are credited with the same skew; papers spread over editions, about 1%
+win an award, and most carry 3-5 review ratings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+import yaml
+
+EDITIONS = [2019, 2020, 2021, 2022, 2023, 2024]
+
+
+def _zipf_index(rng: random.Random, n: int, s: float = 1.1) -> int:
+    """An index in [0, n) with a heavy head: a few entities are picked very often."""
+    while True:
+        x = int(rng.paretovariate(s)) - 1
+        if x < n:
+            return x
+
+
+def generate(papers: int, seed: int = 7) -> dict[str, object]:
+    """The data files as Python objects: {relative path: content}."""
+    rng = random.Random(seed)
+    n_people = max(20, papers * 3)
+    n_top = max(5, papers // 40)
+    organizations = []
+    for i in range(n_top):
+        kind = "university" if i % 3 else "company"
+        organizations.append(
+            {"key": f"org-{i}", "name": f"Organization {i}", "kind": kind, "labels": {"zh-Hans": f"机构{i}"}}
+        )
+        for j in range(rng.randint(0, 3)):
+            organizations.append(
+                {
+                    "key": f"org-{i}-{j}",
+                    "name": f"Organization {i} unit {j}",
+                    "kind": "department" if kind == "university" else "research-lab",
+                    "parent": f"org-{i}",
+                }
+            )
+            if rng.random() < 0.3:
+                organizations.append(
+                    {
+                        "key": f"org-{i}-{j}-a",
+                        "name": f"Organization {i} unit {j} group A",
+                        "kind": "research-lab",
+                        "parent": f"org-{i}-{j}",
+                    }
+                )
+    people = [{"key": f"person-{i}", "name": f"Person {i}"} for i in range(n_people)]
+    events = {
+        "conferences": [
+            {"key": "iclr", "name": "International Conference on Learning Representations", "aliases": ["ICLR"]}
+        ],
+        "editions": [{"key": f"iclr{y}", "conference": "iclr", "year": y, "name": f"ICLR {y}"} for y in EDITIONS],
+        "awards": [
+            {
+                "key": f"iclr{y}-outstanding-paper",
+                "name": f"ICLR {y} Outstanding Paper Award",
+                "kind": "outstanding-paper",
+                "edition": f"iclr{y}",
+            }
+            for y in EDITIONS
+        ]
+        + [
+            {
+                "key": f"iclr{y}-honorable-mention",
+                "name": f"ICLR {y} Honorable Mention",
+                "kind": "honorable-mention",
+                "edition": f"iclr{y}",
+            }
+            for y in EDITIONS
+        ],
+    }
+    by_edition: dict[int, list[dict[str, object]]] = {y: [] for y in EDITIONS}
+    for i in range(papers):
+        year = EDITIONS[i % len(EDITIONS)]
+        authors = []
+        while len(authors) < rng.randint(2, 8):
+            name = f"Person {_zipf_index(rng, n_people)}"
+            if name not in authors:
+                authors.append(name)
+        orgs = sorted({organizations[_zipf_index(rng, len(organizations))]["name"] for _ in range(rng.randint(1, 3))})
+        paper: dict[str, object] = {
+            "openreview": f"S{i:09d}x",
+            "edition": f"ICLR {year}",
+            "title": f"Synthetic paper {i}",
+            "authors": authors,
+            "organizations": orgs,
+            "decision": "accepted" if rng.random() < 0.3 else "rejected",
+        }
+        if paper["decision"] == "accepted":
+            paper["presentation"] = rng.choice(["oral", "spotlight", "poster", "poster", "poster"])
+        if rng.random() < 0.8:
+            paper["ratings"] = [rng.randint(1, 10) for _ in range(rng.randint(3, 5))]
+        if rng.random() < 0.01:
+            kind = "outstanding-paper" if rng.random() < 0.4 else "honorable-mention"
+            paper["awards"] = [{"award": f"iclr{year}-{kind}", "reason": "A synthetic reason."}]
+            paper["decision"], paper["presentation"] = "accepted", "oral"
+        by_edition[year].append(paper)
+    files: dict[str, object] = {
+        "organizations.yaml": {"organizations": organizations},
+        "people.yaml": {"people": people},
+        "events.yaml": events,
+        "wikidata.yaml": {"links": []},
+    }
+    for year, items in by_edition.items():
+        files[f"sources/synthetic-{year}.yaml"] = {
+            "source": {
+                "key": f"synthetic-{year}",
+                "title": f"Synthetic ICLR {year}",
+                "language": "en",
+                "seed": "synthetic",
+                "about": [f"ICLR {year}"],
+                "summary": "Synthetic data for benchmarks.",
+            },
+            "editions": [{"edition": f"ICLR {year}", "submissions": len(items)}],
+            "papers": items,
+        }
+    return files
+
+
+def write(papers: int, out: Path, seed: int = 7) -> Path:
+    """Write the synthetic data/ tree under `out` and return it. The papers and people stand for
+    what `iclr-kg import` brings (every ICLR edition), so they are written as an importer writes
+    them (`importfolder.generated_yaml`: one JSON line per item); the organizations and events
+    stand for curated files (bench/build.py edits one) and are written as a curator would."""
+    from iclr_kg.build.sources import GENERATED  # the header by which the loader reads items as JSON
+    from iclr_kg.external.importfolder import generated_yaml
+
+    header = f"{GENERATED}`'s writer for bench/synth.py: synthetic data, in the format of an import.\n"
+    for relative, content in generate(papers, seed).items():
+        path = out / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if relative == "people.yaml" or relative.startswith("sources/"):
+            path.write_text(generated_yaml(content, header), encoding="utf-8")  # type: ignore[arg-type]
+            continue
+        with path.open("w", encoding="utf-8") as handle:
+            yaml.dump(
+                content,
+                handle,
+                Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
+                allow_unicode=True,
+                sort_keys=False,
+                width=120,
+            )
+    return out
+
+
+def openreview_venue(
+    submissions: int, reviews: int = 4, seed: int = 11, venue: str = "ICLR.cc/2021/Conference", api: str = "v1"
+) -> dict[str, object]:
+    """A synthetic OpenReview venue in the API's JSON shapes: {notes: {invitation: [...]}, profiles: {...}}.
+
+    Decisions in ICLR 2021's proportions (about 2% oral, 5% spotlight, 22% poster, 61% rejected,
+    9% withdrawn, 1% desk-rejected); `reviews` reviews per paper; authors from a skewed population
+    with profile ids and affiliations (some authors without a profile).
+    """
+    from testbed.openreview_standin import Paper, profile, venue_notes
+
+    rng = random.Random(seed)
+    n_people = max(50, submissions * 3)
+    institutions = [f"Synthetic Institute {i}" for i in range(max(10, submissions // 50))]
+    profiles: dict[str, dict[str, object]] = {}
+    outcomes = (
+        ["oral"] * 2 + ["spotlight"] * 5 + ["poster"] * 22 + ["reject"] * 61 + ["withdrawn"] * 9 + ["desk-rejected"]
+    )
+    papers = []
+    for i in range(submissions):
+        authors: list[tuple[str, str | None]] = []
+        for _ in range(rng.randint(2, 6)):
+            j = _zipf_index(rng, n_people) if rng.random() < 0.3 else rng.randrange(n_people)  # prolific few, long tail
+            name = f"Author Number{j}"
+            pid = None if j % 17 == 0 else f"~Author_Number{j}1"
+            if all(name != a for a, _ in authors):
+                authors.append((name, pid))
+            if pid and pid not in profiles:
+                k = _zipf_index(rng, len(institutions))
+                profiles[pid] = profile(pid, name, institutions[k], f"inst{k}.example.edu")
+        outcome = rng.choice(outcomes)
+        scored = [(f"R{i:07d}x{k}", rng.choice([1, 3, 5, 6, 8, 10]), rng.randint(1, 5)) for k in range(reviews)]
+        papers.append(
+            Paper(
+                f"P{i:09d}", f"Synthetic submission {i}", authors, outcome, scored if outcome != "desk-rejected" else []
+            )
+        )
+    return {"notes": venue_notes(api, venue, papers), "profiles": profiles}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--papers", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--openreview", type=int, metavar="SUBMISSIONS", help="write an OpenReview-shaped venue (JSON) instead"
+    )
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    if args.openreview:
+        args.out.write_text(json.dumps(openreview_venue(args.openreview, seed=args.seed)), encoding="utf-8")
+        print(args.out)
+    else:
+        print(write(args.papers, args.out, args.seed))
+
+
+if __name__ == "__main__":
+    main()
