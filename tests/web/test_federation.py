@@ -6,14 +6,13 @@ import csv
 import http.client
 import http.server
 import io
-import subprocess
 import threading
 from collections.abc import Iterator
 
 import pytest
 
 from iclr_kg.web import create_app
-from testbed.helpers import CLI, dead_url
+from testbed.helpers import dead_url, run_cli
 
 
 def test_federated_saved_query_through_the_endpoint(client, wikidata_standin: str) -> None:
@@ -102,13 +101,7 @@ def test_service_allow_list_bypasses_are_refused(client, trap, template: str) ->
 def test_service_bypass_is_refused_by_the_cli_too(real_settings, trap) -> None:
     url, hits = trap
     query = BYPASSES[0].replace("TRAP", url)
-    done = subprocess.run(
-        [CLI, "query", "--store", str(real_settings.store), query],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = run_cli("query", "--store", str(real_settings.store), query)
     assert done.returncode == 1 and "escapes" in done.stderr and "Traceback" not in done.stderr
     assert hits == []
 

@@ -10,7 +10,6 @@ seconds of CPU in it.
 from __future__ import annotations
 
 import resource
-import subprocess
 import time
 
 import pytest
@@ -18,7 +17,7 @@ from flask.testing import FlaskClient
 
 from iclr_kg.errors import QueryError
 from iclr_kg.query.querytext import MAX_TRIPLE_PATTERNS, check_patterns, triple_patterns
-from testbed.helpers import CLI
+from testbed.helpers import run_cli
 
 DEEP = "SELECT * WHERE " + "{" * 20_000 + " ?s ?p ?o " + "}" * 20_000
 FLAT = "SELECT * WHERE { " + " ".join(f"?s{i} ?p ?o ." for i in range(11_500)) + " }"
@@ -114,13 +113,7 @@ def test_deep_nesting_is_a_400_not_a_crash(client, real_settings) -> None:
     response = client.post("/sparql", data=deep.encode(), content_type="application/sparql-query")
     assert response.status_code == 400 and b"nests" in response.data
     assert client.get("/sparql", query_string={"query": "ASK {}", "format": "json"}).status_code == 200
-    done = subprocess.run(
-        [CLI, "query", "--store", str(real_settings.store), deep],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = run_cli("query", "--store", str(real_settings.store), deep)
     assert done.returncode == 1 and "nests" in done.stderr
 
 
