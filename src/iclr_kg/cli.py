@@ -21,7 +21,7 @@ from pyoxigraph import NamedNode, serialize
 from iclr_kg import gcpause, vocab
 from iclr_kg.atomic import atomic_output, check_writable
 from iclr_kg.config import Settings, flag_help
-from iclr_kg.errors import IclrKgError, ImportFailed, QueryError, SettingsError, StoreError, engine_errors
+from iclr_kg.errors import Failure, IclrKgError, ImportFailed, QueryError, SettingsError, StoreError, engine_errors
 from iclr_kg.processes import memory_limit
 from iclr_kg.progress import Progress
 from iclr_kg.query.formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
@@ -630,18 +630,16 @@ def _in_fresh_process(function: Callable[..., Any], *args: Any) -> Any:
 
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         outcome = pool.apply(_capture, (function, *args))
-    if outcome[0] == "error":
-        error = IclrKgError(outcome[1])
-        error.exit_code = outcome[2]
-        raise error
-    return outcome[1]
+    if isinstance(outcome, Failure):
+        raise outcome.exception()
+    return outcome
 
 
-def _capture(function: Callable[..., Any], *args: Any) -> tuple[Any, ...]:
+def _capture(function: Callable[..., Any], *args: Any) -> Any:
     try:
-        return ("ok", function(*args))
+        return function(*args)
     except IclrKgError as exc:
-        return ("error", str(exc), exc.exit_code)
+        return Failure.of(exc)
 
 
 def _gunicorn_available() -> bool:

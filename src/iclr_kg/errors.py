@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -234,3 +235,38 @@ def engine_errors(doing: str) -> Iterator[None]:
         raise
     except (OSError, RuntimeError) as exc:
         raise StoreError(f"{doing} failed: {exc} (`iclr-kg check-store` names any damage)") from exc
+
+
+@dataclass(frozen=True)
+class Failure:
+    """An error as it crosses from a child process to its parent (a query worker, the writer, a
+    store check, a build in a fresh process): the name of its class here and its message. The
+    one envelope every child of ours sends; the parent raises `exception()`, the same class with
+    the same message, so the CLI's exit code and the web's status are the child's error's own."""
+
+    error: str
+    message: str
+
+    @classmethod
+    def of(cls, exc: BaseException) -> Failure:
+        """`exc` as sent: ours as it is; anything else is a defect (500, its traceback logged
+        by the child)."""
+        if isinstance(exc, IclrKgError):
+            return cls(type(exc).__name__, str(exc))
+        return cls(InternalError.__name__, f"{type(exc).__name__}: {exc}")
+
+    def exception(self) -> IclrKgError:
+        cls = _classes().get(self.error, InternalError)
+        error = cls.__new__(cls)  # not cls(...): some take more than a message (DataError)
+        Exception.__init__(error, self.message)
+        return error
+
+
+def _classes() -> dict[str, type[IclrKgError]]:
+    found: dict[str, type[IclrKgError]] = {}
+    pending: list[type[IclrKgError]] = [IclrKgError]
+    while pending:
+        cls = pending.pop()
+        found[cls.__name__] = cls
+        pending += cls.__subclasses__()
+    return found

@@ -45,7 +45,7 @@ from pyoxigraph import (
 
 from iclr_kg import vocab
 from iclr_kg.atomic import write_text
-from iclr_kg.errors import QueryError, StoreError
+from iclr_kg.errors import Failure, QueryError, StoreError
 from iclr_kg.processes import limit_address_space
 from iclr_kg.query.federation import check_services
 from iclr_kg.query.lint import friendly_syntax
@@ -443,9 +443,9 @@ def _read_everything(path: str, memory_mib: int, answer: object) -> None:  # pra
         for stats in (STATS_GRAPHS, STATS_CLASSES):
             for _ in store.query(stats, prefixes=vocab.QUERY_PREFIXES):
                 pass
-        answer.send(("ok", quads, by_predicate))
+        answer.send((quads, by_predicate))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent as the damage found
-        answer.send(("damaged", f"{type(exc).__name__}: {exc}"))
+        answer.send(Failure.of(StoreError(f"{type(exc).__name__}: {exc}")))
 
 
 def check_generation(generation: Path, memory_mib: int = 2048, timeout: float = 600) -> tuple[bool, str]:
@@ -470,9 +470,9 @@ def check_generation(generation: Path, memory_mib: int = 2048, timeout: float = 
             process.kill()
         process.join(timeout=5)
         parent.close()
-    if answer[0] == "ok":
-        return True, f"{answer[1]} quads read, {answer[2]} again by predicate, statistics computed"
-    return False, answer[1]
+    if isinstance(answer, Failure):
+        return False, answer.message
+    return True, f"{answer[0]} quads read, {answer[1]} again by predicate, statistics computed"
 
 
 STATS_GRAPHS = """

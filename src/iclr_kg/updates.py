@@ -36,6 +36,7 @@ import shutil
 import sys
 import threading
 import time
+import traceback
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -48,10 +49,11 @@ from iclr_kg import gcpause, maintained, vocab
 from iclr_kg.atomic import fsync_dir, write_text
 from iclr_kg.errors import (
     ExternalServiceError,
+    Failure,
+    IclrKgError,
     InconsistentGraph,
     QueryError,
     StoreError,
-    TooLarge,
     UpdateTimeout,
 )
 from iclr_kg.index import build_index, index_path
@@ -398,11 +400,9 @@ class Writer:
                 raise StoreError(
                     f"the update's process died (exit {code}): out of memory (ICLR_KG_QUERY_MEMORY)?"
                 ) from None
-        if answer[0] == "ok":
-            return Entry(**answer[1])
-        if answer[1] == "OSError":  # LOAD could not fetch its source
-            raise ExternalServiceError(f"the update could not fetch what it loads: {answer[2]}")
-        raise {"QueryError": QueryError, "TooLarge": TooLarge}.get(answer[1], StoreError)(answer[2])
+        if isinstance(answer, Failure):
+            raise answer.exception()
+        return Entry(**answer)
 
     def _start(self) -> None:
         self._conn, child = self._context.Pipe()
@@ -437,11 +437,14 @@ def _writer_main(conn: Any, memory_mib: int) -> None:  # pragma: no cover - runs
             entry = apply(Path(store_dir), update, base=base, kind=kind, reasoner=reasoner, max_derived=max_derived)
         except MemoryError:
             os._exit(3)
-        except (QueryError, TooLarge) as exc:
-            conn.send(("error", type(exc).__name__, str(exc)))
+        except IclrKgError as exc:
+            conn.send(Failure.of(exc))
         except OSError as exc:  # LOAD could not fetch
-            conn.send(("error", "OSError", str(exc)))
-        except Exception as exc:  # noqa: BLE001 - reported to the client as a store failure
-            conn.send(("error", "StoreError", f"{type(exc).__name__}: {exc}"))
+            conn.send(Failure.of(ExternalServiceError(f"the update could not fetch what it loads: {exc}")))
+        except RuntimeError as exc:  # RocksDB reports damage and I/O failures as RuntimeError
+            conn.send(Failure.of(StoreError(f"the update failed in the store: {exc}")))
+        except Exception as exc:  # noqa: BLE001 - a defect of ours: 500, and its traceback in the log
+            traceback.print_exc()
+            conn.send(Failure.of(exc))
         else:
-            conn.send(("ok", asdict(entry)))
+            conn.send(asdict(entry))

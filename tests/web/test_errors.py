@@ -75,3 +75,32 @@ def test_a_defect_in_a_query_worker_is_a_500_with_its_traceback_logged(real_stor
     finally:
         pool.close()
     assert "Traceback" in capfd.readouterr().err
+
+
+def test_one_envelope_carries_every_error_across_a_process_boundary() -> None:
+    """What a child process sends (errors.Failure) is raised in the parent as the same class with
+    the same message, so the exit code and the status are the child's; a foreign error is a defect."""
+    import pickle
+
+    data = errors.DataError("data/x.yaml", 3, "decision", "Input should be one of 'accepted'")
+    for sent in (errors.QueryError("bad"), errors.TooLarge("big"), data, errors.ServiceFailed("down")):
+        carried = pickle.loads(pickle.dumps(errors.Failure.of(sent))).exception()
+        assert type(carried) is type(sent) and str(carried) == str(sent)
+        assert (carried.exit_code, carried.http_status) == (sent.exit_code, sent.http_status)
+    defect = errors.Failure.of(KeyError("x")).exception()
+    assert type(defect) is errors.InternalError and defect.http_status == 500 and "KeyError" in str(defect)
+    assert type(errors.Failure("NoSuchClass", "m").exception()) is errors.InternalError
+
+
+def test_every_child_process_sends_the_one_envelope() -> None:
+    """The five children (query workers, the writer, the store check, a build in a fresh process,
+    validation beside a build) send errors.Failure, and no module invents another error tuple."""
+    import re
+    from pathlib import Path
+
+    package = Path(iclr_kg.__file__).parent
+    senders = ["query/pool.py", "updates.py", "store.py", "cli.py", "build/pipeline.py"]
+    for name in senders:
+        text = (package / name).read_text(encoding="utf-8")
+        assert "Failure.of(" in text, name
+        assert not re.search(r"""\(\s*["'](error|damaged|ok)["']\s*,""", text), name

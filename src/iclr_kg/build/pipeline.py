@@ -16,6 +16,7 @@ import signal
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
@@ -32,7 +33,7 @@ from iclr_kg.build.resolve import build_registry
 from iclr_kg.build.sources import Dataset, load_dataset
 from iclr_kg.build.validate import ValidationResult, load_shapes, validate
 from iclr_kg.config import Settings
-from iclr_kg.errors import SettingsError, ValidationFailed
+from iclr_kg.errors import Failure, IclrKgError, SettingsError, ValidationFailed
 from iclr_kg.progress import Progress
 from iclr_kg.store import build_lock, drain, publish
 from iclr_kg.updates import replay
@@ -227,10 +228,10 @@ def _validate_aside(
         os.waitpid(pid, 0)
         if not payload:  # the process died (killed, out of memory): validate here
             return _work_aside(engine, compiled, shapes)
-        kind, value = pickle.loads(payload)
-        if kind == "error":
-            raise value
-        return value
+        answer = pickle.loads(payload)
+        if isinstance(answer, Failure):
+            raise answer.exception()
+        return answer
 
     return result
 
@@ -252,13 +253,12 @@ def _validate_in_child(
             return
         os.close(reader)
         try:
-            answer: Any = ("ok", _work_aside(engine, compiled, shapes))
+            answer: Any = _work_aside(engine, compiled, shapes)
         except Exception as exc:  # noqa: BLE001 - any failure is sent back and raised by the parent
-            answer = ("error", exc)
-        try:
-            payload = pickle.dumps(answer)
-        except Exception as exc:  # noqa: BLE001 - an exception that does not pickle is sent as its words
-            payload = pickle.dumps(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+            if not isinstance(exc, IclrKgError):
+                traceback.print_exc()
+            answer = Failure.of(exc)
+        payload = pickle.dumps(answer)
         with os.fdopen(writer, "wb") as out:
             out.write(payload)
     finally:

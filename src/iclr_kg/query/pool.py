@@ -8,7 +8,7 @@ read-only handle on the store; the web thread relays what the worker writes. Pas
 The pipe's protocol is the message types below. Parent → worker: (generation path,
 QueryRequest). Worker → parent, for a result to serialize: `Complete` (a small result, whole), or
 `Started` then `Data`... and `Done`; for rows (`row_limit`, the pages): `Started` then `Rows`;
-at any point instead: `Failed`. The format for each kind of result is chosen before the query
+at any point instead: `errors.Failure` (the envelope every child process of ours sends). The format for each kind of result is chosen before the query
 runs (QueryRequest.formats); `Started.format` None means the client accepts no format for it.
 """
 
@@ -31,6 +31,7 @@ from typing import Any, Protocol
 from iclr_kg.errors import (
     EngineError,
     EvaluationFailed,
+    Failure,
     IclrKgError,
     InternalError,
     PoolBusy,
@@ -99,26 +100,6 @@ class Rows:
     table: dict[str, Any]  # result_rows()
 
 
-@dataclass(frozen=True)
-class Failed:
-    reason: str  # "query" (it does not parse), "evaluation", "service" (a SERVICE call), "store", "engine" (remote), "defect"
-    message: str
-
-    def error(self) -> IclrKgError:
-        """The error to raise for it, with the message a client sees."""
-        if self.reason == "query":
-            return QueryError(self.message)
-        if self.reason == "evaluation":
-            return EvaluationFailed(f"the query failed while running: {self.message}")
-        if self.reason == "service":
-            return ServiceFailed(service_sentence(self.message))
-        if self.reason == "engine":
-            return EngineError(self.message)
-        if self.reason == "defect":
-            return InternalError(f"a defect in the query worker ({self.message}); the server's log has its traceback")
-        return StoreError(self.message)
-
-
 SERVICE_TROUBLES = (
     ("lookup address", "its host name could not be resolved (is this machine offline?)"),
     ("name or service not known", "its host name could not be resolved (is this machine offline?)"),
@@ -138,7 +119,7 @@ def service_sentence(detail: str) -> str:
     )
 
 
-Message = Started | Complete | Data | Done | Rows | Failed
+Message = Started | Complete | Data | Done | Rows | Failure
 
 
 # ------------------------------------------------------------------------------------------
@@ -269,6 +250,16 @@ def _empty_store() -> Any:
     return _EMPTY[0]
 
 
+def _evaluation_error(exc: Exception) -> IclrKgError:
+    """What an error raised while a result is written means (evaluation is lazy: a SERVICE call
+    fails here, and a remote engine's answer is parsed here)."""
+    if isinstance(exc, SyntaxError):
+        return EngineError(f"the SPARQL engine's answer broke off (an error inside it?): {exc}")
+    if isinstance(exc, OSError):  # network errors are OSErrors
+        return ServiceFailed(service_sentence(f"{type(exc).__name__}: {exc}"))
+    return EvaluationFailed(f"the query failed while running: {type(exc).__name__}: {exc}")
+
+
 def _worker_main(conn: Connection, memory_mib: int = 0, backend_auth: str | None = None) -> None:  # pragma: no cover
     limit_address_space(memory_mib)
     stores: dict[str, Any] = {}
@@ -284,25 +275,22 @@ def _worker_main(conn: Connection, memory_mib: int = 0, backend_auth: str | None
                 try:
                     store = stores[generation] = _open(generation, backend_auth)
                 except EngineError as exc:  # a remote engine that cannot be reached
-                    conn.send(Failed("engine", str(exc)))
+                    conn.send(Failure.of(exc))
                     continue
                 except (OSError, RuntimeError) as exc:  # RocksDB reports damage as RuntimeError
-                    conn.send(
-                        Failed("store", f"the store cannot be read ({exc}); `iclr-kg check-store` names the damage")
-                    )
+                    damage = f"the store cannot be read ({exc}); `iclr-kg check-store` names the damage"
+                    conn.send(Failure.of(StoreError(damage)))
                     continue
             result = run_request(store, request)
         except MemoryError:
             os._exit(3)  # the parent reports the memory limit and starts a fresh worker
-        except QueryError as exc:
-            conn.send(Failed("query", str(exc)))
-            continue
-        except EngineError as exc:
-            conn.send(Failed("engine", str(exc)))
+        except (QueryError, EngineError) as exc:
+            conn.send(Failure.of(exc))
             continue
         except Exception as exc:  # noqa: BLE001 - a defect of ours: 500, and its traceback in the log
             traceback.print_exc()
-            conn.send(Failed("defect", f"{type(exc).__name__}: {exc}"))
+            defect = f"a defect in the query worker ({type(exc).__name__}: {exc}); the server's log has its traceback"
+            conn.send(Failure.of(InternalError(defect)))
             continue
         kind = result_kind(result)
         try:
@@ -322,11 +310,7 @@ def _worker_main(conn: Connection, memory_mib: int = 0, backend_auth: str | None
         except MemoryError:
             os._exit(3)
         except Exception as exc:  # noqa: BLE001 - evaluation is lazy: SERVICE calls fail here
-            if isinstance(exc, SyntaxError):  # only a remote engine's answer is parsed here
-                conn.send(Failed("engine", f"the SPARQL engine's answer broke off (an error inside it?): {exc}"))
-                continue
-            reason = "service" if isinstance(exc, OSError) else "evaluation"  # network errors are OSErrors
-            conn.send(Failed(reason, f"{type(exc).__name__}: {exc}"))
+            conn.send(Failure.of(_evaluation_error(exc)))
 
 
 def result_rows(result: Any, limit: int) -> dict[str, Any]:
@@ -615,9 +599,9 @@ class QueryPool:
             running.abandon()
             raise
         match message:
-            case Failed():
+            case Failure():
                 running.finish()
-                raise message.error()
+                raise message.exception()
             case Complete(kind=kind, format=fmt, body=body):  # the whole (small) result at once
                 running.kind, running.format, running.prefetched = kind, fmt, body
                 running.finish()
@@ -626,8 +610,8 @@ class QueryPool:
                 if request.row_limit is not None:
                     answer = running.receive()
                     running.finish()
-                    if isinstance(answer, Failed):
-                        raise answer.error()
+                    if isinstance(answer, Failure):
+                        raise answer.exception()
                     running.rows = answer.table
                 elif fmt is None:
                     running.finish()  # nothing the client accepts; the worker sent no more
@@ -702,8 +686,8 @@ class RunningQuery:
                     case Done():
                         self.finish()
                         return
-                    case Failed():
-                        raise StreamAborted(f"result cut short: {message.error()}")
+                    case Failure():
+                        raise StreamAborted(f"result cut short: {message.exception()}")
                     case _:
                         raise StreamAborted(f"result cut short: unexpected {message!r} from the worker")
         finally:
