@@ -22,6 +22,7 @@ from iclr_kg import gcpause, vocab
 from iclr_kg.atomic import atomic_output, check_writable
 from iclr_kg.config import Settings, flag_help
 from iclr_kg.errors import Failure, IclrKgError, ImportFailed, QueryError, SettingsError, StoreError, engine_errors
+from iclr_kg.graph import ReadableGraph
 from iclr_kg.processes import memory_limit
 from iclr_kg.progress import Progress
 from iclr_kg.query.formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
@@ -55,7 +56,7 @@ def backend_option(command: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--backend", default=None, metavar="embedded|sparql+URL", help=flag_help("backend"))(command)
 
 
-def open_graph(settings: Settings) -> Any:
+def open_graph(settings: Settings) -> ReadableGraph:
     """The graph a command reads: the store, or the engine `--backend` names (remote/store.py;
     imported only then, so `serve`'s web processes do not carry an HTTP client they never use)."""
     from iclr_kg.remote.store import open_graph as opened

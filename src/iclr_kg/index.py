@@ -26,9 +26,10 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
-from pyoxigraph import DefaultGraph, Literal, NamedNode, QueryResultsFormat, QuerySolutions, Store, Variable
+from pyoxigraph import DefaultGraph, Literal, NamedNode, QueryResultsFormat, QuerySolutions, Variable
 
 from iclr_kg import terms, vocab
+from iclr_kg.graph import ReadableGraph
 
 SUFFIX = ".index.sqlite"
 SCHEMA_VERSION = 1
@@ -218,12 +219,12 @@ def _facts(kind: str, row: list[str]) -> str:
     return " · ".join(x for x in (a, b) if x)
 
 
-def _select(store: Store, query: str) -> list[list[str]]:
+def _select(store: ReadableGraph, query: str) -> list[list[str]]:
     """All solutions of `query` as rows of values ("" where unbound), in the order of its SELECT."""
     return _table(store.query(query, prefixes=vocab.QUERY_PREFIXES))
 
 
-def _solutions(store: Store, kind: str, query: str, only: set[str] | None) -> list[list[str]]:
+def _solutions(store: ReadableGraph, kind: str, query: str, only: set[str] | None) -> list[list[str]]:
     """The rows of a FACTS or DERIVED query: for all entities, or for those of `only` of that
     kind, one query each with ?e bound (Oxigraph then starts from the entity; a VALUES block was
     joined after evaluating the whole pattern)."""
@@ -247,7 +248,7 @@ def _table(solutions: QuerySolutions) -> list[list[str]]:
     return list(csv.reader(io.StringIO(text, newline="")))[1:]
 
 
-def _described(store: Store, only: set[str] | None = None) -> dict[str, _Entity]:
+def _described(store: ReadableGraph, only: set[str] | None = None) -> dict[str, _Entity]:
     """The entities (`_entities`) with their facts and derived labels. The queries run on two
     threads (`_table`: without the GIL) while this one reads the entities' names, by query for a
     whole index and by pattern for a patch (`_pattern_rows`), and puts the rows together."""
@@ -264,7 +265,9 @@ def _described(store: Store, only: set[str] | None = None) -> dict[str, _Entity]
     return found
 
 
-def _pattern_rows(store: Store, only: set[str]) -> tuple[list[list[str]], dict[str, list[list[str]]], list[list[str]]]:
+def _pattern_rows(
+    store: ReadableGraph, only: set[str]
+) -> tuple[list[list[str]], dict[str, list[list[str]]], list[list[str]]]:
     """The rows of TYPED, NAMES and TITLES for the entities `only`, read by pattern: a patch
     names a few thousand entities, and eight SPARQL queries each (parsed every time) took twice
     as long as these lookups. tests/test_store.py checks that a patch gives a whole index's rows."""
@@ -323,7 +326,7 @@ CREATE VIRTUAL TABLE grams USING fts5(names, content='', tokenize='trigram');
 """
 
 
-def build_index(store: Store, generation: Path) -> Path:
+def build_index(store: ReadableGraph, generation: Path) -> Path:
     """Write the index of `store` (the generation at `generation`) beside it; returns its path.
 
     Written to a temporary name and renamed, so a reader finds the whole index or none.
@@ -365,7 +368,7 @@ def _row(number: int, entity: _Entity) -> tuple[object, ...]:
             entity.year, entity.papers, folded)  # fmt: skip
 
 
-def neighbourhood(store: Store, changed: Iterable[tuple[Any, Any, Any]]) -> set[str]:
+def neighbourhood(store: ReadableGraph, changed: Iterable[tuple[Any, Any, Any]]) -> set[str]:
     """The entities whose rows a change of the default graph's triples `changed` can alter: the
     entities in them; what a linking entity (DERIVED: an authorship, a conferral...) in them
     links to (an award's row counts the papers its conferrals name); and, where a name, title or
@@ -390,7 +393,7 @@ def neighbourhood(store: Store, changed: Iterable[tuple[Any, Any, Any]]) -> set[
     return out
 
 
-def patch_index(store: Store, generation: Path, base: Path, iris: set[str]) -> Path:
+def patch_index(store: ReadableGraph, generation: Path, base: Path, iris: set[str]) -> Path:
     """The index of `store` (at `generation`), made from the index `base` of a generation that
     differed only in the rows of the entities `iris` (`neighbourhood`): those rows are
     computed again, the others copied. An entity keeps its row id; a new one gets the next."""
@@ -433,7 +436,7 @@ def patch_index(store: Store, generation: Path, base: Path, iris: set[str]) -> P
     return path
 
 
-def ensure_index(store: Store, generation: Path) -> Path:
+def ensure_index(store: ReadableGraph, generation: Path) -> Path:
     """The index of a generation, built now if it has none (a generation from before indexes)."""
     path = index_path(generation)
     if not path.exists():

@@ -28,6 +28,7 @@ from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, Variable
 from iclr_kg import vocab
 from iclr_kg.config import Settings
 from iclr_kg.errors import EngineError, QueryError
+from iclr_kg.graph import ReadableGraph
 from iclr_kg.query.federation import declared_prefixes
 from iclr_kg.query.querytext import brackets, top_level_words
 from iclr_kg.remote import SCHEME
@@ -261,7 +262,7 @@ def open_key(key: str, auth: str | None = None) -> RemoteStore:
     return store
 
 
-def open_graph(settings: Settings) -> Any:
+def open_graph(settings: Settings) -> ReadableGraph:
     """The graph a command reads: the embedded store's current generation, or the remote engine
     the `backend` setting names (a RemoteStore, read the same way)."""
     if settings.remote is None:

@@ -18,6 +18,7 @@ from typing import Any
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Store
 
 from iclr_kg import vocab
+from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import Index, ranked_titles
 from iclr_kg.web.html import Cell, Labeler, OntologyLabel
 from iclr_kg.web.i18n import translate
@@ -44,7 +45,7 @@ class Panel:
         if kept:
             self.rows.append((label, kept))
 
-    def properties(self, store: Store, iri: NamedNode, rows: list[tuple[str, str | NamedNode]]) -> None:
+    def properties(self, store: ReadableGraph, iri: NamedNode, rows: list[tuple[str, str | NamedNode]]) -> None:
         """One row per (label, property): the entity's values of it (ours by local name)."""
         for label, prop in rows:
             predicate = prop if isinstance(prop, NamedNode) else vocab.iclr(prop)
@@ -60,24 +61,24 @@ def about(query: str, iri: NamedNode) -> str:
     return re.sub(r"\?e\b", f"<{iri.value}>", query)
 
 
-def _select(store: Store, query: str, iri: NamedNode) -> list[dict[str, Any]]:
+def _select(store: ReadableGraph, query: str, iri: NamedNode) -> list[dict[str, Any]]:
     """Rows of `query` about the entity `?e`."""
     solutions = store.query(about(query, iri), prefixes=vocab.QUERY_PREFIXES)
     names = [v.value for v in solutions.variables]
     return [{n: s[n] for n in names} for s in solutions]
 
 
-def _values(store: Store, iri: NamedNode, local: str) -> list[Any]:
+def _values(store: ReadableGraph, iri: NamedNode, local: str) -> list[Any]:
     return [q.object for q in store.quads_for_pattern(iri, vocab.iclr(local), None, DefaultGraph())]
 
 
-def _heading(store: Store, iri: NamedNode) -> str:
+def _heading(store: ReadableGraph, iri: NamedNode) -> str:
     """The entity's name (the first in order if sources give several), else its key."""
     names = sorted(v.value for v in _values(store, iri, "name"))
     return names[0] if names else iri.value.rsplit("/", 1)[-1]
 
 
-def _per_graph(store: Store, iri: NamedNode, local: str) -> dict[str, list[Any]]:
+def _per_graph(store: ReadableGraph, iri: NamedNode, local: str) -> dict[str, list[Any]]:
     """Values of one property of `iri`, per source graph (entities and inferred graphs left out)."""
     out: dict[str, list[Any]] = defaultdict(list)
     for q in store.quads_for_pattern(iri, vocab.iclr(local), None, None):
@@ -116,7 +117,7 @@ MENTIONS = """
 SELECT DISTINCT ?source WHERE { GRAPH ?g { ?e ?p ?o } ?g iclr:statedIn ?source }"""
 
 
-def paper(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
+def paper(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
     titles = _per_graph(store, iri, "title")
     counted = Counter(str(t.value) for values in titles.values() for t in values)
     ranked = ranked_titles(counted)
@@ -190,7 +191,7 @@ SELECT ?other (COUNT(DISTINCT ?paper) AS ?n) WHERE {{
 }} GROUP BY ?other ORDER BY DESC(?n) ?other LIMIT {LIST_LIMIT}"""
 
 
-def person(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
+def person(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
     heading = _heading(store, iri)
     names = Panel("Person")
     names.properties(
@@ -245,7 +246,7 @@ SELECT DISTINCT ?paper ?via WHERE {{
 }} ORDER BY ?paper LIMIT {LIST_LIMIT}"""
 
 
-def organization(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
+def organization(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
     heading = _heading(store, iri)
     entities = NamedNode(vocab.GRAPH_ENTITIES)
     about = Panel("Organization")
@@ -301,7 +302,7 @@ SELECT ?paper (AVG(?r) AS ?average) (COUNT(?r) AS ?n) WHERE {
 } GROUP BY ?paper ORDER BY DESC(?average) DESC(?n) ?paper LIMIT 10"""
 
 
-def edition(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
+def edition(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
     heading = _heading(store, iri)
     about = Panel("Edition")
     about.add("Conference", *_values(store, iri, "editionOf"))
@@ -339,7 +340,7 @@ SELECT ?paper ?reason WHERE {{ ?c iclr:conferredAward ?e ; iclr:conferredOn ?pap
 ORDER BY ?paper LIMIT {LIST_LIMIT}"""
 
 
-def award(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
+def award(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
     heading = _heading(store, iri)
     about = Panel("Award")
     about.properties(
@@ -365,7 +366,7 @@ def award(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
     return heading, [about, papers, honoured]
 
 
-def conference(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
+def conference(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
     heading = _heading(store, iri)
     about = Panel("Conference")
     about.properties(
@@ -383,7 +384,7 @@ SELECT ?kind (COUNT(DISTINCT ?s) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } ?g iclr:st
 } GROUP BY ?kind ORDER BY DESC(?n)"""
 
 
-def source(store: Store, iri: NamedNode) -> tuple[str, list[Panel]]:
+def source(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
     title = [q.object for q in store.quads_for_pattern(iri, NamedNode(vocab.DCTERMS + "title"), None, DefaultGraph())]
     heading = str(title[0].value) if title else iri.value.rsplit("/", 1)[-1]
     about = Panel("Source")
@@ -477,7 +478,7 @@ SCHEMA_TYPES = {
 }
 
 
-def schema_org(store: Store, iri: NamedNode, kind: str, index: Index | None) -> dict[str, Any]:
+def schema_org(store: ReadableGraph, iri: NamedNode, kind: str, index: Index | None) -> dict[str, Any]:
     """The entity as schema.org JSON-LD: type, name, its people and the same item elsewhere."""
     hit = index.entity(iri.value) if index else None
     data: dict[str, Any] = {

@@ -10,10 +10,11 @@ from itertools import chain
 from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
-from pyoxigraph import DefaultGraph, NamedNode, Store, serialize
+from pyoxigraph import DefaultGraph, NamedNode, serialize
 
 from iclr_kg import vocab
 from iclr_kg.errors import NotFound, QueryError
+from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import MAX_PAGE, SORTS, kind_and_key
 from iclr_kg.query.formats import RDF_ALIASES, choose
 from iclr_kg.query.saved import parse_iri
@@ -54,7 +55,7 @@ def rdf_response(produce: Callable[[], Iterable[Any]], graph_aware: bool = False
 MAX_REPLACEMENTS = 16
 
 
-def last_successor(store: Store, iri: NamedNode) -> NamedNode | None:
+def last_successor(store: ReadableGraph, iri: NamedNode) -> NamedNode | None:
     """Where `iri` lives on: the end of its chain of `dcterms:isReplacedBy` (one redirect, not one
     per step), or None where it was not replaced, or where the chain runs in a circle or past
     MAX_REPLACEMENTS steps (a curation error: the entity is shown as it is, not redirected forever)."""
@@ -183,13 +184,13 @@ def not_found_page(message: str, words: str) -> tuple[str, int]:
 SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
 
 
-def jsonld(store: Store, iri: NamedNode, kind: str) -> str:
+def jsonld(store: ReadableGraph, iri: NamedNode, kind: str) -> str:
     """schema.org JSON-LD of a paper or person (crawlers and citation tools read it from the page),
     safe to embed in a <script> element whatever the names hold (`SCRIPT_SAFE`)."""
     return json.dumps(schema_org(store, iri, kind, state().index()), ensure_ascii=False).translate(SCRIPT_SAFE)
 
 
-def describe(store: Store, iri: NamedNode, labeler: Labeler) -> dict[str, object]:
+def describe(store: ReadableGraph, iri: NamedNode, labeler: Labeler) -> dict[str, object]:
     """Every statement about an entity, grouped by property, each with its graphs; and the
     statements that point at it (incoming). Names for IRIs come from `labeler`."""
     graphs_of: dict[tuple[str, str], list[str]] = defaultdict(list)

@@ -13,6 +13,7 @@ from pyoxigraph import Store
 
 from iclr_kg import terms
 from iclr_kg.config import Settings
+from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import Index, ensure_index, index_path
 from iclr_kg.processes import memory_limit
 from iclr_kg.query.pool import QueryPool
@@ -99,11 +100,11 @@ class AppState:
             open_read_only(self.settings.store)  # raises the clear "no store" error
         return str(generation)
 
-    def store(self) -> Store:
+    def store(self) -> ReadableGraph:
         """A read-only handle on the current generation, reopened when `current` moves (on a
         remote backend: the engine, as published last)."""
         if self.backend is not None:
-            return self.backend.store()  # type: ignore[return-value]
+            return self.backend.store()
         generation = current_generation(self.settings.store)
         if self._store is not None and generation == self._generation:
             return self._store
@@ -139,7 +140,7 @@ class AppState:
         if not path.exists():
             with self._lock:
                 folder.mkdir(parents=True, exist_ok=True)
-                ensure_index(store, generation)  # type: ignore[arg-type]
+                ensure_index(store, generation)
         return Index(path)
 
     def per_generation(self, name: str, compute: Callable[[], T]) -> T:
