@@ -494,15 +494,25 @@ def query_graphs(store: Store, include_inferred: bool = True) -> list[NamedNode]
     return [g for g in graphs if g.value != vocab.GRAPH_INFERRED]
 
 
+@contextlib.contextmanager
+def _query_errors(text: str, failed: str, refused: tuple[type[Exception], ...]) -> Iterator[None]:
+    """What the engine raises for a query or an update text, as the QueryError a client reads:
+    a syntax error in words with its line and column (`lint.friendly_syntax`), the `refused`
+    errors with the engine's own message. (An update's OSError is LOAD failing to fetch: the
+    writer reports that as the outside service's fault, so it passes through.)"""
+    try:
+        yield
+    except SyntaxError as exc:
+        raise QueryError(friendly_syntax(str(exc), text).message) from None
+    except refused as exc:
+        raise QueryError(f"{failed}: {exc}") from None
+
+
 def run_update(store: Store, text: str, base: str | None) -> None:
     """Run SPARQL Update `text` on `store` with our prefixes; a syntax error or a refusal
     becomes a QueryError with the parser's message in words (`lint.friendly_syntax`)."""
-    try:
+    with _query_errors(text, "the update failed", (ValueError,)):
         store.update(text, base_iri=base, prefixes=vocab.QUERY_PREFIXES)
-    except SyntaxError as exc:
-        raise QueryError(friendly_syntax(str(exc), text).message) from None
-    except ValueError as exc:
-        raise QueryError(f"the update failed: {exc}") from None
 
 
 def run_query(
@@ -543,9 +553,5 @@ def run_query(
         kwargs["named_graphs"] = named_graphs
     if substitutions:
         kwargs["substitutions"] = substitutions
-    try:
+    with _query_errors(sparql, "query failed", (OSError, ValueError, RuntimeError)):
         return store.query(sparql, **kwargs)
-    except SyntaxError as exc:
-        raise QueryError(friendly_syntax(str(exc), sparql).message) from None
-    except (OSError, ValueError, RuntimeError) as exc:
-        raise QueryError(f"query failed: {exc}") from None
