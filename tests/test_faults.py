@@ -119,6 +119,26 @@ def test_partial_generations_are_removed_and_never_count_as_kept(tiny_data) -> N
     assert int(select(open_read_only(settings.store), COUNT)[0]["n"]) > 0
 
 
+def test_a_generation_being_made_by_a_live_process_is_never_pruned(tiny_data) -> None:
+    """Regression: RocksDB creates a generation's folder before it locks it; an update's prune in
+    between deleted a build's folder under it (the build then failed on a missing .sst file). The
+    `.loading` marker, written first, names the process making it."""
+    import multiprocessing
+
+    settings = tiny_data()
+    build(settings)
+    generations = settings.store / "generations"
+    alive, dead = generations / "20991231T000000-1-1", generations / "20991231T000000-1-2"
+    child = multiprocessing.get_context("spawn").Process(target=int)
+    child.start()
+    child.join()
+    for folder, pid in ((alive, os.getpid()), (dead, child.pid)):
+        folder.mkdir()
+        folder.with_name(f"{folder.name}.loading").write_text(str(pid))
+    build(settings)
+    assert alive.exists() and not dead.exists()
+
+
 def _locked(lock_file: Path) -> bool:
     """Whether a process holds a flock on `lock_file`, read from /proc/locks: probing by taking
     the lock ourselves could make the build we wait for find it taken."""

@@ -164,17 +164,18 @@ def _publish_new(
     stamp = time.strftime("%Y%m%dT%H%M%S", time.localtime(now // 10**9))
     generation = generations / f"{stamp}-{now % 10**9:09d}-{os.getpid()}"
     try:
-        if base is not None:
-            Store.read_only(str(base)).backup(str(generation))
-        store = Store(str(generation))
-        write_index = fill(store, generation)
-        with write_lock(store_dir):
-            record = finish(store) if finish is not None else {}
-            write_index(store, record)
-            store.flush()
-            del store
-            complete_generation(generation, record)
-            publish_generation(store_dir, generation)
+        with _loading(generation):
+            if base is not None:
+                Store.read_only(str(base)).backup(str(generation))
+            store = Store(str(generation))
+            write_index = fill(store, generation)
+            with write_lock(store_dir):
+                record = finish(store) if finish is not None else {}
+                write_index(store, record)
+                store.flush()
+                del store
+                complete_generation(generation, record)
+                publish_generation(store_dir, generation)
     except BaseException:
         if current_generation(store_dir) != generation:
             shutil.rmtree(generation, ignore_errors=True)
@@ -400,12 +401,40 @@ def _prune(generations: Path, keep: Path) -> None:
     for folder in folders:
         if folder == keep or folder in complete[-KEEP_GENERATIONS:] or folder in replaced_recently:
             continue
-        if folder not in complete and _being_written(folder):
-            continue  # a build loading it in another process
+        if folder not in complete and (_being_written(folder) or _loader_alive(folder)):
+            continue  # a build or an update making it in another process
         shutil.rmtree(folder, ignore_errors=True)
         _marker(folder).unlink(missing_ok=True)
+        _loading_marker(folder).unlink(missing_ok=True)
         index_path(folder).unlink(missing_ok=True)
         reasoned_path(folder).unlink(missing_ok=True)
+
+
+def _loading_marker(generation: Path) -> Path:
+    return generation.with_name(f"{generation.name}.loading")
+
+
+@contextlib.contextmanager
+def _loading(generation: Path) -> Iterator[None]:
+    """Say, for the time a generation is being made, which process makes it: `<id>.loading`
+    holds its pid, written before the folder exists. RocksDB creates the folder before it locks
+    it, and a prune by another process in between took the folder for a killed build's and
+    deleted it under the loader."""
+    marker = _loading_marker(generation)
+    marker.write_text(str(os.getpid()), encoding="ascii")
+    try:
+        yield
+    finally:
+        marker.unlink(missing_ok=True)
+
+
+def _loader_alive(folder: Path) -> bool:
+    try:
+        pid = int(_loading_marker(folder).read_text(encoding="ascii"))
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def _being_written(folder: Path) -> bool:
