@@ -31,7 +31,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
         if names & ENGINE_FIXTURES:
             item.add_marker(pytest.mark.engines)
-        if item.path.name in SLOW_FILES or names & {"default_server", "update_server"}:
+        if item.path.name in SLOW_FILES or names & {"default_server", "update_server", "deployed"}:
             item.add_marker(pytest.mark.slow)
 
 

@@ -128,14 +128,30 @@ class Settings(BaseSettings):
     server: Literal["gunicorn", "waitress"] = Field(
         "gunicorn", description="the WSGI server of `serve`: `gunicorn` (several web processes) or `waitress`"
     )
+    trusted_proxies: Listed = Field(
+        (),
+        description="comma-separated addresses or networks of reverse proxies whose `X-Forwarded-For` / `Forwarded` and `X-Forwarded-Proto` are believed (client address, https); none by default",
+    )
     host: str = Field("127.0.0.1", description="the interface `serve` listens on")
     port: int = Field(8000, gt=0, lt=65536, description="the port `serve` listens on")
 
-    @field_validator("services", "load_sources", mode="before")
+    @field_validator("services", "load_sources", "trusted_proxies", mode="before")
     @classmethod
     def _comma_separated(cls, value: object) -> object:
         if isinstance(value, str):
             return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _addresses(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        import ipaddress
+
+        for address in value:
+            try:
+                ipaddress.ip_network(address, strict=False)
+            except ValueError:
+                raise ValueError(f"{address!r} is not an IP address or network (10.0.0.0/8)") from None
         return value
 
     @field_validator("backend")

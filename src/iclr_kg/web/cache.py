@@ -114,7 +114,14 @@ class ResponseMemo:
         ):
             return self.app(environ, start_response)
         try:
-            key = ("response", str(self.generation_key()), environ["QUERY_STRING"], environ.get("HTTP_ACCEPT", ""))
+            key = (
+                "response",
+                str(self.generation_key()),
+                environ["QUERY_STRING"],
+                environ.get("HTTP_ACCEPT", ""),
+                environ.get("wsgi.url_scheme", ""),  # relative IRIs resolve against the URL asked
+                environ.get("HTTP_HOST", ""),
+            )
         except Exception:  # noqa: BLE001 - no store yet: the app says so properly
             return self.app(environ, start_response)
         hit = self.memo.get(key)

@@ -79,7 +79,9 @@ def make_server(
         channel_timeout=IDLE_TIMEOUT,
         cleanup_interval=CHECK_INTERVAL,
         connection_limit=CONNECTION_LIMIT,
-        clear_untrusted_proxy_headers=True,
+        # Forwarded and X-Forwarded-* reach the app, which believes them only from the proxies
+        # ICLR_KG_TRUSTED_PROXIES names (web/proxies.py): one rule, whatever the HTTP server.
+        clear_untrusted_proxy_headers=False,
         asyncore_use_poll=True,
     )
     dispatcher = ThreadedTaskDispatcher()
