@@ -346,3 +346,13 @@ def test_serve_refuses_a_malformed_saved_query_before_starting(built: Path, tmp_
         check=False,
     )
     assert done.returncode == 1 and "bad param header" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_query_naming_a_term_the_ontology_lacks_says_so_on_stderr(built: Path) -> None:
+    """The editor's warning, on the command line: 0 rows for iclr:titel come with the reason."""
+    done = run_cli("query", "--store", str(built), "SELECT ?t WHERE { ?p iclr:titel ?t }")
+    assert done.returncode == 0 and done.stdout.strip() == "t"  # runs, and finds nothing
+    assert "warning: line 1, column 22: iclr:titel is not in the iclr-kg ontology" in done.stderr
+    assert "did you mean iclr:title?" in done.stderr
+    clean = run_cli("query", "--store", str(built), "SELECT ?t WHERE { ?p iclr:title ?t } LIMIT 1")
+    assert clean.returncode == 0 and clean.stderr == ""

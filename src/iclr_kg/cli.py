@@ -18,7 +18,7 @@ from typing import IO, Any, NoReturn
 import click
 from pyoxigraph import NamedNode, serialize
 
-from iclr_kg import gcpause, vocab
+from iclr_kg import gcpause, terms, vocab
 from iclr_kg.atomic import atomic_output, check_writable
 from iclr_kg.config import Settings, flag_help
 from iclr_kg.errors import Failure, IclrKgError, ImportFailed, QueryError, SettingsError, StoreError, engine_errors
@@ -26,6 +26,7 @@ from iclr_kg.graph import ReadableGraph
 from iclr_kg.processes import memory_limit
 from iclr_kg.progress import Progress
 from iclr_kg.query.formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
+from iclr_kg.query.lint import check
 from iclr_kg.query.pool import QueryPool, QueryRequest, RunningQuery
 from iclr_kg.query.saved import get_saved, load_saved
 from iclr_kg.store import (
@@ -236,6 +237,7 @@ def query(
         raise QueryError("give a query, a query file, or --saved NAME")
     if output is not None:
         check_writable(output)
+    _say_problems(text, settings)
     formats = {"results": fmt or "csv", "rdf": fmt or "turtle"}
     formats = {
         kind: name if name in (RESULT_FORMATS if kind == "results" else RDF_FORMATS) else None
@@ -250,6 +252,15 @@ def query(
     )
     with isolated_query(settings, request) as running:  # failures: one line, by fails_cleanly
         _write_running(running, fmt, output)
+
+
+def _say_problems(text: str, settings: Settings) -> None:
+    """What the query page's editor would underline (`lint.check`: undeclared prefixes, terms
+    the ontology lacks, with the nearest one), on standard error before the query runs: 0 rows
+    for `iclr:titel` then come with the reason. Syntax errors are the query's own failure."""
+    known = terms.read(settings.ontology_dir / "iclr.ttl").names
+    for problem in check(text, known):
+        click.echo(f"{problem.severity}: line {problem.line}, column {problem.column}: {problem.message}", err=True)
 
 
 def _write_running(running: RunningQuery, fmt: str | None, output: Path | None) -> None:

@@ -35,6 +35,7 @@ class Terms:
     notations: dict[str, str] = field(default_factory=dict)  # local -> the value data files write
     types: dict[str, set[str]] = field(default_factory=dict)  # individual -> its classes
     parents: dict[str, set[str]] = field(default_factory=dict)  # class -> its direct superclasses
+    names: frozenset[str] = frozenset()  # every term the ontology describes (what a query may name)
 
     def label(self, local: str, lang: str = "en") -> str:
         """The term's label in `lang`, else in English, else its local name."""
@@ -79,12 +80,14 @@ def _read(path: Path, _mtime: int) -> Terms:
     notations: dict[str, str] = {}
     types: dict[str, set[str]] = defaultdict(set)
     parents: dict[str, set[str]] = defaultdict(set)
+    names: set[str] = set()
     with path.open("rb") as f:
         for triple in parse(f, RdfFormat.TURTLE):
             subject, predicate, value = triple.subject, triple.predicate.value, triple.object
             if not (isinstance(subject, NamedNode) and subject.value.startswith(vocab.ONTOLOGY_NS)):
                 continue
             local = subject.value[len(vocab.ONTOLOGY_NS) :]
+            names.add(local)
             if predicate == _LABEL and isinstance(value, Literal):
                 labels[local][(value.language or "en").split("-")[0]] = value.value
             elif predicate == _NOTATION and isinstance(value, Literal):
@@ -94,7 +97,7 @@ def _read(path: Path, _mtime: int) -> Terms:
                     types[local].add(value.value[len(vocab.ONTOLOGY_NS) :])
                 elif predicate == _SUBCLASS:
                     parents[local].add(value.value[len(vocab.ONTOLOGY_NS) :])
-    return Terms(dict(labels), notations, dict(types), dict(parents))
+    return Terms(dict(labels), notations, dict(types), dict(parents), frozenset(names))
 
 
 def packaged() -> Terms:

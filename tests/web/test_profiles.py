@@ -12,9 +12,11 @@ from html import unescape
 
 import pytest
 from flask.testing import FlaskClient
+from pyoxigraph import NamedNode
 
 from iclr_kg.config import resource_dir
 from iclr_kg.query.saved import load_saved
+from iclr_kg.vocab import QUERY_PREFIXES
 
 PAGE = {"Accept": "text/html"}
 
@@ -356,3 +358,41 @@ def test_search_takes_any_text(client: FlaskClient) -> None:
     for text in ("\x00", 'eigen"', '"', "a\x00b", "'; DROP TABLE entity; --", "*", "NEAR(a b)", "^eigen"):
         response = client.get("/search", query_string={"q": text, "format": "json"})
         assert response.status_code == 200, text
+
+
+def test_an_organization_lists_each_paper_once_with_every_unit_it_is_credited_through(client: FlaskClient) -> None:
+    """EigenGame credits Google and DeepMind (a unit of Google): one row, DeepMind named in it."""
+    html = page(client, "/resource/organization/google")
+    found = re.search(r"<h2>Papers</h2>(.*?)</section>", html, re.S)
+    assert found
+    links = re.findall(r'href="(/resource/paper/[^"]+)"', found.group(1))
+    assert links and len(links) == len(set(links)), links
+    row = re.search(r'<tr><td><a href="/resource/paper/NzTU59SYbNq".*?</tr>', found.group(1), re.S)
+    assert row and "DeepMind" in row.group(0)
+
+
+def test_a_list_cut_short_says_how_many_there_are(real_store) -> None:
+    from iclr_kg.web import profiles
+    from iclr_kg.web.html import Labeler
+
+    person = NamedNode("https://w3id.org/iclr-kg/resource/person/ian-gemp")
+    papers = profiles.Panel("Papers", kind="table", columns=["paper"])
+    papers.table = [[NamedNode("urn:p1")]]
+    profiles._say_total(real_store, person, papers, profiles.PERSON_PAPER_COUNT, limit=1)
+    written = int(next(iter(real_store.query(
+        "SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { person:ian-gemp iclr:authorOf ?p }", prefixes=QUERY_PREFIXES
+    )))["n"].value)  # fmt: skip
+    assert papers.total == written > 1
+    for lang, words in (("en", f"1 of {written} shown"), ("zh", f"显示 1 条，共 {written} 条")):
+        shown = profiles.Panel("Papers", kind="table", columns=["paper"], table=papers.table, total=papers.total)
+        assert profiles.render_panels([shown], Labeler(None, lang))[0].note == words
+    whole = profiles.Panel("Papers", kind="table", columns=["paper"], table=papers.table, total=1)
+    assert profiles.render_panels([whole], Labeler(None))[0].note == ""  # nothing cut: nothing said
+
+
+def test_search_folds_traditional_and_simplified_chinese(client: FlaskClient) -> None:
+    """The article titled 「ICLR 2021杰出論文獎出爐」 (Traditional) is found in Simplified, and the
+    other way round."""
+    for asked in ("杰出论文奖", "杰出論文獎", "论文奖出炉"):
+        hits = client.get("/search", query_string={"q": asked, "format": "json"}).get_json()["results"]
+        assert any("論文獎出爐" in h["label"] for h in hits), (asked, hits)

@@ -59,6 +59,8 @@ ZH = {
     "Referenced by": "被引用于",
     "inferred": "推理所得",
     "et al.": "等",
+    "{shown} of {total} shown": "显示 {shown} 条，共 {total} 条",
+    "First {limit} shown.": "仅显示前 {limit} 条。",
     # the ontology page
     "The iclr-kg ontology": "iclr-kg 本体",
     "Namespace": "命名空间",

@@ -39,6 +39,7 @@ class Panel:
     table: list[list[Any]] = field(default_factory=list)
     bars: list[tuple[Any, int]] = field(default_factory=list)  # (a term or a word, a count)
     note: str = ""
+    total: int | None = None  # a table cut short: how many rows there are in all
 
     def add(self, label: str, *values: Value) -> None:
         kept = [v for v in values if v not in (None, "")]
@@ -189,6 +190,10 @@ CO_AUTHORS = f"""
 SELECT ?other (COUNT(DISTINCT ?paper) AS ?n) WHERE {{
   ?e iclr:authorOf ?paper . ?other iclr:authorOf ?paper . FILTER (?other != ?e)
 }} GROUP BY ?other ORDER BY DESC(?n) ?other LIMIT {LIST_LIMIT}"""
+# How many there are in all, said beside a list cut at LIST_LIMIT ("200 of 9,391")
+PERSON_PAPER_COUNT = "SELECT (COUNT(DISTINCT ?paper) AS ?n) WHERE { ?e iclr:authorOf ?paper }"
+CO_AUTHOR_COUNT = """
+SELECT (COUNT(DISTINCT ?other) AS ?n) WHERE { ?e iclr:authorOf ?paper . ?other iclr:authorOf ?paper . FILTER (?other != ?e) }"""
 
 
 def person(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
@@ -219,7 +224,16 @@ def person(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
         papers.table.append([row["paper"], year, row["d"], awards])
     co = Panel("Co-authors", kind="table", columns=["co-author", "papers together"])
     co.table = [[row["other"], int(row["n"].value)] for row in _select(store, CO_AUTHORS, iri)]
+    _say_total(store, iri, papers, PERSON_PAPER_COUNT)
+    _say_total(store, iri, co, CO_AUTHOR_COUNT)
     return heading, [names, roles, papers, co]
+
+
+def _say_total(store: ReadableGraph, iri: NamedNode, panel: Panel, count_query: str, limit: int = LIST_LIMIT) -> None:
+    """A list cut at `limit` says so, with the total (the count runs only then)."""
+    if len(panel.table) >= limit:
+        rows = _select(store, count_query, iri)
+        panel.total = int(rows[0]["n"].value) if rows else len(panel.table)
 
 
 # --------------------------------------------------------------------------------------------
@@ -240,10 +254,15 @@ SELECT DISTINCT ?paper ?award WHERE {{
   UNION
   {{ ?sub iclr:subOrganizationOf ?e . ?paper iclr:creditedOrganization ?sub ; iclr:receivedAward ?award }}
 }} ORDER BY ?paper LIMIT {LIST_LIMIT}"""
+# One row per paper, with every sub-organization it is credited through (none: credited directly)
 ORG_PAPERS = f"""
-SELECT DISTINCT ?paper ?via WHERE {{
+SELECT ?paper (GROUP_CONCAT(DISTINCT COALESCE(STR(?via), ""); separator=" ") AS ?vias) WHERE {{
   {{ ?paper iclr:creditedOrganization ?e }} UNION {{ ?paper iclr:creditedOrganization ?via . ?via iclr:subOrganizationOf ?e }}
-}} ORDER BY ?paper LIMIT {LIST_LIMIT}"""
+}} GROUP BY ?paper ORDER BY ?paper LIMIT {LIST_LIMIT}"""
+ORG_PAPER_COUNT = """
+SELECT (COUNT(DISTINCT ?paper) AS ?n) WHERE {
+  { ?paper iclr:creditedOrganization ?e } UNION { ?paper iclr:creditedOrganization ?via . ?via iclr:subOrganizationOf ?e }
+}"""
 
 
 def organization(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
@@ -271,7 +290,11 @@ def organization(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]
     awards = Panel("Award papers", kind="table", columns=["paper", "award"])
     awards.table = [[row["paper"], row["award"]] for row in _select(store, ORG_AWARD_PAPERS, iri)]
     papers = Panel("Papers", kind="table", columns=["paper", "credited as"])
-    papers.table = [[row["paper"], row["via"] or ""] for row in _select(store, ORG_PAPERS, iri)]
+    papers.table = [
+        [row["paper"], [NamedNode(v) for v in row["vias"].value.split()] if row["vias"] is not None else []]
+        for row in _select(store, ORG_PAPERS, iri)
+    ]
+    _say_total(store, iri, papers, ORG_PAPER_COUNT)
     return heading, [about, years, awards, papers]
 
 
@@ -457,6 +480,9 @@ def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
         ]
         panel.table = [[cells(v) for v in row] for row in panel.table]
         panel.bars = [(labeler.cell(name).text, n) for name, n in panel.bars]
+        if panel.total is not None and panel.total > len(panel.table):
+            shown = translate("{shown} of {total} shown", labeler.lang)
+            panel.note = shown.format(shown=f"{len(panel.table):,}", total=f"{panel.total:,}")
         panel.columns = [
             labeler.cell(c).text if not isinstance(c, str) else translate(c, labeler.lang) for c in panel.columns
         ]

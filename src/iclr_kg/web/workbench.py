@@ -125,11 +125,8 @@ def _vocabulary() -> dict[str, object]:
 
 
 def ontology_local_names() -> frozenset[str]:
-    """The local names of our ontology's terms, for lint (every query page asks: kept per generation)."""
-    return state().per_generation(
-        "ontology names",
-        lambda: frozenset(str(t["name"]).split(":", 1)[1] for t in vocabulary()["terms"]),
-    )
+    """The local names of our ontology's terms, for lint (terms.py: read once per ontology file)."""
+    return state().terms().names
 
 
 @blueprint.route("/api/vocabulary")

@@ -287,9 +287,13 @@
           x: { field: options.x || x, type: "temporal" }, y: { field: options.label || series || x, type: "nominal" },
           tooltip: columns.map((c) => ({ field: c })) } };
       } else {
+        // Years and other numbers on x keep the query's order; names are ranked by their bars.
+        // Counts get whole-number ticks (no "0.5 papers").
+        const xNumeric = rows.length > 0 && rows.every((r) => typeof r[x] === "number");
+        const yWhole = rows.every((r) => r[y] === undefined || Number.isInteger(r[y]));
         spec = { mark: { type: kind, tooltip: true }, encoding: {
-          x: { field: x, type: kind === "line" ? "ordinal" : "nominal", sort: kind === "bar" ? "-y" : null },
-          y: { field: y, type: "quantitative" } } };
+          x: { field: x, type: kind === "line" ? "ordinal" : "nominal", sort: kind === "bar" && !xNumeric ? "-y" : null },
+          y: { field: y, type: "quantitative", ...(yWhole ? { axis: { format: "d", tickMinStep: 1 } } : {}) } } };
         if (series) {
           spec.encoding.color = { field: series, type: "nominal" };
           if (kind === "bar") spec.encoding.xOffset = { field: series, type: "nominal" };
