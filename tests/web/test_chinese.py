@@ -78,3 +78,11 @@ def test_the_code_reads_its_enumerations_from_the_ontology() -> None:
         assert re.search(rf'iclr:{local} a [^.]*skos:notation "{re.escape(notation)}"', ontology, re.S), local
     assert set(openreview_import.DECISIONS) == set(rdf.DECISIONS)
     assert {d for d, _ in iclr_years.OUTCOMES.values()} <= set(rdf.DECISIONS)
+
+
+def test_charts_and_language_tags_speak_chinese(client) -> None:
+    page = client.get("/resource/person/ian-gemp", query_string={"lang": "zh"}).get_data(as_text=True)
+    assert "data-titles=" in page and "年份" in html.unescape(page)  # the chart's axis titles
+    assert "格式：" in page and " · as " not in page
+    google = client.get("/resource/organization/google", query_string={"lang": "zh"}).get_data(as_text=True)
+    assert ">简体<" in google and ">zh-hans<" not in google  # a language tag, named

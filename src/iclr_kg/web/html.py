@@ -164,10 +164,16 @@ class Labeler:
         return Cell(translate(str(term), self.lang))  # the page's own words ("current"), not data
 
 
+# How a page names a text's language tag, rather than showing the tag itself
+LANGUAGE_NAMES = {"zh": "Chinese", "zh-hans": "Simplified Chinese", "zh-hant": "Traditional Chinese"}
+
+
 def readable_literal(term: Literal, lang: str = "en") -> Cell:
     """A literal as a person reads it: no datatype (shown on hover), a language tag only if not English."""
     if term.language:
-        return Cell(term.value, note="" if term.language == "en" else term.language, lang=term.language)
+        tag = term.language.lower()
+        note = "" if tag == "en" else translate(LANGUAGE_NAMES.get(tag, tag), lang)
+        return Cell(term.value, note=note, lang=term.language)
     datatype = term.datatype.value if term.datatype else ""
     if datatype == vocab.XSD + "boolean":
         return Cell(translate("yes" if term.value == "true" else "no", lang), title=short(datatype))

@@ -59,6 +59,10 @@ ZH = {
     "Referenced by": "被引用于",
     "inferred": "推理所得",
     "et al.": "等",
+    "as": "格式：",
+    "Chinese": "中文",
+    "Simplified Chinese": "简体",
+    "Traditional Chinese": "繁体",
     "{shown} of {total} shown": "显示 {shown} 条，共 {total} 条",
     "First {limit} shown.": "仅显示前 {limit} 条。",
     # the ontology page

@@ -21,7 +21,7 @@ from iclr_kg.query.saved import parse_iri
 from iclr_kg.query.streaming import stream
 from iclr_kg.web.html import Labeler, cell, short
 from iclr_kg.web.http import requested_format, wants_html
-from iclr_kg.web.i18n import language
+from iclr_kg.web.i18n import language, translate
 from iclr_kg.web.profiles import PROFILES, about, render_panels, schema_org
 from iclr_kg.web.state import state
 
@@ -133,6 +133,7 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
 
 # Charts on entity pages: (title, the query about ?e, the view), drawn by the workbench's views (an
 # organization's and an edition's papers per year and decisions are bars drawn on the server)
+GRAPH_NEIGHBOURS = 30  # co-authors drawn in a person's graph (the table lists more)
 ENTITY_VIEWS = {
     "paper": [
         (
@@ -150,8 +151,10 @@ ENTITY_VIEWS = {
         ),
         (
             "Co-author graph",
+            # the closest co-authors only: a prolific author's every co-author is a ball of labels
             "SELECT ?person ?coauthor (COUNT(DISTINCT ?paper) AS ?papers) WHERE { BIND (?e AS ?person) "
-            "?paper iclr:hasAuthor ?person , ?coauthor . FILTER (?coauthor != ?person) } GROUP BY ?person ?coauthor",
+            "?paper iclr:hasAuthor ?person , ?coauthor . FILTER (?coauthor != ?person) } GROUP BY ?person ?coauthor "
+            f"ORDER BY DESC(?papers) ?coauthor LIMIT {GRAPH_NEIGHBOURS}",
             "graph source=person target=coauthor weight=papers",
         ),
     ],
@@ -167,7 +170,10 @@ def entity_views(kind: str, iri: NamedNode, panels: list) -> list[dict[str, obje
         source = {"Co-author graph": "Co-authors", "Review ratings": "Reviews", "Papers per year": "Papers"}[title]
         if source in shown:
             results = url_for("sparql.sparql", query=about(query, iri), format="json")
-            views.append({"title": title, "spec": spec, "results": results, "wide": spec.startswith("graph")})
+            titles = json.dumps({name: translate(name) for name in re.findall(r"=(\w+)", spec)}, ensure_ascii=False)
+            views.append(
+                {"title": title, "spec": spec, "results": results, "wide": spec.startswith("graph"), "titles": titles}
+            )
     return views
 
 

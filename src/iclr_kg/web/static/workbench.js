@@ -291,13 +291,19 @@
         // Counts get whole-number ticks (no "0.5 papers").
         const xNumeric = rows.length > 0 && rows.every((r) => typeof r[x] === "number");
         const yWhole = rows.every((r) => r[y] === undefined || Number.isInteger(r[y]));
+        const yMax = Math.max(0, ...rows.map((r) => Number(r[y]) || 0));
+        const wholeTicks = yMax <= 10 ? { values: Array.from({ length: yMax + 1 }, (_, i) => i) } : { tickMinStep: 1 };
         spec = { mark: { type: kind, tooltip: true }, encoding: {
           x: { field: x, type: kind === "line" ? "ordinal" : "nominal", sort: kind === "bar" && !xNumeric ? "-y" : null },
-          y: { field: y, type: "quantitative", ...(yWhole ? { axis: { format: "d", tickMinStep: 1 } } : {}) } } };
+          y: { field: y, type: "quantitative", ...(yWhole ? { axis: { format: "d", ...wholeTicks } } : {}) } } };
         if (series) {
           spec.encoding.color = { field: series, type: "nominal" };
           if (kind === "bar") spec.encoding.xOffset = { field: series, type: "nominal" };
         }
+      }
+      const titles = JSON.parse(box.dataset.titles || "{}"); // axis titles in the page's language
+      for (const channel of Object.values(spec.encoding)) {
+        if (channel.field && titles[channel.field]) channel.title = titles[channel.field];
       }
       spec = { $schema: "https://vega.github.io/schema/vega-lite/v5.json", data: { values: rows }, width: "container",
         height: 320, ...spec };
