@@ -34,7 +34,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY  # larger POST bodies get 413
     state = app.extensions["iclr_kg"] = AppState(settings)
 
-    from iclr_kg.web import discovery, i18n, openapi, pages, resources, sparql, workbench, writes
+    from iclr_kg.web import assets, discovery, i18n, openapi, pages, resources, sparql, workbench, writes
 
     app.register_blueprint(sparql.blueprint)
     app.register_blueprint(writes.blueprint)
@@ -44,6 +44,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.register_blueprint(discovery.blueprint)
     app.register_blueprint(workbench.blueprint)
     i18n.install(app)
+    assets.install(app)
     app.jinja_env.filters["facts"] = lambda text: readable_facts(text, i18n.language(), state.terms())
 
     @app.errorhandler(IclrKgError)

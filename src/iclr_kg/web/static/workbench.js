@@ -19,7 +19,7 @@
   function script(path) {
     loaded[path] = loaded[path] || new Promise((resolve, reject) => {
       const tag = document.createElement("script");
-      tag.src = STATIC + path;
+      tag.src = `${STATIC}${path}?v=${document.documentElement.dataset.staticVersion || ""}`; // cached for a year
       tag.onload = resolve;
       tag.onerror = () => reject(new Error(`could not load ${path}`));
       document.head.appendChild(tag);

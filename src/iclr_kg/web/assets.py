@@ -1,0 +1,90 @@
+"""Static files served as a browser wants them: versioned URLs cached for a year, and text
+compressed (Flask-Compress: pages, JSON and JavaScript; never SPARQL results, which stream).
+
+Every static URL the app writes carries `?v=` the hash of the static files' contents (Flask's
+url_defaults adds it to `url_for('static', ...)`; the workbench appends it to the libraries it
+loads). A request with the current version is answered `Cache-Control: public, max-age=31536000,
+immutable`: a new release changes the version, so no browser keeps a stale file. Without it (an
+old link), the file is served to be revalidated, as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, request
+from flask_compress import Compress
+
+YEAR = 365 * 24 * 3600
+COMPRESSED = [
+    "text/html",
+    "text/css",
+    "text/javascript",
+    "application/javascript",
+    "application/json",
+    "application/ld+json",
+    "image/svg+xml",
+]
+
+
+def static_version(folder: Path) -> str:
+    """A short hash of every static file's path and content: the version in their URLs."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(folder).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+class _StaticCache:
+    """Flask-Compress's cache of compressed bodies, kept for static files only (their content
+    is fixed by their version); a page's key is None and is never kept."""
+
+    def __init__(self) -> None:
+        self.bodies: dict[str, bytes] = {}
+
+    def get(self, key: str) -> bytes | None:
+        return self.bodies.get(key)
+
+    def set(self, key: str, value: bytes) -> None:
+        if not key.endswith(";None"):
+            self.bodies[key] = value
+
+
+def install(app: Flask) -> None:
+    version = static_version(Path(app.static_folder or "static"))
+    app.config.update(
+        COMPRESS_MIMETYPES=COMPRESSED,
+        COMPRESS_ALGORITHM=["gzip"],
+        COMPRESS_STREAMS=False,  # results and exports stream: compressing them would hold them back
+        COMPRESS_MIN_SIZE=1024,
+        COMPRESS_REGISTER=False,  # called below, for what it may compress only: results vary on nothing new
+    )
+    cache = _StaticCache()
+    app.config["COMPRESS_CACHE_BACKEND"] = lambda: cache
+    app.config["COMPRESS_CACHE_KEY"] = lambda req: req.full_path if req.endpoint == "static" else None
+    app.jinja_env.globals["static_version"] = version
+
+    @app.url_defaults
+    def versioned(endpoint: str, values: dict[str, Any]) -> None:
+        if endpoint == "static":
+            values.setdefault("v", version)
+
+    compress = Compress(app)
+
+    @app.after_request
+    def cache_and_compress(response: Response) -> Response:
+        if request.endpoint == "static" and response.status_code == 200:
+            if request.args.get("v") == version:
+                response.headers["Cache-Control"] = f"public, max-age={YEAR}, immutable"
+            if response.mimetype in COMPRESSED and "gzip" in request.headers.get("Accept-Encoding", ""):
+                response.direct_passthrough = False  # a file, read whole so that it can be compressed
+                opened, body = response.response, response.get_data()
+                if hasattr(opened, "close"):
+                    opened.close()
+                response.set_data(body)
+        if response.mimetype not in COMPRESSED:
+            return response
+        return compress.after_request(response)

@@ -1,0 +1,43 @@
+"""Static files and compression: versioned static URLs are cached for a year, pages, JSON and
+JavaScript are gzipped for clients that accept it, and SPARQL results stream uncompressed."""
+
+from __future__ import annotations
+
+import gzip
+import re
+
+GZIP = {"Accept-Encoding": "gzip"}
+
+
+def test_pages_and_json_are_gzipped_for_clients_that_accept_it(client) -> None:
+    plain = client.get("/resource/organization/google")
+    packed = client.get("/resource/organization/google", headers=GZIP)
+    assert plain.headers.get("Content-Encoding") is None and "Accept-Encoding" in packed.headers["Vary"]
+    assert packed.headers["Content-Encoding"] == "gzip" and len(packed.data) < len(plain.data) / 2
+    assert gzip.decompress(packed.data) == plain.data
+    api = client.get("/api/vocabulary", headers=GZIP)
+    assert api.headers["Content-Encoding"] == "gzip" and gzip.decompress(api.data).startswith(b"{")
+
+
+def test_static_urls_are_versioned_and_cached_for_a_year(client) -> None:
+    page = client.get("/").get_data(as_text=True)
+    found = re.search(r'src="(/static/vendor/codemirror/codemirror\.js\?v=(\w+))"', page)
+    assert found, "the editor's script is linked without a version"
+    version = found.group(2)
+    assert f'data-static-version="{version}"' in page  # what the workbench appends to what it loads
+    script = client.get(found.group(1), headers=GZIP)
+    assert script.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    assert script.headers["Content-Encoding"] == "gzip"
+    with client.get("/static/vendor/codemirror/codemirror.js") as unversioned:  # a file: closed after
+        assert "immutable" not in unversioned.headers.get("Cache-Control", "")
+        assert gzip.decompress(script.data) == unversioned.data
+    with client.get("/static/vendor/codemirror/codemirror.js?v=0ld") as stale:
+        assert "immutable" not in stale.headers.get("Cache-Control", "")
+
+
+def test_sparql_results_are_never_compressed(client) -> None:
+    answer = client.get(
+        "/sparql", query_string={"query": "SELECT * WHERE { ?s ?p ?o } LIMIT 300", "format": "json"}, headers=GZIP
+    )
+    assert answer.status_code == 200 and answer.headers.get("Content-Encoding") is None
+    assert answer.data.startswith(b'{"head"')
