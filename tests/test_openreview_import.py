@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from pyoxigraph import Store
 
+from iclr_kg import vocab
 from iclr_kg.build.pipeline import build
 from iclr_kg.config import Settings
 from iclr_kg.errors import ImportFailed
@@ -528,16 +529,39 @@ def test_stale_staging_folders_of_killed_imports_are_removed(tmp_path: Path, v1_
 
 
 def test_a_record_that_breaks_a_shape_is_kept_out_and_the_graph_builds(tmp_path: Path) -> None:
-    """Six real withdrawn 2019 papers are titled "NA": the import kept them and every build failed."""
-    papers = [*YEAR_PAPERS, Paper("Withdrawn01", "NA", [("Alex Example", "~Alex_Example1")], "withdrawn")]
+    """One bad record never blocks the graph: a two-letter title breaks the title's shape."""
+    papers = [*YEAR_PAPERS, Paper("Broken0001", "AB", [("Alex Example", "~Alex_Example1")], "withdrawn")]
     store, stats = import_year(tmp_path, 2019, papers)  # builds: SHACL passes
     assert stats["kept out (break a shape)"] == 1 and stats["submissions"] == 4
-    assert ask(store, "SELECT * WHERE { paper:Withdrawn01 ?p ?o }") == []
+    assert ask(store, "SELECT * WHERE { paper:Broken0001 ?p ?o }") == []
     note = ask(
         store,
         "SELECT ?n WHERE { GRAPH <https://w3id.org/iclr-kg/graph/source/openreview-iclr-2019> { ?e iclr:note ?n } }",
     )
-    assert any("1 kept out of the graph: A paper needs a title" in n for (n,) in note)
+    assert any("1 kept out of the graph: A paper's title is a string of 3 or more" in n for (n,) in note)
+
+
+def test_a_submission_whose_title_was_taken_down_is_kept_without_one(tmp_path: Path) -> None:
+    """Six real withdrawn 2019 submissions show "NA" for title and authors: each is still a
+    submission, with its decision and reviews, and no invented title (issue #37, item 8)."""
+    redacted = Paper("Withdrawn01", "NA", [("NA", "")], "withdrawn", [("RevNA00001", 3, 4)])
+    store, stats = import_year(tmp_path, 2019, [*YEAR_PAPERS, redacted])
+    assert stats["submissions"] == len(YEAR_PAPERS) + 1 and "kept out (break a shape)" not in stats
+    facts = dict(ask(store, "SELECT ?p ?o WHERE { GRAPH ?g { paper:Withdrawn01 ?p ?o } }"))
+    assert facts[vocab.ONTOLOGY_NS + "titleWithdrawn"] == "true"
+    assert facts[vocab.ONTOLOGY_NS + "decision"] == vocab.ONTOLOGY_NS + "Withdrawn"
+    assert vocab.ONTOLOGY_NS + "title" not in facts and vocab.ONTOLOGY_NS + "firstAuthor" not in facts
+    assert ask(store, "SELECT ?r WHERE { ?r iclr:reviewOf paper:Withdrawn01 }") != []
+    withdrawn = ask(
+        store, "SELECT (COUNT(?p) AS ?n) WHERE { ?p iclr:submittedTo edition:iclr2019 ; iclr:decision iclr:Withdrawn }"
+    )
+    assert int(withdrawn[0][0]) == 1 + sum(p.outcome == "withdrawn" for p in YEAR_PAPERS)
+    from iclr_kg.web import create_app
+
+    client = create_app(Settings(store=tmp_path / "store")).test_client()
+    for lang, words in (("en", "title withdrawn"), ("zh", "标题已撤下")):
+        page = client.get("/resource/paper/Withdrawn01", query_string={"lang": lang}).get_data(as_text=True)
+        assert f"<h1>[{words}" in page and "NA" not in page.split("<h1>", 1)[1].split("</h1>", 1)[0]
 
 
 def test_each_year_keeps_its_rating_and_confidence_scales(tmp_path: Path) -> None:
@@ -816,7 +840,7 @@ def test_every_year_imports_into_one_folder_and_builds(tmp_path: Path) -> None:
     by_year = {row[0]: row[1:] for row in ask(store, saved["decisions-by-year"].text)}
     # year: submissions, accepted, rejected, workshop, withdrawn, desk-rejected, rate, article figures
     assert by_year["2014"][:2] == ("3", "0") and by_year["2014"][6] is None  # no decisions in 2014: no rate
-    assert by_year["2019"][:2] == ("3", "2")  # the paper titled NA is kept out
+    assert by_year["2019"][:2] == ("4", "2") and by_year["2019"][4] == "1"  # the submission titled NA counts
     assert by_year["2021"][:2] == ("3", "2") and by_year["2021"][6] == "0.667"
     assert sorted(by_year["2021"][7].split(" / ")) == ["2997", "3013"]  # two articles disagree: both shown
     assert by_year["2021"][8] == "860"  # as the articles state it, beside the imported count

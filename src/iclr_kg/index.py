@@ -378,6 +378,10 @@ def _rows(entities: Iterable[_Entity]) -> Iterator[tuple[object, ...]]:
 
 def _row(number: int, entity: _Entity) -> tuple[object, ...]:
     english, chinese = _label(entity)
+    if not english and entity.kind == "paper":  # its title was taken down (iclr:titleWithdrawn)
+        withdrawn = terms.packaged()
+        english = f"[{withdrawn.label('titleWithdrawn')}: {entity.key}]"
+        chinese = chinese or f"[{withdrawn.label('titleWithdrawn', 'zh')}：{entity.key}]"
     label = english or entity.label or entity.key
     names = sorted({text for _, text, _ in entity.names} | {label, entity.key})
     folded = " | ".join(dict.fromkeys(fold(n) for n in names))

@@ -188,6 +188,7 @@ AWARD_FACTS: Fields = {
 }
 PAPER_FACTS: Fields = {
     "title": (iclr("title"), "text"),
+    "title_withdrawn": (iclr("titleWithdrawn"), "boolean"),
     "method_name": (iclr("methodName"), "text"),
     "code": (iclr("codeRepository"), "iri"),
     "decision": (iclr("decision"), DECISIONS),

@@ -99,7 +99,7 @@ class PaperMatches:
 
 def _title_key(paper: PaperFacts) -> tuple[str, str]:
     """(edition, title) with case, width, punctuation and spacing folded."""
-    title = "".join(c if c.isalnum() else " " for c in normalize(paper.title))
+    title = "".join(c if c.isalnum() else " " for c in normalize(paper.title or ""))
     return normalize(paper.edition), " ".join(title.split())
 
 

@@ -434,7 +434,8 @@ class PaperFacts(Curated):
     same_as: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{6,16}$")
     key: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9-]*$")
     edition: str
-    title: str
+    title: str | None = None  # None only where the title was withdrawn (`title_withdrawn`)
+    title_withdrawn: Literal[True] | None = None  # the source took the title down ("NA" on OpenReview)
     method_name: str | None = None
     authors: list[str | AuthorRef] = Field(default_factory=list)
     organizations: list[str] = Field(default_factory=list)
@@ -456,6 +457,8 @@ class PaperFacts(Curated):
     def _has_identity(self) -> PaperFacts:
         if sum(x is not None for x in (self.openreview, self.same_as, self.key)) != 1:
             raise ValueError("a paper needs exactly one of `openreview`, `same_as` or `key`")
+        if (self.title is None) != bool(self.title_withdrawn):
+            raise ValueError("a paper needs a `title`, or `title_withdrawn: true` where its source took it down")
         return self
 
     @property

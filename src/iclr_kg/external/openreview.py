@@ -70,6 +70,7 @@ class Submission(BaseModel):
     presentation: Presentation | None = None
     reviews: list[Score] = []
     unread_decision: str | None = None  # a decision worded as the year's table does not know
+    title_withdrawn: bool = False  # OpenReview replaced the title (and authors) with "NA"
 
 
 class Position(NamedTuple):
@@ -189,6 +190,11 @@ def _decision(
     return (read[0], read[1], None) if read else (None, None, text)
 
 
+# What OpenReview shows in place of a withdrawn submission's title and authors when they were
+# taken down (six ICLR 2019 submissions): the submission, its decision and reviews stay.
+REDACTED = "NA"
+
+
 def _anonymous(name: str, author_id: str) -> bool:
     """Blind submissions that were never de-anonymized list "Anonymous" and a group id
     (ICLR.cc/2019/Conference/Paper123/Authors): no person to import."""
@@ -216,13 +222,19 @@ def submission_record(note: Any, fmt: YearFormat, listed: Decision | None, revie
     ids = [str(i) for i in _value(content, "authorids") or []]
     names = _author_names(_value(content, "authors"), ids)
     ids += [""] * (len(names) - len(ids))
-    authors = [_author(name, i) for name, i in zip(names, ids, strict=False) if not _anonymous(name, i)]
+    authors = [
+        _author(name, i)
+        for name, i in zip(names, ids, strict=False)
+        if not _anonymous(name, i) and name.strip() != REDACTED
+    ]
+    title = " ".join(str(_value(content, "title") or "").split())
     decision, presentation, unread = _decision(note, fmt, listed)
     scores = [_score(r, fmt.reviews[1]) for r in _replies(note, fmt.reviews[0])] if reviews and fmt.reviews else []
     return Submission(
         id=note.id,
         number=note.number,
-        title=" ".join(str(_value(content, "title") or "").split()),
+        title="" if title == REDACTED else title,
+        title_withdrawn=title == REDACTED,
         authors=authors,
         decision=decision,
         presentation=presentation,

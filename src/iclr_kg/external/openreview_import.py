@@ -179,7 +179,8 @@ def _paper(
     return PaperFacts(
         openreview=record.id,
         edition=edition,
-        title=record.title,
+        title=record.title or None,
+        title_withdrawn=record.title_withdrawn or None,
         authors=authors,
         organizations=organizations,
         organizations_complete=not (organizations and unknown_affiliation),
@@ -268,7 +269,7 @@ def plan_import(
         editions.append(Edition(key=f"iclr{year}", conference="iclr", year=year, name=edition))
     papers, seen = [], set()
     for record in submissions:
-        if record.id in seen or not record.title:
+        if record.id in seen or not (record.title or record.title_withdrawn):
             continue
         seen.add(record.id)
         papers.append(_paper(record, edition, year, resolver, profiles))

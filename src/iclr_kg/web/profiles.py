@@ -124,6 +124,9 @@ def paper(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
     ranked = ranked_titles(counted)
     heading = ranked[0] if ranked else iri.value.rsplit("/", 1)[-1]
     about = Panel("Paper")
+    if not ranked and _values(store, iri, "titleWithdrawn"):
+        heading = ""  # the page says the title was withdrawn, in the reader's language
+        about.rows.append(("Title", [OntologyLabel("titleWithdrawn")]))
     about.add("Also titled", *ranked[1:])
     about.add("Edition", *_values(store, iri, "submittedTo"))
     about.add("Decision", *_values(store, iri, "decision"), *_values(store, iri, "presentationType"))
