@@ -464,6 +464,12 @@ class QueryPool:
         """How many workers wait for a query now."""
         return self._idle.qsize()
 
+    @property
+    def running(self) -> int:
+        """How many queries workers are answering now (for tests and monitoring)."""
+        with self._lock:
+            return len(self._running)
+
     def worker_pids(self) -> set[int]:
         """The process ids of the idle workers (for tests and monitoring)."""
         return {w.process.pid for w in list(self._idle.queue)}
