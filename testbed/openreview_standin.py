@@ -245,8 +245,16 @@ def _v2(venue: str, number: int, paper: Paper) -> tuple[str, dict[str, Any]]:
 
 
 def profile(
-    profile_id: str, name: str, institution: str | None, domain: str | None = None, position: str = "Researcher"
+    profile_id: str,
+    name: str,
+    institution: str | None,
+    domain: str | None = None,
+    position: str = "Researcher",
+    links: dict[str, str] | None = None,
 ) -> dict[str, Any]:
+    """A profile as OpenReview's API returns it; `links`: its personal links by field (`orcid`,
+    `dblp`, `semanticScholar`, `gscholar`, `homepage`: URLs as people paste them), and its e-mail
+    addresses, which the importer must never read."""
     history = (
         [
             {
@@ -262,7 +270,13 @@ def profile(
     return {
         "id": profile_id,
         "active": True,
-        "content": {"names": [{"fullname": name, "username": profile_id, "preferred": True}], "history": history},
+        "content": {
+            "names": [{"fullname": name, "username": profile_id, "preferred": True}],
+            "history": history,
+            "emails": [f"{profile_id.strip('~').lower()}@example.org"],
+            "preferredEmail": f"{profile_id.strip('~').lower()}@example.org",
+            **(links or {}),
+        },
     }
 
 

@@ -559,6 +559,8 @@ def _report_import(result: Any, hint: bool = True) -> None:
     figures = ", ".join(f"{count} {name}" for name, count in result.stats.items())
     verdict = "written" if result.changed else "unchanged"
     click.echo(f"{result.folder}: {verdict} (API {result.api}, {result.requests} requests): {figures}")
+    for warning in getattr(result, "warnings", []):
+        click.echo(f"warning: {warning}", err=True)
     if result.changed and hint:
         click.echo("run `iclr-kg build` to include it")
 

@@ -31,6 +31,7 @@ from iclr_kg.build.sources import (
     Source,
 )
 from iclr_kg.errors import DataError
+from iclr_kg.identifiers import SCHEMES
 
 RDF_NS = vocab.RDF
 XSD, DCTERMS, SCHEMA = vocab.XSD, vocab.DCTERMS, vocab.SCHEMA
@@ -345,6 +346,11 @@ class _SourceBuilder:
             self._person(person)
         for link in self.source.profiles:
             _profile(self.out, self.ref("person", link.person, link, "person").node, link.profile)
+        for identifier in self.source.identifiers:  # the profile's owner, known by the profile id
+            node = self.ref("person", identifier.profile, identifier, "profile").node
+            scheme = SCHEMES[identifier.scheme]
+            self.out.add(node, iclr(scheme.prop), text(identifier.value))
+            self.out.add(node, vocab.SKOS_EXACT_MATCH, NamedNode(scheme.iri(identifier.value)))
         return self.out.quads
 
     def _source_info(self) -> None:

@@ -494,6 +494,15 @@ class ProfileLink(Curated):
     matched_by: Literal["name"] = "name"
 
 
+class ProfileIdentifier(Curated):
+    """An identifier elsewhere that an OpenReview profile states for its owner (identifiers.py):
+    checked when imported, stated in the import's graph as the profile's word."""
+
+    profile: str = Field(pattern=PROFILE_ID)
+    scheme: Literal["orcid", "dblp", "s2", "gscholar"]
+    value: str = Field(max_length=200)
+
+
 class Source(Curated):
     """One article or import: what it says, in its own terms."""
 
@@ -504,6 +513,7 @@ class Source(Curated):
     papers: list[PaperFacts] = Field(default_factory=list)
     people: list[PersonFacts] = Field(default_factory=list)
     profiles: list[ProfileLink] = Field(default_factory=list)
+    identifiers: list[ProfileIdentifier] = Field(default_factory=list)
     _path: Path = PrivateAttr(default=Path())
 
     @property

@@ -24,6 +24,7 @@ from iclr_kg.errors import ImportFailed
 from iclr_kg.external.iclr_years import Api, Decision, Presentation, YearFormat, outcome, v2_presentation
 from iclr_kg.external.jsoncache import JsonCache
 from iclr_kg.external.session import mount_policy
+from iclr_kg.identifiers import PROFILE_FIELDS
 
 PAGE_SIZE = 1000  # the API's largest page
 # What a service may send before we stop believing it: pages per listing (ICLR's largest year has
@@ -93,6 +94,9 @@ class Profile(BaseModel):
     domain: str | None = None
     position: str | None = None
     history: list[Position] = []  # pages cached before this field read as no history
+    # Its public personal links, by scheme (identifiers.PROFILE_FIELDS), as written: checked when
+    # imported. Never an e-mail address (profiles' e-mails are not read at all).
+    links: dict[str, Annotated[str, Field(max_length=500)]] = {}
 
     def affiliation(self, year: int) -> tuple[str | None, str | None]:
         """(institution, domain) in `year`: the entry that covers it (the latest begun, if
@@ -271,6 +275,11 @@ def profile_record(profile: Any) -> Profile:
             )
             for h in history
         ],
+        links={
+            scheme: str(content[field]).strip()
+            for field, scheme in PROFILE_FIELDS.items()
+            if isinstance(content.get(field), str) and content[field].strip()
+        },
     )
 
 

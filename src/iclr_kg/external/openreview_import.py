@@ -16,7 +16,7 @@ import re
 import shutil
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from iclr_kg import terms, vocab
@@ -29,6 +29,7 @@ from iclr_kg.build.sources import (
     Organization,
     PaperFacts,
     Person,
+    ProfileIdentifier,
     ProfileLink,
     ReviewFacts,
     Source,
@@ -42,6 +43,7 @@ from iclr_kg.errors import DataError, ImportFailed, NothingListed
 from iclr_kg.external.iclr_years import YearFormat, supported_years, year_format
 from iclr_kg.external.importfolder import ImportFolder, shape_violations, write_import
 from iclr_kg.external.openreview import Author, Fetcher, Profile, Progress, Submission
+from iclr_kg.identifiers import SCHEMES, BadIdentifier
 
 COMMAND = "iclr-kg import openreview"
 DECISIONS = tuple(terms.packaged().enumeration("Decision"))  # the notations, in the ontology's order
@@ -247,6 +249,7 @@ class Plan:
 
     folder: ImportFolder
     stats: dict[str, int]
+    warnings: list[str] = field(default_factory=list)  # what was left out, and why, in sentences
 
 
 def plan_import(
@@ -296,7 +299,9 @@ def plan_import(
         retrieved=retrieved.astimezone(dt.UTC).replace(microsecond=0),
     )
     links = [ProfileLink(profile=p, person=k) for p, k in sorted(resolver.links.items())]
-    source = Source(source=info, editions=[facts], papers=papers, profiles=links)
+    authors = {a.profile for p in papers for a in p.authors if isinstance(a, AuthorRef) and a.profile}
+    identifiers, warnings = profile_identifiers({p: profiles[p] for p in sorted(authors) if p in profiles})
+    source = Source(source=info, editions=[facts], papers=papers, profiles=links, identifiers=identifiers)
     stats = {
         "submissions": len(papers),
         **counts,
@@ -306,6 +311,8 @@ def plan_import(
         "new people": len(resolver.people),
         "known organizations": len(resolver.orgs_matched),
         "new organizations": len(resolver.organizations),
+        "identifiers from profiles": len(identifiers),
+        "identifiers refused": len(warnings),
     }
     folder = ImportFolder(
         source,
@@ -314,7 +321,34 @@ def plan_import(
         editions=editions,
         uses=_keys_used(source, registry),
     )
-    return Plan(folder, stats)
+    return Plan(folder, stats, warnings)
+
+
+def profile_identifiers(profiles: dict[str, Profile]) -> tuple[list[ProfileIdentifier], list[str]]:
+    """The identifiers the authors' profiles state, checked (identifiers.py), and a sentence for
+    each refused: a malformed one (an ORCID whose checksum fails), and one that two profiles
+    both claim (a dblp pid on two people is for a curator to settle: neither gets it)."""
+    found: list[ProfileIdentifier] = []
+    warnings: list[str] = []
+    for pid, profile in profiles.items():
+        for scheme, written in sorted(profile.links.items()):
+            try:
+                value = SCHEMES[scheme].parse(written)
+            except BadIdentifier as exc:
+                warnings.append(f"{pid}: {SCHEMES[scheme].label} left out: {exc}")
+                continue
+            found.append(ProfileIdentifier(profile=pid, scheme=scheme, value=value))
+    owners: dict[tuple[str, str], list[str]] = {}
+    for identifier in found:
+        owners.setdefault((identifier.scheme, identifier.value), []).append(identifier.profile)
+    for (scheme, value), pids in sorted(owners.items()):
+        if len(pids) > 1:
+            warnings.append(
+                f"{SCHEMES[scheme].label} {value} is stated by {len(pids)} profiles ({', '.join(pids)}): "
+                "left out of both, for a curator to settle"
+            )
+    kept = [i for i in found if len(owners[(i.scheme, i.value)]) == 1]
+    return kept, warnings
 
 
 def _keys_used(source: Source, registry: Registry) -> set[str]:
@@ -363,6 +397,7 @@ class ImportResult:
     api: str
     requests: int
     stats: dict[str, int]
+    warnings: list[str] = field(default_factory=list)
 
 
 def run_import(
@@ -404,7 +439,7 @@ def run_import(
         folder, changed = write_import(plan.folder, settings.imports, curated, shared, COMMAND)
     except DataError as exc:
         raise ImportFailed(f"the import of {fmt.venue} does not build, nothing written: {exc}") from exc
-    return ImportResult(folder, changed, fmt.api, fetcher.requests, plan.stats)
+    return ImportResult(folder, changed, fmt.api, fetcher.requests, plan.stats, plan.warnings)
 
 
 def _with_shared(curated: Dataset, shared: dict[str, list]) -> Dataset:

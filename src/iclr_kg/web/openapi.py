@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import Blueprint, jsonify
 
+from iclr_kg.identifiers import SCHEMES
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
 
 blueprint = Blueprint("openapi", __name__)
@@ -132,6 +133,28 @@ def spec() -> dict[str, Any]:
                     "responses": {
                         "200": {"description": "The entity", "content": {**HTML, **RDF}},
                         "404": {"description": "Unknown entity", "content": HTML},
+                        **ERRORS,
+                    },
+                }
+            },
+            "/id/{scheme}/{value}": {
+                "get": {
+                    "summary": "The entity known elsewhere by an identifier (ORCID, dblp, Semantic Scholar, Google Scholar, OpenReview, Wikidata)",
+                    "parameters": [
+                        {
+                            "name": "scheme",
+                            "in": "path",
+                            "required": True,
+                            "schema": {"type": "string", "enum": list(SCHEMES)},
+                        },
+                        {"name": "value", "in": "path", "required": True, "schema": {"type": "string"}},
+                    ],
+                    "responses": {
+                        "303": {"description": "See the entity's page"},
+                        "404": {
+                            "description": "No entity is known by it here (the page offers a search)",
+                            "content": HTML,
+                        },
                         **ERRORS,
                     },
                 }

@@ -8,6 +8,7 @@ from flask import Blueprint, Response, abort, jsonify, redirect, render_template
 
 from iclr_kg import vocab
 from iclr_kg.errors import IclrKgError, QueryError
+from iclr_kg.identifiers import recognize
 from iclr_kg.index import SEARCHED, Hit, Index, fold, kind_and_key
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.query.lint import check, problem_from_error
@@ -260,13 +261,16 @@ SEARCH_LIMIT = 50
 def search() -> Response | str:
     """Entities by name, title, alias or Chinese name; `format=json` (or Accept) for autocompletion."""
     text = request.args.get("q", "").strip()[:200]
+    json_asked = request.args.get("format") == "json" or (
+        request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json"
+    )
+    pasted = recognize(text) if not json_asked else None
+    if pasted:  # an ORCID iD, a dblp or Wikidata URL...: the entity it names, if we have it
+        return redirect(url_for("resources.by_identifier", scheme=pasted[0], value=pasted[1]), code=303)
     kind = request.args.get("kind") if request.args.get("kind") in SEARCHED else None
     limit = min(max(request.args.get("limit", SEARCH_LIMIT, type=int) or SEARCH_LIMIT, 1), SEARCH_LIMIT)
     index = state().index()
     hits = index.search(text, kind, limit) if index and text else []
-    json_asked = request.args.get("format") == "json" or (
-        request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json"
-    )
     if json_asked:
         response = jsonify({"query": text, "results": [h.as_json() for h in hits]})
         return response

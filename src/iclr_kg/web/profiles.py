@@ -19,6 +19,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Store
 
 from iclr_kg import vocab
 from iclr_kg.graph import ReadableGraph
+from iclr_kg.identifiers import SCHEMES
 from iclr_kg.index import Index, ranked_titles
 from iclr_kg.web.html import Cell, Labeler, OntologyLabel
 from iclr_kg.web.i18n import translate
@@ -212,9 +213,9 @@ def person(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
             ("Student of", "formerStudentOf"),
             ("Notable work", "notableWork"),
             ("OpenReview", "openReviewProfilePage"),
-            ("Wikidata", vocab.SKOS_EXACT_MATCH),
         ],
     )
+    _identifiers(store, iri, names)
     roles = Panel("Positions and education", kind="table", columns=["organization", "role", "degree", "now"])
     for row in _select(store, PERSON_ROLES, iri):
         degree = row["degree"].value if row["degree"] is not None else ""
@@ -230,6 +231,22 @@ def person(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
     _say_total(store, iri, papers, PERSON_PAPER_COUNT)
     _say_total(store, iri, co, CO_AUTHOR_COUNT)
     return heading, [names, roles, papers, co]
+
+
+def _identifiers(store: ReadableGraph, iri: NamedNode, panel: Panel) -> None:
+    """One row per scheme the entity is known by elsewhere (identifiers.py), each value linked
+    to the page that resolves it, as Scholia lists them; Wikidata first."""
+    wikidata = [
+        q.object
+        for q in store.quads_for_pattern(iri, vocab.SKOS_EXACT_MATCH, None, DefaultGraph())
+        if isinstance(q.object, NamedNode) and q.object.value.startswith(vocab.PREFIXES["wd"])
+    ]
+    panel.add("Wikidata", *wikidata)
+    for scheme in SCHEMES.values():
+        if scheme.name in ("wikidata", "openreview"):
+            continue
+        values = sorted({v.value for v in _values(store, iri, scheme.prop)})
+        panel.add(scheme.label, *[Cell(v, href=scheme.iri(v), external=True) for v in values])
 
 
 def _say_total(store: ReadableGraph, iri: NamedNode, panel: Panel, count_query: str, limit: int = LIST_LIMIT) -> None:

@@ -10,11 +10,12 @@ from itertools import chain
 from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
-from pyoxigraph import DefaultGraph, NamedNode, serialize
+from pyoxigraph import DefaultGraph, Literal, NamedNode, serialize
 
 from iclr_kg import vocab
 from iclr_kg.errors import NotFound, QueryError
 from iclr_kg.graph import ReadableGraph
+from iclr_kg.identifiers import SCHEMES, BadIdentifier
 from iclr_kg.index import MAX_PAGE, SORTS, kind_and_key
 from iclr_kg.query.formats import RDF_ALIASES, choose
 from iclr_kg.query.saved import parse_iri
@@ -175,6 +176,35 @@ def entity_views(kind: str, iri: NamedNode, panels: list) -> list[dict[str, obje
                 {"title": title, "spec": spec, "results": results, "wide": spec.startswith("graph"), "titles": titles}
             )
     return views
+
+
+@blueprint.route("/id/<scheme>/<path:value>")
+def by_identifier(scheme: str, value: str) -> Response | tuple[str, int]:
+    """303 to our entity known elsewhere by `value` (an ORCID iD, a dblp pid, a Wikidata item...,
+    bare or as its URL); 404 with a search where none is; 400 for what is not such an identifier."""
+    known = SCHEMES.get(scheme)
+    if known is None:
+        raise NotFound(f"no identifier scheme {scheme!r}; known: {', '.join(SCHEMES)}")
+    try:
+        parsed = known.parse(value + (f"?{request.query_string.decode()}" if request.query_string else ""))
+    except BadIdentifier as exc:
+        raise QueryError(str(exc)) from None
+    entity = find_by_identifier(state().store(), scheme, parsed)
+    if entity is None:
+        return not_found_page(f"No entity here is known by the {known.label} identifier {parsed}.", parsed)
+    kind, key = kind_and_key(entity) or ("", "")
+    return redirect(url_for("resources.resource", kind=kind, key=key), code=303)
+
+
+def find_by_identifier(store: ReadableGraph, scheme: str, value: str) -> str | None:
+    """The IRI of our entity that has `value` under the scheme's property (one index lookup)."""
+    if scheme == "wikidata":
+        matches = store.quads_for_pattern(None, vocab.SKOS_EXACT_MATCH, NamedNode(SCHEMES[scheme].iri(value)), None)
+    else:
+        prop = "openReviewId" if scheme == "openreview" and not value.startswith("~") else SCHEMES[scheme].prop
+        matches = store.quads_for_pattern(None, vocab.iclr(prop), Literal(value), None)
+    found = sorted({q.subject.value for q in matches if isinstance(q.subject, NamedNode)})
+    return found[0] if found else None
 
 
 def not_found_page(message: str, words: str) -> tuple[str, int]:

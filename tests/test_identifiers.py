@@ -1,0 +1,171 @@
+"""Identifiers elsewhere (issue #38): read from the OpenReview profiles we already fetch, checked,
+modelled as resolvable IRIs and values under Wikidata's properties, and findable by any of them."""
+
+from __future__ import annotations
+
+import pytest
+
+from iclr_kg.build.pipeline import build
+from iclr_kg.external.openreview_import import run_import
+from iclr_kg.identifiers import SCHEMES, BadIdentifier, orcid_checksum_ok, recognize
+from iclr_kg.store import open_read_only, run_query
+from iclr_kg.web import create_app
+from testbed.openreview_standin import Paper, StandIn, profile, venue_id, venue_notes
+
+# ORCID's own example iD (its documentation), and the same with a wrong check character
+ORCID, BAD_ORCID = "0000-0002-1825-0097", "0000-0002-1825-0098"
+
+
+@pytest.mark.parametrize(
+    "scheme, written, value",
+    [
+        ("orcid", f"https://orcid.org/{ORCID}", ORCID),
+        ("orcid", "0000-0002-1694-233x", "0000-0002-1694-233X"),
+        ("dblp", "https://dblp.org/pid/34/8532-2.html", "34/8532-2"),
+        ("dblp", "https://dblp.uni-trier.de/pid/h/GeoffreyEHinton", "h/GeoffreyEHinton"),
+        ("s2", "https://www.semanticscholar.org/author/Ian-Gemp/3024563", "3024563"),
+        ("gscholar", "https://scholar.google.com/citations?user=5JhwNDkAAAAJ&hl=en", "5JhwNDkAAAAJ"),
+        ("wikidata", "https://www.wikidata.org/wiki/Q95", "Q95"),
+        ("openreview", "https://openreview.net/profile?id=~Ian_Gemp1", "~Ian_Gemp1"),
+    ],
+)
+def test_each_scheme_reads_the_forms_people_paste(scheme: str, written: str, value: str) -> None:
+    assert SCHEMES[scheme].parse(written) == value
+
+
+@pytest.mark.parametrize(
+    "scheme, written, why",
+    [
+        ("orcid", BAD_ORCID, "fails ORCID's checksum"),
+        ("orcid", "0000-0002-1825", "four groups of four digits"),
+        ("dblp", "https://dblp.org/pers/hd/h/Hinton:Geoffrey_E=", "persistent URL"),
+        ("s2", "https://www.semanticscholar.org/paper/abc", "Semantic Scholar author id"),
+        ("gscholar", "https://evil.example/citations?user=5JhwNDkAAAAJ", "Google Scholar author id"),
+    ],
+)
+def test_a_malformed_identifier_is_refused_in_words(scheme: str, written: str, why: str) -> None:
+    with pytest.raises(BadIdentifier, match=why):
+        SCHEMES[scheme].parse(written)
+
+
+def test_the_orcid_checksum_is_iso_7064() -> None:
+    assert orcid_checksum_ok(ORCID.replace("-", "")) and not orcid_checksum_ok(BAD_ORCID.replace("-", ""))
+    assert orcid_checksum_ok("000000021694233X")  # X stands for 10
+    assert recognize("song yang") is None and recognize(f"https://orcid.org/{ORCID}") == ("orcid", ORCID)
+
+
+PROFILES = {
+    p["id"]: p
+    for p in [
+        profile(
+            "~Jane_Roe1",
+            "Jane Roe",
+            "Example Institute of Learning",
+            "example.edu",
+            links={
+                "orcid": f"https://orcid.org/{ORCID}",
+                "dblp": "https://dblp.org/pid/12/3456.html",
+                "semanticScholar": "https://www.semanticscholar.org/author/Jane-Roe/123456",
+                "gscholar": "https://scholar.google.com/citations?user=AbCdEfGhIjKl&hl=en",
+                "homepage": "https://jane.example.edu",
+            },
+        ),
+        profile("~Alex_Example1", "Alex Example", "Google", "google.com", links={"orcid": BAD_ORCID}),
+        profile("~Kim_Twin1", "Kim Twin", None, links={"dblp": "https://dblp.org/pid/99/1"}),
+        profile("~Lee_Twin1", "Lee Twin", None, links={"dblp": "https://dblp.org/pid/99/1"}),
+        profile("~No_Links1", "No Links", None),
+    ]
+}
+PAPERS = [
+    Paper("IdentPap01", "A Paper of Linked Authors", [("Jane Roe", "~Jane_Roe1"), ("Alex Example", "~Alex_Example1")], "poster"),
+    Paper("IdentPap02", "A Paper of Twins", [("Kim Twin", "~Kim_Twin1"), ("Lee Twin", "~Lee_Twin1"), ("No Links", "~No_Links1")], "reject"),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory):
+    from iclr_kg.config import Settings
+
+    tmp = tmp_path_factory.mktemp("ids")
+    server = StandIn(venue_notes("v1", venue_id(2021), PAPERS), PROFILES).start()
+    try:
+        settings = Settings(
+            store=tmp / "store",
+            openreview_api=server.url,
+            openreview_api_v2=server.url,
+            openreview_pause=0,
+            openreview_retries=0,
+        )
+        result = run_import(settings, venue_id(2021))
+        build(settings)
+    finally:
+        server.stop()
+    return settings, result
+
+
+def ask(store, query: str) -> list[tuple[str, ...]]:  # type: ignore[no-untyped-def]
+    return [tuple(t.value for t in row) for row in run_query(store, query)]
+
+
+def test_profiles_identifiers_are_imported_checked_and_attributed(imported) -> None:
+    settings, result = imported
+    assert result.stats["identifiers from profiles"] == 4 and result.stats["identifiers refused"] == 2
+    assert any("~Alex_Example1: ORCID left out" in w and "checksum" in w for w in result.warnings)
+    assert any("dblp 99/1 is stated by 2 profiles (~Kim_Twin1, ~Lee_Twin1)" in w for w in result.warnings)
+    store = open_read_only(settings.store)
+    jane = "person:or-jane-roe1"
+    stated = set(ask(store, f"SELECT ?p ?o ?g WHERE {{ GRAPH ?g {{ {jane} ?p ?o }} }}"))
+    graph = "https://w3id.org/iclr-kg/graph/source/openreview-iclr-2021"  # the profile's word, in the import's graph
+    ns = "https://w3id.org/iclr-kg/ontology#"
+    skos = "http://www.w3.org/2004/02/skos/core#exactMatch"
+    for prop, value, iri in (
+        ("orcid", ORCID, f"https://orcid.org/{ORCID}"),
+        ("dblpPid", "12/3456", "https://dblp.org/pid/12/3456"),
+        ("semanticScholarAuthorId", "123456", "https://www.semanticscholar.org/author/123456"),
+        ("googleScholarId", "AbCdEfGhIjKl", "https://scholar.google.com/citations?user=AbCdEfGhIjKl"),
+    ):
+        assert (ns + prop, value, graph) in stated and (skos, iri, graph) in stated
+    # the values under Wikidata's properties too (the reasoner, through the ontology's alignment)
+    assert ask(store, f"SELECT ?v WHERE {{ {jane} wdt:P496 ?v }}") == [(ORCID,)]
+    assert ask(store, f"SELECT ?v WHERE {{ {jane} wdt:P2456 ?v }}") == [("12/3456",)]
+    assert ask(store, 'SELECT ?p WHERE { ?p iclr:dblpPid "99/1" }') == []  # claimed twice: no link
+    assert ask(store, "SELECT ?p WHERE { person:or-alex-example1 iclr:orcid ?v }") == []
+    everything = " ".join(" ".join(row) for row in ask(store, "SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }"))
+    assert "@example.org" not in everything and "jane.example.edu" not in everything  # no e-mail, no homepage
+
+
+def test_an_entity_is_found_by_any_of_its_identifiers(imported) -> None:
+    settings, _ = imported
+    client = create_app(settings).test_client()
+    for path in (
+        f"/id/orcid/{ORCID}",
+        "/id/dblp/12/3456",
+        "/id/s2/123456",
+        "/id/gscholar/AbCdEfGhIjKl",
+        "/id/openreview/~Jane_Roe1",
+    ):
+        answer = client.get(path)
+        assert answer.status_code == 303 and answer.headers["Location"].endswith("/resource/person/or-jane-roe1"), path
+    paper = client.get("/id/openreview/IdentPap01")
+    assert paper.status_code == 303 and paper.headers["Location"].endswith("/resource/paper/IdentPap01")
+    unknown = client.get("/id/orcid/0000-0001-5109-3700")
+    assert unknown.status_code == 404 and "No entity here is known by the ORCID identifier" in unknown.get_data(
+        as_text=True
+    )
+    bad = client.get(f"/id/orcid/{BAD_ORCID}")
+    assert bad.status_code == 400 and "checksum" in bad.get_data(as_text=True)
+    assert client.get("/id/isbn/123").status_code == 404
+    pasted = client.get("/search", query_string={"q": f"https://orcid.org/{ORCID}"})
+    assert pasted.status_code == 303 and pasted.headers["Location"].endswith(f"/id/orcid/{ORCID}")
+
+
+def test_a_person_page_lists_the_identifiers_with_links(imported) -> None:
+    settings, _ = imported
+    page = create_app(settings).test_client().get("/resource/person/or-jane-roe1").get_data(as_text=True)
+    for label, href in (
+        ("ORCID", f"https://orcid.org/{ORCID}"),
+        ("dblp", "https://dblp.org/pid/12/3456"),
+        ("Semantic Scholar", "https://www.semanticscholar.org/author/123456"),
+        ("Google Scholar", "https://scholar.google.com/citations?user=AbCdEfGhIjKl"),
+    ):
+        assert f">{label}<" in page and f'href="{href}"' in page.replace("&amp;", "&"), label
