@@ -3,6 +3,8 @@ modelled as resolvable IRIs and values under Wikidata's properties, and findable
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from iclr_kg.build.pipeline import build
@@ -169,3 +171,16 @@ def test_a_person_page_lists_the_identifiers_with_links(imported) -> None:
         ("Google Scholar", "https://scholar.google.com/citations?user=AbCdEfGhIjKl"),
     ):
         assert f">{label}<" in page and f'href="{href}"' in page.replace("&amp;", "&"), label
+
+
+def test_coverage_is_counted_per_kind_and_scheme(imported) -> None:
+    from testbed.helpers import run_cli
+
+    settings, _ = imported
+    page = create_app(settings).test_client().get("/stats").get_data(as_text=True)
+    rows = re.findall(r"<tr><td>(\w+)</td><td>([\w ]+)</td><td class=\"num\">(\d+)</td></tr>", page)
+    counts = {(kind, scheme): int(n) for kind, scheme, n in rows}  # the curated graph's included
+    assert counts[("person", "ORCID")] == 1 and counts[("person", "dblp")] == 1  # the shared pid: no one
+    assert counts[("paper", "OpenReview")] >= 2 and counts[("organization", "Wikidata")] > 10
+    done = run_cli("stats", "--store", str(settings.store))
+    assert done.returncode == 0 and re.search(r"\n\s+1\s+person\s+ORCID\n", done.stdout), done.stdout

@@ -23,6 +23,7 @@ from iclr_kg.atomic import atomic_output, check_writable
 from iclr_kg.config import Settings, flag_help
 from iclr_kg.errors import Failure, IclrKgError, ImportFailed, QueryError, SettingsError, StoreError, engine_errors
 from iclr_kg.graph import ReadableGraph
+from iclr_kg.identifiers import SCHEMES, coverage_query
 from iclr_kg.processes import memory_limit
 from iclr_kg.progress import Progress
 from iclr_kg.query.formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
@@ -808,6 +809,9 @@ def stats(store: Path | None, backend: str | None) -> None:
     click.echo("entities per class (inferred included):")
     for cls, entities in _rows(settings, STATS_CLASSES):
         click.echo(f"  {int(entities[1]):>8}  iclr:{cls[1].split('#', 1)[1]}")
+    click.echo("entities with an identifier elsewhere, per kind and scheme:")
+    for kind, scheme, entities in _rows(settings, coverage_query()):
+        click.echo(f"  {int(entities[1]):>8}  {kind[1]:<13} {SCHEMES[scheme[1]].label}")
 
 
 if __name__ == "__main__":

@@ -162,3 +162,23 @@ def recognize(text: str) -> tuple[str, str] | None:
             except BadIdentifier:
                 return None
     return None
+
+
+def coverage_query() -> str:
+    """How many people, papers and organizations have each kind of identifier (`iclr-kg stats`,
+    /stats): one query, its schemes read from the table above."""
+    pairs = " ".join(
+        f'("{s.name}" iclr:{prop})'
+        for s in SCHEMES.values()
+        for prop in ((s.prop, "openReviewId") if s.name == "openreview" else (s.prop,))
+        if prop
+    )
+    wikidata = SCHEMES["wikidata"].iri("")
+    return f"""
+SELECT ?kind ?scheme (COUNT(DISTINCT ?e) AS ?entities) WHERE {{
+  {{ VALUES (?scheme ?p) {{ {pairs} }} ?e ?p ?value }}
+  UNION
+  {{ ?e skos:exactMatch ?item . FILTER (STRSTARTS(STR(?item), "{wikidata}")) BIND ("wikidata" AS ?scheme) }}
+  VALUES (?kind ?class) {{ ("person" iclr:Person) ("paper" iclr:Paper) ("organization" iclr:Organization) }}
+  ?e a ?class .
+}} GROUP BY ?kind ?scheme ORDER BY ?kind ?scheme"""

@@ -8,7 +8,7 @@ from flask import Blueprint, Response, abort, jsonify, redirect, render_template
 
 from iclr_kg import vocab
 from iclr_kg.errors import IclrKgError, QueryError
-from iclr_kg.identifiers import recognize
+from iclr_kg.identifiers import SCHEMES, coverage_query, recognize
 from iclr_kg.index import SEARCHED, Hit, Index, fold, kind_and_key
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.query.lint import check, problem_from_error
@@ -16,7 +16,7 @@ from iclr_kg.query.saved import ABSOLUTE_IRI, NAME, VIEWS, Param, SavedQuery, ex
 from iclr_kg.store import STATS_CLASSES, STATS_GRAPHS
 from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, rows_table
 from iclr_kg.web.http import wants_html
-from iclr_kg.web.i18n import language
+from iclr_kg.web.i18n import language, translate
 from iclr_kg.web.querying import run_saved, start_query
 from iclr_kg.web.state import state
 from iclr_kg.web.workbench import ontology_local_names
@@ -220,15 +220,29 @@ def stats() -> str | tuple[str, int]:
     started = time.perf_counter()
     counted = state().per_generation(
         "stats",
-        lambda: tuple(start_query(text, row_limit=HTML_ROW_LIMIT).rows or {} for text in (STATS_GRAPHS, STATS_CLASSES)),
+        lambda: tuple(
+            start_query(text, row_limit=HTML_ROW_LIMIT).rows or {}
+            for text in (STATS_GRAPHS, STATS_CLASSES, coverage_query())
+        ),
     )
-    graphs, classes = (rows_table(rows, started) for rows in counted)
+    graphs, classes = (rows_table(rows, started) for rows in counted[:2])
+    identifiers = [
+        (translate(kind), SCHEMES[scheme].label, int(n))
+        for kind, scheme, n in ([term[1] for term in row] for row in counted[2].get("rows", []))
+    ]
     for row in classes.rows:  # a class's count links to the list of its entities
         kind = class_kind(row[0].text.removeprefix("iclr:"))
         if kind:
             row[1].href = url_for("resources.browse", kind=kind)
     engine = state().settings.remote  # the SPARQL engine answering, on a remote backend
-    return render_template("stats.html", graphs=graphs, classes=classes, generation=state().generation, engine=engine)
+    return render_template(
+        "stats.html",
+        graphs=graphs,
+        classes=classes,
+        identifiers=identifiers,
+        generation=state().generation,
+        engine=engine,
+    )
 
 
 # The list (/resource/<kind>/) of each root class of the ontology; a subclass's entities are in
