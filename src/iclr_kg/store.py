@@ -15,6 +15,7 @@ only after everything succeeded, so a failed or killed build leaves the previous
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import fcntl
 import io
 import itertools
@@ -513,6 +514,15 @@ SELECT ?class (COUNT(DISTINCT ?entity) AS ?entities)
 WHERE { ?entity a ?class . FILTER (STRSTARTS(STR(?class), STR(iclr:))) }
 GROUP BY ?class ORDER BY DESC(?entities) ?class
 """
+
+
+def built_on(generation: str | None) -> str | None:
+    """The date a generation was built, from its name (`20261201T133135...`); None where the name
+    says none, as a remote engine's publication record may (it is not ours to trust)."""
+    try:
+        return dt.datetime.strptime((generation or "")[:15], "%Y%m%dT%H%M%S").date().isoformat()
+    except ValueError:
+        return None
 
 
 def query_graphs(store: Store, include_inferred: bool = True) -> list[NamedNode]:

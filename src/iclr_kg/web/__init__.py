@@ -6,6 +6,7 @@ from flask import Flask, Response, request
 
 from iclr_kg.config import Settings
 from iclr_kg.errors import IclrKgError
+from iclr_kg.store import built_on
 from iclr_kg.web.bodylimit import BodyLimit
 from iclr_kg.web.html import readable_facts
 from iclr_kg.web.http import error_response
@@ -46,6 +47,15 @@ def create_app(settings: Settings | None = None) -> Flask:
     i18n.install(app)
     assets.install(app)
     app.jinja_env.filters["facts"] = lambda text: readable_facts(text, i18n.language(), state.terms())
+
+    @app.context_processor
+    def dataset_facts() -> dict[str, object]:
+        """What every page's footer says of the dataset: its licence and how current it is."""
+        try:
+            as_of = built_on(state.generation)
+        except IclrKgError:  # no store yet (the error page says so)
+            as_of = None
+        return {"data_as_of": as_of, "licence": discovery.LICENSE}
 
     @app.errorhandler(IclrKgError)
     def our_error(exc: IclrKgError) -> Response:

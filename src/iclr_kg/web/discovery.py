@@ -9,7 +9,6 @@ endpoints, where one page view can cost a query.
 
 from __future__ import annotations
 
-import datetime as dt
 from xml.sax.saxutils import escape
 
 from flask import Blueprint, Response, request, url_for
@@ -18,6 +17,7 @@ from pyoxigraph import Literal, NamedNode, Triple
 from iclr_kg import vocab
 from iclr_kg.errors import NotFound
 from iclr_kg.index import MAX_PAGE, SEARCHED
+from iclr_kg.store import built_on
 from iclr_kg.web.http import requested_format
 from iclr_kg.web.querying import start_query
 from iclr_kg.web.resources import rdf_response
@@ -43,15 +43,6 @@ def default_graph_size() -> int:
     (a whole-store read: never in the web process)."""
     running = start_query(DEFAULT_GRAPH_SIZE, row_limit=1, client=None)
     return int(running.rows["rows"][0][0][1])  # type: ignore[index]
-
-
-def built_on(generation: str | None) -> str | None:
-    """The date a generation was built, from its name (`20261201T133135...`); None where the name
-    says none, as a remote engine's publication record may (it is not ours to trust)."""
-    try:
-        return dt.datetime.strptime((generation or "")[:15], "%Y%m%dT%H%M%S").date().isoformat()
-    except ValueError:
-        return None
 
 
 @blueprint.route("/.well-known/void")

@@ -554,3 +554,37 @@ def schema_org(store: ReadableGraph, iri: NamedNode, kind: str, index: Index | N
             {"@type": "Organization", "@id": e.value, "name": names.get(e.value, (e.value, ""))[0]} for e in employers
         ]
     return data
+
+
+def bibtex(store: ReadableGraph, iri: NamedNode, index: Index | None) -> str:
+    """The paper as a BibTeX entry (@inproceedings): its title, its authors in order, the year and
+    edition, and where to read it. Braces and backslashes in the data are escaped."""
+    key = iri.value.rsplit("/", 1)[-1]
+    titles = Counter(str(t.value) for values in _per_graph(store, iri, "title").values() for t in values)
+    title = (ranked_titles(titles) or [f"[title withdrawn: {key}]"])[0]
+    people = [row["person"] for row in _select(store, PAPER_AUTHORS, iri)]
+    names = index.labels(p.value for p in people) if index else {}
+    authors = " and ".join(names.get(p.value, (p.value.rsplit("/", 1)[-1], ""))[0] for p in people)
+    years = sorted({v.value[:4] for e in _values(store, iri, "submittedTo") for v in _values(store, e, "year")})
+    year = years[0] if years else ""
+    forum = [v.value for v in _values(store, iri, "openReviewUrl")]
+    fields = {
+        "title": "{" + title + "}",  # the inner braces keep its capitals as written
+        "author": authors,
+        "booktitle": f"International Conference on Learning Representations (ICLR {year})".replace(" ()", ""),
+        "year": year,
+        "url": forum[0] if forum else iri.value,
+        "note": f"iclr-kg: {iri.value}",
+    }
+    lines = [f"  {name} = {{{_bib(value, keep=name == 'title')}}}," for name, value in fields.items() if value]
+    return "@inproceedings{" + f"iclr{year}-{re.sub(r'[^A-Za-z0-9_-]', '', key)},\n" + "\n".join(lines) + "\n}\n"
+
+
+_BIB_ESCAPES = {"\\": "\\textbackslash{}", "{": "\\{", "}": "\\}"}
+
+
+def _bib(text: str, keep: bool = False) -> str:
+    """A value safe inside BibTeX's braces: a stray brace or backslash would end or break it."""
+    inner = text[1:-1] if keep else text
+    escaped = re.sub(r"[\\{}]", lambda m: _BIB_ESCAPES[m[0]], inner)  # one pass: escapes are not escaped again
+    return "{" + escaped + "}" if keep else escaped

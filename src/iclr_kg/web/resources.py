@@ -20,10 +20,11 @@ from iclr_kg.index import MAX_PAGE, SORTS, kind_and_key
 from iclr_kg.query.formats import RDF_ALIASES, choose
 from iclr_kg.query.saved import parse_iri
 from iclr_kg.query.streaming import stream
+from iclr_kg.store import built_on
 from iclr_kg.web.html import Labeler, cell, short
 from iclr_kg.web.http import requested_format, wants_html
 from iclr_kg.web.i18n import language, translate
-from iclr_kg.web.profiles import PROFILES, about, render_panels, schema_org
+from iclr_kg.web.profiles import PROFILES, about, bibtex, render_panels, schema_org
 from iclr_kg.web.state import state
 
 blueprint = Blueprint("resources", __name__)
@@ -85,6 +86,11 @@ def resource(kind: str, key: str) -> Response | str | tuple[str, int]:
         return redirect(url_for("resources.resource", kind=target[0], key=target[1]) + query, 301)
     if not any(True for _ in store.quads_for_pattern(iri, None, None, DefaultGraph())):
         return not_found_page(f"No entity {iri.value} in this graph.", key)
+    if kind == "paper" and request.args.get("format") == "bibtex":
+        entry = bibtex(store, iri, state().index())
+        return Response(
+            entry, mimetype="application/x-bibtex", headers={"Content-Disposition": f'inline; filename="{key}.bib"'}
+        )
     if wants_rdf():
         return rdf_response(lambda: (q.triple for q in store.quads_for_pattern(iri, None, None, DefaultGraph())))
     labeler = Labeler(state().index(), language(), state().terms())
@@ -364,7 +370,12 @@ def data() -> Response:
             named = list(store.named_graphs())
             return chain.from_iterable(store.quads_for_pattern(None, None, None, g) for g in named)
 
-        return rdf_response(every_quad, graph_aware=True, fixed=name)
+        response = rdf_response(every_quad, graph_aware=True, fixed=name)
+        if asked:  # the footer's download link: saved as a file named for the dataset and its date
+            day = built_on(state().generation) or "current"
+            extension = "nq" if name == "nquads" else "trig"
+            response.headers["Content-Disposition"] = f'attachment; filename="iclr-kg-{day}.{extension}"'
+        return response
     return named_graph_response(graph_iri)
 
 

@@ -1,0 +1,50 @@
+"""Published like a reference dataset: every page says the licence and how current the data is,
+entity pages point at their RDF forms, the whole dump downloads as a named file, and a paper
+cites as BibTeX."""
+
+from __future__ import annotations
+
+import re
+
+from iclr_kg.web.profiles import _bib
+
+
+def test_every_page_says_the_licence_the_date_and_how_to_cite(client) -> None:
+    for path in ("/", "/resource/paper/NzTU59SYbNq", "/stats", "/resource/person/"):
+        page = client.get(path).get_data(as_text=True)
+        footer = page[page.index("<footer>") :]
+        assert 'rel="license"' in footer and "creativecommons.org/licenses/by/4.0/" in footer, path
+        assert re.search(r"Data as of \d{4}-\d{2}-\d{2}", footer) and "Cite as" in footer, path
+    chinese = client.get("/", query_string={"lang": "zh"}).get_data(as_text=True)
+    assert "数据截至" in chinese and "许可" in chinese
+
+
+def test_entity_pages_link_their_rdf_forms(client) -> None:
+    page = client.get("/resource/person/ian-gemp").get_data(as_text=True)
+    for media_type, fmt in (
+        ("text/turtle", "turtle"),
+        ("application/ld+json", "jsonld"),
+        ("application/n-triples", "ntriples"),
+    ):
+        assert f'<link rel="alternate" type="{media_type}" href="?format={fmt}">' in page
+        assert client.get("/resource/person/ian-gemp", query_string={"format": fmt}).status_code == 200
+
+
+def test_the_whole_dump_downloads_as_a_named_file(client) -> None:
+    with client.get("/data", query_string={"format": "nquads"}) as dump:
+        assert re.fullmatch(
+            r'attachment; filename="iclr-kg-\d{4}-\d{2}-\d{2}\.nq"', dump.headers["Content-Disposition"]
+        )
+    with client.get("/data", headers={"Accept": "application/n-quads"}) as negotiated:  # a client, not a download
+        assert "Content-Disposition" not in negotiated.headers
+
+
+def test_a_paper_cites_as_bibtex(client) -> None:
+    answer = client.get("/resource/paper/NzTU59SYbNq", query_string={"format": "bibtex"})
+    entry = answer.get_data(as_text=True)
+    assert answer.mimetype == "application/x-bibtex" and entry.startswith("@inproceedings{iclr2021-NzTU59SYbNq,\n")
+    assert "  title = {{EigenGame: PCA as a Nash Equilibrium}},\n" in entry
+    assert "  author = {Ian Gemp and Brian McWilliams and Claire Vernade and Thore Graepel},\n" in entry
+    assert "  year = {2021},\n" in entry and "openreview.net/forum?id=NzTU59SYbNq" in entry
+    assert "?format=bibtex" in client.get("/resource/paper/NzTU59SYbNq").get_data(as_text=True)
+    assert _bib("a} b{ c\\") == "a\\} b\\{ c\\textbackslash{}"  # a stray brace cannot end the field
