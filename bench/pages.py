@@ -25,7 +25,7 @@ import urllib.parse
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+sys.path[:0] = [str(HERE), str(HERE.parent)]  # endpoint.py beside it; testbed/ above
 from endpoint import Server  # noqa: E402
 
 CLI = str(Path(sys.executable).with_name("iclr-kg"))
