@@ -494,6 +494,19 @@ class Hit:
 _COLUMNS = "e.iri, e.kind, e.key, e.label, e.label_zh, e.facts, e.year, e.papers"
 
 
+def _filtered(kind: str, year: int | None, decision: str | None) -> tuple[str, tuple[object, ...]]:
+    """The WHERE clause of a list's filters. A paper's decision is a term of its facts line
+    (`iclr:Accepted (iclr:Oral)`): matched as that token, which no other term contains."""
+    where, args = ["kind = ?"], [kind]
+    if year is not None:
+        where.append("year = ?")
+        args.append(year)
+    if decision is not None:
+        where.append("facts LIKE ?")
+        args.append(f"%iclr:{decision}%")
+    return " AND ".join(where), tuple(args)
+
+
 class Index:
     """Read-only access to one generation's index (a connection per use: SQLite opens in microseconds)."""
 
@@ -525,16 +538,52 @@ class Index:
             row = db.execute(f"SELECT {_COLUMNS} FROM entity e WHERE iri = ?", (iri,)).fetchone()
         return Hit(*row) if row else None
 
-    def browse(self, kind: str, sort: str = "name", limit: int = 100, offset: int = 0) -> tuple[list[Hit], int]:
-        """One page of a kind's entities in `sort` order (SORTS), and how many there are."""
+    def browse(
+        self,
+        kind: str,
+        sort: str = "name",
+        limit: int = 100,
+        offset: int = 0,
+        year: int | None = None,
+        decision: str | None = None,
+    ) -> tuple[list[Hit], int]:
+        """One page of a kind's entities in `sort` order (SORTS), and how many there are, in a
+        year and with a decision (an iclr:Decision's local name) where given."""
         order = SORTS.get(sort, SORTS["name"])
+        where, args = _filtered(kind, year, decision)
         with self._db() as db:
-            total = db.execute("SELECT COUNT(*) FROM entity WHERE kind = ?", (kind,)).fetchone()[0]
+            total = db.execute(f"SELECT COUNT(*) FROM entity e WHERE {where}", args).fetchone()[0]
             rows = db.execute(
-                f"SELECT {_COLUMNS} FROM entity e WHERE kind = ? ORDER BY {order} LIMIT ? OFFSET ?",
-                (kind, limit, offset),
+                f"SELECT {_COLUMNS} FROM entity e WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?",
+                (*args, limit, offset),
             ).fetchall()
         return [Hit(*row) for row in rows], total
+
+    def facets(
+        self, kind: str, decisions: Iterable[str], year: int | None = None, decision: str | None = None
+    ) -> dict[str, list[tuple[Any, int]]]:
+        """What a list can be narrowed to, each with how many it would keep: years (under the
+        decision chosen) and, for papers, `decisions` (under the year chosen)."""
+        with self._db() as db:
+            where, args = _filtered(kind, None, decision)
+            years = db.execute(
+                f"SELECT year, COUNT(*) FROM entity e WHERE {where} AND year IS NOT NULL GROUP BY year ORDER BY year",
+                args,
+            ).fetchall()
+            counted = []
+            if kind == "paper":
+                for local in decisions:
+                    where, args = _filtered(kind, year, local)
+                    counted.append(
+                        (local, db.execute(f"SELECT COUNT(*) FROM entity e WHERE {where}", args).fetchone()[0])
+                    )
+        return {"year": [(y, n) for y, n in years], "decision": [(d, n) for d, n in counted if n]}
+
+    def edition_year(self, key: str) -> int | None:
+        """The year of the edition keyed `key` (iclr2021 -> 2021), for `?edition=` on lists."""
+        with self._db() as db:
+            row = db.execute("SELECT year FROM entity WHERE kind = 'edition' AND key = ?", (key,)).fetchone()
+        return row[0] if row else None
 
     def search(self, text: str, kind: str | None = None, limit: int = 20) -> list[Hit]:
         """Entities whose names match `text`, best first: a name that is the query, names that

@@ -291,8 +291,9 @@ def test_random_requests_never_get_a_500(client, query, fmt, timeout, graph, acc
 @given(path=st.text(min_size=1, max_size=60), accept=HEADER_VALUE)
 def test_random_paths_never_get_a_500(client, path, accept) -> None:
     for prefix in ("/resource/", "/queries/", "/data?graph=", "/ontology?format=", "/"):
-        response = client.get(
-            prefix + urllib.parse.quote(path, safe="/?=&"), headers={"Accept": accept} if accept else {}
-        )
+        # "//host..." would be a URL with a host in it: the test client, not the app, refuses those
+        quoted = urllib.parse.quote(path, safe="/?=&")
+        quoted = quoted.lstrip("/") if prefix.endswith("/") else quoted
+        response = client.get(prefix + quoted, headers={"Accept": accept} if accept else {})
         assert response.status_code < 500, (prefix, path, response.status_code)
         response.close()

@@ -59,6 +59,7 @@ ZH = {
     "Referenced by": "被引用于",
     "inferred": "推理所得",
     "et al.": "等",
+    "all": "全部",
     "Data as of": "数据截至",
     "data as of": "数据截至",
     "the date of each source": "各来源的日期",

@@ -123,9 +123,13 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
     page = int(asked) if asked.isascii() and asked.isdigit() and len(asked) < 10 else 0
     if not 1 <= page <= MAX_PAGE:
         return not_found_page(f"No page {asked!r} of {kind} entities: pages are numbered from 1.", kind)
-    hits, total = index.browse(kind, sort, BROWSE_PAGE, (page - 1) * BROWSE_PAGE) if index else ([], 0)
+    year, decision = _list_filters(index)
+    filters = {k: v for k, v in (("year", year), ("decision", decision)) if v is not None}
+    hits, total = index.browse(kind, sort, BROWSE_PAGE, (page - 1) * BROWSE_PAGE, **filters) if index else ([], 0)
     if page > 1 and not hits:
         return not_found_page(f"No page {page} of {kind} entities: there are {total:,}.", kind)
+    decisions = list(state().terms().enumeration("Decision").values())
+    facets = index.facets(kind, decisions, year, decision) if index else {}
     return render_template(
         "browse.html",
         kind=kind,
@@ -135,7 +139,29 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         pages=max(1, -(-total // BROWSE_PAGE)),
         sort=sort if sort in SORTS else "name",
         sorts=SORTS,
+        filters=filters,
+        facets=facets,
+        decision_label=lambda local: state().terms().label(local, language()),
     )
+
+
+def _list_filters(index: Any) -> tuple[int | None, str | None]:
+    """`?year=2021` (or `?edition=iclr2021`, its year) and `?decision=Accepted` (an iclr:Decision),
+    checked: a value that is none of these is a 400 saying what is accepted."""
+    year_text, edition, decision = (request.args.get(k) for k in ("year", "edition", "decision"))
+    year = None
+    if year_text is not None:
+        if not (year_text.isascii() and year_text.isdigit() and len(year_text) == 4):
+            raise QueryError(f"year={year_text!r}: a year is four digits (2021)")
+        year = int(year_text)
+    if edition is not None:
+        year = index.edition_year(edition) if index else None
+        if year is None:
+            raise NotFound(f"edition={edition!r}: no such edition (iclr2021, iclr2024, ...)")
+    known = list(state().terms().enumeration("Decision").values())
+    if decision is not None and decision not in known:
+        raise QueryError(f"decision={decision!r}: one of {', '.join(known)}")
+    return year, decision
 
 
 # Charts on entity pages: (title, the query about ?e, the view), drawn by the workbench's views (an

@@ -1,0 +1,54 @@
+"""Lists of entities narrowed by facets with honest counts: year (or an edition, its year) and,
+for papers, the decision; filters survive paging and sorting, and bad values are 400s."""
+
+from __future__ import annotations
+
+import re
+
+
+def facet(page: str, name: str) -> dict[str, int]:
+    found = re.search(rf'<p class="facet">{name}:(.*?)</p>', page, re.S)
+    assert found, f"no facet {name}"
+    text = re.sub(r"<[^>]+>", "", found.group(1))
+    return {value.strip(): int(n.replace(",", "")) for value, n in re.findall(r"·\s*([^·(]+?)\s*\(([\d,]+)\)", text)}
+
+
+def heading_count(page: str) -> int:
+    return int(re.search(r"<h1>[^<(]*\(([\d,]+)\)</h1>", page).group(1).replace(",", ""))
+
+
+def test_an_edition_filter_narrows_the_paper_list_and_its_counts_add_up(client) -> None:
+    everything = client.get("/resource/paper/").get_data(as_text=True)
+    years = facet(everything, "year")
+    assert heading_count(everything) >= sum(years.values()) and years["2021"] > 0
+    edition = client.get("/resource/paper/", query_string={"edition": "iclr2021"}).get_data(as_text=True)
+    assert heading_count(edition) == years["2021"]
+    rows = re.findall(r'<tr><td><a href="/resource/paper/[^"]+"', edition)
+    assert len(rows) == years["2021"] and "ICLR 2024" not in edition.split("<tbody>")[1]
+    assert '<th class="num">papers</th>' not in edition  # a paper list has no papers column
+
+
+def test_a_decision_filter_counts_as_it_narrows(client) -> None:
+    year = client.get("/resource/paper/", query_string={"year": "2021"}).get_data(as_text=True)
+    decided = facet(year, "decision")
+    accepted = client.get("/resource/paper/", query_string={"year": "2021", "decision": "Accepted"}).get_data(
+        as_text=True
+    )
+    assert heading_count(accepted) == decided["accepted"] > 0
+    assert "year=2021" in accepted and "decision=Accepted" in accepted  # links keep the filters
+    chinese = client.get("/resource/paper/", query_string={"decision": "Accepted", "lang": "zh"}).get_data(as_text=True)
+    assert "接收" in facet_text(chinese)
+
+
+def facet_text(page: str) -> str:
+    return " ".join(re.findall(r'<p class="facet">(.*?)</p>', page, re.S))
+
+
+def test_bad_filters_are_refused_in_words(client) -> None:
+    for query, status, words in (
+        ({"year": "20x1"}, 400, "a year is four digits"),
+        ({"decision": "Maybe"}, 400, "one of Accepted"),
+        ({"edition": "iclr1999"}, 404, "no such edition"),
+    ):
+        answer = client.get("/resource/paper/", query_string=query)
+        assert answer.status_code == status and words in answer.get_data(as_text=True), query
