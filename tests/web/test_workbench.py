@@ -230,3 +230,29 @@ def test_a_graph_node_follows_only_our_own_iris(server: str, chromium) -> None:
     with page.expect_navigation():
         page.evaluate(f"window.lastGraph.getElementById({ours!r}).emit('tap')")
     assert page.url == server + "/resource/person/ian-gemp"
+
+
+def test_an_unclosed_group_is_named_where_it_opens(client: FlaskClient) -> None:
+    """A missing '}' before GROUP BY: the parser says 'expected OPTIONAL' at GROUP BY; we say which '{'."""
+    text = "SELECT ?x (COUNT(*) AS ?n) WHERE {\n  ?x a iclr:Paper .\n  { ?x iclr:title ?t .\nGROUP BY ?x"
+    answer = client.get("/sparql", query_string={"query": text})
+    assert answer.status_code == 400
+    assert "the '{' at line 3, column 3 is not closed before line 4 ('GROUP BY ?x')" in answer.get_data(as_text=True)
+
+
+@needs_chromium
+def test_the_keyboard_leaves_the_editor_and_reaches_run(server: str, chromium) -> None:
+    """WCAG 2.1.2: Tab moves on from the editor (it used to indent forever), to Run."""
+    page = chromium()
+    page.goto(server + "/")
+    page.wait_for_selector(".CodeMirror")
+    page.click(".CodeMirror")
+    before = page.evaluate("document.querySelector('.CodeMirror').CodeMirror.getValue()")
+    reached = []
+    for _ in range(6):  # a few stops at most: the editor's options, then Run
+        page.keyboard.press("Tab")
+        reached.append(page.evaluate("document.activeElement.outerHTML.slice(0, 80)"))
+        if "Run" in page.evaluate("document.activeElement.textContent || document.activeElement.value || ''"):
+            break
+    assert page.evaluate("document.querySelector('.CodeMirror').CodeMirror.getValue()") == before  # no tab typed
+    assert "Run" in page.evaluate("document.activeElement.textContent || document.activeElement.value || ''"), reached

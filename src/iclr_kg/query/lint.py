@@ -123,6 +123,11 @@ def _names(text: str, ontology_terms: set[str] | frozenset[str]) -> list[Problem
     return problems
 
 
+def _offset(lines: list[str], line: int, column: int) -> int:
+    """The character offset of a 1-based line and column in the text split into `lines`."""
+    return sum(len(lines[i]) + 1 for i in range(min(line - 1, len(lines)))) + column - 1
+
+
 def friendly_syntax(message: str, text: str) -> Problem:
     """Oxigraph's parser message, rewritten where it lists character classes instead of saying
     what is wrong; with its line and column."""
@@ -135,6 +140,14 @@ def friendly_syntax(message: str, text: str) -> Problem:
         at_line, at_column = _position(text, opened)
         closer = "})]"["{([".index(text[opened])]
         detail = f"the query ends before it is complete: the {text[opened]!r} at line {at_line}, column {at_column} is never closed (a {closer!r} is missing)"
+    elif opened is not None and opened < _offset(lines, line, column) and text[opened] == "{":
+        # a group left open runs into what follows it: "expected OPTIONAL" at GROUP BY names the
+        # symptom; the cause is the `{` that was never closed
+        at_line, at_column = _position(text, opened)
+        detail = (
+            f"the '{{' at line {at_line}, column {at_column} is not closed before line {line} "
+            f"({lines[line - 1].strip()[:24]!r}): a '}}' is missing"
+        )
     elif "Prefix not found" in detail:
         undeclared = next((p for p in _names(text, frozenset()) if p.line == line), None)
         detail = undeclared.message if undeclared else "a prefix here is not declared"

@@ -61,6 +61,10 @@
       matchBrackets: true,
       autoCloseBrackets: true,
       extraKeys: {
+        // Tab and Shift-Tab leave the editor, as from any field (WCAG 2.1.2: no keyboard trap);
+        // indent with Ctrl-] and Ctrl-[, CodeMirror's own keys for it
+        Tab: false,
+        "Shift-Tab": false,
         "Ctrl-Enter": run,
         "Cmd-Enter": run,
         "Ctrl-Space": (cm) => cm.showHint({ hint: complete, completeSingle: false }),
