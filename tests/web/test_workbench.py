@@ -132,12 +132,18 @@ def chromium():
     assert errors == []
 
 
-@needs_chromium
-def test_the_editor_marks_a_typo_and_completes_after_a_prefix(server: str, chromium) -> None:
+def editor_page(server: str, chromium):  # type: ignore[no-untyped-def]
+    """The query page in Chromium, with the focus in the editor."""
     page = chromium()
     page.goto(server + "/")
     page.wait_for_selector(".CodeMirror")
     page.click(".CodeMirror")
+    return page
+
+
+@needs_chromium
+def test_the_editor_marks_a_typo_and_completes_after_a_prefix(server: str, chromium) -> None:
+    page = editor_page(server, chromium)
     page.keyboard.press("Control+A")
     page.keyboard.press("Delete")
     page.keyboard.type("SELECT ?t WHERE {\n?p iclr:titel ?t .\n?p iclr:")
@@ -195,7 +201,7 @@ def test_the_query_page_stays_within_its_javascript_budget(client: FlaskClient) 
 
     static = Path(iclr_kg.web.__file__).parent / "static"
     html = client.get("/", headers={"Accept": "text/html"}).data.decode()
-    scripts = re.findall(r'<script src="/static/([^"]+)"', html)
+    scripts = re.findall(r'<script src="/static/([^"?]+)(?:\?v=\w+)?"', html)  # versioned URLs
     on_demand = re.findall(r'script\("(vendor/[^"]+)"\)', (static / "workbench.js").read_text(encoding="utf-8"))
     total = sum(len(gzip.compress((static / s).read_bytes())) for s in {*scripts, *on_demand})
     assert scripts and total < 600 * 1024, f"{total / 1024:.0f} KB"
@@ -243,10 +249,7 @@ def test_an_unclosed_group_is_named_where_it_opens(client: FlaskClient) -> None:
 @needs_chromium
 def test_the_keyboard_leaves_the_editor_and_reaches_run(server: str, chromium) -> None:
     """WCAG 2.1.2: Tab moves on from the editor (it used to indent forever), to Run."""
-    page = chromium()
-    page.goto(server + "/")
-    page.wait_for_selector(".CodeMirror")
-    page.click(".CodeMirror")
+    page = editor_page(server, chromium)
     before = page.evaluate("document.querySelector('.CodeMirror').CodeMirror.getValue()")
     reached = []
     for _ in range(6):  # a few stops at most: the editor's options, then Run
