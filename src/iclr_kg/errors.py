@@ -20,6 +20,7 @@ code, the web app's one error handler answers the status with the message.
     │   └── EngineError                the SPARQL engine we publish to or serve from
     ├── RequestError                 HTTP 400: the request (or the query in it) is wrong
     │   ├── QueryError                 a query or update that does not parse or cannot run as given
+    │   ├── BadIdentifier              not an identifier of its scheme (an ORCID whose checksum fails)
     │   ├── UnknownFormat              `format=` names no format for this kind of result
     │   ├── NotAcceptable              HTTP 406: nothing the `Accept` header allows can be made
     │   ├── NotFound                   HTTP 404: no such graph, sitemap or permalink
@@ -132,6 +133,11 @@ class RequestError(IclrKgError):
 
 class QueryError(RequestError):
     """A query or update failed to parse or cannot run as given; the message is the parser's."""
+
+
+class BadIdentifier(RequestError):
+    """A value that is not an identifier of its scheme (an ORCID whose checksum fails); the
+    message says why, for a person (identifiers.py)."""
 
 
 class UnknownFormat(RequestError):

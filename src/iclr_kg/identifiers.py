@@ -15,9 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
-
-class BadIdentifier(ValueError):
-    """A value that is not an identifier of its scheme; the message says why, for a person."""
+from iclr_kg.errors import BadIdentifier
 
 
 @dataclass(frozen=True)

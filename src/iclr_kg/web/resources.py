@@ -15,7 +15,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, serialize
 from iclr_kg import vocab
 from iclr_kg.errors import NotFound, QueryError
 from iclr_kg.graph import ReadableGraph
-from iclr_kg.identifiers import SCHEMES, BadIdentifier
+from iclr_kg.identifiers import SCHEMES
 from iclr_kg.index import MAX_PAGE, SORTS, kind_and_key
 from iclr_kg.query.formats import RDF_ALIASES, choose
 from iclr_kg.query.saved import parse_iri
@@ -217,10 +217,7 @@ def by_identifier(scheme: str, value: str) -> Response | tuple[str, int]:
     known = SCHEMES.get(scheme)
     if known is None:
         raise NotFound(f"no identifier scheme {scheme!r}; known: {', '.join(SCHEMES)}")
-    try:
-        parsed = known.parse(value + (f"?{request.query_string.decode()}" if request.query_string else ""))
-    except BadIdentifier as exc:
-        raise QueryError(str(exc)) from None
+    parsed = known.parse(value + (f"?{request.query_string.decode()}" if request.query_string else ""))  # or a 400
     entity = find_by_identifier(state().store(), scheme, parsed)
     if entity is None:
         return not_found_page(f"No entity here is known by the {known.label} identifier {parsed}.", parsed)
