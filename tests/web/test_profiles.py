@@ -140,7 +140,7 @@ def test_browse_lists_every_entity_of_a_kind(client: FlaskClient) -> None:
     total = int(re.search(r"Every paper \((\d+)\)", html).group(1))
     rows = html.count('<tr><td><a href="/resource/paper/')
     assert rows == min(total, 100)
-    by_year = page(client, "/resource/paper/", sort="year")
+    by_year = page(client, "/resource/paper/", sort="year").split("<tbody>")[1]  # the rows, not the facets
     assert by_year.index("2024") < by_year.index("2021")
     stats = page(client, "/stats")
     assert 'href="/resource/paper/"' in stats
@@ -396,3 +396,15 @@ def test_search_folds_traditional_and_simplified_chinese(client: FlaskClient) ->
     for asked in ("杰出论文奖", "杰出論文獎", "论文奖出炉"):
         hits = client.get("/search", query_string={"q": asked, "format": "json"}).get_json()["results"]
         assert any("論文獎出爐" in h["label"] for h in hits), (asked, hits)
+
+
+def test_an_edition_gives_its_headline_figures_and_links_its_decisions(client: FlaskClient) -> None:
+    html = page(client, "/resource/edition/iclr2021")
+    glance = section(html, "At a glance")
+    assert "2,997 – 3,013 (sources differ)" in glance and "29.0%" in glance
+    assert "8 of 860 accepted papers are in the graph" in glance
+    assert "ICLR 2020" in glance and "ICLR 2024" in glance  # previous and next edition
+    assert 'href="/resource/paper/?edition=iclr2021&amp;decision=Accepted"' in html
+    assert "0.29" not in section(html, "Figures by source")  # a rate reads as a percentage
+    chinese = page(client, "/resource/edition/iclr2021", lang="zh")
+    assert "图中收录了 860 篇接收论文中的 8 篇" in chinese and "概览" in chinese

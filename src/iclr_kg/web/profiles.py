@@ -38,7 +38,7 @@ class Panel:
     rows: list[tuple[str, list[Any]]] = field(default_factory=list)  # facts: (label, values)
     columns: list[str] = field(default_factory=list)  # table
     table: list[list[Any]] = field(default_factory=list)
-    bars: list[tuple[Any, int]] = field(default_factory=list)  # (a term or a word, a count)
+    bars: list[tuple[Any, ...]] = field(default_factory=list)  # (a term or a word, a count[, the list it counts])
     note: str = ""
     total: int | None = None  # a table cut short: how many rows there are in all
 
@@ -360,7 +360,7 @@ def edition(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
     figures.columns = ["figure", *[_source_of(g) for g in sources]]
     for local, per in stated.items():
         if per:
-            values = [", ".join(str(v.value) for v in per.get(g, [])) for g in sources]
+            values = [", ".join(_figure(local, v.value) for v in per.get(g, [])) for g in sources]
             differ = len({v for v in values if v}) > 1
             figures.table.append([OntologyLabel(local, "(sources differ)" if differ else ""), *values])
     decisions = Panel("Decisions (all submissions in the graph)", kind="bars")
@@ -372,7 +372,62 @@ def edition(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
         [row["paper"], f"{float(row['average'].value):.2f}", int(row["n"].value)]
         for row in _select(store, EDITION_TOP, iri)
     ]
-    return heading, [about, figures, decisions, awards, top]
+    glance = _at_a_glance(store, iri, stated, decisions.bars)
+    key = iri.value.rsplit("/", 1)[-1]
+    decisions.bars = [  # each count links to the list of those papers
+        (d, n, f"/resource/paper/?edition={key}&decision={d.value.rsplit('#', 1)[-1]}") for d, n in decisions.bars
+    ]
+    return heading, [glance, about, figures, decisions, awards, top]
+
+
+EDITION_NEIGHBOURS = """
+SELECT ?other ?year WHERE { ?e iclr:editionOf ?conference ; iclr:year ?this . ?other iclr:editionOf ?conference ; iclr:year ?year .
+  FILTER (?other != ?e) } ORDER BY ?year"""
+
+
+def _figure(local: str, value: str) -> str:
+    """A stated figure as a person reads it: a rate as a percentage (0.29 -> 29%)."""
+    return f"{float(value) * 100:g}%" if local == "acceptanceRate" else str(value)
+
+
+def _at_a_glance(
+    store: ReadableGraph, iri: NamedNode, stated: dict[str, dict[str, list[Any]]], decided: list[tuple[Any, int]]
+) -> Panel:
+    """The headline figures of an edition: submissions (a range where sources differ), accepted
+    papers, the acceptance rate as a percentage, and how many of the accepted are in the graph."""
+    glance = Panel("At a glance")
+
+    def values(local: str) -> list[float]:
+        return sorted({float(v.value) for per in stated.get(local, {}).values() for v in per})
+
+    def span(numbers: list[float], percent: bool = False) -> str:
+        shown = [f"{n * 100:.1f}%" if percent else f"{n:,.0f}" for n in numbers]
+        return " – ".join(dict.fromkeys([shown[0], shown[-1]])) if shown else ""
+
+    submissions, accepted = values("submissionCount"), values("acceptedCount")
+    differ = f" {translate('(sources differ)')}" if len(submissions) > 1 else ""
+    glance.add("Submissions", Cell(span(submissions) + differ) if submissions else "")
+    glance.add("Accepted", span(accepted))
+    rates = values("acceptanceRate") or (
+        [accepted[0] / submissions[0]] if len(accepted) == 1 and len(submissions) == 1 and submissions[0] else []
+    )
+    glance.add("Acceptance rate", span(rates, percent=True))
+    glance.add("Orals", span(values("oralCount")))
+    glance.add("Spotlights", span(values("spotlightCount")))
+    in_graph = sum(n for d, n in decided if str(d.value).endswith("#Accepted"))
+    if accepted:
+        coverage = translate("{shown} of {total} accepted papers are in the graph").format(
+            shown=f"{in_graph:,}", total=f"{accepted[-1]:,.0f}"
+        )
+        glance.add("Coverage", coverage)
+    neighbours = _select(store, EDITION_NEIGHBOURS, iri)
+    this = next((int(v.value[:4]) for v in _values(store, iri, "year")), None)
+    if this is not None:
+        earlier = [r["other"] for r in neighbours if int(r["year"].value[:4]) < this]
+        later = [r["other"] for r in neighbours if int(r["year"].value[:4]) > this]
+        glance.add("Previous edition", *earlier[-1:])
+        glance.add("Next edition", *later[:1])
+    return glance
 
 
 # --------------------------------------------------------------------------------------------
@@ -484,7 +539,7 @@ def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
         for row in panel.table:
             for value in row:
                 terms += value if isinstance(value, list) else [value]
-        terms += panel.columns + [name for name, _ in panel.bars]
+        terms += panel.columns + [bar[0] for bar in panel.bars]
     labeler.learn(terms)
 
     def cells(value: Any) -> list[Cell]:
@@ -499,7 +554,7 @@ def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
             (translate(label, labeler.lang), [labeler.cell(v) for v in values]) for label, values in panel.rows
         ]
         panel.table = [[cells(v) for v in row] for row in panel.table]
-        panel.bars = [(labeler.cell(name).text, n) for name, n in panel.bars]
+        panel.bars = [(labeler.cell(bar[0]).text, *bar[1:]) for bar in panel.bars]
         if panel.total is not None and panel.total > len(panel.table):
             shown = translate("{shown} of {total} shown", labeler.lang)
             panel.note = shown.format(shown=f"{len(panel.table):,}", total=f"{panel.total:,}")
