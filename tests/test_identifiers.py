@@ -4,6 +4,7 @@ modelled as resolvable IRIs and values under Wikidata's properties, and findable
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -184,3 +185,28 @@ def test_coverage_is_counted_per_kind_and_scheme(imported) -> None:
     assert counts[("paper", "OpenReview")] >= 2 and counts[("organization", "Wikidata")] > 10
     done = run_cli("stats", "--store", str(settings.store))
     assert done.returncode == 0 and re.search(r"\n\s+1\s+person\s+ORCID\n", done.stdout), done.stdout
+
+
+def test_the_mappings_export_as_valid_sssom_with_source_and_date(imported, tmp_path: Path) -> None:
+    """`iclr-kg export --mappings sssom`: the Wikidata links and the profiles' identifiers, each
+    with who states it and when, read back and validated by the sssom package (PyPI)."""
+    from sssom.constants import SchemaValidationType
+    from sssom.parsers import parse_sssom_table
+    from sssom.validators import validate
+
+    from testbed.helpers import run_cli
+
+    settings, _ = imported
+    out = tmp_path / "mappings.sssom.tsv"
+    done = run_cli("export", "--store", str(settings.store), "--mappings", "sssom", "--output", str(out))
+    assert done.returncode == 0, done.stderr
+    mappings = parse_sssom_table(str(out))
+    report = validate(mappings, [SchemaValidationType.JsonSchema], fail_on_error=False)
+    assert all(not r.results for r in report.values()), report
+    rows = mappings.df.to_dict("records")
+    orcid = [r for r in rows if r["object_id"] == f"orcid:{ORCID}"]
+    assert len(orcid) == 1 and orcid[0]["subject_id"] == "iclr:person/or-jane-roe1"
+    assert orcid[0]["mapping_provider"] == "https://openreview.net/profile?id=~Jane_Roe1"
+    assert str(orcid[0]["mapping_date"])[:2] == "20" and "openreview-iclr-2021" in orcid[0]["comment"]
+    assert any(r["object_id"] == "wikidata:Q95" for r in rows)  # the curated links are still there
+    assert not any("99/1" in str(r["object_id"]) for r in rows)  # claimed by two profiles: no mapping

@@ -24,7 +24,7 @@ import requests
 import yaml
 
 from iclr_kg.atomic import write_text
-from iclr_kg.build.resolve import normalize
+from iclr_kg.build.resolve import build_registry, normalize
 from iclr_kg.build.sources import Dataset
 from iclr_kg.errors import IclrKgError, WikidataError
 from iclr_kg.external.jsoncache import JsonCache
@@ -363,19 +363,41 @@ def accept(review_file: Path, links_file: Path, entities: list[str] | None = Non
 # ------------------------------------------------------------------------------------------
 # Exports of the links
 
-SSSOM_HEADER = """# curie_map:
+# The prefix of each identifier scheme's IRIs, as SSSOM CURIEs (identifiers.py makes the IRIs)
+SSSOM_SCHEMES = {
+    "orcid": "https://orcid.org/",
+    "dblp": "https://dblp.org/pid/",
+    "s2": "https://www.semanticscholar.org/author/",
+    "gscholar": "https://scholar.google.com/citations?user=",
+}
+SSSOM_HEADER = (
+    """# curie_map:
 #   iclr: https://w3id.org/iclr-kg/resource/
 #   wikidata: http://www.wikidata.org/entity/
 #   skos: http://www.w3.org/2004/02/skos/core#
 #   semapv: https://w3id.org/semapv/vocab/
-# mapping_set_id: https://w3id.org/iclr-kg/mappings/wikidata.sssom.tsv
-# mapping_set_description: Links from iclr-kg entities to Wikidata items
+"""
+    + "".join(f"#   {scheme}: {prefix}\n" for scheme, prefix in SSSOM_SCHEMES.items())
+    + """# mapping_set_id: https://w3id.org/iclr-kg/mappings/wikidata.sssom.tsv
+# mapping_set_description: Links from iclr-kg entities to Wikidata items and to the identifiers their OpenReview profiles state
 # license: https://creativecommons.org/licenses/by/4.0/
 """
-SSSOM_COLUMNS = ("subject_id", "subject_label", "predicate_id", "object_id", "mapping_justification", "comment")
+)
+SSSOM_COLUMNS = (
+    "subject_id",
+    "subject_label",
+    "predicate_id",
+    "object_id",
+    "mapping_justification",
+    "mapping_provider",
+    "mapping_date",
+    "comment",
+)
 
 
 def sssom_rows(dataset: Dataset) -> list[tuple[str, ...]]:
+    """Every mapping with where it comes from and when: the curated Wikidata links (their
+    evidence), then what each import's profiles state (the profile, the import's date)."""
     names = {f"organization/{o.key}": o.name for o in dataset.organizations}
     names.update({f"person/{p.key}": p.name for p in dataset.people})
     rows = []
@@ -389,9 +411,30 @@ def sssom_rows(dataset: Dataset) -> list[tuple[str, ...]]:
                 "skos:exactMatch",
                 f"wikidata:{link.qid}",
                 justification,
+                "https://w3id.org/iclr-kg/",
+                "",
                 " ".join(comment.split()),
             )
         )
+    registry = build_registry(dataset)
+    for source in dataset.sources:
+        for identifier in source.identifiers:
+            key = registry.find("person", identifier.profile)
+            if key is None:
+                continue
+            retrieved = source.source.retrieved
+            rows.append(
+                (
+                    f"iclr:person/{key}",
+                    names.get(f"person/{key}", ""),
+                    "skos:exactMatch",
+                    f"{identifier.scheme}:{identifier.value}",
+                    "semapv:ManualMappingCuration",  # stated by the person, on their own profile
+                    f"https://openreview.net/profile?id={identifier.profile}",
+                    retrieved.date().isoformat() if retrieved else "",
+                    f"stated by the OpenReview profile {identifier.profile} (import {source.source.key})",
+                )
+            )
     return rows
 
 
