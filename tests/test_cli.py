@@ -257,7 +257,7 @@ def test_serve_builds_then_serves_with_gunicorn(tmp_path: Path) -> None:
         with urllib.request.urlopen(f"{base}/health", timeout=10) as response:
             status = json.loads(response.read())
         assert status["status"] == "ok" and status["quads"] > 5000
-        with urllib.request.urlopen(f"{base}/", timeout=5) as response:
+        with urllib.request.urlopen(f"{base}/query", timeout=5) as response:
             assert b"<textarea" in response.read()
     assert "building it first" in process.output and "serving" in process.output and "with gunicorn" in process.output
 

@@ -20,7 +20,7 @@ def test_pages_and_json_are_gzipped_for_clients_that_accept_it(client) -> None:
 
 
 def test_static_urls_are_versioned_and_cached_for_a_year(client) -> None:
-    page = client.get("/").get_data(as_text=True)
+    page = client.get("/query").get_data(as_text=True)
     found = re.search(r'src="(/static/vendor/codemirror/codemirror\.js\?v=(\w+))"', page)
     assert found, "the editor's script is linked without a version"
     version = found.group(2)

@@ -61,7 +61,9 @@ def test_an_edition_page_in_chinese_names_its_decisions_and_figures_in_chinese(c
     assert untranslated(english) != [] and KNOWN.label("submissionCount", "en") in english  # the check can fail
 
 
-@pytest.mark.parametrize("path", ["/", "/queries", "/stats", "/search?q=song", "/search?q=eigengame", "/ontology"])
+@pytest.mark.parametrize(
+    "path", ["/", "/query", "/queries", "/stats", "/search?q=song", "/search?q=eigengame", "/ontology"]
+)
 def test_other_pages_in_chinese_use_the_ontology_words(client, path: str) -> None:
     page = client.get(path + ("&" if "?" in path else "?") + "lang=zh")
     assert page.status_code == 200

@@ -42,7 +42,7 @@ def test_an_unreachable_service_is_a_502_not_a_500(real_settings, tmp_path) -> N
     query = f"SELECT * WHERE {{ SERVICE <{dead}> {{ ?s ?p ?o }} }}"
     response = client.get("/sparql", query_string={"query": query, "format": "json"})
     assert response.status_code == 502 and b"it refused the connection" in response.data
-    page = client.get("/", query_string={"query": query})
+    page = client.get("/query", query_string={"query": query})
     assert page.status_code == 502 and b"Connection refused" in page.data
     assert client.get("/sparql", query_string={"query": "ASK {}", "format": "json"}).status_code == 200
     app.extensions["iclr_kg"].pool.close()

@@ -24,6 +24,7 @@ def operations(app) -> list:
 # writes (which need the update token; the W3C manifests test them).
 UNDESCRIBED = {
     "/": "the front page",
+    "/query": "the query page (HTML): the editor, and a query's results as a page",
     "/favicon.ico": "a file",
     "/robots.txt": "for crawlers",
     "/sitemap.xml": "for crawlers",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import rdflib
@@ -12,13 +13,15 @@ from iclr_kg.query.saved import load_saved
 
 
 def test_query_page_shows_editor_saved_queries_and_results(client) -> None:
-    page = client.get("/")
+    page = client.get("/query")
     assert page.status_code == 200 and b"<textarea" in page.data and b"PREFIX iclr:" in page.data
     from markupsafe import escape
 
     for saved in load_saved(resource_dir("queries")).values():
         assert str(escape(saved.title)).encode() in page.data
-    run = client.get("/", query_string={"query": "SELECT ?p ?t WHERE { ?p a iclr:OutstandingPaper ; iclr:title ?t }"})
+    run = client.get(
+        "/query", query_string={"query": "SELECT ?p ?t WHERE { ?p a iclr:OutstandingPaper ; iclr:title ?t }"}
+    )
     html = run.data.decode()
     assert run.status_code == 200 and "<table>" in html and "EigenGame" in html
     assert "rows" in html and " ms" in html
@@ -28,12 +31,12 @@ def test_query_page_shows_editor_saved_queries_and_results(client) -> None:
 
 
 def test_query_page_shows_syntax_errors(client) -> None:
-    page = client.get("/", query_string={"query": "SELECT * WHERE { ?s ?p }"})
+    page = client.get("/query", query_string={"query": "SELECT * WHERE { ?s ?p }"})
     assert page.status_code == 400 and b"SPARQL syntax error at line 1, column" in page.data
 
 
 def test_templates_escape_everything(client) -> None:
-    page = client.get("/", query_string={"query": "SELECT ('<script>alert(1)</script>' AS ?x) WHERE {}"})
+    page = client.get("/query", query_string={"query": "SELECT ('<script>alert(1)</script>' AS ?x) WHERE {}"})
     assert b"<script>alert(1)</script>" not in page.data and b"&lt;script&gt;" in page.data
     assert "default-src 'self'" in page.headers["Content-Security-Policy"]
     assert page.headers["X-Frame-Options"] == "DENY" and page.headers["X-Content-Type-Options"] == "nosniff"
@@ -181,3 +184,16 @@ def test_a_rebuild_goes_live_without_restart(tiny_app, tiny_data) -> None:
     )
     build(settings)
     assert count() > before
+
+
+def test_the_front_page_answers_without_sparql_and_old_editor_links_move(client) -> None:
+    """Issue #37 item 1: search first, then editions, awards, top organizations and what the
+    graph holds; the editor lives at /query, and /?query=... links are sent there."""
+    page = client.get("/").get_data(as_text=True)
+    assert 'action="/search"' in page and 'name="q"' in page and "<textarea" not in page
+    assert 'href="/resource/edition/iclr2021"' in page and 'href="/resource/award/' in page
+    assert 'href="/resource/organization/google"' in page and 'href="/query"' in page
+    assert re.search(r'href="/resource/paper/">paper</a></td><td class="num">\d+', page)  # what is inside
+    moved = client.get("/", query_string={"query": "ASK {}", "view": "table"})
+    assert moved.status_code == 301 and moved.headers["Location"].startswith("/query?query=ASK")
+    assert client.get(moved.headers["Location"]).status_code == 200

@@ -157,7 +157,7 @@ def test_unknown_urls_get_our_404_with_suggestions(client: FlaskClient) -> None:
 
 def test_result_tables_show_names_with_the_iri_on_hover(client: FlaskClient) -> None:
     query = "SELECT ?paper ?n WHERE { ?paper iclr:title ?t . BIND (42 AS ?n) } LIMIT 3"
-    html = page(client, "/", query=query)
+    html = page(client, "/query", query=query)
     assert re.search(r'<a href="/resource/paper/[^"]+" title="paper:[^"]+">[^<]+</a>', html)
     assert "xsd:integer" not in text_of(html)  # the datatype is on hover, not in the text
     assert 'title="xsd:integer">42</span>' in html
@@ -168,7 +168,7 @@ def test_downloads_offer_only_formats_that_answer(client: FlaskClient) -> None:
         ("SELECT ?s WHERE { ?s a iclr:Paper } LIMIT 2", ("json", "xml", "csv", "tsv")),
         ("CONSTRUCT { ?s a iclr:Paper } WHERE { ?s a iclr:Paper } LIMIT 2", ("turtle", "ntriples", "jsonld")),
     ):
-        html = page(client, "/", query=query)
+        html = page(client, "/query", query=query)
         links = re.findall(r'<a href="([^"]+)" download>([a-z]+)</a>', html)
         assert {name for _, name in links} >= set(expected)
         for href, _ in links:
@@ -197,7 +197,7 @@ def test_open_in_the_query_page_keeps_the_parameters(client: FlaskClient) -> Non
         if not saved.params or any("wikidata" in p.name for p in saved.params):
             continue
         shown = page(client, f"/queries/{saved.name}")
-        link = unescape(re.search(r'<a href="(/\?query=[^"]+)">Open in the query page', shown).group(1))
+        link = unescape(re.search(r'<a href="(/query\?query=[^"]+)">Open in the query page', shown).group(1))
         opened = page(client, link)
         count = re.compile(r"(\d+)\+? rows?")
         assert count.search(shown).group(1) == count.search(opened).group(1), saved.name
@@ -244,7 +244,8 @@ CONTRAST = """() => {
 }"""
 PAGE_KINDS = [
     "/",
-    "/?query=SELECT+%3Fpaper+%3Ftitle+WHERE+%7B+%3Fpaper+iclr%3Atitle+%3Ftitle+%7D+LIMIT+5",
+    "/query",
+    "/query?query=SELECT+%3Fpaper+%3Ftitle+WHERE+%7B+%3Fpaper+iclr%3Atitle+%3Ftitle+%7D+LIMIT+5",
     "/queries/coauthors",
     "/resource/paper/NzTU59SYbNq",
     "/resource/paper/PxTIG12RRHS",
@@ -306,7 +307,7 @@ def test_ctrl_enter_runs_the_query_and_the_skip_link_leads_to_the_content(server
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         try:
             page = browser.new_page()
-            page.goto(server + "/")
+            page.goto(server + "/query")
             page.keyboard.press("Tab")
             assert page.evaluate("document.activeElement.textContent") == "Skip to content"
             page.click(".CodeMirror")  # the editor (CodeMirror) stands in for the text box

@@ -41,12 +41,12 @@ def test_lint_of_deep_nesting_is_a_problem_not_a_crash(client: FlaskClient) -> N
 
 def test_the_query_page_refuses_deep_nesting_with_a_400(client: FlaskClient) -> None:
     deep = "SELECT * WHERE " + "{" * 3_000 + " ?s ?p ?o " + "}" * 3_000
-    page = client.get("/", query_string={"query": deep}, headers={"Accept": "text/html"})
+    page = client.get("/query", query_string={"query": deep}, headers={"Accept": "text/html"})
     assert page.status_code == 400 and "nests brackets 3000 deep" in page.data.decode()
     assert client.get("/sparql", query_string={"query": "ASK {}", "format": "json"}).status_code == 200
 
 
-@pytest.mark.parametrize("where", ["/sparql", "/api/check", "/"])
+@pytest.mark.parametrize("where", ["/sparql", "/api/check", "/query"])
 def test_too_many_triple_patterns_are_refused_by_name(client: FlaskClient, where: str) -> None:
     response = client.post(where, data={"query": FLAT}) if where == "/api/check" else None
     if response is None:

@@ -191,7 +191,7 @@ def test_timeout_cannot_be_raised_above_the_configured_limit(client) -> None:
     from iclr_kg.config import Settings
 
     assert Settings().query_timeout == 30
-    response = client.get("/", query_string={"query": RUNAWAY, "timeout": "1"})
+    response = client.get("/query", query_string={"query": RUNAWAY, "timeout": "1"})
     assert response.status_code == 503 and b"time limit" in response.data
 
 

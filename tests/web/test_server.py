@@ -97,15 +97,15 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
     CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium is not installed (CI installs it)"
 )
 def test_headless_chromium_runs_a_saved_query(server: str, tmp_path) -> None:
-    """A real browser loads /, follows a saved query into the editor page and sees the table."""
+    """A real browser loads /query, follows a saved query into the editor page and sees the table."""
     assert CHROMIUM, "chromium must be installed in CI"
     from iclr_kg.config import resource_dir
     from iclr_kg.query.saved import parse_saved
 
     saved = parse_saved(resource_dir("queries") / "award-reasons.rq")
-    home = dump_dom(server + "/", tmp_path)
+    home = dump_dom(server + "/query", tmp_path)
     assert "<textarea" in home and saved.title in home
-    link = server + "/?" + urllib.parse.urlencode({"query": saved.text})
+    link = server + "/query?" + urllib.parse.urlencode({"query": saved.text})
     page = dump_dom(link, tmp_path)
     assert re.search(r"<table[ >]", page) and "Vision Transformers Need Registers" in page and "rows" in page
 

@@ -233,7 +233,7 @@ def test_the_endpoint_runs_queries_in_process_with_zero_workers(real_store, real
     )
     assert graph.status_code == 200 and graph.data.count(b"\n") == 2
     assert client.get("/sparql", query_string={"query": "ASK {}"}, headers={"Accept": "image/png"}).status_code == 406
-    page = client.get("/", query_string={"query": "SELECT ?p WHERE { ?p a iclr:Paper } LIMIT 3"})
+    page = client.get("/query", query_string={"query": "SELECT ?p WHERE { ?p a iclr:Paper } LIMIT 3"})
     assert page.status_code == 200 and b"<table>" in page.data
     assert client.get("/health").status_code == 200
 
@@ -264,6 +264,6 @@ def test_invalid_utf8_escapes_in_a_query_string_are_400(client) -> None:
 
 
 def test_javascript_iris_in_results_are_not_links(client) -> None:
-    page = client.get("/", query_string={"query": "SELECT ?x WHERE { BIND(<javascript:alert(1)> AS ?x) }"})
+    page = client.get("/query", query_string={"query": "SELECT ?x WHERE { BIND(<javascript:alert(1)> AS ?x) }"})
     assert page.status_code == 200
     assert b"javascript:alert(1)" in page.data and b'href="javascript:' not in page.data

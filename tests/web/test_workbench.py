@@ -42,7 +42,7 @@ def test_the_endpoint_answers_syntax_errors_in_words(client: FlaskClient) -> Non
     text = response.data.decode()
     assert response.status_code == 400 and "the prefix nope: is not declared" in text and "\\u{" not in text
     page = client.get(
-        "/", query_string={"query": "SELECT ?t WHERE { ?p iclr:titel ?t }"}, headers={"Accept": "text/html"}
+        "/query", query_string={"query": "SELECT ?t WHERE { ?p iclr:titel ?t }"}, headers={"Accept": "text/html"}
     )
     assert page.status_code == 200 and "did you mean iclr:title?" in page.data.decode()  # said, and it still runs
 
@@ -135,7 +135,7 @@ def chromium():
 def editor_page(server: str, chromium):  # type: ignore[no-untyped-def]
     """The query page in Chromium, with the focus in the editor."""
     page = chromium()
-    page.goto(server + "/")
+    page.goto(server + "/query")
     page.wait_for_selector(".CodeMirror")
     page.click(".CodeMirror")
     return page
@@ -200,7 +200,7 @@ def test_the_query_page_stays_within_its_javascript_budget(client: FlaskClient) 
     import iclr_kg.web
 
     static = Path(iclr_kg.web.__file__).parent / "static"
-    html = client.get("/", headers={"Accept": "text/html"}).data.decode()
+    html = client.get("/query", headers={"Accept": "text/html"}).data.decode()
     scripts = re.findall(r'<script src="/static/([^"?]+)(?:\?v=\w+)?"', html)  # versioned URLs
     on_demand = re.findall(r'script\("(vendor/[^"]+)"\)', (static / "workbench.js").read_text(encoding="utf-8"))
     total = sum(len(gzip.compress((static / s).read_bytes())) for s in {*scripts, *on_demand})
@@ -211,7 +211,7 @@ def test_the_query_page_stays_within_its_javascript_budget(client: FlaskClient) 
 def test_a_timeline_places_dated_rows_by_name(server: str, chromium) -> None:
     query = "SELECT ?edition ?start WHERE { ?edition iclr:startDate ?start }"
     page = chromium()
-    page.goto(server + "/?" + urllib.parse.urlencode({"query": query, "view": "timeline x=start label=edition"}))
+    page.goto(server + "/query?" + urllib.parse.urlencode({"query": query, "view": "timeline x=start label=edition"}))
     _until(page, "document.querySelectorAll('#view svg .mark-symbol path').length > 0")
     rows = int(re.search(r"(\d+) rows?", page.locator("main").inner_text()).group(1))
     assert page.locator("#view svg .mark-symbol path").count() == rows
@@ -227,7 +227,7 @@ def test_a_graph_node_follows_only_our_own_iris(server: str, chromium) -> None:
     ours = "https://w3id.org/iclr-kg/resource/person/ian-gemp"
     query = f"SELECT ?a ?b WHERE {{ VALUES (?a ?b) {{ (<{evil}> <{ours}>) }} }}"
     page = chromium()
-    page.goto(server + "/?" + urllib.parse.urlencode({"query": query, "view": "graph source=a target=b"}))
+    page.goto(server + "/query?" + urllib.parse.urlencode({"query": query, "view": "graph source=a target=b"}))
     _until(page, "window.lastGraph && window.lastGraph.nodes().length == 2")
     before = page.url
     page.evaluate(f"window.lastGraph.getElementById({evil!r}).emit('tap')")

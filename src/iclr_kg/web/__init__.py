@@ -25,7 +25,7 @@ NEGOTIATED = {
     "resources.data",
     "discovery.void",
 }
-LOCALIZED = {"resources.resource", "resources.browse", "pages.search", "pages.index", "pages.saved_query"}
+LOCALIZED = {"resources.resource", "resources.browse", "pages.search", "pages.index", "pages.home", "pages.saved_query"}
 
 
 def create_app(settings: Settings | None = None) -> Flask:

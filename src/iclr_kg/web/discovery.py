@@ -122,7 +122,10 @@ def sitemap() -> Response:
 
 @blueprint.route("/sitemap-pages.xml")
 def sitemap_pages() -> Response:
-    urls = [url_for(e, _external=True) for e in ("pages.index", "pages.queries", "pages.stats", "resources.ontology")]
+    urls = [
+        url_for(e, _external=True)
+        for e in ("pages.home", "pages.index", "pages.queries", "pages.stats", "resources.ontology")
+    ]
     urls += [url_for("pages.saved_query", name=n, _external=True) for n in state().saved]
     urls += [url_for("resources.browse", kind=k, _external=True) for k in SEARCHED]
     return _urlset(urls)

@@ -7,7 +7,7 @@ import time
 from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
 
 from iclr_kg import vocab
-from iclr_kg.errors import IclrKgError, QueryError
+from iclr_kg.errors import IclrKgError, QueryError, StoreError
 from iclr_kg.identifiers import SCHEMES, coverage_query, recognize
 from iclr_kg.index import SEARCHED, Hit, Index, fold, kind_and_key
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
@@ -94,6 +94,32 @@ def result_page(
 
 
 @blueprint.route("/")
+def home() -> Response | str:
+    """The front page: search first, then the editions, the awards, the organizations with most
+    papers, every kind to browse, and what the graph holds as of when. A link from before the
+    editor moved to /query (`/?query=...`) is sent there."""
+    if request.args.get("query") is not None or request.args.get("view") is not None:
+        return redirect(url_for("pages.index", **request.args), code=301)
+    index = state().index()
+    if index is None:
+        raise StoreError("no store yet: run `iclr-kg build` first")
+    listed = state().per_generation("front page", lambda: _front_page_lists(index))
+    return render_template("home.html", **listed)
+
+
+FRONT_PAGE_COUNTS = ("paper", "person", "organization", "edition", "award", "source")
+
+
+def _front_page_lists(index: Index) -> dict[str, object]:
+    """What the front page lists, from the entity index (read once per store generation)."""
+    editions, _ = index.browse("edition", "year", 50)
+    awards, _ = index.browse("award", "year", 12)
+    organizations, _ = index.browse("organization", "papers", 10)
+    counts = {kind: index.browse(kind, "name", 1)[1] for kind in FRONT_PAGE_COUNTS}
+    return {"editions": editions, "awards": awards, "organizations": organizations, "counts": counts}
+
+
+@blueprint.route("/query")
 def index() -> str | tuple[str, int]:
     text = request.args.get("query")
     view = request.args.get("view", "table")
