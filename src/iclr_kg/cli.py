@@ -7,8 +7,10 @@ shows the traceback instead.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import functools
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from itertools import chain
@@ -33,6 +35,7 @@ from iclr_kg.query.saved import get_saved, load_saved
 from iclr_kg.store import (
     STATS_CLASSES,
     STATS_GRAPHS,
+    built_on,
     check_generation,
     current_generation,
     generations,
@@ -384,6 +387,37 @@ def export(
             # graphs is written once.
             merged = db.query("CONSTRUCT WHERE { ?s ?p ?o }", default_graph=graphs)
             serialize(shown.track(merged), out, chosen.rdf, prefixes=vocab.EXPORT_PREFIXES)
+
+
+@main.command()
+@store_option
+@click.option(
+    "--to",
+    "parent",
+    required=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The folder the release goes into, as iclr-kg-<version>/.",
+)
+@click.option("--version", help="The release's version [default: the date the current generation was built].")
+@backend_option
+@fails_cleanly
+def dump(store: Path | None, parent: Path, version: str | None, backend: str | None) -> None:
+    """Write a versioned release: every graph as gzipped N-Quads and as Turtle, VoID and DCAT
+    (sizes, formats, checksums, licence), SHA256SUMS and a CITATION.cff."""
+    from iclr_kg.release import write_release
+
+    settings = Settings.from_env(store=store, backend=backend)
+    generation = current_generation(settings.store)
+    version = version or built_on(generation.name if generation else None) or dt.date.today().isoformat()
+    if not re.fullmatch(r"[0-9A-Za-z][0-9A-Za-z.-]{0,39}", version):
+        raise SettingsError(f"--version {version!r}: letters, digits, '.' and '-' only (2026-12-01, 1.0)")
+    parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with engine_errors("the dump"):
+            folder = write_release(open_graph(settings), parent, version, Progress.for_terminal(settings))
+    except FileExistsError as exc:
+        raise SettingsError(str(exc)) from None
+    click.echo(f"{folder}: written ({', '.join(sorted(p.name for p in folder.iterdir()))})")
 
 
 @main.group("link-wikidata", invoke_without_command=True)

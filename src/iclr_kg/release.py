@@ -1,0 +1,141 @@
+"""A versioned release of the graph, as a reference dataset publishes one (`iclr-kg dump`).
+
+`DIR/iclr-kg-<date>/` holds every named graph as gzipped N-Quads (what loads back into any
+store), each graph as Turtle (what a person reads), a VoID and DCAT description of the release
+(sizes, formats, checksums, licence), `SHA256SUMS` (`sha256sum -c` checks it) and a
+`CITATION.cff` (how to cite it). Files are written under a temporary name and the folder is
+renamed whole at the end: a release is complete or absent.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO, cast
+
+import yaml
+from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, serialize
+
+from iclr_kg import vocab
+from iclr_kg.graph import ReadableGraph
+from iclr_kg.progress import Progress
+
+LICENSE = "https://creativecommons.org/licenses/by/4.0/"
+DCAT = "http://www.w3.org/ns/dcat#"
+SPDX = "http://spdx.org/rdf/terms#"
+VOID = vocab.PREFIXES["void"]
+DCTERMS = vocab.DCTERMS
+
+
+def graph_file(graph: str) -> str:
+    """graph/source/iclr2021-outstanding-papers -> source-iclr2021-outstanding-papers.ttl"""
+    return graph.removeprefix(vocab.GRAPH_BASE).replace("/", "-") + ".ttl"
+
+
+def write_release(store: ReadableGraph, parent: Path, version: str, progress: Progress | None = None) -> Path:
+    """The release `iclr-kg-<version>` of `store`'s named graphs, written into `parent`."""
+    progress = progress or Progress.silent()
+    final = parent / f"iclr-kg-{version}"
+    if final.exists():
+        raise FileExistsError(f"{final} exists: a release is never overwritten")
+    work = parent / f".iclr-kg-{version}.partial"
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "graphs").mkdir(parents=True)
+    graphs = sorted(g.value for g in store.named_graphs() if isinstance(g, NamedNode))
+    try:
+        with progress.stage("dump", unit="quads") as shown, gzip.open(work / "iclr-kg.nq.gz", "wb") as out:
+            quads = (q for g in graphs for q in store.quads_for_pattern(None, None, None, NamedNode(g)))
+            serialize(shown.track(quads), cast(IO[bytes], out), RdfFormat.N_QUADS)
+        sizes = {}
+        for graph in graphs:
+            path = work / "graphs" / graph_file(graph)
+            with path.open("wb") as out:
+                triples = (q.triple for q in store.quads_for_pattern(None, None, None, NamedNode(graph)))
+                serialize(triples, out, RdfFormat.TURTLE, prefixes=vocab.EXPORT_PREFIXES)
+            sizes[graph] = sum(1 for _ in store.quads_for_pattern(None, None, None, NamedNode(graph)))
+        files = ["iclr-kg.nq.gz", *(f"graphs/{graph_file(g)}" for g in graphs)]
+        sums = {name: _sha256(work / name) for name in files}
+        (work / "CITATION.cff").write_text(_citation(version), encoding="utf-8")
+        with (work / "void.ttl").open("wb") as out:
+            serialize(_description(work, version, files, sums, sizes), out, RdfFormat.TURTLE, prefixes=_PREFIXES)
+        sums |= {name: _sha256(work / name) for name in ("CITATION.cff", "void.ttl")}
+        (work / "SHA256SUMS").write_text("".join(f"{h}  {n}\n" for n, h in sorted(sums.items())), encoding="ascii")
+        work.rename(final)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return final
+
+
+_PREFIXES = {"dcat": DCAT, "dcterms": DCTERMS, "void": VOID, "spdx": SPDX, "xsd": vocab.XSD}
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _description(
+    folder: Path, version: str, files: list[str], sums: dict[str, str], sizes: dict[str, int]
+) -> Iterable[Triple]:
+    """VoID (the dataset, its triples per graph) and DCAT (each file: format, size, checksum)."""
+    dataset = NamedNode(f"{vocab.BASE}release/{version}")
+    a = NamedNode(vocab.RDF + "type")
+    yield Triple(dataset, a, NamedNode(VOID + "Dataset"))
+    yield Triple(dataset, a, NamedNode(DCAT + "Dataset"))
+    yield Triple(dataset, NamedNode(DCTERMS + "title"), Literal(f"iclr-kg {version}", language="en"))
+    yield Triple(dataset, NamedNode(DCTERMS + "license"), NamedNode(LICENSE))
+    yield Triple(dataset, NamedNode(DCTERMS + "issued"), Literal(version, datatype=NamedNode(vocab.XSD + "date")))
+    yield Triple(dataset, NamedNode(DCAT + "version"), Literal(version))
+    integer = NamedNode(vocab.XSD + "integer")
+    yield Triple(dataset, NamedNode(VOID + "triples"), Literal(str(sum(sizes.values())), datatype=integer))
+    for graph, triples in sizes.items():
+        subset = NamedNode(graph)
+        yield Triple(dataset, NamedNode(VOID + "subset"), subset)
+        yield Triple(subset, NamedNode(VOID + "triples"), Literal(str(triples), datatype=integer))
+    for name in files:
+        distribution = NamedNode(f"{dataset.value}/{name}")
+        media = "application/n-quads" if name.endswith(".nq.gz") else "text/turtle"
+        yield Triple(dataset, NamedNode(DCAT + "distribution"), distribution)
+        yield Triple(distribution, a, NamedNode(DCAT + "Distribution"))
+        yield Triple(distribution, NamedNode(DCAT + "downloadURL"), NamedNode(f"{dataset.value}/{name}"))
+        yield Triple(distribution, NamedNode(DCAT + "mediaType"), Literal(media))
+        if name.endswith(".gz"):
+            yield Triple(distribution, NamedNode(DCAT + "compressFormat"), Literal("application/gzip"))
+        size = (folder / name).stat().st_size
+        yield Triple(distribution, NamedNode(DCAT + "byteSize"), Literal(str(size), datatype=integer))
+        checksum = NamedNode(f"{distribution.value}#sha256")
+        yield Triple(distribution, NamedNode(SPDX + "checksum"), checksum)
+        yield Triple(checksum, NamedNode(SPDX + "algorithm"), NamedNode(SPDX + "checksumAlgorithm_sha256"))
+        yield Triple(checksum, NamedNode(SPDX + "checksumValue"), Literal(sums[name]))
+        if name.startswith("graphs/"):
+            yield Triple(distribution, NamedNode(VOID + "inDataset"), NamedNode(_graph_of(name, sizes)))
+
+
+def _graph_of(name: str, sizes: dict[str, int]) -> str:
+    return next(g for g in sizes if f"graphs/{graph_file(g)}" == name)
+
+
+def _citation(version: str) -> str:
+    """CITATION.cff (Citation File Format 1.2.0) for the release."""
+    return yaml.safe_dump(
+        {
+            "cff-version": "1.2.0",
+            "message": "If you use this dataset, please cite it as below.",
+            "type": "dataset",
+            "title": "iclr-kg: a knowledge graph of ICLR papers, people, organizations and awards",
+            "version": version,
+            "date-released": version,
+            "license": "CC-BY-4.0",
+            "url": vocab.BASE,
+            "authors": [{"name": "The iclr-kg developers"}],
+        },
+        sort_keys=False,
+        allow_unicode=True,
+    )
