@@ -47,8 +47,9 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="session")
 def wikidata_standin(tmp_path_factory: pytest.TempPathFactory):
-    """Oxigraph's own server (PyPI `oxigraph`) on 127.0.0.1 with a few Wikidata-shaped triples:
-    the stand-in for Wikidata's query service in federated queries."""
+    """Oxigraph's own server (PyPI `oxigraph`) on 127.0.0.1 with a few Wikidata-shaped and
+    dblp-shaped triples: the stand-in for Wikidata's query service and dblp's SPARQL service
+    (QLever) in federated queries; both answer in the SPARQL 1.1 results formats."""
     import subprocess
     import sys
     import time
@@ -56,10 +57,11 @@ def wikidata_standin(tmp_path_factory: pytest.TempPathFactory):
 
     location = tmp_path_factory.mktemp("wikidata-standin")
     oxigraph = str(Path(sys.executable).with_name("oxigraph"))
-    fixture = Path(__file__).parent / "fixtures" / "wikidata-standin.ttl"
-    subprocess.run(
-        [oxigraph, "load", "--location", str(location), "--file", str(fixture)], check=True, capture_output=True
-    )
+    for name in ("wikidata-standin.ttl", "dblp-standin.ttl"):  # one SPARQL service answers for both
+        fixture = Path(__file__).parent / "fixtures" / name
+        subprocess.run(
+            [oxigraph, "load", "--location", str(location), "--file", str(fixture)], check=True, capture_output=True
+        )
     port = free_port()
     process = subprocess.Popen(
         [oxigraph, "serve-read-only", "--location", str(location), "--bind", f"127.0.0.1:{port}"],
@@ -88,7 +90,7 @@ def real_settings(tmp_path_factory: pytest.TempPathFactory, wikidata_standin: st
 
 def saved_query_values(saved, standin: str) -> dict[str, str]:
     """Parameter values for running a saved query in tests: federated ones ask the stand-in."""
-    return {p.name: standin for p in saved.params if p.name == "wikidata"}
+    return {p.name: standin for p in saved.params if p.name in ("wikidata", "dblp")}
 
 
 @pytest.fixture(scope="session")

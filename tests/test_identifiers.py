@@ -210,3 +210,27 @@ def test_the_mappings_export_as_valid_sssom_with_source_and_date(imported, tmp_p
     assert str(orcid[0]["mapping_date"])[:2] == "20" and "openreview-iclr-2021" in orcid[0]["comment"]
     assert any(r["object_id"] == "wikidata:Q95" for r in rows)  # the curated links are still there
     assert not any("99/1" in str(r["object_id"]) for r in rows)  # claimed by two profiles: no mapping
+
+
+def test_our_people_join_with_dblp_by_their_pid(imported, wikidata_standin: str) -> None:
+    """dblp-publications: our person's dblp pid, joined live with a dblp-shaped SPARQL service
+    (the local stand-in answers in the SPARQL results format dblp's QLever service uses)."""
+    from iclr_kg.config import resource_dir
+    from iclr_kg.query.saved import load_saved
+
+    settings, _ = imported
+    saved = load_saved(resource_dir("queries"))["dblp-publications"]
+    store = open_read_only(settings.store)
+    rows = [
+        tuple(t.value if t is not None else None for t in row)
+        for row in run_query(
+            store,
+            saved.text,
+            substitutions=saved.substitutions({"dblp": wikidata_standin}),
+            services=(wikidata_standin,),
+        )
+    ]
+    assert [(r[2], r[4], r[5][:4]) for r in rows] == [
+        ("Jane Roe", "A Paper of Linked Authors.", "2021"),
+        ("Jane Roe", "Another Paper.", "2020"),
+    ]

@@ -41,6 +41,7 @@ ENGINE_DEVIATIONS: dict[str, dict[str, str]] = {
         # with OPTIONAL { SERVICE ... } it sends a query other engines reject ("expected OPTIONAL").
         "wikidata-countries": "Virtuoso's SERVICE drops the remote side's bindings",
         "wikidata-founders": "Virtuoso's SERVICE drops the remote side's bindings",
+        "wikidata-ror": "Virtuoso's SERVICE drops the remote side's bindings",
     },
 }
 

@@ -32,7 +32,11 @@ def default_store() -> Path:
     return Path("var") / "store"
 
 
-WIKIDATA_SERVICES = ("https://query.wikidata.org/sparql", "https://query-scholarly.wikidata.org/sparql")
+WIKIDATA_SERVICES = (
+    "https://query.wikidata.org/sparql",
+    "https://query-scholarly.wikidata.org/sparql",
+    "https://sparql.dblp.org/sparql",  # dblp's SPARQL service (QLever), for dblp-publications
+)
 PositiveSeconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 Listed = Annotated[tuple[str, ...], NoDecode]  # comma-separated in the environment
 
