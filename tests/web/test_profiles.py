@@ -409,3 +409,16 @@ def test_an_edition_gives_its_headline_figures_and_links_its_decisions(client: F
     assert "0.29" not in section(html, "Figures by source")  # a rate reads as a percentage
     chinese = page(client, "/resource/edition/iclr2021", lang="zh")
     assert "图中收录了 860 篇接收论文中的 8 篇" in chinese and "概览" in chinese
+
+
+def test_the_statements_fold_shows_a_few_values_per_property_and_says_how_many_more(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 50,000 papers a prolific author has 47,000 iclr:authorOf values: the page was 15 MB."""
+    from iclr_kg.web import resources
+
+    monkeypatch.setattr(resources, "VALUES_SHOWN", 1)
+    html = page(client, "/resource/paper/NzTU59SYbNq")  # EigenGame: four authors
+    assert "3 more values: every one is in the Turtle form" in html
+    full = client.get("/resource/paper/NzTU59SYbNq", query_string={"format": "turtle"}).get_data(as_text=True)
+    assert all(name in full for name in ("ian-gemp", "brian-mcwilliams", "claire-vernade", "thore-graepel"))

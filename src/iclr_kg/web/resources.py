@@ -33,6 +33,7 @@ KEY = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
 RDFS_LABEL = vocab.RDFS_LABEL.value
 NAME = vocab.ONTOLOGY_NS + "name"
 INCOMING_LIMIT = 200
+VALUES_SHOWN = 50  # values of one property in the statements fold; the RDF forms have them all
 BROWSE_PAGE = 100
 
 
@@ -260,12 +261,17 @@ def describe(store: ReadableGraph, iri: NamedNode, labeler: Labeler) -> dict[str
     statements that point at it (incoming). Names for IRIs come from `labeler`."""
     graphs_of: dict[tuple[str, str], list[str]] = defaultdict(list)
     objects: dict[str, dict[str, Any]] = defaultdict(dict)
+    more: dict[str, set[str]] = defaultdict(set)  # values past VALUES_SHOWN, counted, not shown
     for quad in store.quads_for_pattern(iri, None, None, None):
         if isinstance(quad.graph_name, DefaultGraph):
             continue
         p, o, g = quad.predicate.value, quad.object, quad.graph_name.value
-        objects[p][str(o)] = o
-        graphs_of[(p, str(o))].append(g)
+        key = str(o)
+        if key not in objects[p] and len(objects[p]) >= VALUES_SHOWN:
+            more[p].add(key)  # a prolific author's 47,000 iclr:authorOf: the page shows 50
+            continue
+        objects[p][key] = o
+        graphs_of[(p, key)].append(g)
     incoming_quads = []
     for quad in store.quads_for_pattern(None, None, iri, DefaultGraph()):
         incoming_quads.append(quad)
@@ -294,7 +300,7 @@ def describe(store: ReadableGraph, iri: NamedNode, labeler: Labeler) -> dict[str
                 }
             )
         values.sort(key=lambda v: (v["inferred"], v["cell"].text))
-        properties.append({"predicate": cell(NamedNode(p)), "values": values})
+        properties.append({"predicate": cell(NamedNode(p)), "values": values, "more": len(more[p] - objects[p].keys())})
     incoming = [{"subject": labeler.cell(q.subject), "predicate": cell(q.predicate)} for q in incoming_quads]
     wikidata = [o for p, objs in objects.items() if p == vocab.SKOS_EXACT_MATCH.value for o in objs.values()]
     return {
