@@ -119,3 +119,8 @@ def swallow(call: Callable[[], object]) -> None:
     and that are meant to time out."""
     with contextlib.suppress(Exception):
         call()
+
+
+# Debian's Chromium as the browser tests launch it: no sandbox (containers), no GPU, and shared
+# memory in /tmp rather than a small /dev/shm, whose exhaustion crashes a page under load.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]

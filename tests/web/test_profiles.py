@@ -17,6 +17,7 @@ from pyoxigraph import NamedNode
 from iclr_kg.config import resource_dir
 from iclr_kg.query.saved import load_saved
 from iclr_kg.vocab import QUERY_PREFIXES
+from testbed.helpers import CHROMIUM_ARGS
 
 PAGE = {"Accept": "text/html"}
 
@@ -278,7 +279,7 @@ def test_every_page_kind_fits_the_screen_without_console_errors(server: str, tmp
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": width, "height": 900})
             errors: list[str] = []
@@ -304,7 +305,7 @@ def test_ctrl_enter_runs_the_query_and_the_skip_link_leads_to_the_content(server
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page()
             page.goto(server + "/query")

@@ -19,7 +19,7 @@ import rdflib
 from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from SPARQLWrapper import CSV, JSON, TURTLE, XML, SPARQLWrapper
 
-from testbed.helpers import get
+from testbed.helpers import CHROMIUM_ARGS, get
 
 QUERY = """PREFIX iclr: <https://w3id.org/iclr-kg/ontology#>
 SELECT ?title WHERE { ?p a iclr:OutstandingPaper ; iclr:submittedTo <https://w3id.org/iclr-kg/resource/edition/iclr2024> ; iclr:title ?title }
@@ -115,8 +115,7 @@ def dump_dom(url: str, tmp_path) -> str:
         [
             CHROMIUM,
             "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
+            *CHROMIUM_ARGS,
             "--disable-quic",
             "--no-first-run",
             "--disable-background-networking",
@@ -145,7 +144,7 @@ def test_pages_load_without_console_errors_and_the_endpoint_link_explains_it(ser
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page()
             errors: list[str] = []

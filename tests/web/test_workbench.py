@@ -16,6 +16,7 @@ from flask.testing import FlaskClient
 from iclr_kg.errors import IclrKgError
 from iclr_kg.query.lint import check
 from iclr_kg.query.saved import load_saved, parse_saved
+from testbed.helpers import CHROMIUM_ARGS
 
 TERMS = {"title", "Paper", "name", "authorOf", "hasAuthor"}
 
@@ -116,7 +117,7 @@ def chromium():
 
     errors: list[str] = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
         def open_page(fresh: bool = False):
             """A page; `fresh`: in a context of its own (no cookies, no storage shared)."""
