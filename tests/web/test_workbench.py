@@ -172,6 +172,8 @@ def test_a_saved_query_opens_as_its_chart_and_a_permalink_keeps_query_and_view(s
     page.click("#share")
     page.wait_for_selector("#permalink:not([hidden])")
     link = page.locator("#permalink").input_value()
+    page.click("#copy-permalink")  # the link to the clipboard (or selected and copied where refused)
+    _until(page, "document.querySelector('#copy-permalink').textContent === 'Copied'")
     assert re.search(r"/q/[A-Za-z0-9_-]{10}$", link)
     fresh = chromium(fresh=True)
     fresh.goto(link)
@@ -260,3 +262,14 @@ def test_the_keyboard_leaves_the_editor_and_reaches_run(server: str, chromium) -
             break
     assert page.evaluate("document.querySelector('.CodeMirror').CodeMirror.getValue()") == before  # no tab typed
     assert "Run" in page.evaluate("document.activeElement.textContent || document.activeElement.value || ''"), reached
+
+
+@needs_chromium
+def test_a_chart_says_what_it_shows_and_links_its_table(server: str, chromium) -> None:
+    page = chromium()
+    page.goto(server + "/resource/person/ian-gemp")
+    page.wait_for_selector(".entity-view [role=img]")
+    summary = page.locator(".entity-view [role=img]").first.get_attribute("aria-label")
+    assert summary.startswith("bar chart of papers by year, 2 rows: 2021: 1; 2024: 1"), summary
+    table = page.locator(".entity-view a.as-table").first.get_attribute("href")
+    assert table.startswith("/query?query=") and "view=table" in table

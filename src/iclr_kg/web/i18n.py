@@ -59,6 +59,8 @@ ZH = {
     "Referenced by": "被引用于",
     "inferred": "推理所得",
     "et al.": "等",
+    "Copy link": "复制链接",
+    "Copied": "已复制",
     "{n} more values: every one is in the Turtle form": "另有 {n} 个值：全部见 Turtle 格式",
     "ICLR papers, people, organizations and awards": "ICLR 的论文、人物、机构与奖项",
     "An ORCID iD, a dblp or Wikidata URL, or an OpenReview id goes straight to its entity.": "粘贴 ORCID、dblp 或 Wikidata 链接、OpenReview 编号，可直接打开对应实体。",

@@ -217,7 +217,23 @@
           out.value = (await answer.json()).url;
           out.hidden = false;
           out.select();
+          const copy = $("#copy-permalink");
+          if (copy) copy.hidden = false;
         }
+      });
+    }
+    const copy = $("#copy-permalink");
+    if (copy) {
+      copy.addEventListener("click", async () => {
+        const link = $("#permalink").value;
+        try { // a browser that neither grants nor refuses (a pending permission) gets the fallback
+          const late = new Promise((_, reject) => setTimeout(() => reject(new Error("no answer")), 500));
+          await Promise.race([navigator.clipboard.writeText(link), late]);
+        } catch {
+          $("#permalink").select();
+          document.execCommand("copy"); // where the Clipboard API is refused (plain http)
+        }
+        copy.textContent = copy.dataset.done;
       });
     }
   }
@@ -261,6 +277,22 @@
       y: options.y || numbers[numbers.length - 1] || columns[1],
       series: options.series,
     };
+  }
+
+  // A chart says what it shows in words (role=img with a summary a screen reader reads) and
+  // links the same rows as a table.
+  function describeChart(box, chart, kind, rows, x, y) {
+    const pairs = rows.slice(0, 12).map((r) => `${r[x]}: ${r[y]}`).join("; ");
+    const more = rows.length > 12 ? `; and ${rows.length - 12} more` : "";
+    chart.setAttribute("role", "img");
+    chart.setAttribute("aria-label", `${kind} chart of ${y} by ${x}, ${rows.length} rows: ${pairs}${more}`);
+    const query = new URL(box.dataset.results, location.href).searchParams.get("query");
+    if (!query || box.querySelector(".as-table")) return;
+    const link = document.createElement("a");
+    link.className = "as-table";
+    link.href = `/query?${new URLSearchParams({ query, view: "table" })}`;
+    link.textContent = document.documentElement.lang === "zh" ? "以表格查看" : "as a table";
+    box.appendChild(link);
   }
 
   async function renderView(box = $("#view")) {
@@ -312,6 +344,7 @@
       spec = { $schema: "https://vega.github.io/schema/vega-lite/v5.json", data: { values: rows }, width: "container",
         height: 320, ...spec };
       await vegaEmbed(chart, spec, EMBED());
+      describeChart(box, chart, kind, rows, options.x || x, y);
     } else if (kind === "graph") {
       await script("vendor/cytoscape/cytoscape.min.js");
       const source = options.source || columns[0];
