@@ -620,6 +620,23 @@ class Index:
         ranked = sorted(found.values(), key=lambda h: (fold(h.label) != query, not fold(h.label).startswith(query)))
         return ranked[:limit]
 
+    def match_counts(self, text: str, cap: int = 10_000) -> dict[str, int]:
+        """How many entities of each searched kind have names with words beginning with the
+        query's words (what search's word step matches), each counted up to `cap`: the search
+        page's tabs say "papers (1,234)" rather than the 50 it shows."""
+        printable = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
+        words = search_words(fold(" ".join(printable.split()))[:200])
+        if not words:
+            return {}
+        match = " ".join(f'"{w}"*' for w in words)
+        with self._db() as db:
+            rows = db.execute(
+                "SELECT kind, COUNT(*) FROM (SELECT e.kind AS kind FROM words JOIN entity e ON e.id = words.rowid "
+                "WHERE words MATCH ? LIMIT ?) GROUP BY kind",
+                (match, cap * len(SEARCHED)),
+            ).fetchall()
+        return {kind: min(n, cap) for kind, n in rows if kind in SEARCHED}
+
     def _collect(
         self, db: sqlite3.Connection, table: str, match: str, kinds: list[str], window: int, found: dict[str, Hit]
     ) -> None:

@@ -52,3 +52,15 @@ def test_bad_filters_are_refused_in_words(client) -> None:
     ):
         answer = client.get("/resource/paper/", query_string=query)
         assert answer.status_code == status and words in answer.get_data(as_text=True), query
+
+
+def test_search_says_how_many_match_per_kind_and_an_exact_name_opens_its_entity(client) -> None:
+    page = client.get("/search", query_string={"q": "learning"}).get_data(as_text=True)
+    tabs = re.search(r'<p class="kinds" role="tablist">(.*?)</p>', page, re.S)
+    assert tabs and re.search(r'kind=paper">paper</a> \((\d+)\)', tabs.group(1))
+    papers = int(re.search(r'kind=paper">paper</a> \((\d+)\)', tabs.group(1)).group(1))
+    only = client.get("/search", query_string={"q": "learning", "kind": "paper"}).get_data(as_text=True)
+    assert only.count('<li><a href="/resource/paper/') == min(papers, 50)
+    exact = client.get("/search", query_string={"q": "Ian Gemp"})
+    assert exact.status_code == 303 and exact.headers["Location"].endswith("/resource/person/ian-gemp")
+    assert client.get("/search", query_string={"q": "Ian Gemp", "all": "1"}).status_code == 200  # the list, asked for

@@ -59,6 +59,7 @@ ZH = {
     "Referenced by": "被引用于",
     "inferred": "推理所得",
     "et al.": "等",
+    "The best {shown} matches for “{q}”; narrow them by kind above.": "“{q}”的前 {shown} 个最佳结果；可按上方类别缩小范围。",
     "Copy link": "复制链接",
     "Copied": "已复制",
     "{n} more values: every one is in the Turtle form": "另有 {n} 个值：全部见 Turtle 格式",

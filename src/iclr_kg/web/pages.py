@@ -314,7 +314,13 @@ def search() -> Response | str:
     if json_asked:
         response = jsonify({"query": text, "results": [h.as_json() for h in hits]})
         return response
+    exact = [h for h in hits if fold(h.label) == fold(text)]
+    if len(exact) == 1 and not kind and request.args.get("all") is None:  # the one entity so named
+        return redirect(url_for("resources.resource", kind=exact[0].kind, key=exact[0].key), code=303)
     groups: dict[str, list[Hit]] = {}
     for hit in hits:
         groups.setdefault(hit.kind, []).append(hit)
-    return render_template("search.html", q=text, groups=list(groups.items()), total=len(hits))
+    counts = index.match_counts(text) if index and text else {}
+    return render_template(
+        "search.html", q=text, groups=list(groups.items()), total=len(hits), counts=counts, kind=kind, limit=limit
+    )
