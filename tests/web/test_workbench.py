@@ -273,3 +273,12 @@ def test_a_chart_says_what_it_shows_and_links_its_table(server: str, chromium) -
     assert summary.startswith("bar chart of papers by year, 2 rows: 2021: 1; 2024: 1"), summary
     table = page.locator(".entity-view a.as-table").first.get_attribute("href")
     assert table.startswith("/query?query=") and "view=table" in table
+
+
+@needs_chromium
+def test_the_header_search_box_offers_names_as_one_types(server: str, chromium) -> None:
+    page = chromium()
+    page.goto(server + "/resource/paper/")
+    page.click("#site-search")
+    page.keyboard.type("Ian Ge")
+    _until(page, "[...document.querySelectorAll('#site-search-names option')].some(o => o.value === 'Ian Gemp')")
