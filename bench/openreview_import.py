@@ -80,6 +80,11 @@ def main() -> None:
     parser.add_argument("--submissions", type=int, default=10000)
     parser.add_argument("--reviews", type=int, default=4, help="reviews per submission")
     parser.add_argument(
+        "--no-links",
+        action="store_true",
+        help="profiles without identifiers (ORCID, dblp...): their cost, by difference",
+    )
+    parser.add_argument(
         "--pause", type=float, default=0.0, help="seconds between requests (the product's default is 1.0)"
     )
     args = parser.parse_args()
@@ -87,7 +92,7 @@ def main() -> None:
         work = Path(tmp)
         venue_file = work / "venue.json"
         started = time.perf_counter()
-        venue = synth.openreview_venue(args.submissions, args.reviews)
+        venue = synth.openreview_venue(args.submissions, args.reviews, links=not args.no_links)
         venue_file.write_text(json.dumps(venue), encoding="utf-8")
         notes = sum(len(n) for n in venue["notes"].values())  # type: ignore[union-attr]
         print(

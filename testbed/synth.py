@@ -160,8 +160,39 @@ def write(papers: int, out: Path, seed: int = 7) -> Path:
     return out
 
 
+def _orcid(number: int) -> str:
+    """A well-formed ORCID iD for a synthetic person (its check character computed as ORCID does)."""
+    digits = f"{number:015d}"
+    total = 0
+    for ch in digits:
+        total = (total + int(ch)) * 2
+    check = (12 - total % 11) % 11
+    body = digits + ("X" if check == 10 else str(check))
+    return "-".join(body[i : i + 4] for i in range(0, 16, 4))
+
+
+def _links(person: int, rng: random.Random) -> dict[str, str]:
+    """The personal links of a synthetic profile, in the proportions real ones have them roughly
+    (most a dblp link, many an ORCID, fewer Semantic Scholar or Google Scholar), as URLs."""
+    links = {}
+    if rng.random() < 0.6:
+        links["dblp"] = f"https://dblp.org/pid/{person % 300}/{person}"
+    if rng.random() < 0.4:
+        links["orcid"] = f"https://orcid.org/{_orcid(person)}"
+    if rng.random() < 0.2:
+        links["semanticScholar"] = f"https://www.semanticscholar.org/author/Author-{person}/{1000000 + person}"
+    if rng.random() < 0.2:
+        links["gscholar"] = f"https://scholar.google.com/citations?user={person:012d}"
+    return links
+
+
 def openreview_venue(
-    submissions: int, reviews: int = 4, seed: int = 11, venue: str = "ICLR.cc/2021/Conference", api: str = "v1"
+    submissions: int,
+    reviews: int = 4,
+    seed: int = 11,
+    venue: str = "ICLR.cc/2021/Conference",
+    api: str = "v1",
+    links: bool = True,
 ) -> dict[str, object]:
     """A synthetic OpenReview venue in the API's JSON shapes: {notes: {invitation: [...]}, profiles: {...}}.
 
@@ -189,7 +220,13 @@ def openreview_venue(
                 authors.append((name, pid))
             if pid and pid not in profiles:
                 k = _zipf_index(rng, len(institutions))
-                profiles[pid] = profile(pid, name, institutions[k], f"inst{k}.example.edu")
+                profiles[pid] = profile(
+                    pid,
+                    name,
+                    institutions[k],
+                    f"inst{k}.example.edu",
+                    links=_links(j, random.Random(j)) if links else None,
+                )
         outcome = rng.choice(outcomes)
         scored = [(f"R{i:07d}x{k}", rng.choice([1, 3, 5, 6, 8, 10]), rng.randint(1, 5)) for k in range(reviews)]
         papers.append(
