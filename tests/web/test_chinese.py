@@ -88,3 +88,17 @@ def test_charts_and_language_tags_speak_chinese(client) -> None:
     assert "格式：" in page and " · as " not in page
     google = client.get("/resource/organization/google", query_string={"lang": "zh"}).get_data(as_text=True)
     assert ">简体<" in google and ">zh-hans<" not in google  # a language tag, named
+
+
+def test_result_pages_speak_chinese_around_the_data(client) -> None:
+    """The words around results (rows, time, downloads), saved query pages and search messages."""
+    run = client.get("/query", query_string={"query": "SELECT * WHERE { ?s ?p ?o } LIMIT 3", "lang": "zh"})
+    text = run.get_data(as_text=True)
+    assert "3 行，用时" in text and "下载：" in text and "3 rows" not in text
+    saved = client.get("/queries/award-papers", query_string={"lang": "zh"}).get_data(as_text=True)
+    assert "在查询页面打开" in saved and "（带这些参数）" in saved and ">运行<" in saved
+    none = client.get("/search", query_string={"q": "zzzqqq", "lang": "zh"}).get_data(as_text=True)
+    assert "“zzzqqq”共 0 条结果。" in none and "matches for" not in none
+    asked = {"query": "SELECT * WHERE { ?s ?p ?o } LIMIT 3", "lang": "en"}  # the cookie remembers zh
+    english = client.get("/query", query_string=asked).get_data(as_text=True)
+    assert "3 rows" in english and "Download:" in english  # English stays as it was
