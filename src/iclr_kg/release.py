@@ -23,7 +23,6 @@ from iclr_kg import vocab
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.progress import Progress
 
-LICENSE = "https://creativecommons.org/licenses/by/4.0/"
 DCAT = "http://www.w3.org/ns/dcat#"
 SPDX = "http://spdx.org/rdf/terms#"
 VOID = vocab.PREFIXES["void"]
@@ -49,18 +48,15 @@ def write_release(store: ReadableGraph, parent: Path, version: str, progress: Pr
         with progress.stage("dump", unit="quads") as shown, gzip.open(work / "iclr-kg.nq.gz", "wb") as out:
             quads = (q for g in graphs for q in store.quads_for_pattern(None, None, None, NamedNode(g)))
             serialize(shown.track(quads), cast(IO[bytes], out), RdfFormat.N_QUADS)
-        sizes = {}
+        sizes: dict[str, int] = {}
         for graph in graphs:
-            path = work / "graphs" / graph_file(graph)
-            with path.open("wb") as out:
-                triples = (q.triple for q in store.quads_for_pattern(None, None, None, NamedNode(graph)))
-                serialize(triples, out, RdfFormat.TURTLE, prefixes=vocab.EXPORT_PREFIXES)
-            sizes[graph] = sum(1 for _ in store.quads_for_pattern(None, None, None, NamedNode(graph)))
-        files = ["iclr-kg.nq.gz", *(f"graphs/{graph_file(g)}" for g in graphs)]
+            with (work / "graphs" / graph_file(graph)).open("wb") as turtle:
+                serialize(_counted(store, graph, sizes), turtle, RdfFormat.TURTLE, prefixes=vocab.EXPORT_PREFIXES)
+        files = {"iclr-kg.nq.gz": "", **{f"graphs/{graph_file(g)}": g for g in graphs}}  # file -> its graph
         sums = {name: _sha256(work / name) for name in files}
         (work / "CITATION.cff").write_text(_citation(version), encoding="utf-8")
-        with (work / "void.ttl").open("wb") as out:
-            serialize(_description(work, version, files, sums, sizes), out, RdfFormat.TURTLE, prefixes=_PREFIXES)
+        with (work / "void.ttl").open("wb") as void:
+            serialize(_description(work, version, files, sums, sizes), void, RdfFormat.TURTLE, prefixes=_PREFIXES)
         sums |= {name: _sha256(work / name) for name in ("CITATION.cff", "void.ttl")}
         (work / "SHA256SUMS").write_text("".join(f"{h}  {n}\n" for n, h in sorted(sums.items())), encoding="ascii")
         work.rename(final)
@@ -73,6 +69,14 @@ def write_release(store: ReadableGraph, parent: Path, version: str, progress: Pr
 _PREFIXES = {"dcat": DCAT, "dcterms": DCTERMS, "void": VOID, "spdx": SPDX, "xsd": vocab.XSD}
 
 
+def _counted(store: ReadableGraph, graph: str, sizes: dict[str, int]) -> Iterable[Triple]:
+    """The triples of `graph`, its size kept in `sizes` as they are written (for VoID)."""
+    sizes[graph] = 0
+    for quad in store.quads_for_pattern(None, None, None, NamedNode(graph)):
+        sizes[graph] += 1
+        yield quad.triple
+
+
 def _sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as f:
@@ -82,7 +86,7 @@ def _sha256(path: Path) -> str:
 
 
 def _description(
-    folder: Path, version: str, files: list[str], sums: dict[str, str], sizes: dict[str, int]
+    folder: Path, version: str, files: dict[str, str], sums: dict[str, str], sizes: dict[str, int]
 ) -> Iterable[Triple]:
     """VoID (the dataset, its triples per graph) and DCAT (each file: format, size, checksum)."""
     dataset = NamedNode(f"{vocab.BASE}release/{version}")
@@ -90,7 +94,7 @@ def _description(
     yield Triple(dataset, a, NamedNode(VOID + "Dataset"))
     yield Triple(dataset, a, NamedNode(DCAT + "Dataset"))
     yield Triple(dataset, NamedNode(DCTERMS + "title"), Literal(f"iclr-kg {version}", language="en"))
-    yield Triple(dataset, NamedNode(DCTERMS + "license"), NamedNode(LICENSE))
+    yield Triple(dataset, NamedNode(DCTERMS + "license"), NamedNode(vocab.LICENSE))
     yield Triple(dataset, NamedNode(DCTERMS + "issued"), Literal(version, datatype=NamedNode(vocab.XSD + "date")))
     yield Triple(dataset, NamedNode(DCAT + "version"), Literal(version))
     integer = NamedNode(vocab.XSD + "integer")
@@ -99,7 +103,7 @@ def _description(
         subset = NamedNode(graph)
         yield Triple(dataset, NamedNode(VOID + "subset"), subset)
         yield Triple(subset, NamedNode(VOID + "triples"), Literal(str(triples), datatype=integer))
-    for name in files:
+    for name, graph in files.items():
         distribution = NamedNode(f"{dataset.value}/{name}")
         media = "application/n-quads" if name.endswith(".nq.gz") else "text/turtle"
         yield Triple(dataset, NamedNode(DCAT + "distribution"), distribution)
@@ -114,12 +118,8 @@ def _description(
         yield Triple(distribution, NamedNode(SPDX + "checksum"), checksum)
         yield Triple(checksum, NamedNode(SPDX + "algorithm"), NamedNode(SPDX + "checksumAlgorithm_sha256"))
         yield Triple(checksum, NamedNode(SPDX + "checksumValue"), Literal(sums[name]))
-        if name.startswith("graphs/"):
-            yield Triple(distribution, NamedNode(VOID + "inDataset"), NamedNode(_graph_of(name, sizes)))
-
-
-def _graph_of(name: str, sizes: dict[str, int]) -> str:
-    return next(g for g in sizes if f"graphs/{graph_file(g)}" == name)
+        if graph:
+            yield Triple(distribution, NamedNode(VOID + "inDataset"), NamedNode(graph))
 
 
 def _citation(version: str) -> str:

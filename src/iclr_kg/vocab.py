@@ -21,6 +21,8 @@ GRAPH_SOURCE_BASE = GRAPH_BASE + "source/"
 # On a remote engine (`iclr-kg publish`): the merged default graph, and what was published when.
 GRAPH_MERGED = GRAPH_BASE + "merged"
 GRAPH_PUBLICATION = GRAPH_BASE + "publication"
+# The dataset's licence: VoID, the pages' footer, a release's DCAT and the SSSOM mappings say it
+LICENSE = "https://creativecommons.org/licenses/by/4.0/"
 
 PREFIXES: dict[str, str] = {
     "iclr": ONTOLOGY_NS,

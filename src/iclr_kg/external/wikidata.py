@@ -23,12 +23,14 @@ from typing import Any
 import requests
 import yaml
 
+from iclr_kg import vocab
 from iclr_kg.atomic import write_text
 from iclr_kg.build.resolve import build_registry, normalize
 from iclr_kg.build.sources import Dataset
 from iclr_kg.errors import IclrKgError, WikidataError
 from iclr_kg.external.jsoncache import JsonCache
 from iclr_kg.external.session import RETRY_STATUSES, polite_session
+from iclr_kg.identifiers import SCHEMES
 
 DEFAULT_API = "https://www.wikidata.org/w/api.php"
 BATCH = 50
@@ -363,13 +365,8 @@ def accept(review_file: Path, links_file: Path, entities: list[str] | None = Non
 # ------------------------------------------------------------------------------------------
 # Exports of the links
 
-# The prefix of each identifier scheme's IRIs, as SSSOM CURIEs (identifiers.py makes the IRIs)
-SSSOM_SCHEMES = {
-    "orcid": "https://orcid.org/",
-    "dblp": "https://dblp.org/pid/",
-    "s2": "https://www.semanticscholar.org/author/",
-    "gscholar": "https://scholar.google.com/citations?user=",
-}
+# The prefix of each profile identifier scheme's IRIs, as SSSOM CURIEs (the IRIs identifiers.py makes)
+SSSOM_SCHEMES = {name: SCHEMES[name].iri("") for name in ("orcid", "dblp", "s2", "gscholar")}
 SSSOM_HEADER = (
     """# curie_map:
 #   iclr: https://w3id.org/iclr-kg/resource/
@@ -380,7 +377,9 @@ SSSOM_HEADER = (
     + "".join(f"#   {scheme}: {prefix}\n" for scheme, prefix in SSSOM_SCHEMES.items())
     + """# mapping_set_id: https://w3id.org/iclr-kg/mappings/wikidata.sssom.tsv
 # mapping_set_description: Links from iclr-kg entities to Wikidata items and to the identifiers their OpenReview profiles state
-# license: https://creativecommons.org/licenses/by/4.0/
+# license: """
+    + vocab.LICENSE
+    + """
 """
 )
 SSSOM_COLUMNS = (

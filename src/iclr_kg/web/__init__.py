@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Flask, Response, request
 
+from iclr_kg import vocab
 from iclr_kg.config import Settings
 from iclr_kg.errors import IclrKgError
 from iclr_kg.store import built_on
@@ -56,7 +57,7 @@ def create_app(settings: Settings | None = None) -> Flask:
             as_of = built_on(state.generation)
         except IclrKgError:  # no store yet (the error page says so)
             as_of = None
-        return {"data_as_of": as_of, "licence": discovery.LICENSE}
+        return {"data_as_of": as_of, "licence": vocab.LICENSE}
 
     @app.errorhandler(IclrKgError)
     def our_error(exc: IclrKgError) -> Response:

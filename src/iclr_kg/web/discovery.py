@@ -26,7 +26,6 @@ from iclr_kg.web.state import state
 blueprint = Blueprint("discovery", __name__)
 
 SITEMAP_SIZE = 50_000
-LICENSE = "https://creativecommons.org/licenses/by/4.0/"
 VOID = vocab.PREFIXES["void"]
 EXAMPLES = ("paper/NzTU59SYbNq", "person/ian-gemp", "organization/deepmind", "edition/iclr2021")
 
@@ -68,7 +67,7 @@ def void() -> Response:
                 language="en",
             ),
         ),
-        (NamedNode(dcterms + "license"), NamedNode(LICENSE)),
+        (NamedNode(dcterms + "license"), NamedNode(vocab.LICENSE)),
         (_void("sparqlEndpoint"), NamedNode(url_for("sparql.sparql", _external=True))),
         (_void("dataDump"), NamedNode(url_for("resources.data", format="nquads", _external=True))),
         (_void("uriSpace"), Literal(vocab.RESOURCE_BASE)),

@@ -124,12 +124,12 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
     page = int(asked) if asked.isascii() and asked.isdigit() and len(asked) < 10 else 0
     if not 1 <= page <= MAX_PAGE:
         return not_found_page(f"No page {asked!r} of {kind} entities: pages are numbered from 1.", kind)
-    year, decision = _list_filters(index)
+    decisions = list(state().terms().enumeration("Decision").values())
+    year, decision = _list_filters(index, decisions)
     filters = {k: v for k, v in (("year", year), ("decision", decision)) if v is not None}
     hits, total = index.browse(kind, sort, BROWSE_PAGE, (page - 1) * BROWSE_PAGE, **filters) if index else ([], 0)
     if page > 1 and not hits:
         return not_found_page(f"No page {page} of {kind} entities: there are {total:,}.", kind)
-    decisions = list(state().terms().enumeration("Decision").values())
     facets = index.facets(kind, decisions, year, decision) if index else {}
     return render_template(
         "browse.html",
@@ -146,7 +146,7 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
     )
 
 
-def _list_filters(index: Any) -> tuple[int | None, str | None]:
+def _list_filters(index: Any, decisions: list[str]) -> tuple[int | None, str | None]:
     """`?year=2021` (or `?edition=iclr2021`, its year) and `?decision=Accepted` (an iclr:Decision),
     checked: a value that is none of these is a 400 saying what is accepted."""
     year_text, edition, decision = (request.args.get(k) for k in ("year", "edition", "decision"))
@@ -159,9 +159,8 @@ def _list_filters(index: Any) -> tuple[int | None, str | None]:
         year = index.edition_year(edition) if index else None
         if year is None:
             raise NotFound(f"edition={edition!r}: no such edition (iclr2021, iclr2024, ...)")
-    known = list(state().terms().enumeration("Decision").values())
-    if decision is not None and decision not in known:
-        raise QueryError(f"decision={decision!r}: one of {', '.join(known)}")
+    if decision is not None and decision not in decisions:
+        raise QueryError(f"decision={decision!r}: one of {', '.join(decisions)}")
     return year, decision
 
 
