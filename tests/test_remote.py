@@ -257,7 +257,8 @@ def test_a_wrong_backend_setting_is_named() -> None:
 def test_substitutions_are_written_into_the_where_group() -> None:
     from pyoxigraph import Literal, Variable
 
-    from iclr_kg.remote.store import with_prologue, with_values
+    from iclr_kg.query.querytext import with_values
+    from iclr_kg.remote.store import with_prologue
 
     text = 'SELECT ?w ?x WHERE { ?x ?p "}{" . { SELECT ?y WHERE { ?y ?p ?o } } SERVICE ?w { ?x ?q ?r } } ORDER BY ?x'
     written = with_values(text, {Variable("w"): NamedNode("http://e/q"), Variable("x"): Literal('a"b')})
@@ -361,3 +362,21 @@ def test_publish_to_an_engine_that_answers_garbage_fails_in_one_line(real_store,
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_binding_reaches_the_sub_selects_that_project_it() -> None:
+    """Engines evaluate a sub-SELECT before joining the VALUES outside it: the binding is written
+    into each one that projects the variable as it is, so that it restricts early; never into one
+    with a LIMIT (the restriction would change its rows) nor one that only computes from it."""
+    from pyoxigraph import Variable
+
+    from iclr_kg.query.querytext import with_values
+
+    text = (
+        "SELECT ?e ?n WHERE { { SELECT ?e (COUNT(?p) AS ?n) WHERE { ?p <urn:in> ?e } GROUP BY ?e } "
+        "{ SELECT ?e WHERE { ?e a <urn:E> } LIMIT 3 } { SELECT (COUNT(?e) AS ?all) WHERE { ?e a <urn:E> } } }"
+    )
+    written = with_values(text, {Variable("e"): NamedNode("urn:x")})
+    assert written.count("VALUES ?e { <urn:x> }") == 2  # the outer group and the first sub-SELECT
+    assert "WHERE { VALUES ?e { <urn:x> }  ?p <urn:in> ?e }" in written
+    assert "LIMIT 3" in written and "WHERE { ?e a <urn:E> } LIMIT 3" in written

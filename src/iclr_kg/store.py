@@ -50,7 +50,7 @@ from iclr_kg.errors import Failure, QueryError, StoreError
 from iclr_kg.processes import limit_address_space
 from iclr_kg.query.federation import check_services
 from iclr_kg.query.lint import friendly_syntax
-from iclr_kg.query.querytext import check_nesting, check_patterns
+from iclr_kg.query.querytext import check_nesting, check_patterns, with_values
 
 KEEP_GENERATIONS = 2
 KEEP_SECONDS = 300  # a generation replaced less than this ago stays, for the queries still reading it
@@ -590,7 +590,7 @@ def run_query(
         kwargs["default_graph"] = query_graphs(store, include_inferred=False)
     if named_graphs is not None:
         kwargs["named_graphs"] = named_graphs
-    if substitutions:
-        kwargs["substitutions"] = substitutions
+    if substitutions:  # written in, not `substitutions=`: pyoxigraph plans before it binds them
+        sparql = with_values(sparql, substitutions)
     with _query_errors(sparql, "query failed", (OSError, ValueError, RuntimeError)):
         return store.query(sparql, **kwargs)

@@ -27,6 +27,7 @@ from pyoxigraph import Literal, NamedNode, Variable
 
 from iclr_kg import vocab
 from iclr_kg.errors import IclrKgError, QueryError
+from iclr_kg.query.querytext import with_values
 
 VIEWS = ("table", "bar", "line", "graph", "tree", "timeline")
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -54,9 +55,6 @@ def expand(value: str) -> str:
     if colon and prefix in vocab.QUERY_PREFIXES and not local.startswith("//"):
         return vocab.QUERY_PREFIXES[prefix] + local
     return value.strip()
-
-
-WHERE = re.compile(r"\bWHERE\s*\{", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -113,17 +111,9 @@ class SavedQuery:
         return bound
 
     def text_with(self, values: dict[str, str] | None = None) -> str:
-        """The query with its parameters written in, as a VALUES block opening its WHERE group:
-        a text the query page runs as is, with the answers of the bound query."""
-        bound = self.substitutions(values)
-        header = re.match(r"(?:#[^\n]*\n|\s*\n)*", self.text)  # the comment header, skipped
-        match = WHERE.search(self.text, header.end() if header else 0)
-        if not bound or match is None:
-            return self.text
-        names = " ".join(f"?{v.value}" for v in bound)
-        terms = " ".join(str(t) for t in bound.values())
-        block = f"\n  VALUES ({names}) {{ ({terms}) }}"
-        return self.text[: match.end()] + block + self.text[match.end() :]
+        """The query with its parameters written in (`with_values`): a text the query page runs
+        as is, with the answers of the bound query."""
+        return with_values(self.text, self.substitutions(values))
 
 
 def parse_saved(path: Path) -> SavedQuery:

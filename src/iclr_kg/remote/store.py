@@ -30,7 +30,7 @@ from iclr_kg.config import Settings
 from iclr_kg.errors import EngineError, QueryError
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.query.federation import declared_prefixes
-from iclr_kg.query.querytext import brackets, top_level_words
+from iclr_kg.query.querytext import top_level_words, with_values
 from iclr_kg.remote import SCHEME
 from iclr_kg.remote.client import SparqlClient
 from iclr_kg.store import open_read_only
@@ -93,54 +93,6 @@ def with_prologue(text: str, prefixes: dict[str, str] | None, base: str | None) 
     lines = [f"BASE <{base}>"] if base and not re.search(r"\bBASE\s*<", text, re.IGNORECASE) else []
     lines += [f"PREFIX {name}: <{iri}>" for name, iri in (prefixes or {}).items() if name not in declared]
     return "\n".join([*lines, text])
-
-
-def with_values(text: str, substitutions: dict[Variable, Any] | None) -> str:
-    """The query with each substitution written in: what pyoxigraph's `substitutions=` does, for an
-    engine that has no such thing. The value is a term pyoxigraph has checked, in N-Triples
-    syntax (never text from the request).
-
-    A variable is bound by a one-row `VALUES` at the start of the WHERE group, so every use of
-    it sees the value. `SERVICE ?v` gets the IRI itself (an engine runs SERVICE before joining
-    the VALUES: Oxigraph then finds ?v unbound); a variable used nowhere else is bound by a
-    `BIND` at the end of the group instead (Virtuoso cannot compile VALUES beside SERVICE).
-    """
-    if not substitutions:
-        return text
-    for variable, term in substitutions.items():
-        if isinstance(term, NamedNode):
-            service = re.compile(rf"(SERVICE\s+(?:SILENT\s+)?)[?$]{re.escape(variable.value)}\b", re.IGNORECASE)
-            text = service.sub(lambda m, iri=str(term): m.group(1) + iri, text)
-    opening, closing = _where_group(text)
-    if opening < 0 or closing < 0:
-        return text
-    inside = text[opening + 1 : closing]
-    used = {v for v in substitutions if re.search(rf"[?$]{re.escape(v.value)}\b", inside)}
-    values = " ".join(f"VALUES {v} {{ {t} }}" for v, t in substitutions.items() if v in used)
-    binds = " ".join(f"BIND ({t} AS {v})" for v, t in substitutions.items() if v not in used)
-    return f"{text[: opening + 1]} {values} {inside} {binds} {text[closing:]}"
-
-
-def _where_group(text: str) -> tuple[int, int]:
-    """The positions of the `{` and `}` of the query's WHERE group (-1 where there is none)."""
-    words = top_level_words(text)
-    where = next((i for i, word in words if word == "WHERE"), None)
-    opening = text.find("{", where) if where is not None else _first_group(text, words)
-    if opening < 0:
-        return -1, -1
-    depth = 0
-    for index, bracket in brackets(text):
-        if index < opening or bracket not in "{}":
-            continue
-        depth += 1 if bracket == "{" else -1
-        if depth == 0:
-            return opening, index
-    return opening, -1
-
-
-def _first_group(text: str, words: list[tuple[int, str]]) -> int:
-    start = next((i for i, word in words if word in ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE")), 0)
-    return text.find("{", start)
 
 
 def _names_own_dataset(text: str) -> bool:
