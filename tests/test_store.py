@@ -211,6 +211,7 @@ def test_the_index_reads_names_exactly_and_a_patch_agrees_with_a_whole_index(tmp
         (authorship, iclr("authorNameAsWritten"), Literal("A. Lovelace")),
         (authorship, iclr("authorPosition"), Literal("1", datatype=vocab.XSD_INTEGER)),
         (authorship, iclr("authorshipOf"), paper),
+        (person, iclr("authorOf"), paper),
     ]
     publish(tmp_path / "whole", (Quad(s, p, o, source) for s, p, o in triples))
     whole = Index(index_path(current_generation(tmp_path / "whole")))
@@ -227,12 +228,23 @@ def test_the_index_reads_names_exactly_and_a_patch_agrees_with_a_whole_index(tmp
         f"Alpha Laboratory of Things {n}" for n in range(2, 9)
     ]
 
-    unnamed = [t for t in triples if t[1] != iclr("name")]
-    publish(tmp_path / "patched", (Quad(s, p, o, source) for s, p, o in unnamed))
+    assert whole.papers_of(person.value, 10) == ([(paper.value, None)], 1)
+
+    changed = [t for t in triples if t[1] in (iclr("name"), iclr("authorOf"))]
+    publish(tmp_path / "patched", (Quad(s, p, o, source) for s, p, o in triples if (s, p, o) not in changed))
     base = index_path(current_generation(tmp_path / "patched"))
+    assert Index(base).papers_of(person.value, 10) == ([], 0)
     store = open_read_only(tmp_path / "whole")
-    patched = patch_index(store, tmp_path / "patched-gen", base, {person.value})
+    patched = patch_index(store, tmp_path / "patched-gen", base, {person.value, paper.value}, changed)
     assert Index(patched).labels(labels) == labels
     rows = "SELECT iri, kind, key, label, label_zh, facts, sort, year, papers, names FROM entity ORDER BY iri"
+    pairs = "SELECT a.iri, b.iri FROM authorship JOIN entity a ON a.id = person JOIN entity b ON b.id = paper"
     with sqlite3.connect(index_path(current_generation(tmp_path / "whole"))) as a, sqlite3.connect(patched) as b:
         assert a.execute(rows).fetchall() == b.execute(rows).fetchall()
+        assert a.execute(pairs).fetchall() == b.execute(pairs).fetchall() == [(person.value, paper.value)]
+
+    # the authorOf triple deleted again: the patch drops its row
+    unwritten = patch_index(
+        open_read_only(tmp_path / "patched"), tmp_path / "again-gen", patched, {person.value}, changed
+    )
+    assert Index(unwritten).papers_of(person.value, 10) == ([], 0)

@@ -247,7 +247,7 @@ def maintain(db: Store, source: Path, target: Path, update: str, base: str | Non
     triples |= {*reasoned.inferred_added, *reasoned.inferred_removed}
     _merge(db, triples)
     touched = [(t.subject, t.predicate, t.object) for t in triples]
-    patch_index(db, target, index_path(source), neighbourhood(db, touched))
+    patch_index(db, target, index_path(source), neighbourhood(db, touched), touched)
     _CONTEXTS[str(target)] = start  # the fast path changes no schema, and start now holds target's hidden facts
     return State(reasoned.hidden, _counted(state.counts, change, reasoned))
 

@@ -373,19 +373,27 @@ def test_an_organization_lists_each_paper_once_with_every_unit_it_is_credited_th
     assert row and "DeepMind" in row.group(0)
 
 
-def test_a_list_cut_short_says_how_many_there_are(real_store) -> None:
+def test_a_list_cut_short_says_how_many_there_are(real_store, real_settings) -> None:
+    """A person's papers and co-authors come from the index (its authorship table), newest first
+    and cut where asked, with how many there are; the page says "1 of N shown"."""
+    from iclr_kg.index import Index, ensure_index
+    from iclr_kg.store import current_generation
     from iclr_kg.web import profiles
     from iclr_kg.web.html import Labeler
 
-    person = NamedNode("https://w3id.org/iclr-kg/resource/person/ian-gemp")
-    papers = profiles.Panel("Papers", kind="table", columns=["paper"])
-    papers.table = [[NamedNode("urn:p1")]]
-    profiles._say_total(real_store, person, papers, profiles.PERSON_PAPER_COUNT, limit=1)
-    written = int(next(iter(real_store.query(
-        "SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { person:ian-gemp iclr:authorOf ?p }", prefixes=QUERY_PREFIXES
-    )))["n"].value)  # fmt: skip
-    assert papers.total == written > 1
-    for lang, words in (("en", f"1 of {written} shown"), ("zh", f"显示 1 条，共 {written} 条")):
+    index = Index(ensure_index(real_store, current_generation(real_settings.store)))
+    person = "https://w3id.org/iclr-kg/resource/person/ian-gemp"
+    written = {row["p"].value: row["y"].value for row in real_store.query(
+        "SELECT ?p ?y WHERE { person:ian-gemp iclr:authorOf ?p . ?p iclr:submittedTo/iclr:year ?y }",
+        prefixes=QUERY_PREFIXES,
+    )}  # fmt: skip
+    listed, total = index.papers_of(person, 1)
+    assert total == len(written) > 1 and len(listed) == 1
+    assert str(listed[0][1]) == max(written.values()) and written[listed[0][0]] == max(written.values())
+    others, together = index.co_authors(person, 1)
+    assert len(others) == 1 and together > 1
+    papers = profiles.Panel("Papers", kind="table", columns=["paper"], table=[[NamedNode(listed[0][0])]], total=total)
+    for lang, words in (("en", f"1 of {total} shown"), ("zh", f"显示 1 条，共 {total} 条")):
         shown = profiles.Panel("Papers", kind="table", columns=["paper"], table=papers.table, total=papers.total)
         assert profiles.render_panels([shown], Labeler(None, lang))[0].note == words
     whole = profiles.Panel("Papers", kind="table", columns=["paper"], table=papers.table, total=1)

@@ -286,12 +286,16 @@ def test_the_inferred_graph_equals_full_reasoning_after_any_updates(tiny_data, s
 
 
 def _index_rows(path: Path) -> set[tuple]:
-    """The entity index's rows, without their row ids (a patch numbers new entities after the rest)."""
+    """The entity index's rows, without their row ids (a patch numbers new entities after the
+    rest), and its authorship pairs by IRI (who wrote what: the person pages read them)."""
     import sqlite3
 
     db = sqlite3.connect(path)
+    pairs = (
+        "SELECT 'authorship', a.iri, b.iri FROM authorship JOIN entity a ON a.id = person JOIN entity b ON b.id = paper"
+    )
     try:
-        return {row[1:] for row in db.execute("SELECT * FROM entity")}
+        return {row[1:] for row in db.execute("SELECT * FROM entity")} | set(db.execute(pairs))
     finally:
         db.close()
 

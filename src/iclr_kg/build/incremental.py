@@ -224,7 +224,7 @@ def build_from(
             if record.get("journal"):  # updates arrived meanwhile and were replayed: more than the diff changed
                 build_index(db, generation)
             else:
-                patch_index(db, generation, index_path(start.generation), neighbourhood(db, touched))
+                patch_index(db, generation, index_path(start.generation), neighbourhood(db, touched), touched)
 
         return index
 

@@ -119,7 +119,7 @@ MENTIONS = """
 SELECT DISTINCT ?source WHERE { GRAPH ?g { ?e ?p ?o } ?g iclr:statedIn ?source }"""
 
 
-def paper(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
+def paper(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> tuple[str, list[Panel]]:
     titles = _per_graph(store, iri, "title")
     counted = Counter(str(t.value) for values in titles.values() for t in values)
     ranked = ranked_titles(counted)
@@ -182,25 +182,17 @@ SELECT ?org ?role ?degree ?current ?education WHERE {
   ?r iclr:roleOf ?e ; iclr:roleAt ?org ; iclr:roleName ?role .
   OPTIONAL { ?r iclr:degree ?degree } OPTIONAL { ?r iclr:isCurrent ?current } OPTIONAL { ?r iclr:isEducation ?education }
 } ORDER BY DESC(?current) ?role"""
-PERSON_PAPERS = f"""
-SELECT ?paper (SAMPLE(?year) AS ?y) (SAMPLE(?decision) AS ?d) (GROUP_CONCAT(DISTINCT STR(?award); separator=" ") AS ?awards)
-WHERE {{
-  ?e iclr:authorOf ?paper .
-  OPTIONAL {{ ?paper iclr:submittedTo/iclr:year ?year }}
-  OPTIONAL {{ ?paper iclr:decision ?decision }}
-  OPTIONAL {{ ?paper iclr:receivedAward ?award }}
-}} GROUP BY ?paper ORDER BY DESC(?y) ?paper LIMIT {LIST_LIMIT}"""
-CO_AUTHORS = f"""
-SELECT ?other (COUNT(DISTINCT ?paper) AS ?n) WHERE {{
-  ?e iclr:authorOf ?paper . ?other iclr:authorOf ?paper . FILTER (?other != ?e)
-}} GROUP BY ?other ORDER BY DESC(?n) ?other LIMIT {LIST_LIMIT}"""
-# How many there are in all, said beside a list cut at LIST_LIMIT ("200 of 9,391")
-PERSON_PAPER_COUNT = "SELECT (COUNT(DISTINCT ?paper) AS ?n) WHERE { ?e iclr:authorOf ?paper }"
-CO_AUTHOR_COUNT = """
-SELECT (COUNT(DISTINCT ?other) AS ?n) WHERE { ?e iclr:authorOf ?paper . ?other iclr:authorOf ?paper . FILTER (?other != ?e) }"""
+# Decision and awards of the papers a person page lists (VALUES: the page's papers, from the index)
+PAPER_DETAILS = """
+SELECT ?paper (SAMPLE(?decision) AS ?d) (GROUP_CONCAT(DISTINCT STR(?award); separator=" ") AS ?awards)
+WHERE {
+  VALUES ?paper { PAPERS }
+  OPTIONAL { ?paper iclr:decision ?decision }
+  OPTIONAL { ?paper iclr:receivedAward ?award }
+} GROUP BY ?paper"""
 
 
-def person(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
+def person(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> tuple[str, list[Panel]]:
     heading = _heading(store, iri)
     names = Panel("Person")
     names.properties(
@@ -222,15 +214,29 @@ def person(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
         now = "current" if row["current"] is not None and row["current"].value == "true" else ""
         roles.table.append([row["org"], row["role"].value, degree, now])
     papers = Panel("Papers", kind="table", columns=["paper", "year", "decision", "awards"])
-    for row in _select(store, PERSON_PAPERS, iri):
-        awards = [NamedNode(a) for a in row["awards"].value.split()] if row["awards"] is not None else []
-        year = row["y"].value[:4] if row["y"] is not None else ""
-        papers.table.append([row["paper"], year, row["d"], awards])
     co = Panel("Co-authors", kind="table", columns=["co-author", "papers together"])
-    co.table = [[row["other"], int(row["n"].value)] for row in _select(store, CO_AUTHORS, iri)]
-    _say_total(store, iri, papers, PERSON_PAPER_COUNT)
-    _say_total(store, iri, co, CO_AUTHOR_COUNT)
+    if index is not None:  # the index knows who wrote what (index.py's authorship table)
+        papers.table, papers.total = _papers_of(store, index, iri)
+        others, co.total = index.co_authors(iri.value, LIST_LIMIT)
+        co.table = [[NamedNode(other), n] for other, n in others]
     return heading, [names, roles, papers, co]
+
+
+def _papers_of(store: ReadableGraph, index: Index, iri: NamedNode) -> tuple[list[list[Any]], int]:
+    """A person's papers, newest first, cut at LIST_LIMIT (the index orders them), with each
+    one's year, decision and awards; and how many there are."""
+    listed, total = index.papers_of(iri.value, LIST_LIMIT)
+    details: dict[str, dict[str, Any]] = {}
+    if listed:
+        papers = " ".join(f"<{paper}>" for paper, _ in listed)  # IRIs of the index's entities
+        query = PAPER_DETAILS.replace("PAPERS", papers)
+        details = {row["paper"].value: row for row in _select(store, query, iri)}
+    table = []
+    for paper, year in listed:
+        row = details.get(paper, {})
+        awards = [NamedNode(a) for a in row["awards"].value.split()] if row.get("awards") is not None else []
+        table.append([NamedNode(paper), str(year) if year else "", row.get("d"), awards])
+    return table, total
 
 
 def _identifiers(store: ReadableGraph, iri: NamedNode, panel: Panel) -> None:
@@ -285,7 +291,7 @@ SELECT (COUNT(DISTINCT ?paper) AS ?n) WHERE {
 }"""
 
 
-def organization(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
+def organization(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> tuple[str, list[Panel]]:
     heading = _heading(store, iri)
     entities = NamedNode(vocab.GRAPH_ENTITIES)
     about = Panel("Organization")
@@ -345,7 +351,7 @@ SELECT ?paper (AVG(?r) AS ?average) (COUNT(?r) AS ?n) WHERE {
 } GROUP BY ?paper ORDER BY DESC(?average) DESC(?n) ?paper LIMIT 10"""
 
 
-def edition(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
+def edition(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> tuple[str, list[Panel]]:
     heading = _heading(store, iri)
     about = Panel("Edition")
     about.add("Conference", *_values(store, iri, "editionOf"))
@@ -438,7 +444,7 @@ SELECT ?paper ?reason WHERE {{ ?c iclr:conferredAward ?e ; iclr:conferredOn ?pap
 ORDER BY ?paper LIMIT {LIST_LIMIT}"""
 
 
-def award(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
+def award(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> tuple[str, list[Panel]]:
     heading = _heading(store, iri)
     about = Panel("Award")
     about.properties(
@@ -464,7 +470,7 @@ def award(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
     return heading, [about, papers, honoured]
 
 
-def conference(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
+def conference(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> tuple[str, list[Panel]]:
     heading = _heading(store, iri)
     about = Panel("Conference")
     about.properties(
@@ -482,7 +488,7 @@ SELECT ?kind (COUNT(DISTINCT ?s) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } ?g iclr:st
 } GROUP BY ?kind ORDER BY DESC(?n)"""
 
 
-def source(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
+def source(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> tuple[str, list[Panel]]:
     title = [q.object for q in store.quads_for_pattern(iri, NamedNode(vocab.DCTERMS + "title"), None, DefaultGraph())]
     heading = str(title[0].value) if title else iri.value.rsplit("/", 1)[-1]
     about = Panel("Source")
@@ -506,7 +512,8 @@ def source(store: ReadableGraph, iri: NamedNode) -> tuple[str, list[Panel]]:
     return heading, [about, states]
 
 
-PROFILES: dict[str, Callable[[Store, NamedNode], tuple[str, list[Panel]]]] = {
+# What each kind's page shows: (the store, the entity, the generation's index) -> heading, panels.
+PROFILES: dict[str, Callable[[Store, NamedNode, Index | None], tuple[str, list[Panel]]]] = {
     "paper": paper,
     "person": person,
     "organization": organization,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections import defaultdict
@@ -95,7 +96,7 @@ def resource(kind: str, key: str) -> Response | str | tuple[str, int]:
     if wants_rdf():
         return rdf_response(lambda: (q.triple for q in store.quads_for_pattern(iri, None, None, DefaultGraph())))
     labeler = Labeler(state().index(), language(), state().terms())
-    heading, panels = PROFILES[kind](store, iri) if kind in PROFILES else (None, [])
+    heading, panels = PROFILES[kind](store, iri, state().index()) if kind in PROFILES else (None, [])
     views = entity_views(kind, iri, panels)
     statements = describe(store, iri, labeler)
     response = Response(
@@ -260,17 +261,23 @@ def describe(store: ReadableGraph, iri: NamedNode, labeler: Labeler) -> dict[str
     statements that point at it (incoming). Names for IRIs come from `labeler`."""
     graphs_of: dict[tuple[str, str], list[str]] = defaultdict(list)
     objects: dict[str, dict[str, Any]] = defaultdict(dict)
-    more: dict[str, set[str]] = defaultdict(set)  # values past VALUES_SHOWN, counted, not shown
-    for quad in store.quads_for_pattern(iri, None, None, None):
-        if isinstance(quad.graph_name, DefaultGraph):
-            continue
-        p, o, g = quad.predicate.value, quad.object, quad.graph_name.value
-        key = str(o)
-        if key not in objects[p] and len(objects[p]) >= VALUES_SHOWN:
-            more[p].add(key)  # a prolific author's 47,000 iclr:authorOf: the page shows 50
-            continue
-        objects[p][key] = o
-        graphs_of[(p, key)].append(g)
+    # How many values each property has, counted by the engine; then each property's first
+    # VALUES_SHOWN values are read (a prolific author's 31,810 iclr:authorOf were read one by one
+    # in Python: 1.1 s of the page at 50,000 papers; the page shows 50 and says how many more).
+    counted = store.query(
+        f"SELECT ?p (COUNT(DISTINCT ?o) AS ?n) WHERE {{ GRAPH ?g {{ <{iri.value}> ?p ?o }} }} GROUP BY ?p"
+    )
+    values_of = {row[0].value: int(row[1].value) for row in counted}
+    for p in values_of:
+        predicate = NamedNode(p)
+        # the merged default graph holds each value once; then the graphs that state each one
+        for quad in itertools.islice(store.quads_for_pattern(iri, predicate, None, DefaultGraph()), VALUES_SHOWN):
+            objects[p][str(quad.object)] = quad.object
+            graphs_of[(p, str(quad.object))] = [
+                q.graph_name.value
+                for q in store.quads_for_pattern(iri, predicate, quad.object, None)
+                if not isinstance(q.graph_name, DefaultGraph)
+            ]
     incoming_quads = []
     for quad in store.quads_for_pattern(None, None, iri, DefaultGraph()):
         incoming_quads.append(quad)
@@ -299,7 +306,7 @@ def describe(store: ReadableGraph, iri: NamedNode, labeler: Labeler) -> dict[str
                 }
             )
         values.sort(key=lambda v: (v["inferred"], v["cell"].text))
-        properties.append({"predicate": cell(NamedNode(p)), "values": values, "more": len(more[p] - objects[p].keys())})
+        properties.append({"predicate": cell(NamedNode(p)), "values": values, "more": values_of[p] - len(objects[p])})
     incoming = [{"subject": labeler.cell(q.subject), "predicate": cell(q.predicate)} for q in incoming_quads]
     wikidata = [o for p, objs in objects.items() if p == vocab.SKOS_EXACT_MATCH.value for o in objs.values()]
     return {

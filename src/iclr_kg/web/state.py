@@ -14,7 +14,7 @@ from pyoxigraph import Store
 from iclr_kg import terms
 from iclr_kg.config import Settings
 from iclr_kg.graph import ReadableGraph
-from iclr_kg.index import Index, ensure_index, index_path
+from iclr_kg.index import Index, current_index, ensure_index, index_path
 from iclr_kg.processes import memory_limit
 from iclr_kg.query.pool import QueryPool
 from iclr_kg.query.saved import SavedQuery, load_saved
@@ -60,6 +60,7 @@ class AppState:
         self.cache = ResultCache(settings.result_cache * 2**20) if settings.result_cache > 0 else None
         self._derived: dict[str, tuple[str, Any]] = {}  # name -> (generation, value): see per_generation
         self.memo: ResponseMemo | None = None  # set by create_app: whole responses answered before Flask
+        self._indexed: set[Path] = set()  # generations whose index this process found current
 
     def terms(self) -> terms.Terms:
         """The ontology's terms and labels (read once per ontology file; every generation's
@@ -123,9 +124,11 @@ class AppState:
         if generation is None:
             return None
         path = index_path(generation)
-        if not path.exists():
-            with self._lock:
-                ensure_index(Store.read_only(str(generation)), generation)
+        if path not in self._indexed:  # once per generation: there, and of this schema (else rebuilt)
+            if not current_index(path):
+                with self._lock:
+                    ensure_index(Store.read_only(str(generation)), generation)
+            self._indexed.add(path)
         return Index(path)
 
     def _remote_index(self) -> Index:
@@ -137,7 +140,7 @@ class AppState:
         # (an absolute path or `../` in it would choose where the index is written).
         generation = folder / hashlib.sha256(store.publication.generation.encode()).hexdigest()[:16]
         path = index_path(generation)
-        if not path.exists():
+        if not current_index(path):
             with self._lock:
                 folder.mkdir(parents=True, exist_ok=True)
                 ensure_index(store, generation)
