@@ -183,7 +183,7 @@ def test_the_index_reads_names_exactly_and_a_patch_agrees_with_a_whole_index(tmp
     in) and a derived label must come out exactly, and patching an index built without one
     entity's name must give the rows of an index built whole."""
     from iclr_kg import vocab
-    from iclr_kg.index import Index, index_path, patch_index
+    from iclr_kg.index import Index, index_path, neighbourhood, patch_index
 
     iclr, rdf_type, label = vocab.iclr, vocab.RDF_TYPE, vocab.RDFS_LABEL
     paper, person, org = (vocab.entity(kind, "k1") for kind in ("paper", "person", "organization"))
@@ -212,6 +212,8 @@ def test_the_index_reads_names_exactly_and_a_patch_agrees_with_a_whole_index(tmp
         (authorship, iclr("authorPosition"), Literal("1", datatype=vocab.XSD_INTEGER)),
         (authorship, iclr("authorshipOf"), paper),
         (person, iclr("authorOf"), paper),
+        (paper, iclr("creditedOrganization"), vocab.entity("organization", "k2")),
+        (vocab.entity("organization", "k2"), iclr("subOrganizationOf"), org),
     ]
     publish(tmp_path / "whole", (Quad(s, p, o, source) for s, p, o in triples))
     whole = Index(index_path(current_generation(tmp_path / "whole")))
@@ -229,22 +231,28 @@ def test_the_index_reads_names_exactly_and_a_patch_agrees_with_a_whole_index(tmp
     ]
 
     assert whole.papers_of(person.value, 10) == ([(paper.value, None)], 1)
+    unit = vocab.entity("organization", "k2").value
+    assert whole.credited_papers(org.value, 10) == ([(paper.value, [unit])], 1)  # through its unit
+    assert whole.credited_papers(unit, 10) == ([(paper.value, [])], 1)  # directly
 
-    changed = [t for t in triples if t[1] in (iclr("name"), iclr("authorOf"))]
+    changed = [t for t in triples if t[1] in (iclr("name"), iclr("authorOf"), iclr("creditedOrganization"))]
     publish(tmp_path / "patched", (Quad(s, p, o, source) for s, p, o in triples if (s, p, o) not in changed))
     base = index_path(current_generation(tmp_path / "patched"))
     assert Index(base).papers_of(person.value, 10) == ([], 0)
     store = open_read_only(tmp_path / "whole")
-    patched = patch_index(store, tmp_path / "patched-gen", base, {person.value, paper.value}, changed)
+    patched = patch_index(store, tmp_path / "patched-gen", base, neighbourhood(store, changed), changed)
     assert Index(patched).labels(labels) == labels
     rows = "SELECT iri, kind, key, label, label_zh, facts, sort, year, papers, names FROM entity ORDER BY iri"
     pairs = "SELECT a.iri, b.iri FROM authorship JOIN entity a ON a.id = person JOIN entity b ON b.id = paper"
     with sqlite3.connect(index_path(current_generation(tmp_path / "whole"))) as a, sqlite3.connect(patched) as b:
         assert a.execute(rows).fetchall() == b.execute(rows).fetchall()
         assert a.execute(pairs).fetchall() == b.execute(pairs).fetchall() == [(person.value, paper.value)]
+        credits = "SELECT organization, paper, via FROM credit ORDER BY 1, 2, 3"
+        assert a.execute(credits).fetchall() == b.execute(credits).fetchall() != []
 
     # the authorOf triple deleted again: the patch drops its row
     unwritten = patch_index(
         open_read_only(tmp_path / "patched"), tmp_path / "again-gen", patched, {person.value}, changed
     )
     assert Index(unwritten).papers_of(person.value, 10) == ([], 0)
+    assert Index(unwritten).credited_papers(org.value, 10) == ([], 0)

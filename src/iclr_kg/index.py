@@ -33,7 +33,7 @@ from iclr_kg import terms, vocab
 from iclr_kg.graph import ReadableGraph
 
 SUFFIX = ".index.sqlite"
-SCHEMA_VERSION = 2  # 2: the authorship table
+SCHEMA_VERSION = 3  # 2: the authorship table; 3: the credit table
 # Kinds a person looks for by name; the others (authorships, reviews...) get labels only.
 SEARCHED = ("paper", "person", "organization", "edition", "award", "conference", "source")
 # The highest page number a list or sitemap accepts: far past any kind's last page, and well inside
@@ -43,7 +43,7 @@ SORTS = {"name": "sort", "year": "year DESC, sort", "papers": "papers DESC, sort
 
 iclr = vocab.iclr
 DCTERMS_TITLE = NamedNode(vocab.DCTERMS + "title")
-AUTHOR_OF = iclr("authorOf")
+AUTHOR_OF, CREDITED, PART_OF = iclr("authorOf"), iclr("creditedOrganization"), iclr("subOrganizationOf")
 NAME_PREDICATES = (iclr("title"), iclr("name"), vocab.RDFS_LABEL, iclr("nativeName"), iclr("alias"), DCTERMS_TITLE)
 
 
@@ -344,6 +344,11 @@ CREATE INDEX entity_kind ON entity (kind, sort);
 -- 3.5 s at 50,000 papers)
 CREATE TABLE authorship (person INTEGER NOT NULL, paper INTEGER NOT NULL, PRIMARY KEY (person, paper)) WITHOUT ROWID;
 CREATE INDEX authorship_paper ON authorship (paper, person);
+-- which organizations a paper credits (via 0), and each organization above a credited one (via:
+-- the credited unit): an organization page's papers, years and award papers
+CREATE TABLE credit (organization INTEGER NOT NULL, paper INTEGER NOT NULL, via INTEGER NOT NULL,
+                     PRIMARY KEY (organization, paper, via)) WITHOUT ROWID;
+CREATE INDEX credit_paper ON credit (paper);
 CREATE VIRTUAL TABLE words USING fts5(names, content='', tokenize="unicode61 remove_diacritics 2", prefix='2 3');
 CREATE VIRTUAL TABLE grams USING fts5(names, content='', tokenize='trigram');
 """
@@ -368,6 +373,7 @@ def build_index(store: ReadableGraph, generation: Path) -> Path:
             _rows(found.values()),
         )
         _add_authorships(db, _select(store, AUTHORSHIPS))
+        _add_credits(db, _select(store, CREDITS))
         searched = ",".join(f"'{k}'" for k in SEARCHED)
         db.execute(f"INSERT INTO words (rowid, names) SELECT id, names FROM entity WHERE kind IN ({searched})")
         db.execute(f"INSERT INTO grams (rowid, names) SELECT id, names FROM entity WHERE kind IN ({searched})")
@@ -411,6 +417,46 @@ def _add_authorships(db: sqlite3.Connection, pairs: Iterable[Sequence[str]]) -> 
     )
 
 
+CREDITS = """SELECT ?organization ?paper ?via WHERE {
+  { ?paper iclr:creditedOrganization ?organization }
+  UNION { ?paper iclr:creditedOrganization ?via . ?via iclr:subOrganizationOf ?organization }
+}"""
+
+
+def _add_credits(db: sqlite3.Connection, rows: Iterable[Sequence[str]]) -> None:
+    """Rows of the credit table for (organization, paper, via or "") IRIs, by entity ids."""
+    db.execute("CREATE TEMP TABLE IF NOT EXISTS credits (organization TEXT, paper TEXT, via TEXT)")
+    db.execute("DELETE FROM credits")
+    db.executemany("INSERT INTO credits VALUES (?, ?, ?)", ((row[0], row[1], row[2]) for row in rows))
+    db.execute(
+        "INSERT OR IGNORE INTO credit SELECT o.id, p.id, COALESCE(v.id, 0) FROM credits "
+        "JOIN entity o ON o.iri = credits.organization JOIN entity p ON p.iri = credits.paper "
+        "LEFT JOIN entity v ON v.iri = credits.via AND credits.via != ''"
+    )
+
+
+def _patch_credits(db: sqlite3.Connection, store: ReadableGraph, touched: list[tuple[Any, Any, Any]]) -> None:
+    """The credit table after a change: all of it again where the organization tree changed
+    (rare: a curator's edit), else the rows of each paper whose credits changed, from the store."""
+    if any(p == PART_OF for _, p, _ in touched):
+        db.execute("DELETE FROM credit")
+        _add_credits(db, _select(store, CREDITS))
+        return
+    papers = sorted({s for s, p, _ in touched if p == CREDITED and isinstance(s, NamedNode)}, key=str)
+    if not papers:
+        return
+    default, rows = DefaultGraph(), []
+    for paper in papers:
+        for credit in store.quads_for_pattern(paper, CREDITED, None, default):
+            rows.append((credit.object.value, paper.value, ""))
+            for above in store.quads_for_pattern(credit.object, PART_OF, None, default):
+                rows.append((above.object.value, paper.value, credit.object.value))
+    db.executemany(
+        "DELETE FROM credit WHERE paper = (SELECT id FROM entity WHERE iri = ?)", [(p.value,) for p in papers]
+    )
+    _add_credits(db, rows)
+
+
 def _patch_authorships(
     db: sqlite3.Connection, store: ReadableGraph, gone: list[int], touched: Iterable[tuple[Any, Any, Any]]
 ) -> None:
@@ -419,6 +465,9 @@ def _patch_authorships(
     for start in range(0, len(gone), 500):
         batch, marks = gone[start : start + 500], ",".join("?" * len(gone[start : start + 500]))
         db.execute(f"DELETE FROM authorship WHERE person IN ({marks}) OR paper IN ({marks})", batch + batch)
+        db.execute(
+            f"DELETE FROM credit WHERE organization IN ({marks}) OR paper IN ({marks}) OR via IN ({marks})", batch * 3
+        )
     default, stated, dropped = DefaultGraph(), [], []
     for s, p, o in touched:
         if p == AUTHOR_OF and isinstance(s, NamedNode) and isinstance(o, NamedNode):
@@ -498,7 +547,9 @@ def patch_index(
                 last += 1
             rows.append(_row(ids.get(entity.iri, last), entity))
         db.executemany("INSERT INTO entity VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        touched = list(touched)
         _patch_authorships(db, store, [number for iri, number in ids.items() if iri not in found], touched)
+        _patch_credits(db, store, touched)
         for table in ("words", "grams"):
             db.executemany(
                 f"INSERT INTO {table} (rowid, names) VALUES (?, ?)", [(r[0], r[10]) for r in rows if r[2] in SEARCHED]
@@ -679,6 +730,44 @@ class Index:
                 (row[0], limit),
             ).fetchall()
         return others, total
+
+    def credited_papers(self, organization: str, limit: int) -> tuple[list[tuple[str, list[str]]], int]:
+        """The papers crediting an organization or a unit under it, by IRI, cut at `limit`, each
+        with the units it is credited through (none: directly); and how many there are."""
+        with self._db() as db:
+            row = db.execute("SELECT id FROM entity WHERE iri = ?", (organization,)).fetchone()
+            if row is None:
+                return [], 0
+            total = db.execute("SELECT COUNT(DISTINCT paper) FROM credit WHERE organization = ?", row).fetchone()[0]
+            listed = db.execute(
+                "SELECT p.iri, GROUP_CONCAT(v.iri, ' ') FROM credit c JOIN entity p ON p.id = c.paper "
+                "LEFT JOIN entity v ON v.id = c.via WHERE c.organization = ? GROUP BY c.paper ORDER BY p.iri LIMIT ?",
+                (row[0], limit),
+            ).fetchall()
+        return [(paper, sorted((vias or "").split())) for paper, vias in listed], total
+
+    def credited_per_year(self, organization: str) -> list[tuple[int, int]]:
+        """(year, papers) crediting an organization or a unit under it, in year order."""
+        with self._db() as db:
+            return db.execute(
+                "SELECT p.year, COUNT(DISTINCT c.paper) FROM credit c JOIN entity p ON p.id = c.paper "
+                "JOIN entity o ON o.id = c.organization WHERE o.iri = ? AND p.year IS NOT NULL "
+                "GROUP BY p.year ORDER BY p.year",
+                (organization,),
+            ).fetchall()
+
+    def credited_award_papers(self, organization: str, limit: int) -> list[str]:
+        """The papers with an award (the count a paper's row keeps) that credit an organization
+        or a unit under it, by IRI, cut at `limit`."""
+        with self._db() as db:
+            return [
+                iri
+                for (iri,) in db.execute(
+                    "SELECT DISTINCT p.iri FROM credit c JOIN entity p ON p.id = c.paper "
+                    "JOIN entity o ON o.id = c.organization WHERE o.iri = ? AND p.papers > 0 ORDER BY p.iri LIMIT ?",
+                    (organization, limit),
+                )
+            ]
 
     def edition_year(self, key: str) -> int | None:
         """The year of the edition keyed `key` (iclr2021 -> 2021), for `?edition=` on lists."""

@@ -295,7 +295,13 @@ def _index_rows(path: Path) -> set[tuple]:
         "SELECT 'authorship', a.iri, b.iri FROM authorship JOIN entity a ON a.id = person JOIN entity b ON b.id = paper"
     )
     try:
-        return {row[1:] for row in db.execute("SELECT * FROM entity")} | set(db.execute(pairs))
+        credits = (
+            "SELECT o.iri, p.iri, COALESCE(v.iri, '') FROM credit JOIN entity o ON o.id = organization "
+            "JOIN entity p ON p.id = paper LEFT JOIN entity v ON v.id = via"
+        )
+        return (
+            {row[1:] for row in db.execute("SELECT * FROM entity")} | set(db.execute(pairs)) | set(db.execute(credits))
+        )
     finally:
         db.close()
 
