@@ -698,52 +698,51 @@ class Index:
                     )
         return {"year": [(y, n) for y, n in years], "decision": [(d, n) for d, n in counted if n]}
 
+    def _counted_rows(self, iri: str, count: str, rows: str, limit: int) -> tuple[list[Any], int]:
+        """How many rows `count` finds for the entity `iri` (its id the one parameter), and the
+        first `limit` rows of `rows` (its id, then the limit); nothing for an unknown entity."""
+        with self._db() as db:
+            found = db.execute("SELECT id FROM entity WHERE iri = ?", (iri,)).fetchone()
+            if found is None:
+                return [], 0
+            total = db.execute(count, found).fetchone()[0]
+            return db.execute(rows, (found[0], limit)).fetchall(), total
+
     def papers_of(self, person: str, limit: int) -> tuple[list[tuple[str, int | None]], int]:
         """A person's papers, newest first (then by IRI), cut at `limit`, with their years; and
         how many there are."""
-        with self._db() as db:
-            row = db.execute("SELECT id FROM entity WHERE iri = ?", (person,)).fetchone()
-            if row is None:
-                return [], 0
-            total = db.execute("SELECT COUNT(*) FROM authorship WHERE person = ?", row).fetchone()[0]
-            papers = db.execute(
-                "SELECT e.iri, e.year FROM authorship a JOIN entity e ON e.id = a.paper WHERE a.person = ? "
-                "ORDER BY e.year IS NULL, e.year DESC, e.iri LIMIT ?",
-                (row[0], limit),
-            ).fetchall()
-        return papers, total
+        return self._counted_rows(
+            person,
+            "SELECT COUNT(*) FROM authorship WHERE person = ?",
+            "SELECT e.iri, e.year FROM authorship a JOIN entity e ON e.id = a.paper WHERE a.person = ? "
+            "ORDER BY e.year IS NULL, e.year DESC, e.iri LIMIT ?",
+            limit,
+        )
 
     def co_authors(self, person: str, limit: int) -> tuple[list[tuple[str, int]], int]:
         """Who wrote papers with a person, most papers together first (then by IRI), cut at
         `limit`, with how many papers each; and how many co-authors there are."""
-        with self._db() as db:
-            row = db.execute("SELECT id FROM entity WHERE iri = ?", (person,)).fetchone()
-            if row is None:
-                return [], 0
-            together = (
-                "SELECT b.person AS other, COUNT(*) AS n FROM authorship a JOIN authorship b ON b.paper = a.paper "
-                "WHERE a.person = ? AND b.person != a.person GROUP BY b.person"
-            )
-            total = db.execute(f"SELECT COUNT(*) FROM ({together})", row).fetchone()[0]
-            others = db.execute(
-                f"SELECT e.iri, t.n FROM ({together}) t JOIN entity e ON e.id = t.other ORDER BY t.n DESC, e.iri LIMIT ?",
-                (row[0], limit),
-            ).fetchall()
-        return others, total
+        together = (
+            "SELECT b.person AS other, COUNT(*) AS n FROM authorship a JOIN authorship b ON b.paper = a.paper "
+            "WHERE a.person = ? AND b.person != a.person GROUP BY b.person"
+        )
+        return self._counted_rows(
+            person,
+            f"SELECT COUNT(*) FROM ({together})",
+            f"SELECT e.iri, t.n FROM ({together}) t JOIN entity e ON e.id = t.other ORDER BY t.n DESC, e.iri LIMIT ?",
+            limit,
+        )
 
     def credited_papers(self, organization: str, limit: int) -> tuple[list[tuple[str, list[str]]], int]:
         """The papers crediting an organization or a unit under it, by IRI, cut at `limit`, each
         with the units it is credited through (none: directly); and how many there are."""
-        with self._db() as db:
-            row = db.execute("SELECT id FROM entity WHERE iri = ?", (organization,)).fetchone()
-            if row is None:
-                return [], 0
-            total = db.execute("SELECT COUNT(DISTINCT paper) FROM credit WHERE organization = ?", row).fetchone()[0]
-            listed = db.execute(
-                "SELECT p.iri, GROUP_CONCAT(v.iri, ' ') FROM credit c JOIN entity p ON p.id = c.paper "
-                "LEFT JOIN entity v ON v.id = c.via WHERE c.organization = ? GROUP BY c.paper ORDER BY p.iri LIMIT ?",
-                (row[0], limit),
-            ).fetchall()
+        listed, total = self._counted_rows(
+            organization,
+            "SELECT COUNT(DISTINCT paper) FROM credit WHERE organization = ?",
+            "SELECT p.iri, GROUP_CONCAT(v.iri, ' ') FROM credit c JOIN entity p ON p.id = c.paper "
+            "LEFT JOIN entity v ON v.id = c.via WHERE c.organization = ? GROUP BY c.paper ORDER BY p.iri LIMIT ?",
+            limit,
+        )
         return [(paper, sorted((vias or "").split())) for paper, vias in listed], total
 
     def credited_per_year(self, organization: str) -> list[tuple[int, int]]:
