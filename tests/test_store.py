@@ -188,6 +188,7 @@ def test_the_index_reads_names_exactly_and_a_patch_agrees_with_a_whole_index(tmp
     iclr, rdf_type, label = vocab.iclr, vocab.RDF_TYPE, vocab.RDFS_LABEL
     paper, person, org = (vocab.entity(kind, "k1") for kind in ("paper", "person", "organization"))
     authorship = vocab.entity("authorship", "k1-1")
+    edition, reviews = vocab.entity("edition", "iclr2030"), [vocab.entity("review", f"k1-{n}") for n in (1, 2)]
     source = NamedNode(vocab.GRAPH_SOURCE_BASE + "s1")
     title = 'Deep, "quoted"\nand long'
     triples = [
@@ -214,6 +215,13 @@ def test_the_index_reads_names_exactly_and_a_patch_agrees_with_a_whole_index(tmp
         (person, iclr("authorOf"), paper),
         (paper, iclr("creditedOrganization"), vocab.entity("organization", "k2")),
         (vocab.entity("organization", "k2"), iclr("subOrganizationOf"), org),
+        (edition, rdf_type, iclr("ConferenceEdition")),
+        (paper, iclr("submittedTo"), edition),
+        *((review, iclr("reviewOf"), paper) for review in reviews),
+        *(
+            (review, iclr("rating"), Literal(str(n), datatype=vocab.XSD_INTEGER))
+            for n, review in zip((6, 8), reviews, strict=True)
+        ),
     ]
     publish(tmp_path / "whole", (Quad(s, p, o, source) for s, p, o in triples))
     whole = Index(index_path(current_generation(tmp_path / "whole")))
@@ -234,8 +242,11 @@ def test_the_index_reads_names_exactly_and_a_patch_agrees_with_a_whole_index(tmp
     unit = vocab.entity("organization", "k2").value
     assert whole.credited_papers(org.value, 10) == ([(paper.value, [unit])], 1)  # through its unit
     assert whole.credited_papers(unit, 10) == ([(paper.value, [])], 1)  # directly
+    assert whole.top_rated(edition.value, 10) == [(paper.value, 7.0, 2)]
 
-    changed = [t for t in triples if t[1] in (iclr("name"), iclr("authorOf"), iclr("creditedOrganization"))]
+    changed = [
+        t for t in triples if t[1] in (iclr("name"), iclr("authorOf"), iclr("creditedOrganization"), iclr("rating"))
+    ]
     publish(tmp_path / "patched", (Quad(s, p, o, source) for s, p, o in triples if (s, p, o) not in changed))
     base = index_path(current_generation(tmp_path / "patched"))
     assert Index(base).papers_of(person.value, 10) == ([], 0)
@@ -247,8 +258,9 @@ def test_the_index_reads_names_exactly_and_a_patch_agrees_with_a_whole_index(tmp
     with sqlite3.connect(index_path(current_generation(tmp_path / "whole"))) as a, sqlite3.connect(patched) as b:
         assert a.execute(rows).fetchall() == b.execute(rows).fetchall()
         assert a.execute(pairs).fetchall() == b.execute(pairs).fetchall() == [(person.value, paper.value)]
-        credits = "SELECT organization, paper, via FROM credit ORDER BY 1, 2, 3"
-        assert a.execute(credits).fetchall() == b.execute(credits).fetchall() != []
+        for table in ("credit", "rating"):
+            everything = f"SELECT * FROM {table} ORDER BY 1, 2, 3"
+            assert a.execute(everything).fetchall() == b.execute(everything).fetchall() != []
 
     # the authorOf triple deleted again: the patch drops its row
     unwritten = patch_index(
@@ -256,3 +268,4 @@ def test_the_index_reads_names_exactly_and_a_patch_agrees_with_a_whole_index(tmp
     )
     assert Index(unwritten).papers_of(person.value, 10) == ([], 0)
     assert Index(unwritten).credited_papers(org.value, 10) == ([], 0)
+    assert Index(unwritten).top_rated(edition.value, 10) == []

@@ -33,7 +33,7 @@ from iclr_kg import terms, vocab
 from iclr_kg.graph import ReadableGraph
 
 SUFFIX = ".index.sqlite"
-SCHEMA_VERSION = 3  # 2: the authorship table; 3: the credit table
+SCHEMA_VERSION = 4  # 2: the authorship table; 3: the credit table; 4: the rating table
 # Kinds a person looks for by name; the others (authorships, reviews...) get labels only.
 SEARCHED = ("paper", "person", "organization", "edition", "award", "conference", "source")
 # The highest page number a list or sitemap accepts: far past any kind's last page, and well inside
@@ -44,6 +44,7 @@ SORTS = {"name": "sort", "year": "year DESC, sort", "papers": "papers DESC, sort
 iclr = vocab.iclr
 DCTERMS_TITLE = NamedNode(vocab.DCTERMS + "title")
 AUTHOR_OF, CREDITED, PART_OF = iclr("authorOf"), iclr("creditedOrganization"), iclr("subOrganizationOf")
+REVIEW_OF, RATING, SUBMITTED_TO = iclr("reviewOf"), iclr("rating"), iclr("submittedTo")
 NAME_PREDICATES = (iclr("title"), iclr("name"), vocab.RDFS_LABEL, iclr("nativeName"), iclr("alias"), DCTERMS_TITLE)
 
 
@@ -349,6 +350,11 @@ CREATE INDEX authorship_paper ON authorship (paper, person);
 CREATE TABLE credit (organization INTEGER NOT NULL, paper INTEGER NOT NULL, via INTEGER NOT NULL,
                      PRIMARY KEY (organization, paper, via)) WITHOUT ROWID;
 CREATE INDEX credit_paper ON credit (paper);
+-- each rated paper's average public rating and number of ratings, per edition it was submitted
+-- to: an edition page's top-rated papers (SPARQL averaged 26,521 ratings in 0.5 s at 50,000 papers)
+CREATE TABLE rating (paper INTEGER NOT NULL, edition INTEGER NOT NULL, average REAL NOT NULL,
+                     ratings INTEGER NOT NULL, PRIMARY KEY (paper, edition)) WITHOUT ROWID;
+CREATE INDEX rating_edition ON rating (edition, average DESC, ratings DESC);
 CREATE VIRTUAL TABLE words USING fts5(names, content='', tokenize="unicode61 remove_diacritics 2", prefix='2 3');
 CREATE VIRTUAL TABLE grams USING fts5(names, content='', tokenize='trigram');
 """
@@ -374,6 +380,7 @@ def build_index(store: ReadableGraph, generation: Path) -> Path:
         )
         _add_authorships(db, _select(store, AUTHORSHIPS))
         _add_credits(db, _select(store, CREDITS))
+        _add_ratings(db, _select(store, RATINGS))
         searched = ",".join(f"'{k}'" for k in SEARCHED)
         db.execute(f"INSERT INTO words (rowid, names) SELECT id, names FROM entity WHERE kind IN ({searched})")
         db.execute(f"INSERT INTO grams (rowid, names) SELECT id, names FROM entity WHERE kind IN ({searched})")
@@ -457,6 +464,48 @@ def _patch_credits(db: sqlite3.Connection, store: ReadableGraph, touched: list[t
     _add_credits(db, rows)
 
 
+RATINGS = """SELECT ?paper ?edition (AVG(?rating) AS ?average) (COUNT(?rating) AS ?ratings) WHERE {
+  ?paper iclr:submittedTo ?edition . ?review iclr:reviewOf ?paper ; iclr:rating ?rating
+} GROUP BY ?paper ?edition"""
+
+
+def _add_ratings(db: sqlite3.Connection, rows: Iterable[Sequence[Any]]) -> None:
+    """Rows of the rating table for (paper, edition, average, ratings), by entity ids."""
+    db.execute("CREATE TEMP TABLE IF NOT EXISTS ratings (paper TEXT, edition TEXT, average REAL, ratings INTEGER)")
+    db.execute("DELETE FROM ratings")
+    db.executemany("INSERT INTO ratings VALUES (?, ?, ?, ?)", ((r[0], r[1], float(r[2]), int(r[3])) for r in rows))
+    db.execute(
+        "INSERT OR REPLACE INTO rating SELECT p.id, e.id, ratings.average, ratings.ratings FROM ratings "
+        "JOIN entity p ON p.iri = ratings.paper JOIN entity e ON e.iri = ratings.edition"
+    )
+
+
+def _patch_ratings(db: sqlite3.Connection, store: ReadableGraph, touched: list[tuple[Any, Any, Any]]) -> None:
+    """The rating rows of each paper whose reviews, ratings or edition changed, from the store."""
+    default = DefaultGraph()
+    papers: set[str] = set()
+    for s, p, o in touched:
+        if p == REVIEW_OF and isinstance(o, NamedNode):
+            papers.add(o.value)
+        elif p == SUBMITTED_TO and isinstance(s, NamedNode):
+            papers.add(s.value)
+        elif p == RATING and isinstance(s, NamedNode):
+            papers |= {q.object.value for q in store.quads_for_pattern(s, REVIEW_OF, None, default)}
+    rows = []
+    for paper in sorted(papers):
+        node = NamedNode(paper)
+        ratings = [
+            float(r.object.value)
+            for review in store.quads_for_pattern(None, REVIEW_OF, node, default)
+            for r in store.quads_for_pattern(review.subject, RATING, None, default)
+        ]
+        if ratings:
+            for edition in store.quads_for_pattern(node, SUBMITTED_TO, None, default):
+                rows.append((paper, edition.object.value, sum(ratings) / len(ratings), len(ratings)))
+    db.executemany("DELETE FROM rating WHERE paper = (SELECT id FROM entity WHERE iri = ?)", [(p,) for p in papers])
+    _add_ratings(db, rows)
+
+
 def _patch_authorships(
     db: sqlite3.Connection, store: ReadableGraph, gone: list[int], touched: Iterable[tuple[Any, Any, Any]]
 ) -> None:
@@ -468,6 +517,7 @@ def _patch_authorships(
         db.execute(
             f"DELETE FROM credit WHERE organization IN ({marks}) OR paper IN ({marks}) OR via IN ({marks})", batch * 3
         )
+        db.execute(f"DELETE FROM rating WHERE paper IN ({marks}) OR edition IN ({marks})", batch * 2)
     default, stated, dropped = DefaultGraph(), [], []
     for s, p, o in touched:
         if p == AUTHOR_OF and isinstance(s, NamedNode) and isinstance(o, NamedNode):
@@ -550,6 +600,7 @@ def patch_index(
         touched = list(touched)
         _patch_authorships(db, store, [number for iri, number in ids.items() if iri not in found], touched)
         _patch_credits(db, store, touched)
+        _patch_ratings(db, store, touched)
         for table in ("words", "grams"):
             db.executemany(
                 f"INSERT INTO {table} (rowid, names) VALUES (?, ?)", [(r[0], r[10]) for r in rows if r[2] in SEARCHED]
@@ -744,6 +795,16 @@ class Index:
             limit,
         )
         return [(paper, sorted((vias or "").split())) for paper, vias in listed], total
+
+    def top_rated(self, edition: str, limit: int) -> list[tuple[str, float, int]]:
+        """An edition's papers by average public rating, highest first (then more ratings, then
+        IRI), cut at `limit`: (paper, average, number of ratings)."""
+        with self._db() as db:
+            return db.execute(
+                "SELECT p.iri, r.average, r.ratings FROM rating r JOIN entity p ON p.id = r.paper "
+                "JOIN entity e ON e.id = r.edition WHERE e.iri = ? ORDER BY r.average DESC, r.ratings DESC, p.iri LIMIT ?",
+                (edition, limit),
+            ).fetchall()
 
     def credited_per_year(self, organization: str) -> list[tuple[int, int]]:
         """(year, papers) crediting an organization or a unit under it, in year order."""

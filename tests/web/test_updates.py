@@ -299,9 +299,9 @@ def _index_rows(path: Path) -> set[tuple]:
             "SELECT o.iri, p.iri, COALESCE(v.iri, '') FROM credit JOIN entity o ON o.id = organization "
             "JOIN entity p ON p.id = paper LEFT JOIN entity v ON v.id = via"
         )
-        return (
-            {row[1:] for row in db.execute("SELECT * FROM entity")} | set(db.execute(pairs)) | set(db.execute(credits))
-        )
+        ratings = "SELECT p.iri, e.iri, average, ratings FROM rating JOIN entity p ON p.id = paper JOIN entity e ON e.id = edition"
+        tables = set(db.execute(pairs)) | set(db.execute(credits)) | set(db.execute(ratings))
+        return {row[1:] for row in db.execute("SELECT * FROM entity")} | tables
     finally:
         db.close()
 

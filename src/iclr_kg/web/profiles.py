@@ -318,10 +318,6 @@ SELECT ?paper ?award WHERE {{ ?paper iclr:submittedTo ?e ; iclr:receivedAward ?a
 EDITION_DECISIONS = """
 SELECT ?decision (COUNT(DISTINCT ?paper) AS ?n) WHERE { ?paper iclr:submittedTo ?e ; iclr:decision ?decision }
 GROUP BY ?decision ORDER BY DESC(?n)"""
-EDITION_TOP = """
-SELECT ?paper (AVG(?r) AS ?average) (COUNT(?r) AS ?n) WHERE {
-  ?paper iclr:submittedTo ?e . ?review iclr:reviewOf ?paper ; iclr:rating ?r
-} GROUP BY ?paper ORDER BY DESC(?average) DESC(?n) ?paper LIMIT 10"""
 
 
 def edition(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> tuple[str, list[Panel]]:
@@ -347,10 +343,8 @@ def edition(store: ReadableGraph, iri: NamedNode, index: Index | None = None) ->
     awards = Panel("Award papers", kind="table", columns=["paper", "award"])
     awards.table = [[row["paper"], row["award"]] for row in _select(store, EDITION_AWARDS, iri)]
     top = Panel("Top-rated papers (public reviews)", kind="table", columns=["paper", "average rating", "reviews"])
-    top.table = [
-        [row["paper"], f"{float(row['average'].value):.2f}", int(row["n"].value)]
-        for row in _select(store, EDITION_TOP, iri)
-    ]
+    if index is not None:  # averaged with the generation (index.py's rating table)
+        top.table = [[NamedNode(paper), f"{average:.2f}", n] for paper, average, n in index.top_rated(iri.value, 10)]
     glance = _at_a_glance(store, iri, stated, decisions.bars)
     key = iri.value.rsplit("/", 1)[-1]
     decisions.bars = [  # each count links to the list of those papers
