@@ -131,7 +131,14 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
     hits, total = index.browse(kind, sort, BROWSE_PAGE, (page - 1) * BROWSE_PAGE, **filters) if index else ([], 0)
     if page > 1 and not hits:
         return not_found_page(f"No page {page} of {kind} entities: there are {total:,}.", kind)
-    facets = index.facets(kind, decisions, year, decision) if index else {}
+    # the same on every page of a list, and a scan of every row per decision: once per generation
+    facets = (
+        state().per_generation(
+            f"facets {kind} {year} {decision}", lambda: index.facets(kind, decisions, year, decision)
+        )
+        if index
+        else {}
+    )
     return render_template(
         "browse.html",
         kind=kind,
