@@ -11,7 +11,7 @@ from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad
 
 from iclr_kg.build.pipeline import build
 from iclr_kg.errors import DataError, QueryError, StoreError, ValidationFailed
-from iclr_kg.store import build_lock, current_generation, open_read_only, publish, run_query
+from iclr_kg.store import build_lock, current_generation, kept_beside, open_read_only, publish, run_query
 
 from .conftest import select
 
@@ -71,6 +71,7 @@ def test_old_generations_are_pruned(tmp_path: Path, monkeypatch) -> None:
     recent = [publish(tmp_path, [quad]) for _ in range(4)]
     assert all(g.is_dir() for g in recent)  # replaced just now: queries may still read them
     monkeypatch.setattr("iclr_kg.store.KEEP_SECONDS", 0)
+    kept_beside(recent[-1], "stats").write_text("[]")  # a result kept beside a generation goes with it
     generations = [publish(tmp_path, [quad]) for _ in range(4)]
     assert sorted(p.name for p in (tmp_path / "generations").iterdir()) == sorted(
         [g.name + suffix for g in generations[-2:] for suffix in ("", ".complete", ".index.sqlite")]

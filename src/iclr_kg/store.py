@@ -232,6 +232,12 @@ def reasoned_path(generation: Path) -> Path:
     return generation.with_name(generation.name + ".reasoned")
 
 
+def kept_beside(generation: Path, name: str) -> Path:
+    """Beside a generation: a result derived from it and read often (`/stats`' counts), kept so
+    that every web process and every restart reads it instead of counting again; pruned with it."""
+    return generation.with_name(f"{generation.name}.{name}.json")
+
+
 def save_reasoned(generation: Path, state: dict[str, Any]) -> None:
     """Keep `state` beside a published `generation`, whole or not at all. If it cannot be written
     (a full disk), the next build or update recomputes what it would have spared; nothing else
@@ -389,8 +395,6 @@ def _prune(generations: Path, keep: Path) -> None:
     """Delete partial generations (killed builds and updates, not one a build is loading) and
     complete ones that are neither among the newest KEEP_GENERATIONS nor replaced less than
     KEEP_SECONDS ago, so that queries still running on them finish (each update makes one)."""
-    from iclr_kg.index import index_path
-
     folders = sorted(p for p in generations.iterdir() if p.is_dir())
     complete = [p for p in folders if _marker(p).exists() or p == keep]
     recent = time.time() - KEEP_SECONDS
@@ -405,10 +409,8 @@ def _prune(generations: Path, keep: Path) -> None:
         if folder not in complete and (_being_written(folder) or _loader_alive(folder)):
             continue  # a build or an update making it in another process
         shutil.rmtree(folder, ignore_errors=True)
-        _marker(folder).unlink(missing_ok=True)
-        _loading_marker(folder).unlink(missing_ok=True)
-        index_path(folder).unlink(missing_ok=True)
-        reasoned_path(folder).unlink(missing_ok=True)
+        for beside in generations.glob(f"{folder.name}.*"):  # its marker, index, reasoning state, kept results
+            beside.unlink(missing_ok=True)
 
 
 def _loading_marker(generation: Path) -> Path:

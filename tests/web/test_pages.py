@@ -161,6 +161,32 @@ def test_health_and_stats(client) -> None:
     assert "iclr:Paper" in stats
 
 
+def test_stats_are_counted_once_per_generation_before_anyone_asks(tiny_app, monkeypatch) -> None:
+    """A new generation's /stats counts are computed in the background soon after a request first
+    sees it, and kept beside it: another web process (another app) reads them, counting nothing."""
+    import time
+
+    from iclr_kg.store import current_generation, kept_beside
+    from iclr_kg.web import create_app, pages
+
+    settings, client = tiny_app()
+    kept = kept_beside(current_generation(settings.store), "stats")
+    assert client.get("/").status_code == 200 and not kept.exists()
+    deadline = time.monotonic() + 30
+    while not kept.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    counted = json.loads(kept.read_text())
+    assert "https://w3id.org/iclr-kg/graph/inferred" in json.dumps(counted)
+
+    def no_counting() -> None:
+        raise AssertionError("counted again")
+
+    monkeypatch.setattr(pages, "stats_counts", no_counting)
+    other = create_app(settings).test_client()
+    stats = other.get("/stats", headers={"Accept": "text/html"})
+    assert stats.status_code == 200 and "https://w3id.org/iclr-kg/graph/inferred" in stats.data.decode()
+
+
 def test_a_rebuild_goes_live_without_restart(tiny_app, tiny_data) -> None:
     from iclr_kg.build.pipeline import build
 

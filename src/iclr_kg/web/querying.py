@@ -115,6 +115,17 @@ def start_query(
         raise
 
 
+def rows_outside_request(text: str, row_limit: int) -> dict:
+    """The first rows of one of the app's own queries (its counts for /stats), from a query
+    worker under the configured time limit, read from no request: the default dataset, inferred
+    triples included; also on a thread of the app's own (`AppState.warm`)."""
+    query = QueryRequest(text=text, row_limit=row_limit, services=state().settings.services)
+    if state().settings.query_workers == 0:
+        return InProcessQuery(state().store(), query).rows or {}
+    limit = state().settings.query_timeout
+    return state().pool.start(state().generation_key(), query, limit, client=None).rows or {}  # type: ignore[arg-type]
+
+
 # Seconds a syntax check may take (the editor asks as one types); a check that takes longer is
 # not reported: the query's run says what is wrong, under its own time limit.
 SYNTAX_CHECK_TIMEOUT = 3.0

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
+import json
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -12,13 +16,14 @@ from flask import current_app
 from pyoxigraph import Store
 
 from iclr_kg import terms
+from iclr_kg.atomic import write_text
 from iclr_kg.config import Settings
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import Index, current_index, ensure_index, index_path
 from iclr_kg.processes import memory_limit
 from iclr_kg.query.pool import QueryPool
 from iclr_kg.query.saved import SavedQuery, load_saved
-from iclr_kg.store import current_generation, open_read_only
+from iclr_kg.store import current_generation, kept_beside, open_read_only
 from iclr_kg.updates import Writer
 from iclr_kg.web.cache import ResponseMemo, ResultCache
 
@@ -26,6 +31,7 @@ if TYPE_CHECKING:
     from iclr_kg.remote.store import Backend
 
 T = TypeVar("T")
+WARM_AFTER = 2.0  # seconds a new generation must stay current before its kept values are computed
 
 
 def state() -> AppState:
@@ -61,6 +67,8 @@ class AppState:
         self._derived: dict[str, tuple[str, Any]] = {}  # name -> (generation, value): see per_generation
         self.memo: ResponseMemo | None = None  # set by create_app: whole responses answered before Flask
         self._indexed: set[Path] = set()  # generations whose index this process found current
+        self._warmers: list[Callable[[str], None]] = []  # started for each new generation (warm)
+        self._warmed: Path | None = None
 
     def terms(self) -> terms.Terms:
         """The ontology's terms and labels (read once per ontology file; every generation's
@@ -99,6 +107,7 @@ class AppState:
         generation = current_generation(self.settings.store)
         if generation is None:
             open_read_only(self.settings.store)  # raises the clear "no store" error
+        self._seen(generation)
         return str(generation)
 
     def store(self) -> ReadableGraph:
@@ -113,7 +122,15 @@ class AppState:
             if self._store is None or generation != self._generation:
                 self._store = open_read_only(self.settings.store)
                 self._generation = generation
+            self._seen(generation)
             return self._store
+
+    def _seen(self, generation: Path | None) -> None:
+        """Start the warmers (`warm`) the first time this process sees a generation."""
+        if generation is not None and generation != self._warmed:
+            self._warmed = generation
+            for start in self._warmers:
+                start(generation.name)
 
     def index(self) -> Index | None:
         """The current generation's entity index (labels, search, lists); built here if the
@@ -123,6 +140,7 @@ class AppState:
         generation = current_generation(self.settings.store)
         if generation is None:
             return None
+        self._seen(generation)
         path = index_path(generation)
         if path not in self._indexed:  # once per generation: there, and of this schema (else rebuilt)
             if not current_index(path):
@@ -146,18 +164,52 @@ class AppState:
                 ensure_index(store, generation)
         return Index(path)
 
-    def per_generation(self, name: str, compute: Callable[[], T]) -> T:
+    def per_generation(self, name: str, compute: Callable[[], T], kept: bool = False) -> T:
         """`compute()`, once per store generation: what is derived from the store and read often
-        (the default graph's size, the editor's vocabulary) is recomputed only when `current` moves."""
+        (the default graph's size, the editor's vocabulary) is recomputed only when `current` moves.
+
+        `kept`: the value (plain data) is also kept beside the generation (`store.kept_beside`),
+        so that the other web processes and a restarted server read it instead of computing it
+        again; one process computes it while the others wait for it (an flock)."""
         generation = self.generation
         cached = self._derived.get(name)
         if cached is None or cached[0] != generation:
-            cached = self._derived[name] = (generation, compute())
+            value = self._kept(name, compute) if kept and self.backend is None else compute()
+            cached = self._derived[name] = (generation, value)
         return cached[1]
+
+    def _kept(self, name: str, compute: Callable[[], T]) -> T:
+        folder = current_generation(self.settings.store)
+        if folder is None:
+            return compute()
+        path = kept_beside(folder, name)
+        with open(kept_beside(folder, name + ".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            try:
+                return json.loads(path.read_text(encoding="utf-8"))
+            except (FileNotFoundError, ValueError):
+                value = compute()
+                write_text(path, json.dumps(value, ensure_ascii=False))
+                return value
+
+    def warm(self, app: Any, name: str, compute: Callable[[], Any]) -> None:
+        """Compute a kept value for a new generation in the background, soon after a request
+        first sees it (WARM_AFTER seconds: a burst of updates makes one generation after
+        another), so that the first reader of /stats does not wait for it."""
+
+        def run(generation: str) -> None:
+            time.sleep(WARM_AFTER)
+            with app.app_context():
+                if self.generation == generation:
+                    with contextlib.suppress(Exception):  # a failure is the reader's to see, as before
+                        self.per_generation(name, compute, kept=True)
+
+        self._warmers.append(lambda generation: threading.Thread(target=run, args=(generation,), daemon=True).start())
 
     @property
     def generation(self) -> str:
         if self.backend is not None:
             return self.backend.store().publication.generation
         generation = current_generation(self.settings.store)
+        self._seen(generation)
         return generation.name if generation else ""
