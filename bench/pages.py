@@ -32,6 +32,7 @@ from endpoint import Server  # noqa: E402
 
 CLI = str(Path(sys.executable).with_name("iclr-kg"))
 TARGET_MS = 100.0
+HEAVY_MS, HEAVY_BYTES = 300.0, 300 * 1024  # every page, however long its lists (issue #37)
 
 
 def entities(store: Path, kind: str, count: int) -> list[str]:
@@ -134,11 +135,15 @@ def main() -> None:
         finally:
             server.stop()
     print(f"\n### Pages on {f'{args.papers:,} synthetic papers' if args.store is None else args.store}\n")
-    print("| page | median ms | p95 ms (max for saved) | requests | largest HTML KB | under 100 ms median |")
-    print("|---|---:|---:|---:|---:|---|")
+    print("| page | median ms | p95 ms (max for saved) | requests | largest HTML KB | target | met |")
+    print("|---|---:|---:|---:|---:|---|---|")
     for kind, median, high, count, size in rows:
         largest = f"{size / 1024:.0f}" if size else ""
-        print(f"| {kind} | {median:.1f} | {high:.1f} | {count} | {largest} | {'yes' if median < TARGET_MS else 'no'} |")
+        if kind.startswith("the "):  # the longest lists: issue #37's bound for every page
+            target, met = "300 ms, 300 KB", high < HEAVY_MS and size < HEAVY_BYTES
+        else:
+            target, met = f"{TARGET_MS:.0f} ms median", median < TARGET_MS
+        print(f"| {kind} | {median:.1f} | {high:.1f} | {count} | {largest} | {target} | {'yes' if met else 'no'} |")
     slowest = sorted(firsts, reverse=True)[:3]
     print("\nslowest saved queries (first request): " + ", ".join(f"{name} {ms:.0f} ms" for ms, name in slowest))
 
