@@ -773,16 +773,15 @@ class Index:
     def co_authors(self, person: str, limit: int) -> tuple[list[tuple[str, int]], int]:
         """Who wrote papers with a person, most papers together first (then by IRI), cut at
         `limit`, with how many papers each; and how many co-authors there are."""
-        together = (
-            "SELECT b.person AS other, COUNT(*) AS n FROM authorship a JOIN authorship b ON b.paper = a.paper "
-            "WHERE a.person = ? AND b.person != a.person GROUP BY b.person"
-        )
-        return self._counted_rows(
-            person,
-            f"SELECT COUNT(*) FROM ({together})",
-            f"SELECT e.iri, t.n FROM ({together}) t JOIN entity e ON e.id = t.other ORDER BY t.n DESC, e.iri LIMIT ?",
-            limit,
-        )
+        with self._db() as db:  # one pass over the pairs: every co-author, then the first `limit`
+            together = db.execute(
+                "SELECT e.iri, t.n FROM (SELECT b.person AS other, COUNT(*) AS n FROM authorship a "
+                "JOIN authorship b ON b.paper = a.paper JOIN entity me ON me.id = a.person "
+                "WHERE me.iri = ? AND b.person != a.person GROUP BY b.person) t JOIN entity e ON e.id = t.other",
+                (person,),
+            ).fetchall()
+        together.sort(key=lambda row: (-row[1], row[0]))
+        return together[:limit], len(together)
 
     def credited_papers(self, organization: str, limit: int) -> tuple[list[tuple[str, list[str]]], int]:
         """The papers crediting an organization or a unit under it, by IRI, cut at `limit`, each

@@ -162,8 +162,9 @@ def test_health_and_stats(client) -> None:
 
 
 def test_stats_are_counted_once_per_generation_before_anyone_asks(tiny_app, monkeypatch) -> None:
-    """A new generation's /stats counts are computed in the background soon after a request first
-    sees it, and kept beside it: another web process (another app) reads them, counting nothing."""
+    """A new generation's /stats counts and saved queries' first rows are computed in the
+    background soon after a request first sees it, and kept beside it: another web process
+    (another app) reads them, counting nothing. A query that calls another service is not kept."""
     import time
 
     from iclr_kg.store import current_generation, kept_beside
@@ -177,6 +178,13 @@ def test_stats_are_counted_once_per_generation_before_anyone_asks(tiny_app, monk
         time.sleep(0.2)
     counted = json.loads(kept.read_text())
     assert "https://w3id.org/iclr-kg/graph/inferred" in json.dumps(counted)
+    saved = kept_beside(current_generation(settings.store), "saved-award-papers")  # a saved query's page
+    while not saved.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert json.loads(saved.read_text())["columns"] == ["edition", "paper", "title", "award", "kind"]
+    assert not kept_beside(
+        current_generation(settings.store), "saved-wikidata-countries"
+    ).exists()  # SERVICE: never kept
 
     def no_counting() -> None:
         raise AssertionError("counted again")

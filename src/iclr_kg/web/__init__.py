@@ -47,7 +47,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.register_blueprint(workbench.blueprint)
     i18n.install(app)
     assets.install(app)
-    state.warm(app, "stats", pages.stats_counts)  # /stats' counts, ready before anyone asks
+    state.warm(app, pages.warmed)  # /stats' counts and saved queries' pages, ready before anyone asks
     app.jinja_env.filters["facts"] = lambda text: readable_facts(text, i18n.language(), state.terms())
     app.jinja_env.filters["reject_key"] = lambda mapping, key: {k: v for k, v in mapping.items() if k != key}
 

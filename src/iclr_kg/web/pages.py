@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Callable
+from typing import Any
 
 from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
 
@@ -14,6 +17,7 @@ from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.query.lint import check, problem_from_error
 from iclr_kg.query.saved import ABSOLUTE_IRI, NAME, VIEWS, Param, SavedQuery, expand
 from iclr_kg.store import STATS_CLASSES, STATS_GRAPHS
+from iclr_kg.web.cache import ResultCache
 from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, rows_table
 from iclr_kg.web.http import wants_html
 from iclr_kg.web.i18n import language, translate
@@ -77,11 +81,15 @@ def result_page(
         return render_template(template, query=text, error=errors[0].message, inferred=include_inferred, **context), 400
     started = time.perf_counter()
     try:
-        running = start_query(text, substitutions, row_limit=HTML_ROW_LIMIT)
+        if isinstance(saved, SavedQuery) and not context.get("values") and _as_saved(saved):
+            # as the page shows it by default: computed with the generation (`warmed`) and kept
+            rows = state().per_generation(saved_rows_name(saved), functools.partial(saved_rows, saved), kept=True)
+        else:
+            rows = start_query(text, substitutions, row_limit=HTML_ROW_LIMIT).rows or {}
         return render_template(
             template,
             query=text,
-            table=rows_table(running.rows or {}, started, Labeler(state().index(), language(), state().terms())),
+            table=rows_table(rows, started, Labeler(state().index(), language(), state().terms())),
             inferred=include_inferred,
             **context,
         )
@@ -91,6 +99,13 @@ def result_page(
         return render_template(
             template, query=text, error=str(exc), inferred=include_inferred, **context
         ), exc.http_status
+
+
+def _as_saved(saved: SavedQuery) -> bool:
+    """The request asks for a saved query's page as `warmed` computes it: its defaults, the
+    default dataset with inferred triples, and an answer that depends on the store alone."""
+    asked = {k for k in request.args if k not in ("lang",)}
+    return not asked and ResultCache.cacheable(saved.text)
 
 
 @blueprint.route("/")
@@ -244,6 +259,27 @@ def stats_counts() -> list[dict]:
     Kept beside the generation and computed as soon as one appears (`AppState.warm`): at 50,000
     papers the three scans take 16 s."""
     return [rows_outside_request(text, HTML_ROW_LIMIT) for text in (STATS_GRAPHS, STATS_CLASSES, coverage_query())]
+
+
+def warmed() -> list[tuple[str, Callable[[], Any]]]:
+    """What a new generation's pages need computed before anyone asks (`AppState.warm`): /stats'
+    counts, then the first rows of each saved query whose answer depends on the store alone (no
+    SERVICE, no NOW or RAND: `ResultCache.cacheable`), as its page shows them by default."""
+    kept: list[tuple[str, Callable[[], Any]]] = [("stats", stats_counts)]
+    for saved in state().saved.values():
+        if ResultCache.cacheable(saved.text):
+            kept.append((saved_rows_name(saved), functools.partial(saved_rows, saved)))
+    return kept
+
+
+def saved_rows_name(saved: SavedQuery) -> str:
+    return f"saved-{saved.name}"
+
+
+def saved_rows(saved: SavedQuery) -> dict:
+    """A saved query's first rows with its defaults, as its page shows them (one query worker,
+    no request read)."""
+    return rows_outside_request(saved.text_with({}), HTML_ROW_LIMIT)
 
 
 @blueprint.route("/stats")

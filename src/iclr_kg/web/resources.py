@@ -271,9 +271,9 @@ def describe(store: ReadableGraph, iri: NamedNode, labeler: Labeler) -> dict[str
     # How many values each property has, counted by the engine; then each property's first
     # VALUES_SHOWN values are read (a prolific author's 31,810 iclr:authorOf were read one by one
     # in Python: 1.1 s of the page at 50,000 papers; the page shows 50 and says how many more).
-    counted = store.query(
-        f"SELECT ?p (COUNT(DISTINCT ?o) AS ?n) WHERE {{ GRAPH ?g {{ <{iri.value}> ?p ?o }} }} GROUP BY ?p"
-    )
+    # (the merged default graph holds each statement once: its count per property is the number
+    # of distinct values over every graph, a third of the work of counting them across graphs)
+    counted = store.query(f"SELECT ?p (COUNT(*) AS ?n) WHERE {{ <{iri.value}> ?p ?o }} GROUP BY ?p")
     values_of = {row[0].value: int(row[1].value) for row in counted}
     for p in values_of:
         predicate = NamedNode(p)

@@ -192,15 +192,18 @@ class AppState:
                 write_text(path, json.dumps(value, ensure_ascii=False))
                 return value
 
-    def warm(self, app: Any, name: str, compute: Callable[[], Any]) -> None:
-        """Compute a kept value for a new generation in the background, soon after a request
-        first sees it (WARM_AFTER seconds: a burst of updates makes one generation after
-        another), so that the first reader of /stats does not wait for it."""
+    def warm(self, app: Any, values: Callable[[], list[tuple[str, Callable[[], Any]]]]) -> None:
+        """Compute kept values (name, compute) for a new generation in the background, one after
+        another on one thread (one query worker at most), soon after a request first sees it:
+        WARM_AFTER seconds, and while it stays current (a burst of updates makes one generation
+        after another). The first reader of /stats or of a saved query then waits for nothing."""
 
         def run(generation: str) -> None:
             time.sleep(WARM_AFTER)
             with app.app_context():
-                if self.generation == generation:
+                for name, compute in values():
+                    if self.generation != generation:
+                        return
                     with contextlib.suppress(Exception):  # a failure is the reader's to see, as before
                         self.per_generation(name, compute, kept=True)
 
