@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 WARM_AFTER = 2.0  # seconds a new generation must stay current before its kept values are computed
+WARM_PATIENCE = 5.0  # seconds the warmer waits for an idle query worker before it skips a value
 
 
 def state() -> AppState:
@@ -204,10 +205,24 @@ class AppState:
                 for name, compute in values():
                     if self.generation != generation:
                         return
+                    if not self._worker_idle():
+                        continue  # readers first: a reader computes this one when it asks
                     with contextlib.suppress(Exception):  # a failure is the reader's to see, as before
                         self.per_generation(name, compute, kept=True)
 
         self._warmers.append(lambda generation: threading.Thread(target=run, args=(generation,), daemon=True).start())
+
+    def _worker_idle(self, patience: float = WARM_PATIENCE) -> bool:
+        """A query worker is idle now, or becomes idle within `patience` seconds: the warmer
+        only uses workers that readers leave free (and waits for none, as a reader would)."""
+        if self.settings.query_workers == 0:
+            return True
+        deadline = time.monotonic() + patience
+        while self.pool.idle == 0:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.1)
+        return True
 
     @property
     def generation(self) -> str:
