@@ -412,12 +412,19 @@ def _row(number: int, entity: _Entity) -> tuple[object, ...]:
 AUTHORSHIPS = "SELECT ?person ?paper WHERE { ?person iclr:authorOf ?paper }"
 
 
+def _staged(db: sqlite3.Connection, table: str, columns: str, rows: Iterable[Sequence[Any]]) -> None:
+    """`rows` in the emptied temporary table `table` (`columns` its SQL column list), from which
+    an INSERT ... SELECT then writes them by their entities' ids."""
+    db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table} ({columns})")
+    db.execute(f"DELETE FROM {table}")
+    width = columns.count(",") + 1
+    db.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * width)})", (tuple(row[:width]) for row in rows))
+
+
 def _add_authorships(db: sqlite3.Connection, pairs: Iterable[Sequence[str]]) -> None:
     """Rows of the authorship table for (person IRI, paper IRI) pairs, by their entities' ids
     (a pair whose person or paper has no entity row is left out)."""
-    db.execute("CREATE TEMP TABLE IF NOT EXISTS pairs (person TEXT, paper TEXT)")
-    db.execute("DELETE FROM pairs")
-    db.executemany("INSERT INTO pairs VALUES (?, ?)", ((pair[0], pair[1]) for pair in pairs))
+    _staged(db, "pairs", "person TEXT, paper TEXT", pairs)
     db.execute(
         "INSERT OR IGNORE INTO authorship SELECT a.id, b.id FROM pairs "
         "JOIN entity a ON a.iri = pairs.person JOIN entity b ON b.iri = pairs.paper"
@@ -432,9 +439,7 @@ CREDITS = """SELECT ?organization ?paper ?via WHERE {
 
 def _add_credits(db: sqlite3.Connection, rows: Iterable[Sequence[str]]) -> None:
     """Rows of the credit table for (organization, paper, via or "") IRIs, by entity ids."""
-    db.execute("CREATE TEMP TABLE IF NOT EXISTS credits (organization TEXT, paper TEXT, via TEXT)")
-    db.execute("DELETE FROM credits")
-    db.executemany("INSERT INTO credits VALUES (?, ?, ?)", ((row[0], row[1], row[2]) for row in rows))
+    _staged(db, "credits", "organization TEXT, paper TEXT, via TEXT", rows)
     db.execute(
         "INSERT OR IGNORE INTO credit SELECT o.id, p.id, COALESCE(v.id, 0) FROM credits "
         "JOIN entity o ON o.iri = credits.organization JOIN entity p ON p.iri = credits.paper "
@@ -471,9 +476,8 @@ RATINGS = """SELECT ?paper ?edition (AVG(?rating) AS ?average) (COUNT(?rating) A
 
 def _add_ratings(db: sqlite3.Connection, rows: Iterable[Sequence[Any]]) -> None:
     """Rows of the rating table for (paper, edition, average, ratings), by entity ids."""
-    db.execute("CREATE TEMP TABLE IF NOT EXISTS ratings (paper TEXT, edition TEXT, average REAL, ratings INTEGER)")
-    db.execute("DELETE FROM ratings")
-    db.executemany("INSERT INTO ratings VALUES (?, ?, ?, ?)", ((r[0], r[1], float(r[2]), int(r[3])) for r in rows))
+    typed = ((r[0], r[1], float(r[2]), int(r[3])) for r in rows)  # SPARQL CSV gives text
+    _staged(db, "ratings", "paper TEXT, edition TEXT, average REAL, ratings INTEGER", typed)
     db.execute(
         "INSERT OR REPLACE INTO rating SELECT p.id, e.id, ratings.average, ratings.ratings FROM ratings "
         "JOIN entity p ON p.iri = ratings.paper JOIN entity e ON e.iri = ratings.edition"
@@ -506,11 +510,8 @@ def _patch_ratings(db: sqlite3.Connection, store: ReadableGraph, touched: list[t
     _add_ratings(db, rows)
 
 
-def _patch_authorships(
-    db: sqlite3.Connection, store: ReadableGraph, gone: list[int], touched: Iterable[tuple[Any, Any, Any]]
-) -> None:
-    """The authorship table after a change: the rows of entities that are gone go; each changed
-    iclr:authorOf triple is added or removed as the default graph now has it or not."""
+def _drop_rows_of(db: sqlite3.Connection, gone: list[int]) -> None:
+    """The authorship, credit and rating rows that name an entity that is gone (by its id)."""
     for start in range(0, len(gone), 500):
         batch, marks = gone[start : start + 500], ",".join("?" * len(gone[start : start + 500]))
         db.execute(f"DELETE FROM authorship WHERE person IN ({marks}) OR paper IN ({marks})", batch + batch)
@@ -518,6 +519,11 @@ def _patch_authorships(
             f"DELETE FROM credit WHERE organization IN ({marks}) OR paper IN ({marks}) OR via IN ({marks})", batch * 3
         )
         db.execute(f"DELETE FROM rating WHERE paper IN ({marks}) OR edition IN ({marks})", batch * 2)
+
+
+def _patch_authorships(db: sqlite3.Connection, store: ReadableGraph, touched: list[tuple[Any, Any, Any]]) -> None:
+    """The authorship table after a change: each changed iclr:authorOf triple is added or removed
+    as the default graph now has it or not."""
     default, stated, dropped = DefaultGraph(), [], []
     for s, p, o in touched:
         if p == AUTHOR_OF and isinstance(s, NamedNode) and isinstance(o, NamedNode):
@@ -598,7 +604,8 @@ def patch_index(
             rows.append(_row(ids.get(entity.iri, last), entity))
         db.executemany("INSERT INTO entity VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         touched = list(touched)
-        _patch_authorships(db, store, [number for iri, number in ids.items() if iri not in found], touched)
+        _drop_rows_of(db, [number for iri, number in ids.items() if iri not in found])
+        _patch_authorships(db, store, touched)
         _patch_credits(db, store, touched)
         _patch_ratings(db, store, touched)
         for table in ("words", "grams"):
@@ -843,8 +850,7 @@ class Index:
         No step ranks every match (at 50,000 papers a common prefix matches them all): each reads
         at most a few times `limit` rows in index order and orders those.
         """
-        printable = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")  # NUL ends an FTS5 string
-        query = fold(" ".join(printable.split()))[:200]
+        query = _searched(text)
         if not query:
             return []
         kinds = [kind] if kind else list(SEARCHED)
@@ -873,8 +879,7 @@ class Index:
         """How many entities of each searched kind have names with words beginning with the
         query's words (what search's word step matches), each counted up to `cap`: the search
         page's tabs say "papers (1,234)" rather than the 50 it shows."""
-        printable = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
-        words = search_words(fold(" ".join(printable.split()))[:200])
+        words = search_words(_searched(text))
         if not words:
             return {}
         match = " ".join(f'"{w}"*' for w in words)
@@ -927,6 +932,13 @@ class Index:
 # match, then every candidate compared with a 200-character query, window by window).
 MAX_SEARCH_WORDS = 8
 MAX_FUZZY_LENGTH = 64
+
+
+def _searched(text: str) -> str:
+    """What a search looks for: the text folded (`fold`), without control characters (a NUL ends
+    an FTS5 string), its spaces collapsed, at most 200 characters."""
+    printable = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
+    return fold(" ".join(printable.split()))[:200]
 
 
 def search_words(query: str) -> list[str]:
