@@ -81,7 +81,7 @@ def result_page(
         return render_template(template, query=text, error=errors[0].message, inferred=include_inferred, **context), 400
     started = time.perf_counter()
     try:
-        if isinstance(saved, SavedQuery) and not context.get("values") and _as_saved(saved):
+        if isinstance(saved, SavedQuery) and _as_saved(saved):
             # as the page shows it by default: computed with the generation (`warmed`) and kept
             rows = state().per_generation(saved_rows_name(saved), functools.partial(saved_rows, saved), kept=True)
         else:
@@ -102,8 +102,9 @@ def result_page(
 
 
 def _as_saved(saved: SavedQuery) -> bool:
-    """The request asks for a saved query's page as `warmed` computes it: its defaults, the
-    default dataset with inferred triples, and an answer that depends on the store alone."""
+    """The request asks for a saved query's page as `warmed` computes it: no parameter or other
+    argument (its defaults, the default dataset with inferred triples), and an answer that
+    depends on the store alone."""
     asked = {k for k in request.args if k not in ("lang",)}
     return not asked and ResultCache.cacheable(saved.text)
 

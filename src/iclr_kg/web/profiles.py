@@ -182,7 +182,7 @@ SELECT ?org ?role ?degree ?current ?education WHERE {
   ?r iclr:roleOf ?e ; iclr:roleAt ?org ; iclr:roleName ?role .
   OPTIONAL { ?r iclr:degree ?degree } OPTIONAL { ?r iclr:isCurrent ?current } OPTIONAL { ?r iclr:isEducation ?education }
 } ORDER BY DESC(?current) ?role"""
-# Decision and awards of the papers a person page lists (VALUES: the page's papers, from the index)
+# Decision and awards of the papers a page lists from the index (VALUES: those papers)
 PAPER_DETAILS = """
 SELECT ?paper (SAMPLE(?decision) AS ?d) (GROUP_CONCAT(DISTINCT STR(?award); separator=" ") AS ?awards)
 WHERE {
@@ -226,17 +226,20 @@ def _papers_of(store: ReadableGraph, index: Index, iri: NamedNode) -> tuple[list
     """A person's papers, newest first, cut at LIST_LIMIT (the index orders them), with each
     one's year, decision and awards; and how many there are."""
     listed, total = index.papers_of(iri.value, LIST_LIMIT)
-    details: dict[str, dict[str, Any]] = {}
-    if listed:
-        papers = " ".join(f"<{paper}>" for paper, _ in listed)  # IRIs of the index's entities
-        query = PAPER_DETAILS.replace("PAPERS", papers)
-        details = {row["paper"].value: row for row in _select(store, query, iri)}
-    table = []
-    for paper, year in listed:
-        row = details.get(paper, {})
-        awards = [NamedNode(a) for a in row["awards"].value.split()] if row.get("awards") is not None else []
-        table.append([NamedNode(paper), str(year) if year else "", row.get("d"), awards])
+    details = _paper_details(store, [paper for paper, _ in listed])
+    table = [[NamedNode(paper), str(year) if year else "", *details[paper]] for paper, year in listed]
     return table, total
+
+
+def _paper_details(store: ReadableGraph, papers: list[str]) -> dict[str, tuple[Any, list[NamedNode]]]:
+    """Each paper's decision (None if it has none) and awards (by IRI), in one query."""
+    details: dict[str, tuple[Any, list[NamedNode]]] = {paper: (None, []) for paper in papers}
+    if papers:
+        query = PAPER_DETAILS.replace("PAPERS", " ".join(f"<{paper}>" for paper in papers))  # the index's IRIs
+        for row in store.query(query, prefixes=vocab.QUERY_PREFIXES):
+            awards = sorted(row["awards"].value.split()) if row["awards"] is not None else []
+            details[row["paper"].value] = (row["d"], [NamedNode(a) for a in awards])
+    return details
 
 
 def _identifiers(store: ReadableGraph, iri: NamedNode, panel: Panel) -> None:
@@ -257,10 +260,6 @@ def _identifiers(store: ReadableGraph, iri: NamedNode, panel: Panel) -> None:
 
 # --------------------------------------------------------------------------------------------
 # Organization
-
-# Awards of the papers an organization page lists (VALUES: its award papers, from the index)
-LISTED_PAPER_AWARDS = """
-SELECT ?paper ?award WHERE { VALUES ?paper { PAPERS } ?paper iclr:receivedAward ?award } ORDER BY ?paper ?award"""
 
 
 def organization(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> tuple[str, list[Panel]]:
@@ -288,10 +287,8 @@ def organization(store: ReadableGraph, iri: NamedNode, index: Index | None = Non
     papers = Panel("Papers", kind="table", columns=["paper", "credited as"])
     if index is not None:  # the index knows which papers credit what (index.py's credit table)
         years.bars = [(str(year), n) for year, n in index.credited_per_year(iri.value)]
-        awarded = index.credited_award_papers(iri.value, LIST_LIMIT)
-        if awarded:
-            query = LISTED_PAPER_AWARDS.replace("PAPERS", " ".join(f"<{paper}>" for paper in awarded))
-            awards.table = [[row["paper"], row["award"]] for row in _select(store, query, iri)][:LIST_LIMIT]
+        awarded = _paper_details(store, index.credited_award_papers(iri.value, LIST_LIMIT))
+        awards.table = [[NamedNode(paper), award] for paper in awarded for award in awarded[paper][1]][:LIST_LIMIT]
         listed, papers.total = index.credited_papers(iri.value, LIST_LIMIT)
         papers.table = [[NamedNode(paper), [NamedNode(v) for v in vias]] for paper, vias in listed]
     return heading, [about, years, awards, papers]

@@ -6,7 +6,7 @@ import functools
 import re
 from collections.abc import Iterable
 
-from flask import Response, request
+from flask import Response, has_request_context, request
 from pyoxigraph import Store
 from werkzeug.datastructures import MIMEAccept
 from werkzeug.http import parse_accept_header
@@ -23,9 +23,10 @@ from iclr_kg.web.state import state
 
 
 def query_timeout() -> float:
-    """The configured time limit, or a lower one asked with `timeout=` (seconds)."""
+    """The configured time limit, or a lower one asked with `timeout=` (seconds; none asks
+    outside a request: the app's own queries, `rows_outside_request`)."""
     limit = state().settings.query_timeout
-    asked = request.values.get("timeout")
+    asked = request.values.get("timeout") if has_request_context() else None
     if asked:
         try:
             value = float(asked)
@@ -120,10 +121,7 @@ def rows_outside_request(text: str, row_limit: int) -> dict:
     worker under the configured time limit, read from no request: the default dataset, inferred
     triples included; also on a thread of the app's own (`AppState.warm`)."""
     query = QueryRequest(text=text, row_limit=row_limit, services=state().settings.services)
-    if state().settings.query_workers == 0:
-        return InProcessQuery(state().store(), query).rows or {}
-    limit = state().settings.query_timeout
-    return state().pool.start(state().generation_key(), query, limit, client=None).rows or {}  # type: ignore[arg-type]
+    return start_query(text, prepared=query, client=None).rows or {}
 
 
 # Seconds a syntax check may take (the editor asks as one types); a check that takes longer is

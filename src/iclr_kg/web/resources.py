@@ -95,8 +95,9 @@ def resource(kind: str, key: str) -> Response | str | tuple[str, int]:
         )
     if wants_rdf():
         return rdf_response(lambda: (q.triple for q in store.quads_for_pattern(iri, None, None, DefaultGraph())))
-    labeler = Labeler(state().index(), language(), state().terms())
-    heading, panels = PROFILES[kind](store, iri, state().index()) if kind in PROFILES else (None, [])
+    index = state().index()
+    labeler = Labeler(index, language(), state().terms())
+    heading, panels = PROFILES[kind](store, iri, index) if kind in PROFILES else (None, [])
     views = entity_views(kind, iri, panels)
     statements = describe(store, iri, labeler)
     response = Response(
@@ -268,16 +269,15 @@ def describe(store: ReadableGraph, iri: NamedNode, labeler: Labeler) -> dict[str
     statements that point at it (incoming). Names for IRIs come from `labeler`."""
     graphs_of: dict[tuple[str, str], list[str]] = defaultdict(list)
     objects: dict[str, dict[str, Any]] = defaultdict(dict)
-    # How many values each property has, counted by the engine; then each property's first
-    # VALUES_SHOWN values are read (a prolific author's 31,810 iclr:authorOf were read one by one
-    # in Python: 1.1 s of the page at 50,000 papers; the page shows 50 and says how many more).
-    # (the merged default graph holds each statement once: its count per property is the number
-    # of distinct values over every graph, a third of the work of counting them across graphs)
+    # How many values each property has, counted by the engine on the merged default graph
+    # (which holds each statement once); then each property's first VALUES_SHOWN values are read
+    # (a prolific author's 31,810 iclr:authorOf were read one by one in Python: 1.1 s of the page
+    # at 50,000 papers; the page shows 50 and says how many more).
     counted = store.query(f"SELECT ?p (COUNT(*) AS ?n) WHERE {{ <{iri.value}> ?p ?o }} GROUP BY ?p")
     values_of = {row[0].value: int(row[1].value) for row in counted}
     for p in values_of:
         predicate = NamedNode(p)
-        # the merged default graph holds each value once; then the graphs that state each one
+        # each value once, from the merged default graph; then the graphs that state it
         for quad in itertools.islice(store.quads_for_pattern(iri, predicate, None, DefaultGraph()), VALUES_SHOWN):
             objects[p][str(quad.object)] = quad.object
             graphs_of[(p, str(quad.object))] = [

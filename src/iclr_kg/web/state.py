@@ -142,11 +142,17 @@ class AppState:
         if generation is None:
             return None
         self._seen(generation)
+        return self._index_of(generation, lambda: Store.read_only(str(generation)))
+
+    def _index_of(self, generation: Path, store: Callable[[], ReadableGraph]) -> Index:
+        """The index beside `generation`, checked once per process to be there and of this
+        schema (else built from `store()`, under the lock)."""
         path = index_path(generation)
-        if path not in self._indexed:  # once per generation: there, and of this schema (else rebuilt)
+        if path not in self._indexed:
             if not current_index(path):
                 with self._lock:
-                    ensure_index(Store.read_only(str(generation)), generation)
+                    generation.parent.mkdir(parents=True, exist_ok=True)
+                    ensure_index(store(), generation)
             self._indexed.add(path)
         return Index(path)
 
@@ -158,12 +164,7 @@ class AppState:
         # The generation's name comes from the engine: hashed, never joined onto a path as it is
         # (an absolute path or `../` in it would choose where the index is written).
         generation = folder / hashlib.sha256(store.publication.generation.encode()).hexdigest()[:16]
-        path = index_path(generation)
-        if not current_index(path):
-            with self._lock:
-                folder.mkdir(parents=True, exist_ok=True)
-                ensure_index(store, generation)
-        return Index(path)
+        return self._index_of(generation, lambda: store)
 
     def per_generation(self, name: str, compute: Callable[[], T], kept: bool = False) -> T:
         """`compute()`, once per store generation: what is derived from the store and read often
@@ -172,17 +173,16 @@ class AppState:
         `kept`: the value (plain data) is also kept beside the generation (`store.kept_beside`),
         so that the other web processes and a restarted server read it instead of computing it
         again; one process computes it while the others wait for it (an flock)."""
-        generation = self.generation
+        folder = current_generation(self.settings.store) if self.backend is None else None
+        self._seen(folder)
+        generation = folder.name if folder else self.generation  # one look at `current`: key and file agree
         cached = self._derived.get(name)
         if cached is None or cached[0] != generation:
-            value = self._kept(name, compute) if kept and self.backend is None else compute()
+            value = self._kept(folder, name, compute) if kept and folder is not None else compute()
             cached = self._derived[name] = (generation, value)
         return cached[1]
 
-    def _kept(self, name: str, compute: Callable[[], T]) -> T:
-        folder = current_generation(self.settings.store)
-        if folder is None:
-            return compute()
+    def _kept(self, folder: Path, name: str, compute: Callable[[], T]) -> T:
         path = kept_beside(folder, name)
         with open(kept_beside(folder, name + ".lock"), "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
