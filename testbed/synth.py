@@ -31,8 +31,10 @@ def _zipf_index(rng: random.Random, n: int, s: float = 1.1) -> int:
             return x
 
 
-def generate(papers: int, seed: int = 7) -> dict[str, object]:
-    """The data files as Python objects: {relative path: content}."""
+def generate(papers: int, seed: int = 7, identifiers: bool = True) -> dict[str, object]:
+    """The data files as Python objects: {relative path: content}. `identifiers`: a source that
+    states people's, organizations' and papers' identifiers elsewhere (ORCID, dblp, ROR, arXiv,
+    DOI), as `iclr-kg import wikidata` writes them, in about real proportions (`_identifiers`)."""
     rng = random.Random(seed)
     n_people = max(20, papers * 3)
     n_top = max(5, papers // 40)
@@ -130,10 +132,55 @@ def generate(papers: int, seed: int = 7) -> dict[str, object]:
             "editions": [{"edition": f"ICLR {year}", "submissions": len(items)}],
             "papers": items,
         }
+    if identifiers:
+        files["sources/synthetic-identifiers.yaml"] = {
+            "source": {
+                "key": "synthetic-identifiers",
+                "title": "Synthetic identifiers elsewhere",
+                "language": "en",
+                "seed": "synthetic",
+                "summary": "Synthetic data for benchmarks.",
+            },
+            "identifiers": _identifiers(organizations, n_people, papers),
+        }
     return files
 
 
-def write(papers: int, out: Path, seed: int = 7) -> Path:
+def _identifiers(organizations: list[dict[str, object]], people: int, papers: int) -> list[dict[str, str]]:
+    """Identifiers for about 60% of people (dblp) and 40% (ORCID), half the top organizations
+    (ROR), and papers: 60% arXiv, 20% a DOI, 50% a dblp key. Deterministic, and well-formed by
+    each scheme's own check."""
+    rng = random.Random(5)
+    out = []
+    for i in range(people):
+        if rng.random() < 0.6:
+            out.append({"entity": f"person/person-{i}", "scheme": "dblp", "value": f"{i % 300}/{i}"})
+        if rng.random() < 0.4:
+            out.append({"entity": f"person/person-{i}", "scheme": "orcid", "value": _orcid(i)})
+    for number, org in enumerate(organizations):
+        if "parent" not in org and rng.random() < 0.5:
+            out.append({"entity": f"organization/{org['key']}", "scheme": "ror", "value": _ror(number)})
+    for i in range(papers):
+        paper = f"paper/S{i:09d}x"
+        arxiv = f"{EDITIONS[i % len(EDITIONS)] % 100:02d}{i % 12 + 1:02d}.{i:05d}"
+        if rng.random() < 0.6:
+            out.append({"entity": paper, "scheme": "arxiv", "value": arxiv})
+            if rng.random() < 0.33:
+                out.append({"entity": paper, "scheme": "doi", "value": f"10.48550/ARXIV.{arxiv}"})
+        if rng.random() < 0.5:
+            out.append({"entity": paper, "scheme": "dblp-paper", "value": f"conf/iclr/Synthetic{i}"})
+    return out
+
+
+def _ror(number: int) -> str:
+    """A well-formed ROR id (its check digits computed as ROR does)."""
+    from iclr_kg.identifiers import ROR_ALPHABET, ror_check_digits
+
+    body = "".join(ROR_ALPHABET[(number * 7919 + 12345) // 32**k % 32] for k in range(5, -1, -1))
+    return f"0{body}{ror_check_digits(body)}"
+
+
+def write(papers: int, out: Path, seed: int = 7, identifiers: bool = True) -> Path:
     """Write the synthetic data/ tree under `out` and return it. The papers and people stand for
     what `iclr-kg import` brings (every ICLR edition), so they are written as an importer writes
     them (`importfolder.generated_yaml`: one JSON line per item); the organizations and events
@@ -142,7 +189,7 @@ def write(papers: int, out: Path, seed: int = 7) -> Path:
     from iclr_kg.external.importfolder import generated_yaml
 
     header = f"{GENERATED}`'s writer for bench/synth.py: synthetic data, in the format of an import.\n"
-    for relative, content in generate(papers, seed).items():
+    for relative, content in generate(papers, seed, identifiers).items():
         path = out / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         if relative == "people.yaml" or relative.startswith("sources/"):

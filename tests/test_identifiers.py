@@ -30,6 +30,15 @@ ORCID, BAD_ORCID = "0000-0002-1825-0097", "0000-0002-1825-0098"
         ("gscholar", "https://scholar.google.com/citations?user=5JhwNDkAAAAJ&hl=en", "5JhwNDkAAAAJ"),
         ("wikidata", "https://www.wikidata.org/wiki/Q95", "Q95"),
         ("openreview", "https://openreview.net/profile?id=~Ian_Gemp1", "~Ian_Gemp1"),
+        ("openreview-paper", "https://openreview.net/forum?id=PxTIG12RRHS", "PxTIG12RRHS"),
+        ("ror", "https://ror.org/00f54p054", "00f54p054"),
+        ("ror", "00T33HH48", "00t33hh48"),
+        ("grid", "https://www.grid.ac/institutes/grid.168010.e", "grid.168010.e"),
+        ("arxiv", "https://arxiv.org/abs/2011.13456v2", "2011.13456"),
+        ("arxiv", "arXiv:math.GT/0309136", "math.GT/0309136"),
+        ("doi", "https://doi.org/10.48550/arXiv.2011.13456", "10.48550/ARXIV.2011.13456"),
+        ("dblp-paper", "https://dblp.org/rec/conf/iclr/0011SKKEP21.html", "conf/iclr/0011SKKEP21"),
+        ("s2-paper", "https://www.semanticscholar.org/paper/Title/" + "0a" * 20, "0a" * 20),
     ],
 )
 def test_each_scheme_reads_the_forms_people_paste(scheme: str, written: str, value: str) -> None:
@@ -44,6 +53,10 @@ def test_each_scheme_reads_the_forms_people_paste(scheme: str, written: str, val
         ("dblp", "https://dblp.org/pers/hd/h/Hinton:Geoffrey_E=", "persistent URL"),
         ("s2", "https://www.semanticscholar.org/paper/abc", "Semantic Scholar author id"),
         ("gscholar", "https://evil.example/citations?user=5JhwNDkAAAAJ", "Google Scholar author id"),
+        ("ror", "https://ror.org/00f54p055", "fail ROR's checksum"),
+        ("ror", "https://ror.org/stanford", "nine characters"),
+        ("doi", "https://doi.org/abc", "is not a DOI"),
+        ("arxiv", "https://arxiv.org/abs/hello", "is not an arXiv id"),
     ],
 )
 def test_a_malformed_identifier_is_refused_in_words(scheme: str, written: str, why: str) -> None:
@@ -51,10 +64,45 @@ def test_a_malformed_identifier_is_refused_in_words(scheme: str, written: str, w
         SCHEMES[scheme].parse(written)
 
 
+def test_every_schemes_iris_fit_the_shapes_links_pattern() -> None:
+    """shapes.ttl's pattern for links elsewhere admits each scheme's IRI (it is written out there
+    as SHACL needs it; this keeps the two in step), and refuses a look-alike."""
+    from iclr_kg.config import resource_dir
+
+    shapes = (resource_dir("ontology") / "shapes.ttl").read_text(encoding="utf-8")
+    [written] = re.findall(r'sh:pattern "(\^\(http://www\\\\.wikidata[^"]+)"', shapes)
+    pattern = re.compile(written.replace("\\\\", "\\"))
+    samples = {
+        "orcid": ORCID, "dblp": "34/8532-2", "s2": "3024563", "gscholar": "5JhwNDkAAAAJ", "openreview": "~Ian_Gemp1",
+        "ror": "00f54p054", "grid": "grid.168010.e", "arxiv": "2011.13456", "doi": "10.48550/ARXIV.2011.13456",
+        "dblp-paper": "conf/iclr/0011SKKEP21", "s2-paper": "0a" * 20, "openreview-paper": "PxTIG12RRHS", "wikidata": "Q95",
+    }  # fmt: skip
+    assert set(samples) == set(SCHEMES)
+    for name, value in samples.items():
+        assert pattern.search(SCHEMES[name].iri(SCHEMES[name].parse(value))), name
+    assert not pattern.search("https://orcid.org.evil.example/" + ORCID)
+
+
 def test_the_orcid_checksum_is_iso_7064() -> None:
     assert orcid_checksum_ok(ORCID.replace("-", "")) and not orcid_checksum_ok(BAD_ORCID.replace("-", ""))
     assert orcid_checksum_ok("000000021694233X")  # X stands for 10
     assert recognize("song yang") is None and recognize(f"https://orcid.org/{ORCID}") == ("orcid", ORCID)
+
+
+@pytest.mark.parametrize(
+    "pasted, found",
+    [
+        ("https://ror.org/00f54p054", ("ror", "00f54p054")),
+        ("arXiv:2011.13456v2", ("arxiv", "2011.13456")),
+        ("2011.13456", ("arxiv", "2011.13456")),
+        ("doi:10.48550/arXiv.2011.13456", ("doi", "10.48550/ARXIV.2011.13456")),
+        ("https://dblp.org/rec/conf/iclr/0011SKKEP21", ("dblp-paper", "conf/iclr/0011SKKEP21")),
+        ("https://openreview.net/forum?id=PxTIG12RRHS", ("openreview-paper", "PxTIG12RRHS")),
+        ("https://ror.org/00f54p055", None),  # its check digits fail: searched as words instead
+    ],
+)
+def test_the_search_box_recognizes_a_pasted_identifier(pasted: str, found: tuple[str, str] | None) -> None:
+    assert recognize(pasted) == found
 
 
 PROFILES = {

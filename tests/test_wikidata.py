@@ -22,6 +22,7 @@ from iclr_kg.external.wikidata import (
     WikidataClient,
     WikidataError,
     accept,
+    import_identifiers,
     quickstatements,
     reconcile,
     write_proposals,
@@ -65,12 +66,38 @@ def item(qid: str, label: str, p31: str, zh: str | None = None, **claims: str) -
     }
 
 
+def external_id(prop: str, value: str | None, rank: str = "normal") -> dict:
+    """An external-id statement as wbgetentities returns it (`value` None: "some value")."""
+    snak: dict = {"snaktype": "somevalue", "property": prop, "datatype": "external-id"}
+    if value is not None:
+        snak = {**snak, "snaktype": "value", "datavalue": {"value": value, "type": "string"}}
+    return {"mainsnak": snak, "type": "statement", "rank": rank}
+
+
+ORCID = "0000-0002-1825-0097"  # ORCID's own example iD
 ENTITIES = {
     "Q41506": item("Q41506", "Stanford University", "Q3918", zh="斯坦福大学"),
     "Q900001": item("Q900001", "Yang Song", "Q5", P69="Q41506"),  # the one who studied at Stanford
     "Q900002": item("Q900002", "Yang Song", "Q5"),  # a namesake
     "Q900003": item("Q900003", "Stanford (band)", "Q215380"),
 }
+ENTITIES["Q41506"]["claims"].update(
+    {
+        "P6782": [
+            external_id("P6782", "00f54p054"),
+            external_id("P6782", "00f54p055"),
+        ],  # the second fails ROR's checksum
+        "P2427": [external_id("P2427", "grid.168010.e")],
+        "P496": [external_id("P496", ORCID)],  # an ORCID on an organization: not a scheme for it, not read
+    }
+)
+ENTITIES["Q900001"]["claims"].update(
+    {
+        "P496": [external_id("P496", ORCID)],
+        "P2456": [external_id("P2456", "34/8532-2"), external_id("P2456", "99/9999", rank="deprecated")],
+        "P4012": [external_id("P4012", None)],  # "some value": nothing to read
+    }
+)
 SEARCH = {"stanford university": ["Q41506", "Q900003"], "yang song": ["Q900001", "Q900002"], "宋飏": ["Q900001"]}
 
 
@@ -429,3 +456,126 @@ def test_the_cache_is_kept_per_api_address(api, tmp_path: Path) -> None:
     again = WikidataClient(api, cache_dir=tmp_path / "cache")
     again.search("Stanford University", "en")
     assert again.requests == 0
+
+
+LINKED_BOTH = """
+    links:
+      - {entity: organization/stanford, qid: Q41506, method: checked, evidence: a test fixture}
+      - {entity: person/yang-song, qid: Q900001, method: checked, evidence: a test fixture}
+    """
+
+
+def test_the_identifiers_linked_items_state_are_imported_checked_and_attributed(tiny_data, api, tmp_path: Path) -> None:
+    from iclr_kg.web import create_app
+
+    settings = tiny_data(source=PEOPLE_SOURCE, **{"wikidata.yaml": LINKED_BOTH})
+    client = WikidataClient(api, cache_dir=tmp_path / "cache")
+    result = import_identifiers(settings, client)
+    assert result.changed and result.stats == {"linked items": 2, "identifiers": 4}
+    assert any("organization/stanford (Q41506): ROR P6782 left out" in w and "checksum" in w for w in result.warnings)
+    build(settings)
+    store = open_read_only(settings.store)
+    stated = {
+        (r["s"].value.rsplit("/", 1)[1], r["p"].value.rsplit("#", 1)[1], r["o"].value)
+        for r in run_query(
+            store,
+            "SELECT ?s ?p ?o WHERE { GRAPH <https://w3id.org/iclr-kg/graph/source/wikidata-identifiers> { ?s ?p ?o } "
+            "?s a ?kind . FILTER (?kind IN (iclr:Person, iclr:Organization)) "
+            'FILTER (STRSTARTS(STR(?p), "https://w3id.org/iclr-kg/ontology#")) }',
+        )
+    }
+    assert stated == {
+        ("stanford", "rorId", "00f54p054"),
+        ("stanford", "gridId", "grid.168010.e"),
+        ("yang-song", "orcid", ORCID),
+        ("yang-song", "dblpPid", "34/8532-2"),
+    }  # not the deprecated pid, not "some value", not an ORCID on an organization
+    rows = select(
+        store,
+        """SELECT ?service WHERE { organization:stanford wdt:P6782 "00f54p054" ;
+             skos:exactMatch <https://ror.org/00f54p054> .
+           GRAPH ?g { organization:stanford iclr:rorId "00f54p054" } ?g iclr:statedIn/iclr:service ?service }""",
+    )
+    assert [r["service"] for r in rows] == [api]
+    client_app = create_app(settings).test_client()
+    answer = client_app.get("/id/ror/https://ror.org/00f54p054")
+    assert answer.status_code == 303 and answer.headers["Location"].endswith("/resource/organization/stanford")
+    assert client_app.get("/id/ror/00f54p055").status_code == 400  # the checksum, in words
+    asked = len(StandIn.log)
+    again = import_identifiers(settings, WikidataClient(api, cache_dir=tmp_path / "cache"))
+    assert not again.changed and len(StandIn.log) == asked  # from the cache; nothing new to write
+    from sssom.constants import SchemaValidationType
+    from sssom.parsers import parse_sssom_table
+    from sssom.validators import validate
+
+    out = tmp_path / "mappings.sssom.tsv"
+    with out.open("w", encoding="utf-8") as handle:
+        write_sssom(load_dataset(settings.data_dir, settings.imports), handle)
+    mappings = parse_sssom_table(str(out))
+    assert all(
+        not r.results for r in validate(mappings, [SchemaValidationType.JsonSchema], fail_on_error=False).values()
+    )
+    [ror] = [r for r in mappings.df.to_dict("records") if r["object_id"] == "ror:00f54p054"]
+    assert (
+        ror["subject_id"] == "iclr:organization/stanford" and ror["mapping_justification"] == "semapv:MappingChaining"
+    )
+    assert ror["mapping_provider"] == "http://www.wikidata.org/entity/Q41506" and str(ror["mapping_date"])[:2] == "20"
+
+
+def test_identifiers_that_sources_disagree_on_are_reported_and_a_shared_one_links_nobody(
+    tiny_data, api, tmp_path: Path
+) -> None:
+    other = "0000-0002-1694-233X"
+    article = f"""
+        source: {{key: other, title: t, language: en, seed: s, summary: s}}
+        identifiers:
+          - {{entity: person/yang-song, scheme: orcid, value: {other}}}
+          - {{entity: person/ben-poole, scheme: dblp, value: 34/8532-2}}
+        """
+    settings = tiny_data(source=PEOPLE_SOURCE, extra_sources={"other.yaml": article}, **{"wikidata.yaml": LINKED_BOTH})
+    import_identifiers(settings, WikidataClient(api, cache_dir=tmp_path / "cache"))
+    report = build(settings)
+    assert any(
+        f"person/yang-song has 2 orcid values from different sources ({other} by source other; {ORCID} by Wikidata Q900001)"
+        in c
+        for c in report.curation
+    ), report.curation
+    assert any(
+        "dblp 34/8532-2 is stated for 2 entities (person/ben-poole by source other; person/yang-song by Wikidata Q900001)"
+        in c
+        for c in report.curation
+    ), report.curation
+    store = open_read_only(settings.store)
+    orcids = {r["v"] for r in select(store, "SELECT ?v WHERE { person:yang-song iclr:orcid ?v }")}
+    assert orcids == {ORCID, other}  # both kept, each in its source's graph
+    assert not select(store, 'SELECT ?s WHERE { ?s iclr:dblpPid "34/8532-2" }')  # nobody's until a curator settles
+
+
+def test_a_malformed_identifier_in_a_data_file_names_file_line_and_field(tiny_data) -> None:
+    from iclr_kg.build.pipeline import compile_unvalidated
+    from iclr_kg.errors import DataError
+
+    article = """
+        source: {key: other, title: t, language: en, seed: s, summary: s}
+        identifiers:
+          - {entity: organization/stanford, scheme: ror, value: 00f54p055}
+        """
+    settings = tiny_data(extra_sources={"other.yaml": article})
+    with pytest.raises(DataError) as caught:
+        compile_unvalidated(settings)
+    message = str(caught.value)
+    assert "other.yaml" in message and "identifiers" in message and "checksum" in message, message
+
+
+def test_cli_imports_the_identifiers_and_says_what_it_left_out(tiny_data, api, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from iclr_kg.cli import main
+
+    settings = tiny_data(source=PEOPLE_SOURCE, **{"wikidata.yaml": LINKED_BOTH})
+    env = {"ICLR_KG_DATA_DIR": str(settings.data_dir), "ICLR_KG_WIKIDATA_API": api}
+    result = CliRunner().invoke(main, ["import", "wikidata", "--store", str(tmp_path / "store")], env=env)
+    assert result.exit_code == 0, result.output
+    assert "wikidata-identifiers: written" in result.output and "4 identifiers" in result.output
+    assert "ROR P6782 left out" in result.output and "run `iclr-kg build`" in result.output
+    assert (tmp_path / "imports" / "wikidata-identifiers" / "sources" / "wikidata-identifiers.yaml").is_file()

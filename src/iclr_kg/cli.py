@@ -61,6 +61,16 @@ def backend_option(command: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--backend", default=None, metavar="embedded|sparql+URL", help=flag_help("backend"))(command)
 
 
+def imports_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`--imports DIR` (or ICLR_KG_IMPORTS_DIR) on the commands that write an import."""
+    return click.option(
+        "--imports",
+        "imports_dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        help=flag_help("imports_dir", "Imports directory (default: imports/ beside the store)."),
+    )(command)
+
+
 def open_graph(settings: Settings) -> ReadableGraph:
     """The graph a command reads: the store, or the engine `--backend` names (remote/store.py;
     imported only then, so `serve`'s web processes do not carry an HTTP client they never use)."""
@@ -494,7 +504,10 @@ def link_wikidata_accept(ctx: click.Context, entities: tuple[str, ...]) -> None:
     accepted = accept(review_file, settings.data_dir / "wikidata.yaml", list(entities) or None)
     for p in accepted:
         click.echo(f"accepted {p.entity} -> {p.qid}")
-    click.echo(f"{len(accepted)} link(s) added to {settings.data_dir / 'wikidata.yaml'}; run `iclr-kg build`")
+    click.echo(
+        f"{len(accepted)} link(s) added to {settings.data_dir / 'wikidata.yaml'}; run `iclr-kg build` "
+        "(and `iclr-kg import wikidata` for the identifiers their items state)"
+    )
 
 
 @main.group("import")
@@ -523,12 +536,7 @@ def import_group() -> None:
 )
 @click.option("--base-url", help=flag_help("openreview_api", "API v1 base URL."))
 @click.option("--base-url-v2", help=flag_help("openreview_api_v2", "API v2 base URL."))
-@click.option(
-    "--imports",
-    "imports_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help=flag_help("imports_dir", "Imports directory (default: imports/ beside the store)."),
-)
+@imports_option
 @click.option("--refresh", is_flag=True, help="Drop this venue's cached pages and fetch everything again.")
 @fails_cleanly
 def import_openreview(
@@ -576,6 +584,25 @@ def import_openreview(
     with _fetch_bar(settings, f"fetching {venue}") as progress:
         result = run_import(settings, venue, api=api, reviews=reviews, limit=limit, refresh=refresh, progress=progress)
     _report_import(result)
+
+
+@import_group.command("wikidata")
+@store_option
+@click.option("--api", help=flag_help("wikidata_api", "Wikidata Action API URL."))
+@imports_option
+@fails_cleanly
+def import_wikidata(store: Path | None, api: str | None, imports_dir: Path | None) -> None:
+    """Import the identifiers (ORCID, dblp, ROR, arXiv, DOI, Semantic Scholar...) that Wikidata
+    states for every entity data/wikidata.yaml links, as imports/wikidata-identifiers/.
+
+    Answers are cached beside the store (as for `link-wikidata`): a rerun asks only what is new.
+    Each identifier is checked by its scheme; one stated for two of our entities, or values that
+    differ between sources, are reported by `iclr-kg build` for a curator."""
+    from iclr_kg.external.wikidata import WikidataClient, import_identifiers
+
+    settings = Settings.from_env(store=store, wikidata_api=api, imports_dir=imports_dir)
+    client = WikidataClient(settings.wikidata_api, cache_dir=settings.store.parent / "wikidata-cache")
+    _report_import(import_identifiers(settings, client))
 
 
 @contextlib.contextmanager

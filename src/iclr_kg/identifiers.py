@@ -1,11 +1,12 @@
 """The identifier schemes an entity of ours may be known by elsewhere, as one table: how a value
 is written (a URL or the bare value, checked), the IRI that resolves it, and the ontology's
 property that holds it (each a subproperty of the Wikidata property with the same meaning, so
-that the reasoner states `wdt:P496 "…"` too and a federated query joins by value).
+that the reasoner states `wdt:P496 "…"` too and a federated query joins by value: the ontology
+says which Wikidata property, `terms.Terms.wikidata`).
 
-Wikidata property numbers are the ones checked against public evidence in ../shared/wikidata/:
-ORCID iD P496, DBLP author ID P2456, Semantic Scholar author ID P4012, Google Scholar author ID
-P1960, OpenReview.net profile ID P8964 and submission ID P8968.
+A scheme identifies one kind of entity; schemes that share a name in `/id/<route>/<value>`
+(dblp's person pids and publication keys, Semantic Scholar's author and paper ids, OpenReview's
+profiles and submissions) are told apart by the value's shape (`schemes_for`).
 """
 
 from __future__ import annotations
@@ -20,12 +21,17 @@ from iclr_kg.errors import BadIdentifier
 
 @dataclass(frozen=True)
 class Scheme:
-    name: str  # as in /id/<name>/<value>
+    name: str  # the scheme's own name (data files, SSSOM prefixes)
     label: str  # as a page names it
     kinds: tuple[str, ...]  # the kinds of entity it identifies
     prop: str  # the ontology's property holding the value ("" for Wikidata: skos:exactMatch)
     iri: Callable[[str], str]  # the value's resolvable IRI
     parse: Callable[[str], str]  # a URL or bare value as written -> the value, or BadIdentifier
+    route: str = ""  # as in /id/<route>/<value>, if not its name
+
+    @property
+    def path(self) -> str:
+        return self.route or self.name
 
 
 def orcid_checksum_ok(digits: str) -> bool:
@@ -37,28 +43,46 @@ def orcid_checksum_ok(digits: str) -> bool:
     return digits[15] == ("X" if check == 10 else str(check))
 
 
+def _unwrapped(text: str, prefix: str, shape: str, what: str, suffix: str = "") -> str:
+    """`text` without the URL written around the value (`prefix`, in any case, and `suffix`), if
+    the value has `shape`; else BadIdentifier saying what it is not."""
+    value = re.sub(f"^(?i:{prefix})", "", text.strip())
+    value = re.sub(f"(?:{suffix})$", "", value) if suffix else value
+    if not re.fullmatch(shape, value):
+        raise BadIdentifier(f"{text!r} is not {what}")
+    return value
+
+
 def _orcid(text: str) -> str:
-    value = re.sub(r"^(https?://)?(www\.)?orcid\.org/", "", text.strip(), flags=re.IGNORECASE).upper()
-    if not re.fullmatch(r"\d{4}-\d{4}-\d{4}-\d{3}[\dX]", value):
-        raise BadIdentifier(f"{text!r} is not an ORCID iD (four groups of four digits: 0000-0002-1825-0097)")
+    value = _unwrapped(
+        text,
+        r"(https?://)?(www\.)?orcid\.org/",
+        r"\d{4}-\d{4}-\d{4}-\d{3}[\dXx]",
+        "an ORCID iD (four groups of four digits: 0000-0002-1825-0097)",
+    ).upper()
     if not orcid_checksum_ok(value.replace("-", "")):
         raise BadIdentifier(f"{text!r} is not an ORCID iD: its last character fails ORCID's checksum")
     return value
 
 
 def _dblp(text: str) -> str:
-    value = re.sub(r"^(https?://)?(www\.)?dblp\.(org|uni-trier\.de)/pid/", "", text.strip(), flags=re.IGNORECASE)
-    value = value.removesuffix(".html").removesuffix(".xml")
-    if not re.fullmatch(r"[0-9a-z]+/[0-9A-Za-z-]+", value):
-        raise BadIdentifier(f"{text!r} is not a dblp person id (its persistent URL: https://dblp.org/pid/123/4567)")
-    return value
+    return _unwrapped(
+        text,
+        r"(https?://)?(www\.)?dblp\.(org|uni-trier\.de)/pid/",
+        r"[0-9a-z]+/[0-9A-Za-z-]+",
+        "a dblp person id (its persistent URL: https://dblp.org/pid/123/4567)",
+        suffix=r"\.html|\.xml",
+    )
 
 
 def _s2_author(text: str) -> str:
-    found = re.fullmatch(r"(?:https?://(?:www\.)?semanticscholar\.org/author/(?:[^/]+/)?)?(\d+)/?", text.strip())
-    if not found:
-        raise BadIdentifier(f"{text!r} is not a Semantic Scholar author id (digits, or the author page's URL)")
-    return found.group(1)
+    return _unwrapped(
+        text,
+        r"https?://(www\.)?semanticscholar\.org/author/([^/]+/)?",
+        r"\d+",
+        "a Semantic Scholar author id (digits, or the author page's URL)",
+        suffix="/",
+    )
 
 
 def _gscholar(text: str) -> str:
@@ -73,30 +97,94 @@ def _gscholar(text: str) -> str:
 
 
 def _openreview_profile(text: str) -> str:
-    value = re.sub(r"^https?://openreview\.net/profile\?id=", "", text.strip())
-    if not re.fullmatch(r"~[^\s/?#]{2,100}", value):
-        raise BadIdentifier(f"{text!r} is not an OpenReview profile id (~First_Last1)")
-    return value
+    return _unwrapped(
+        text, r"https?://openreview\.net/profile\?id=", r"~[^\s/?#]{2,100}", "an OpenReview profile id (~First_Last1)"
+    )
 
 
 def _openreview_note(text: str) -> str:
-    value = re.sub(r"^https?://openreview\.net/(forum|pdf)\?id=", "", text.strip())
-    if not re.fullmatch(r"[A-Za-z0-9_-]{6,16}", value):
-        raise BadIdentifier(f"{text!r} is not an OpenReview submission id")
+    return _unwrapped(
+        text, r"https?://openreview\.net/(forum|pdf)\?id=", r"[A-Za-z0-9_-]{6,16}", "an OpenReview submission id"
+    )
+
+
+# ROR's alphabet (Crockford's base 32) and check digits (ISO 7064 MOD 97-10 over the value)
+ROR_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
+
+
+def ror_check_digits(body: str) -> str:
+    """The two check digits of a ROR id whose six characters after the leading 0 are `body`."""
+    number = 0
+    for ch in body:
+        number = number * 32 + ROR_ALPHABET.index(ch)
+    return f"{98 - (number * 100) % 97:02d}"
+
+
+def _ror(text: str) -> str:
+    value = _unwrapped(
+        text,
+        r"(https?://)?ror\.org/",
+        rf"(?i:0[{ROR_ALPHABET}]{{6}}\d\d)",
+        "a ROR id (nine characters starting with 0: https://ror.org/00f54p054)",
+    ).lower()
+    if ror_check_digits(value[1:7]) != value[7:]:
+        raise BadIdentifier(f"{text!r} is not a ROR id: its last two digits fail ROR's checksum")
     return value
 
 
-def _openreview(text: str) -> str:
-    """A profile id (~First_Last1) or a submission's id, bare or in its page's URL."""
-    text = text.strip()
-    return _openreview_profile(text) if text.startswith("~") or "/profile?id=" in text else _openreview_note(text)
+def _grid(text: str) -> str:
+    return _unwrapped(
+        text, r"https?://(www\.)?grid\.ac/institutes/", r"grid\.\d{4,6}\.[0-9a-f]{1,2}", "a GRID id (grid.168010.e)"
+    )
+
+
+def _arxiv(text: str) -> str:
+    """An arXiv id without its version (arXiv's abstract page shows the latest; Wikidata's P818
+    values carry none): 2010.11929, or an old-style math.GT/0309136."""
+    return _unwrapped(
+        text,
+        r"https?://(www\.)?arxiv\.org/(abs|pdf)/|arxiv:",
+        r"\d{4}\.\d{4,5}|[a-z-]+(\.[A-Z]{2})?/\d{7}",
+        "an arXiv id (2010.11929, or its abstract page's URL)",
+        suffix=r"(v\d+)?(\.pdf)?",
+    )
+
+
+def _doi(text: str) -> str:
+    """A DOI in upper case, as Wikidata writes P356 (DOIs are case-insensitive), so that a join by
+    value with Wikidata meets."""
+    return _unwrapped(
+        text,
+        r"https?://(dx\.)?doi\.org/|doi:",
+        r"10\.\d{4,9}/\S+",
+        "a DOI (10.1000/xyz123, or its https://doi.org/ URL)",
+    ).upper()
+
+
+def _dblp_record(text: str) -> str:
+    return _unwrapped(
+        text,
+        r"(https?://)?(www\.)?dblp\.(org|uni-trier\.de)/rec/",
+        r"(conf|journals|books|phd|series|reference|tr|persons|ms|www|homepages)(/[\w.+-]+){2}",
+        "a dblp publication key (conf/iclr/SongSKKEP21, or its /rec/ URL)",
+        suffix=r"\.(html|xml|bib|nt|ttl|rdf)",
+    )
+
+
+def _s2_paper(text: str) -> str:
+    return _unwrapped(
+        text,
+        r"https?://(www\.)?semanticscholar\.org/paper/([^/]+/)?",
+        r"[0-9a-f]{40}",
+        "a Semantic Scholar paper id (40 hexadecimal digits, or the paper's URL)",
+        suffix="/",
+    )
 
 
 def _wikidata(text: str) -> str:
-    value = re.sub(r"^https?://(www\.)?wikidata\.org/(wiki|entity)/", "", text.strip())
-    if not re.fullmatch(r"Q[1-9]\d{0,10}", value):
-        raise BadIdentifier(f"{text!r} is not a Wikidata item id (Q42)")
-    return value
+    return _unwrapped(
+        text, r"https?://(www\.)?wikidata\.org/(wiki|entity)/", r"Q[1-9]\d{0,10}", "a Wikidata item id (Q42)"
+    )
 
 
 SCHEMES: dict[str, Scheme] = {
@@ -123,10 +211,41 @@ SCHEMES: dict[str, Scheme] = {
         Scheme(
             "openreview",
             "OpenReview",
-            ("person", "paper"),
+            ("person",),
             "openReviewProfile",
-            lambda v: f"https://openreview.net/{'profile' if v.startswith('~') else 'forum'}?id={v}",
-            _openreview,
+            lambda v: f"https://openreview.net/profile?id={v}",
+            _openreview_profile,
+        ),
+        Scheme("ror", "ROR", ("organization",), "rorId", lambda v: f"https://ror.org/{v}", _ror),
+        Scheme("grid", "GRID", ("organization",), "gridId", lambda v: f"https://www.grid.ac/institutes/{v}", _grid),
+        Scheme("arxiv", "arXiv", ("paper",), "arxivId", lambda v: f"https://arxiv.org/abs/{v}", _arxiv),
+        Scheme("doi", "DOI", ("paper",), "doi", lambda v: f"https://doi.org/{v}", _doi),
+        Scheme(
+            "dblp-paper",
+            "dblp",
+            ("paper",),
+            "dblpKey",
+            lambda v: f"https://dblp.org/rec/{v}",
+            _dblp_record,
+            route="dblp",
+        ),
+        Scheme(
+            "s2-paper",
+            "Semantic Scholar",
+            ("paper",),
+            "semanticScholarPaperId",
+            lambda v: f"https://www.semanticscholar.org/paper/{v}",
+            _s2_paper,
+            route="s2",
+        ),
+        Scheme(
+            "openreview-paper",
+            "OpenReview",
+            ("paper",),
+            "openReviewId",
+            lambda v: f"https://openreview.net/forum?id={v}",
+            _openreview_note,
+            route="openreview",
         ),
         Scheme(
             "wikidata",
@@ -138,6 +257,29 @@ SCHEMES: dict[str, Scheme] = {
         ),
     )
 }
+ROUTES = tuple(dict.fromkeys(s.path for s in SCHEMES.values()))  # /id/<route>/..., in the table's order
+
+
+def schemes_for(route: str) -> list[Scheme]:
+    """The schemes `/id/<route>/` may mean (dblp: a person's pid or a publication's key)."""
+    return [s for s in SCHEMES.values() if s.path == route]
+
+
+def parse_for(route: str, text: str) -> tuple[Scheme, str]:
+    """The scheme of `route` whose form `text` has, and its value; else the first one's refusal."""
+    schemes = schemes_for(route)
+    if not schemes:
+        raise BadIdentifier(f"no identifier scheme {route!r}; known: {', '.join(ROUTES)}")
+    refusal: BadIdentifier | None = None
+    for scheme in schemes:
+        try:
+            return scheme, scheme.parse(text)
+        except BadIdentifier as exc:
+            refusal = refusal or exc
+    assert refusal is not None
+    raise refusal
+
+
 # What an OpenReview profile states, by its field (its public personal links), and our scheme
 PROFILE_FIELDS = {"orcid": "orcid", "dblp": "dblp", "semanticScholar": "s2", "gscholar": "gscholar"}
 
@@ -149,9 +291,16 @@ def recognize(text: str) -> tuple[str, str] | None:
     for name, pattern in (
         ("orcid", r"(https?://(www\.)?orcid\.org/)?\d{4}-\d{4}-\d{4}-\d{3}[\dXx]"),
         ("dblp", r"https?://(www\.)?dblp\.(org|uni-trier\.de)/pid/\S+"),
+        ("dblp-paper", r"https?://(www\.)?dblp\.(org|uni-trier\.de)/rec/\S+"),
         ("s2", r"https?://(www\.)?semanticscholar\.org/author/\S+"),
+        ("s2-paper", r"https?://(www\.)?semanticscholar\.org/paper/\S+"),
         ("gscholar", r"https?://scholar\.google\.[a-z.]+/citations\?\S*user=\S+"),
-        ("openreview", r"(https?://openreview\.net/(profile|forum|pdf)\?id=\S+|~[A-Za-z][^\s]*\d)"),
+        ("openreview", r"(https?://openreview\.net/profile\?id=\S+|~[A-Za-z][^\s]*\d)"),
+        ("openreview-paper", r"https?://openreview\.net/(forum|pdf)\?id=\S+"),
+        ("ror", r"((https?://)?ror\.org/)?0[0-9a-z]{6}\d\d"),
+        ("grid", r"(https?://(www\.)?grid\.ac/institutes/)?grid\.\d+\.[0-9a-f]+"),
+        ("arxiv", r"(https?://(www\.)?arxiv\.org/(abs|pdf)/\S+|((?i:arxiv):)?\d{4}\.\d{4,5}(v\d+)?)"),
+        ("doi", r"(https?://(dx\.)?doi\.org/|doi:)?10\.\d{4,9}/\S+"),
         ("wikidata", r"(https?://(www\.)?wikidata\.org/(wiki|entity)/)?Q[1-9]\d*"),
     ):
         if re.fullmatch(pattern, text):
@@ -165,12 +314,7 @@ def recognize(text: str) -> tuple[str, str] | None:
 def coverage_query() -> str:
     """How many people, papers and organizations have each kind of identifier (`iclr-kg stats`,
     /stats): one query, its schemes read from the table above."""
-    pairs = " ".join(
-        f'("{s.name}" iclr:{prop})'
-        for s in SCHEMES.values()
-        for prop in ((s.prop, "openReviewId") if s.name == "openreview" else (s.prop,))
-        if prop
-    )
+    pairs = " ".join(f'("{s.name}" iclr:{s.prop})' for s in SCHEMES.values() if s.prop)
     wikidata = SCHEMES["wikidata"].iri("")
     return f"""
 SELECT ?kind ?scheme (COUNT(DISTINCT ?e) AS ?entities) WHERE {{

@@ -25,6 +25,8 @@ _NOTATION = vocab.SKOS + "notation"
 _LABEL = vocab.RDFS + "label"
 _TYPE = vocab.RDF + "type"
 _SUBCLASS = vocab.RDFS + "subClassOf"
+_SUBPROPERTY = vocab.RDFS + "subPropertyOf"
+_WDT = vocab.PREFIXES["wdt"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class Terms:
     types: dict[str, set[str]] = field(default_factory=dict)  # individual -> its classes
     parents: dict[str, set[str]] = field(default_factory=dict)  # class -> its direct superclasses
     names: frozenset[str] = frozenset()  # every term the ontology describes (what a query may name)
+    wikidata: dict[str, str] = field(default_factory=dict)  # property -> the Wikidata property it refines (P496)
 
     def label(self, local: str, lang: str = "en") -> str:
         """The term's label in `lang`, else in English, else its local name."""
@@ -81,6 +84,7 @@ def _read(path: Path, _mtime: int) -> Terms:
     types: dict[str, set[str]] = defaultdict(set)
     parents: dict[str, set[str]] = defaultdict(set)
     names: set[str] = set()
+    wikidata: dict[str, str] = {}
     with path.open("rb") as f:
         for triple in parse(f, RdfFormat.TURTLE):
             subject, predicate, value = triple.subject, triple.predicate.value, triple.object
@@ -92,12 +96,14 @@ def _read(path: Path, _mtime: int) -> Terms:
                 labels[local][(value.language or "en").split("-")[0]] = value.value
             elif predicate == _NOTATION and isinstance(value, Literal):
                 notations[local] = value.value
+            elif predicate == _SUBPROPERTY and isinstance(value, NamedNode) and value.value.startswith(_WDT):
+                wikidata[local] = value.value[len(_WDT) :]
             elif isinstance(value, NamedNode) and value.value.startswith(vocab.ONTOLOGY_NS):
                 if predicate == _TYPE:
                     types[local].add(value.value[len(vocab.ONTOLOGY_NS) :])
                 elif predicate == _SUBCLASS:
                     parents[local].add(value.value[len(vocab.ONTOLOGY_NS) :])
-    return Terms(dict(labels), notations, dict(types), dict(parents), frozenset(names))
+    return Terms(dict(labels), notations, dict(types), dict(parents), frozenset(names), wikidata)
 
 
 def packaged() -> Terms:

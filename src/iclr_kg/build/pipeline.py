@@ -107,7 +107,7 @@ def compile_unvalidated(settings: Settings, report: BuildReport | None = None) -
         f"paper/{key} (named by title) matches {', '.join(f'paper/{i}' for i in ids)}: not merged; "
         "say which with `same_as`, or give it its own title"
         for key, ids in sorted(registry.papers.ambiguous.items())
-    ]
+    ] + registry.identifiers.curation
     asserted = report.timed("rdf", lambda: list(rdf.asserted_quads(dataset, registry)), "quads", len)
     return Compiled(asserted, rdf.ontology_quads(settings.ontology_dir / "iclr.ttl"))
 

@@ -346,8 +346,13 @@ class _SourceBuilder:
             self._person(person)
         for link in self.source.profiles:
             _profile(self.out, self.ref("person", link.person, link, "person").node, link.profile)
-        for identifier in self.source.identifiers:  # the profile's owner, known by the profile id
-            node = self.ref("person", identifier.profile, identifier, "profile").node
+        for identifier in self.source.identifiers:
+            if identifier.entity is not None:
+                node = self.nodes(*identifier.entity.split("/", 1))
+            else:  # the profile's owner, known by the profile id
+                node = self.ref("person", identifier.profile or "", identifier, "profile").node
+            if (identifier.scheme, identifier.value) in self.registry.identifiers.shared:
+                continue  # stated for two of our entities: a curator settles it (resolve.py)
             scheme = SCHEMES[identifier.scheme]
             self.out.add(node, iclr(scheme.prop), text(identifier.value))
             self.out.add(node, vocab.SKOS_EXACT_MATCH, NamedNode(scheme.iri(identifier.value)))

@@ -32,6 +32,7 @@ class Registry:
     names: dict[str, dict[str, set[str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(set)))
     keys: dict[str, dict[str, Curated]] = field(default_factory=lambda: defaultdict(dict))
     papers: PaperMatches = field(default_factory=lambda: PaperMatches({}, {}))
+    identifiers: SettledIdentifiers = field(default_factory=lambda: SettledIdentifiers(set(), []))
 
     def add(self, kind: str, entity: Curated, key: str, names: list[str], path: Path) -> None:
         if key in self.keys[kind]:
@@ -193,12 +194,67 @@ def build_registry(dataset: Dataset) -> Registry:
     _check_parent_cycles(dataset)
     registry.papers = match_papers(dataset)
     papers = {paper.ident for source in dataset.sources for paper in source.papers}
+
+    def known(entity: str) -> bool:
+        kind, key = entity.split("/", 1)
+        return key in papers if kind == "paper" else (kind in KINDS and key in registry.keys[kind])
+
     for link in dataset.links:
-        kind, key = link.entity.split("/", 1)
-        known = key in papers if kind == "paper" else (kind in KINDS and key in registry.keys[kind])
-        if not known:
+        if not known(link.entity):
             raise DataError(files["wikidata"], link.line("entity"), "entity", f"unknown entity {link.entity!r}")
+    for source in dataset.sources:
+        for identifier in source.identifiers:
+            if identifier.entity is not None and not known(identifier.entity):
+                raise DataError(
+                    source.path, identifier.line("entity"), "entity", f"unknown entity {identifier.entity!r}"
+                )
+    registry.identifiers = settle_identifiers(dataset, registry)
     return registry
+
+
+@dataclass
+class SettledIdentifiers:
+    """The identifiers all sources state, compared before any graph is written. A value stated
+    for two of our entities (one ORCID on two people) is linked to neither: `shared`, and a line
+    for a curator, who merges the two or corrects a source. An entity given two values of one
+    scheme by different sources keeps both, each in its source's graph, and is reported too
+    (never merged silently: a person may have two dblp pids, or a source may be wrong)."""
+
+    shared: set[tuple[str, str]]  # (scheme, value)
+    curation: list[str]
+
+
+def settle_identifiers(dataset: Dataset, registry: Registry) -> SettledIdentifiers:
+    owners: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for source in dataset.sources:
+        for identifier in source.identifiers:
+            key = identifier.entity or (
+                f"person/{found}" if (found := registry.find("person", identifier.profile or "")) else None
+            )
+            if key is not None:  # else the graph's builder says the profile is unknown
+                who = (
+                    f"OpenReview profile {identifier.profile}"
+                    if identifier.profile
+                    else f"Wikidata {identifier.item}"
+                    if identifier.item
+                    else f"source {source.source.key}"
+                )
+                owners[(identifier.scheme, identifier.value)][key].add(who)
+    curation: list[str] = []
+    values: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(dict)
+    shared = {pair for pair, entities in owners.items() if len(entities) > 1}
+    for (scheme, value), entities in sorted(owners.items()):
+        said = "; ".join(f"{entity} by {', '.join(sorted(who))}" for entity, who in sorted(entities.items()))
+        if (scheme, value) in shared:
+            curation.append(f"{scheme} {value} is stated for {len(entities)} entities ({said}): linked to none")
+            continue
+        [(entity, who)] = entities.items()
+        values[(entity, scheme)][value] = who
+    for (entity, scheme), stated in sorted(values.items()):
+        if len(stated) > 1 and len(set().union(*stated.values())) > 1:
+            said = "; ".join(f"{value} by {', '.join(sorted(who))}" for value, who in sorted(stated.items()))
+            curation.append(f"{entity} has {len(stated)} {scheme} values from different sources ({said}): all kept")
+    return SettledIdentifiers(shared, curation)
 
 
 def _check_parent_cycles(dataset: Dataset) -> None:

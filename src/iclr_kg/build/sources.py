@@ -22,7 +22,8 @@ import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from iclr_kg import terms
-from iclr_kg.errors import DataError
+from iclr_kg.errors import BadIdentifier, DataError
+from iclr_kg.identifiers import SCHEMES
 
 # --------------------------------------------------------------------------------------------
 # YAML with line numbers
@@ -494,13 +495,34 @@ class ProfileLink(Curated):
     matched_by: Literal["name"] = "name"
 
 
-class ProfileIdentifier(Curated):
-    """An identifier elsewhere that an OpenReview profile states for its owner (identifiers.py):
-    checked when imported, stated in the import's graph as the profile's word."""
+class StatedIdentifier(Curated):
+    """An identifier elsewhere that a source states for one of our entities (identifiers.py),
+    checked when imported and stated in the source's graph as its word: an OpenReview profile's
+    for its owner (`profile`), or a Wikidata item's for the entity linked to it (`entity`, with
+    the `item` that states it)."""
 
-    profile: str = Field(pattern=PROFILE_ID)
-    scheme: Literal["orcid", "dblp", "s2", "gscholar"]
+    profile: str | None = Field(default=None, pattern=PROFILE_ID)
+    entity: str | None = Field(default=None, pattern=r"^(person|organization|paper)/[A-Za-z0-9_][A-Za-z0-9_-]*$")
+    item: str | None = Field(default=None, pattern=r"^Q[1-9][0-9]*$")
+    scheme: str
     value: str = Field(max_length=200)
+
+    @model_validator(mode="after")
+    def _checked(self) -> StatedIdentifier:
+        if (self.profile is None) == (self.entity is None):
+            raise ValueError("an identifier names whose it is: either `profile` or `entity`, not both")
+        scheme = SCHEMES.get(self.scheme)
+        kind = "person" if self.entity is None else self.entity.split("/")[0]
+        if scheme is None or scheme.name == "wikidata" or kind not in scheme.kinds:
+            fitting = [s.name for s in SCHEMES.values() if kind in s.kinds and s.name != "wikidata"]
+            raise ValueError(f"scheme {self.scheme!r} does not identify a {kind}; one of {', '.join(fitting)}")
+        try:
+            written = scheme.parse(self.value)
+        except BadIdentifier as exc:
+            raise ValueError(str(exc)) from None
+        if written != self.value:
+            raise ValueError(f"value {self.value!r} is written {written!r} in our data (the scheme's own form)")
+        return self
 
 
 class Source(Curated):
@@ -513,7 +535,7 @@ class Source(Curated):
     papers: list[PaperFacts] = Field(default_factory=list)
     people: list[PersonFacts] = Field(default_factory=list)
     profiles: list[ProfileLink] = Field(default_factory=list)
-    identifiers: list[ProfileIdentifier] = Field(default_factory=list)
+    identifiers: list[StatedIdentifier] = Field(default_factory=list)
     _path: Path = PrivateAttr(default=Path())
 
     @property

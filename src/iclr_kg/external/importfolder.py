@@ -82,6 +82,19 @@ class ImportFolder:
         return out
 
 
+@dataclass
+class ImportResult:
+    """What an import did, for the command's last lines: its folder, whether anything but the
+    retrieval time changed, the API and requests it took, its figures, and what it left out."""
+
+    folder: Path
+    changed: bool
+    api: str
+    requests: int
+    stats: dict[str, int]
+    warnings: list[str] = field(default_factory=list)
+
+
 def _plain(block: Curated) -> dict[str, Any]:
     """A block as a curator would write it: fields at their default left out."""
     return block.model_dump(mode="json", exclude_defaults=True)

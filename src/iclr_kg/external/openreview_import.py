@@ -29,11 +29,11 @@ from iclr_kg.build.sources import (
     Organization,
     PaperFacts,
     Person,
-    ProfileIdentifier,
     ProfileLink,
     ReviewFacts,
     Source,
     SourceInfo,
+    StatedIdentifier,
     add_shared,
     load_dataset,
     shared_entities,
@@ -41,7 +41,7 @@ from iclr_kg.build.sources import (
 from iclr_kg.config import Settings
 from iclr_kg.errors import DataError, ImportFailed, NothingListed
 from iclr_kg.external.iclr_years import YearFormat, supported_years, year_format
-from iclr_kg.external.importfolder import ImportFolder, shape_violations, write_import
+from iclr_kg.external.importfolder import ImportFolder, ImportResult, shape_violations, write_import
 from iclr_kg.external.openreview import Author, Fetcher, Profile, Progress, Submission
 from iclr_kg.identifiers import SCHEMES, BadIdentifier
 
@@ -324,11 +324,11 @@ def plan_import(
     return Plan(folder, stats, warnings)
 
 
-def profile_identifiers(profiles: dict[str, Profile]) -> tuple[list[ProfileIdentifier], list[str]]:
+def profile_identifiers(profiles: dict[str, Profile]) -> tuple[list[StatedIdentifier], list[str]]:
     """The identifiers the authors' profiles state, checked (identifiers.py), and a sentence for
     each refused: a malformed one (an ORCID whose checksum fails), and one that two profiles
     both claim (a dblp pid on two people is for a curator to settle: neither gets it)."""
-    found: list[ProfileIdentifier] = []
+    found: list[StatedIdentifier] = []
     warnings: list[str] = []
     for pid, profile in profiles.items():
         for scheme, written in sorted(profile.links.items()):
@@ -337,7 +337,7 @@ def profile_identifiers(profiles: dict[str, Profile]) -> tuple[list[ProfileIdent
             except BadIdentifier as exc:
                 warnings.append(f"{pid}: {SCHEMES[scheme].label} left out: {exc}")
                 continue
-            found.append(ProfileIdentifier(profile=pid, scheme=scheme, value=value))
+            found.append(StatedIdentifier(profile=pid, scheme=scheme, value=value))
     owners: dict[tuple[str, str], list[str]] = {}
     for identifier in found:
         owners.setdefault((identifier.scheme, identifier.value), []).append(identifier.profile)
@@ -388,16 +388,6 @@ def keep_out_violating(plan: Plan, curated: Dataset, shared: dict[str, list], on
 
 # --------------------------------------------------------------------------------------------
 # The command
-
-
-@dataclass
-class ImportResult:
-    folder: Path
-    changed: bool
-    api: str
-    requests: int
-    stats: dict[str, int]
-    warnings: list[str] = field(default_factory=list)
 
 
 def run_import(

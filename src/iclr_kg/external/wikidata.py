@@ -3,7 +3,8 @@
 The reconciler asks Wikidata's Action API (`wbsearchentities` to find candidates by name,
 `wbgetentities` for their labels, aliases and claims), scores each candidate with the evidence it
 finds, and writes proposals to a review file; nothing reaches data/ until a curator accepts them
-(`iclr-kg link-wikidata accept`). It follows Wikidata's API etiquette: a descriptive User-Agent,
+(`iclr-kg link-wikidata accept`). `iclr-kg import wikidata` then reads the identifiers the linked
+items state (ORCID, ROR, DOI...) into an import of their own. The client follows Wikidata's API etiquette: a descriptive User-Agent,
 `maxlag`, up to 50 ids per wbgetentities call, backoff on 429 / 5xx / maxlag errors honouring
 Retry-After (the HTTP part by the shared session policy, session.py), and a disk cache so that a
 rerun asks nothing twice.
@@ -11,6 +12,7 @@ rerun asks nothing twice.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import time
@@ -26,8 +28,10 @@ import yaml
 from iclr_kg import vocab
 from iclr_kg.atomic import write_text
 from iclr_kg.build.resolve import build_registry, normalize
-from iclr_kg.build.sources import Dataset
-from iclr_kg.errors import IclrKgError, WikidataError
+from iclr_kg.build.sources import Dataset, Source, SourceInfo, StatedIdentifier, load_dataset, shared_entities
+from iclr_kg.config import Settings
+from iclr_kg.errors import BadIdentifier, DataError, IclrKgError, WikidataError
+from iclr_kg.external.importfolder import ImportFolder, ImportResult, write_import
 from iclr_kg.external.jsoncache import JsonCache
 from iclr_kg.external.session import RETRY_STATUSES, polite_session
 from iclr_kg.identifiers import SCHEMES
@@ -363,10 +367,95 @@ def accept(review_file: Path, links_file: Path, entities: list[str] | None = Non
 
 
 # ------------------------------------------------------------------------------------------
+# The identifiers linked items state: an import of its own
+
+IDENTIFIERS_IMPORT = "wikidata-identifiers"  # the import's key: its folder, source and graph
+
+
+def stated_identifiers(
+    dataset: Dataset, client: WikidataClient, properties: dict[str, str]
+) -> tuple[list[StatedIdentifier], list[str]]:
+    """The external identifiers (ORCID, ROR, DOI, arXiv...) that the Wikidata item of each linked
+    entity states, read with wbgetentities (the reconciler's client: batched, cached), each
+    checked by its scheme (identifiers.py); and a sentence for each left out. `properties`: the
+    ontology's property -> the Wikidata property it refines (`terms.Terms.wikidata`), so the
+    property numbers have one home. Deprecated statements, and "no value"/"some value", are skipped."""
+    linked: dict[str, list[str]] = {}
+    for link in dataset.links:
+        linked.setdefault(link.qid, []).append(link.entity)
+    items = client.entities(linked)
+    found: dict[tuple[str, str, str], StatedIdentifier] = {}
+    warnings = [
+        f"{qid} (linked from {', '.join(linked[qid])}) is not on Wikidata" for qid in sorted(set(linked) - set(items))
+    ]
+    for qid in sorted(items):
+        claims = items[qid].get("claims", {})
+        for entity in linked[qid]:
+            kind = entity.split("/", 1)[0]
+            for scheme in SCHEMES.values():
+                pid = properties.get(scheme.prop)
+                if pid is None or kind not in scheme.kinds:
+                    continue
+                for claim in claims.get(pid, []):
+                    value = claim.get("mainsnak", {}).get("datavalue", {}).get("value")
+                    if claim.get("rank") == "deprecated" or not isinstance(value, str):
+                        continue
+                    try:
+                        parsed = scheme.parse(value)
+                    except BadIdentifier as exc:
+                        warnings.append(f"{entity} ({qid}): {scheme.label} {pid} left out: {exc}")
+                        continue
+                    found.setdefault(
+                        (entity, scheme.name, parsed),
+                        StatedIdentifier(entity=entity, item=qid, scheme=scheme.name, value=parsed),
+                    )
+    return list(found.values()), warnings
+
+
+def import_identifiers(
+    settings: Settings, client: WikidataClient, now: Callable[[], dt.datetime] | None = None
+) -> ImportResult:
+    """Write the identifiers Wikidata states for data/'s linked entities as an import of their
+    own (imports/wikidata-identifiers/: one source, attributed to Wikidata, with the time it was
+    read), checked to build beside data/ first, like any import (importfolder.write_import)."""
+    from iclr_kg import terms
+
+    curated = load_dataset(settings.data_dir)
+    identifiers, warnings = stated_identifiers(curated, client, terms.read(settings.ontology_dir / "iclr.ttl").wikidata)
+    retrieved = (now or (lambda: dt.datetime.now(dt.UTC)))()
+    info = SourceInfo(
+        key=IDENTIFIERS_IMPORT,
+        kind="import",
+        title="Identifiers stated by the Wikidata items our entities are linked to",
+        language="en",
+        summary=(
+            "For each person, organization and paper with a checked or accepted Wikidata link, the "
+            "external identifiers its item states (ORCID, dblp, ROR, GRID, arXiv, DOI, Semantic Scholar, "
+            "OpenReview), read through Wikidata's API."
+        ),
+        service=client.api,
+        retrieved=retrieved,
+    )
+    source = Source(source=info, identifiers=sorted(identifiers, key=lambda i: (i.entity or "", i.scheme, i.value)))
+    try:
+        folder, changed = write_import(
+            ImportFolder(source),
+            settings.imports,
+            curated,
+            shared_entities(settings.imports),
+            "iclr-kg import wikidata",
+        )
+    except DataError as exc:
+        raise WikidataError(f"the identifiers Wikidata states do not build, nothing written: {exc}") from exc
+    stats = {"linked items": len({i.item for i in identifiers}), "identifiers": len(identifiers)}
+    return ImportResult(folder, changed, "wbgetentities", client.requests, stats, warnings)
+
+
+# ------------------------------------------------------------------------------------------
 # Exports of the links
 
-# The prefix of each profile identifier scheme's IRIs, as SSSOM CURIEs (the IRIs identifiers.py makes)
-SSSOM_SCHEMES = {name: SCHEMES[name].iri("") for name in ("orcid", "dblp", "s2", "gscholar")}
+# The prefix of each identifier scheme's IRIs, as SSSOM CURIEs (the IRIs identifiers.py makes)
+SSSOM_SCHEMES = {s.name: s.iri("") for s in SCHEMES.values() if s.prop}
 SSSOM_HEADER = (
     """# curie_map:
 #   iclr: https://w3id.org/iclr-kg/resource/
@@ -376,7 +465,7 @@ SSSOM_HEADER = (
 """
     + "".join(f"#   {scheme}: {prefix}\n" for scheme, prefix in SSSOM_SCHEMES.items())
     + """# mapping_set_id: https://w3id.org/iclr-kg/mappings/wikidata.sssom.tsv
-# mapping_set_description: Links from iclr-kg entities to Wikidata items and to the identifiers their OpenReview profiles state
+# mapping_set_description: Links from iclr-kg entities to Wikidata items, and to the identifiers their OpenReview profiles and their Wikidata items state
 # license: """
     + vocab.LICENSE
     + """
@@ -396,7 +485,8 @@ SSSOM_COLUMNS = (
 
 def sssom_rows(dataset: Dataset) -> list[tuple[str, ...]]:
     """Every mapping with where it comes from and when: the curated Wikidata links (their
-    evidence), then what each import's profiles state (the profile, the import's date)."""
+    evidence), then the identifiers each import states (the profile or the Wikidata item that
+    states it, the import's date)."""
     names = {f"organization/{o.key}": o.name for o in dataset.organizations}
     names.update({f"person/{p.key}": p.name for p in dataset.people})
     rows = []
@@ -417,21 +507,33 @@ def sssom_rows(dataset: Dataset) -> list[tuple[str, ...]]:
         )
     registry = build_registry(dataset)
     for source in dataset.sources:
+        retrieved = source.source.retrieved
         for identifier in source.identifiers:
-            key = registry.find("person", identifier.profile)
-            if key is None:
-                continue
-            retrieved = source.source.retrieved
+            if (identifier.scheme, identifier.value) in registry.identifiers.shared:
+                continue  # stated for two of our entities: no mapping until a curator settles it
+            if identifier.entity is not None:  # what the entity's Wikidata item states: a chain of two mappings
+                entity, justification = identifier.entity, "semapv:MappingChaining"
+                provider = f"http://www.wikidata.org/entity/{identifier.item}" if identifier.item else ""
+                comment = (
+                    f"stated by Wikidata {identifier.item}, the item linked to {entity} (import {source.source.key})"
+                )
+            else:
+                key = registry.find("person", identifier.profile or "")
+                if key is None:
+                    continue
+                entity, justification = f"person/{key}", "semapv:ManualMappingCuration"  # stated by the person
+                provider = f"https://openreview.net/profile?id={identifier.profile}"
+                comment = f"stated by the OpenReview profile {identifier.profile} (import {source.source.key})"
             rows.append(
                 (
-                    f"iclr:person/{key}",
-                    names.get(f"person/{key}", ""),
+                    f"iclr:{entity}",
+                    names.get(entity, ""),
                     "skos:exactMatch",
                     f"{identifier.scheme}:{identifier.value}",
-                    "semapv:ManualMappingCuration",  # stated by the person, on their own profile
-                    f"https://openreview.net/profile?id={identifier.profile}",
+                    justification,
+                    provider,
                     retrieved.date().isoformat() if retrieved else "",
-                    f"stated by the OpenReview profile {identifier.profile} (import {source.source.key})",
+                    comment,
                 )
             )
     return rows

@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import Blueprint, jsonify
 
-from iclr_kg.identifiers import SCHEMES
+from iclr_kg.identifiers import ROUTES
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
 
 blueprint = Blueprint("openapi", __name__)
@@ -139,13 +139,13 @@ def spec() -> dict[str, Any]:
             },
             "/id/{scheme}/{value}": {
                 "get": {
-                    "summary": "The entity known elsewhere by an identifier (ORCID, dblp, Semantic Scholar, Google Scholar, OpenReview, Wikidata)",
+                    "summary": "The entity known elsewhere by an identifier (ORCID, dblp, ROR, arXiv, DOI, Semantic Scholar, OpenReview, Wikidata...)",
                     "parameters": [
                         {
                             "name": "scheme",
                             "in": "path",
                             "required": True,
-                            "schema": {"type": "string", "enum": list(SCHEMES)},
+                            "schema": {"type": "string", "enum": list(ROUTES)},
                         },
                         {"name": "value", "in": "path", "required": True, "schema": {"type": "string"}},
                     ],

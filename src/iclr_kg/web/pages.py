@@ -344,7 +344,7 @@ def search() -> Response | str:
     )
     pasted = recognize(text) if not json_asked else None
     if pasted:  # an ORCID iD, a dblp or Wikidata URL...: the entity it names, if we have it
-        return redirect(url_for("resources.by_identifier", scheme=pasted[0], value=pasted[1]), code=303)
+        return redirect(url_for("resources.by_identifier", scheme=SCHEMES[pasted[0]].path, value=pasted[1]), code=303)
     kind = request.args.get("kind") if request.args.get("kind") in SEARCHED else None
     limit = min(max(request.args.get("limit", SEARCH_LIMIT, type=int) or SEARCH_LIMIT, 1), SEARCH_LIMIT)
     index = state().index()

@@ -140,9 +140,9 @@ def paper(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> t
             ("Note", "note"),
             ("OpenReview", "openReviewUrl"),
             ("Code", "codeRepository"),
-            ("Wikidata", vocab.SKOS_EXACT_MATCH),
         ],
     )
+    _identifiers(store, iri, about, "paper")
     authors = Panel("Authors", kind="table", columns=["#", "author", "as written"])
     for row in _select(store, PAPER_AUTHORS, iri):
         written = row["written"].value if row["written"] is not None else ""
@@ -207,7 +207,7 @@ def person(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> 
             ("OpenReview", "openReviewProfilePage"),
         ],
     )
-    _identifiers(store, iri, names)
+    _identifiers(store, iri, names, "person")
     roles = Panel("Positions and education", kind="table", columns=["organization", "role", "degree", "now"])
     for row in _select(store, PERSON_ROLES, iri):
         degree = row["degree"].value if row["degree"] is not None else ""
@@ -242,9 +242,10 @@ def _paper_details(store: ReadableGraph, papers: list[str]) -> dict[str, tuple[A
     return details
 
 
-def _identifiers(store: ReadableGraph, iri: NamedNode, panel: Panel) -> None:
+def _identifiers(store: ReadableGraph, iri: NamedNode, panel: Panel, kind: str) -> None:
     """One row per scheme the entity is known by elsewhere (identifiers.py), each value linked
-    to the page that resolves it, as Scholia lists them; Wikidata first."""
+    to the page that resolves it, as Scholia lists them; Wikidata first. OpenReview is left to
+    the rows that link its pages already (a person's profile page, a paper's forum)."""
     wikidata = [
         q.object
         for q in store.quads_for_pattern(iri, vocab.SKOS_EXACT_MATCH, None, DefaultGraph())
@@ -252,10 +253,9 @@ def _identifiers(store: ReadableGraph, iri: NamedNode, panel: Panel) -> None:
     ]
     panel.add("Wikidata", *wikidata)
     for scheme in SCHEMES.values():
-        if scheme.name in ("wikidata", "openreview"):
-            continue
-        values = sorted({v.value for v in _values(store, iri, scheme.prop)})
-        panel.add(scheme.label, *[Cell(v, href=scheme.iri(v), external=True) for v in values])
+        if scheme.prop and kind in scheme.kinds and not scheme.name.startswith("openreview"):
+            values = sorted({v.value for v in _values(store, iri, scheme.prop)})
+            panel.add(scheme.label, *[Cell(v, href=scheme.iri(v), external=True) for v in values])
 
 
 # --------------------------------------------------------------------------------------------
@@ -279,9 +279,7 @@ def organization(store: ReadableGraph, iri: NamedNode, index: Index | None = Non
     subs = [q.subject for q in store.quads_for_pattern(None, vocab.iclr("subOrganizationOf"), iri, entities)]
     about.add("Sub-organizations", *subs)
     about.add("Note", *_values(store, iri, "note"))
-    about.add(
-        "Wikidata", *[q.object for q in store.quads_for_pattern(iri, vocab.SKOS_EXACT_MATCH, None, DefaultGraph())]
-    )
+    _identifiers(store, iri, about, "organization")
     years = Panel("Papers per year (sub-organizations included)", kind="bars")
     awards = Panel("Award papers", kind="table", columns=["paper", "award"])
     papers = Panel("Papers", kind="table", columns=["paper", "credited as"])

@@ -16,7 +16,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, serialize
 from iclr_kg import vocab
 from iclr_kg.errors import NotFound, QueryError
 from iclr_kg.graph import ReadableGraph
-from iclr_kg.identifiers import SCHEMES
+from iclr_kg.identifiers import ROUTES, SCHEMES, parse_for, schemes_for
 from iclr_kg.index import MAX_PAGE, SORTS, kind_and_key
 from iclr_kg.query.formats import RDF_ALIASES, choose
 from iclr_kg.query.saved import parse_iri
@@ -221,13 +221,14 @@ def entity_views(kind: str, iri: NamedNode, panels: list) -> list[dict[str, obje
 
 @blueprint.route("/id/<scheme>/<path:value>")
 def by_identifier(scheme: str, value: str) -> Response | tuple[str, int]:
-    """303 to our entity known elsewhere by `value` (an ORCID iD, a dblp pid, a Wikidata item...,
-    bare or as its URL); 404 with a search where none is; 400 for what is not such an identifier."""
-    known = SCHEMES.get(scheme)
-    if known is None:
-        raise NotFound(f"no identifier scheme {scheme!r}; known: {', '.join(SCHEMES)}")
-    parsed = known.parse(value + (f"?{request.query_string.decode()}" if request.query_string else ""))  # or a 400
-    entity = find_by_identifier(state().store(), scheme, parsed)
+    """303 to our entity known elsewhere by `value` (an ORCID iD, a dblp pid or publication key, a
+    Wikidata item..., bare or as its URL); 404 with a search where none is; 400 for what is not
+    such an identifier."""
+    if not schemes_for(scheme):
+        raise NotFound(f"no identifier scheme {scheme!r}; known: {', '.join(ROUTES)}")
+    written = value + (f"?{request.query_string.decode()}" if request.query_string else "")
+    known, parsed = parse_for(scheme, written)  # or a 400 saying why
+    entity = find_by_identifier(state().store(), known.name, parsed)
     if entity is None:
         return not_found_page(f"No entity here is known by the {known.label} identifier {parsed}.", parsed)
     kind, key = kind_and_key(entity) or ("", "")
@@ -236,11 +237,11 @@ def by_identifier(scheme: str, value: str) -> Response | tuple[str, int]:
 
 def find_by_identifier(store: ReadableGraph, scheme: str, value: str) -> str | None:
     """The IRI of our entity that has `value` under the scheme's property (one index lookup)."""
-    if scheme == "wikidata":
-        matches = store.quads_for_pattern(None, vocab.SKOS_EXACT_MATCH, NamedNode(SCHEMES[scheme].iri(value)), None)
+    known = SCHEMES[scheme]
+    if not known.prop:  # Wikidata: the item's IRI, linked with skos:exactMatch
+        matches = store.quads_for_pattern(None, vocab.SKOS_EXACT_MATCH, NamedNode(known.iri(value)), None)
     else:
-        prop = "openReviewId" if scheme == "openreview" and not value.startswith("~") else SCHEMES[scheme].prop
-        matches = store.quads_for_pattern(None, vocab.iclr(prop), Literal(value), None)
+        matches = store.quads_for_pattern(None, vocab.iclr(known.prop), Literal(value), None)
     found = sorted({q.subject.value for q in matches if isinstance(q.subject, NamedNode)})
     return found[0] if found else None
 
