@@ -65,7 +65,7 @@ def test_a_malformed_identifier_is_refused_in_words(scheme: str, written: str, w
 
 
 def test_every_schemes_iris_fit_the_shapes_links_pattern() -> None:
-    """shapes.ttl's pattern for links elsewhere admits each scheme's IRI (it is written out there
+    """shapes.ttl's pattern for links elsewhere (skos:exactMatch) admits each scheme's IRI (it is written out there
     as SHACL needs it; this keeps the two in step), and refuses a look-alike."""
     from iclr_kg.config import resource_dir
 
@@ -77,7 +77,8 @@ def test_every_schemes_iris_fit_the_shapes_links_pattern() -> None:
         "ror": "00f54p054", "grid": "grid.168010.e", "arxiv": "2011.13456", "doi": "10.48550/ARXIV.2011.13456",
         "dblp-paper": "conf/iclr/0011SKKEP21", "s2-paper": "0a" * 20, "openreview-paper": "PxTIG12RRHS", "wikidata": "Q95",
     }  # fmt: skip
-    assert set(samples) == set(SCHEMES)
+    exact = {name for name, scheme in SCHEMES.items() if scheme.linked_by.endswith("#exactMatch")}
+    assert set(samples) == exact and {"homepage", "domain"}.isdisjoint(exact)  # a page is not the entity
     for name, value in samples.items():
         assert pattern.search(SCHEMES[name].iri(SCHEMES[name].parse(value))), name
     assert not pattern.search("https://orcid.org.evil.example/" + ORCID)
@@ -160,7 +161,8 @@ def ask(store, query: str) -> list[tuple[str, ...]]:  # type: ignore[no-untyped-
 
 def test_profiles_identifiers_are_imported_checked_and_attributed(imported) -> None:
     settings, result = imported
-    assert result.stats["identifiers from profiles"] == 4 and result.stats["identifiers refused"] == 2
+    # Jane's four ids and homepage; the web domains of Jane's and Alex's institutions
+    assert result.stats["identifiers from profiles"] == 7 and result.stats["identifiers refused"] == 2
     assert any("~Alex_Example1: ORCID left out" in w and "checksum" in w for w in result.warnings)
     assert any("dblp 99/1 is stated by 2 profiles (~Kim_Twin1, ~Lee_Twin1)" in w for w in result.warnings)
     store = open_read_only(settings.store)
@@ -181,8 +183,16 @@ def test_profiles_identifiers_are_imported_checked_and_attributed(imported) -> N
     assert ask(store, f"SELECT ?v WHERE {{ {jane} wdt:P2456 ?v }}") == [("12/3456",)]
     assert ask(store, 'SELECT ?p WHERE { ?p iclr:dblpPid "99/1" }') == []  # claimed twice: no link
     assert ask(store, "SELECT ?p WHERE { person:or-alex-example1 iclr:orcid ?v }") == []
+    homepage = "http://xmlns.com/foaf/0.1/homepage"
+    assert (ns + "homepage", "https://jane.example.edu", graph) in stated and (
+        homepage,
+        "https://jane.example.edu",
+        graph,
+    ) in stated
+    domains = ask(store, "SELECT ?org ?d WHERE { GRAPH ?g { ?org iclr:webDomain ?d } } ORDER BY ?d")
+    assert [d for _, d in domains] == ["example.edu", "google.com"]  # from each profile's history entry
     everything = " ".join(" ".join(row) for row in ask(store, "SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }"))
-    assert "@example.org" not in everything and "jane.example.edu" not in everything  # no e-mail, no homepage
+    assert "@example.org" not in everything  # no e-mail address
 
 
 def test_an_entity_is_found_by_any_of_its_identifiers(imported) -> None:
@@ -194,6 +204,7 @@ def test_an_entity_is_found_by_any_of_its_identifiers(imported) -> None:
         "/id/s2/123456",
         "/id/gscholar/AbCdEfGhIjKl",
         "/id/openreview/~Jane_Roe1",
+        "/id/homepage/https://jane.example.edu",
     ):
         answer = client.get(path)
         assert answer.status_code == 303 and answer.headers["Location"].endswith("/resource/person/or-jane-roe1"), path

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
+from iclr_kg import vocab
 from iclr_kg.errors import BadIdentifier
 
 
@@ -28,6 +29,8 @@ class Scheme:
     iri: Callable[[str], str]  # the value's resolvable IRI
     parse: Callable[[str], str]  # a URL or bare value as written -> the value, or BadIdentifier
     route: str = ""  # as in /id/<route>/<value>, if not its name
+    # how the entity links the value's IRI: it names the entity itself, or is its page ("": not linked)
+    linked_by: str = vocab.SKOS + "exactMatch"
 
     @property
     def path(self) -> str:
@@ -181,6 +184,26 @@ def _s2_paper(text: str) -> str:
     )
 
 
+def _homepage(text: str) -> str:
+    """A web page's address as written (http or https, a host, no spaces)."""
+    value = text.strip()
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname or re.search(r"\s", value) or len(value) > 300:
+        raise BadIdentifier(f"{text!r} is not a web page's address (https://host/...)")
+    return value
+
+
+def _domain(text: str) -> str:
+    """An institution's web domain (stanford.edu), as OpenReview profiles state it, in lower case."""
+    return _unwrapped(
+        text.lower(),
+        r"(https?://)?(www\.)?",
+        r"([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}",
+        "a web domain (stanford.edu)",
+        suffix="/",
+    )
+
+
 def _wikidata(text: str) -> str:
     return _unwrapped(
         text, r"https?://(www\.)?wikidata\.org/(wiki|entity)/", r"Q[1-9]\d{0,10}", "a Wikidata item id (Q42)"
@@ -248,6 +271,18 @@ SCHEMES: dict[str, Scheme] = {
             route="openreview",
         ),
         Scheme(
+            "homepage",
+            "Homepage",
+            ("person",),
+            "homepage",
+            lambda v: v,
+            _homepage,
+            linked_by=vocab.PREFIXES["foaf"] + "homepage",
+        ),
+        Scheme(
+            "domain", "Web domain", ("organization",), "webDomain", lambda v: f"https://{v}/", _domain, linked_by=""
+        ),
+        Scheme(
             "wikidata",
             "Wikidata",
             ("person", "organization", "paper"),
@@ -281,7 +316,13 @@ def parse_for(route: str, text: str) -> tuple[Scheme, str]:
 
 
 # What an OpenReview profile states, by its field (its public personal links), and our scheme
-PROFILE_FIELDS = {"orcid": "orcid", "dblp": "dblp", "semanticScholar": "s2", "gscholar": "gscholar"}
+PROFILE_FIELDS = {
+    "orcid": "orcid",
+    "dblp": "dblp",
+    "semanticScholar": "s2",
+    "gscholar": "gscholar",
+    "homepage": "homepage",
+}
 
 
 def recognize(text: str) -> tuple[str, str] | None:
@@ -302,6 +343,7 @@ def recognize(text: str) -> tuple[str, str] | None:
         ("arxiv", r"(https?://(www\.)?arxiv\.org/(abs|pdf)/\S+|((?i:arxiv):)?\d{4}\.\d{4,5}(v\d+)?)"),
         ("doi", r"(https?://(dx\.)?doi\.org/|doi:)?10\.\d{4,9}/\S+"),
         ("wikidata", r"(https?://(www\.)?wikidata\.org/(wiki|entity)/)?Q[1-9]\d*"),
+        ("homepage", r"https?://\S+"),  # any other address: someone's homepage, if we know it
     ):
         if re.fullmatch(pattern, text):
             try:

@@ -355,7 +355,8 @@ class _SourceBuilder:
                 continue  # stated for two of our entities: a curator settles it (resolve.py)
             scheme = SCHEMES[identifier.scheme]
             self.out.add(node, iclr(scheme.prop), text(identifier.value))
-            self.out.add(node, vocab.SKOS_EXACT_MATCH, NamedNode(scheme.iri(identifier.value)))
+            if scheme.linked_by:  # the IRI that names the entity elsewhere (skos:exactMatch), or its page
+                self.out.add(node, NamedNode(scheme.linked_by), NamedNode(scheme.iri(identifier.value)))
         return self.out.quads
 
     def _source_info(self) -> None:

@@ -67,6 +67,7 @@ class _Resolver:
         self.curated_authors = self._curated_authors(dataset)
         self.matched: dict[str, set[str]] = {"profile": set(), "paper": set(), "name": set()}  # how people were found
         self.orgs_matched: set[str] = set()
+        self.domains: dict[str, set[str]] = {}  # organization key -> the web domains profiles state for it
 
     def _curated_authors(self, dataset: Dataset) -> dict[str, list[str | None]]:
         """Paper id -> person key per author position, for papers the curated articles list."""
@@ -149,10 +150,12 @@ class _Resolver:
         if not found or not institution:
             return None
         known = self.registry.find("organization", institution)
+        key, new = (known, False) if known else self._new_entity("organization", institution, self.organizations)
+        if domain:
+            self.domains.setdefault(key, set()).add(domain)
         if known:  # by key, as a new one is: the same file whether an earlier import made it or not
             self.orgs_matched.add(known)
             return known
-        key, new = self._new_entity("organization", institution, self.organizations)
         if new:
             self.organizations[key] = Organization(
                 key=key,
@@ -301,6 +304,8 @@ def plan_import(
     links = [ProfileLink(profile=p, person=k) for p, k in sorted(resolver.links.items())]
     authors = {a.profile for p in papers for a in p.authors if isinstance(a, AuthorRef) and a.profile}
     identifiers, warnings = profile_identifiers({p: profiles[p] for p in sorted(authors) if p in profiles})
+    domains, refused = organization_domains(resolver.domains)
+    identifiers, warnings = identifiers + domains, warnings + refused
     source = Source(source=info, editions=[facts], papers=papers, profiles=links, identifiers=identifiers)
     stats = {
         "submissions": len(papers),
@@ -349,6 +354,22 @@ def profile_identifiers(profiles: dict[str, Profile]) -> tuple[list[StatedIdenti
             )
     kept = [i for i in found if len(owners[(i.scheme, i.value)]) == 1]
     return kept, warnings
+
+
+def organization_domains(domains: dict[str, set[str]]) -> tuple[list[StatedIdentifier], list[str]]:
+    """The web domains the authors' profiles state for the institutions credited (each history
+    entry names one), checked, as identifiers of those organizations; a sentence for each refused."""
+    found: dict[tuple[str, str], StatedIdentifier] = {}
+    warnings = []
+    for key, written in sorted(domains.items()):
+        for domain in sorted(written):
+            try:
+                value = SCHEMES["domain"].parse(domain)
+            except BadIdentifier as exc:
+                warnings.append(f"organization/{key}: web domain left out: {exc}")
+                continue
+            found[(key, value)] = StatedIdentifier(entity=f"organization/{key}", scheme="domain", value=value)
+    return list(found.values()), warnings
 
 
 def _keys_used(source: Source, registry: Registry) -> set[str]:

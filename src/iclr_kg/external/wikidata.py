@@ -455,7 +455,7 @@ def import_identifiers(
 # Exports of the links
 
 # The prefix of each identifier scheme's IRIs, as SSSOM CURIEs (the IRIs identifiers.py makes)
-SSSOM_SCHEMES = {s.name: s.iri("") for s in SCHEMES.values() if s.prop}
+SSSOM_SCHEMES = {s.name: s.iri("") for s in SCHEMES.values() if s.prop and s.linked_by == vocab.SKOS + "exactMatch"}
 SSSOM_HEADER = (
     """# curie_map:
 #   iclr: https://w3id.org/iclr-kg/resource/
@@ -509,8 +509,11 @@ def sssom_rows(dataset: Dataset) -> list[tuple[str, ...]]:
     for source in dataset.sources:
         retrieved = source.source.retrieved
         for identifier in source.identifiers:
-            if (identifier.scheme, identifier.value) in registry.identifiers.shared:
-                continue  # stated for two of our entities: no mapping until a curator settles it
+            if (
+                identifier.scheme not in SSSOM_SCHEMES
+                or (identifier.scheme, identifier.value) in registry.identifiers.shared
+            ):
+                continue  # not a mapping (a homepage), or stated for two of our entities: none until a curator settles it
             if identifier.entity is not None:  # what the entity's Wikidata item states: a chain of two mappings
                 entity, justification = identifier.entity, "semapv:MappingChaining"
                 provider = f"http://www.wikidata.org/entity/{identifier.item}" if identifier.item else ""

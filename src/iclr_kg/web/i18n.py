@@ -165,6 +165,8 @@ ZH = {
     "Summary": "摘要",
     "Note": "备注",
     "Code": "代码",
+    "Homepage": "个人主页",
+    "Web domain": "网络域名",
     "Native name": "本名",
     "Also known as": "别名",
     "Honours": "荣誉",
