@@ -238,10 +238,14 @@ def test_coverage_is_counted_per_kind_and_scheme(imported) -> None:
 
     settings, _ = imported
     page = create_app(settings).test_client().get("/stats").get_data(as_text=True)
+    assert page.count("Identifiers elsewhere</h2>") == 1 and re.search(
+        r"<title>[^<]*</title>", page
+    )  # not in the title
     rows = re.findall(r"<tr><td>(\w+)</td><td>([\w ]+)</td><td class=\"num\">(\d+)</td></tr>", page)
     counts = {(kind, scheme): int(n) for kind, scheme, n in rows}  # the curated graph's included
     assert counts[("person", "ORCID")] == 1 and counts[("person", "dblp")] == 1  # the shared pid: no one
     assert counts[("paper", "OpenReview")] >= 2 and counts[("organization", "Wikidata")] > 10
+    assert counts[("person", "Homepage")] == 1 and counts[("organization", "Web domain")] == 2
     done = run_cli("stats", "--store", str(settings.store))
     assert done.returncode == 0 and re.search(r"\n\s+1\s+person\s+ORCID\n", done.stdout), done.stdout
 

@@ -39,7 +39,8 @@ class Panel:
     columns: list[str] = field(default_factory=list)  # table
     table: list[list[Any]] = field(default_factory=list)
     bars: list[tuple[Any, ...]] = field(default_factory=list)  # (a term or a word, a count[, the list it counts])
-    note: str = ""
+    note: str = ""  # in English, with {fields} from `figures`: translated when the page is drawn
+    figures: dict[str, str] = field(default_factory=dict)
     total: int | None = None  # a table cut short: how many rows there are in all
 
     def add(self, label: str, *values: Value) -> None:
@@ -166,9 +167,11 @@ def paper(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> t
         reviews.table.append([row["review"], row["rating"].value, confidence])
     stated_average = [_number(v) for v in _values(store, iri, "averageRating")]
     if ratings:
-        reviews.note = f"{len(ratings)} ratings, average {sum(ratings) / len(ratings):.2f}"
+        reviews.note = "{n} ratings, average {average}"
+        reviews.figures = {"n": f"{len(ratings):,}", "average": f"{sum(ratings) / len(ratings):.2f}"}
     elif stated_average:
-        reviews.note = f"average rating as reported: {', '.join(f'{a:g}' for a in stated_average if a is not None)}"
+        reviews.note = "average rating as reported: {averages}"
+        reviews.figures = {"averages": ", ".join(f"{a:g}" for a in stated_average if a is not None)}
     mentions = Panel("Stated in")
     mentions.add("Sources", *[row["source"] for row in _select(store, MENTIONS, iri)])
     return heading, [about, authors, organizations, awards, reviews, mentions]
@@ -525,8 +528,9 @@ def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
         panel.table = [[cells(v) for v in row] for row in panel.table]
         panel.bars = [(labeler.cell(bar[0]).text, *bar[1:]) for bar in panel.bars]
         if panel.total is not None and panel.total > len(panel.table):
-            shown = translate("{shown} of {total} shown", labeler.lang)
-            panel.note = shown.format(shown=f"{len(panel.table):,}", total=f"{panel.total:,}")
+            panel.note = "{shown} of {total} shown"
+            panel.figures = {"shown": f"{len(panel.table):,}", "total": f"{panel.total:,}"}
+        panel.note = translate(panel.note, labeler.lang).format(**panel.figures) if panel.note else ""
         panel.columns = [
             labeler.cell(c).text if not isinstance(c, str) else translate(c, labeler.lang) for c in panel.columns
         ]

@@ -316,7 +316,9 @@ def describe(store: ReadableGraph, iri: NamedNode, labeler: Labeler) -> dict[str
         values.sort(key=lambda v: (v["inferred"], v["cell"].text))
         properties.append({"predicate": cell(NamedNode(p)), "values": values, "more": values_of[p] - len(objects[p])})
     incoming = [{"subject": labeler.cell(q.subject), "predicate": cell(q.predicate)} for q in incoming_quads]
-    wikidata = [o for p, objs in objects.items() if p == vocab.SKOS_EXACT_MATCH.value for o in objs.values()]
+    wikidata = [  # the heading links the Wikidata item; other identifiers are in the panels
+        o for o in objects.get(vocab.SKOS_EXACT_MATCH.value, {}).values() if o.value.startswith(vocab.PREFIXES["wd"])
+    ]
     return {
         "iri": iri.value,
         "label": labeler.name(iri.value) or iri.value.rsplit("/", 1)[-1],
