@@ -404,22 +404,25 @@ def export(
 @click.option(
     "--to",
     "parent",
-    required=True,
     type=click.Path(path_type=Path, file_okay=False),
-    help="The folder the release goes into, as iclr-kg-<version>/.",
+    help=flag_help(
+        "releases_dir",
+        "The folder the release goes into, as iclr-kg-<version>/ (default: releases/ beside the store; /downloads lists it).",
+    ),
 )
 @click.option("--version", help="The release's version [default: the date the current generation was built].")
 @backend_option
 @fails_cleanly
-def dump(store: Path | None, parent: Path, version: str | None, backend: str | None) -> None:
+def dump(store: Path | None, parent: Path | None, version: str | None, backend: str | None) -> None:
     """Write a versioned release: every graph as gzipped N-Quads and as Turtle, VoID and DCAT
     (sizes, formats, checksums, licence), SHA256SUMS and a CITATION.cff."""
-    from iclr_kg.release import write_release
+    from iclr_kg.release import VERSION, write_release
 
-    settings = Settings.from_env(store=store, backend=backend)
+    settings = Settings.from_env(store=store, backend=backend, releases_dir=parent)
+    parent = settings.releases
     generation = current_generation(settings.store)
     version = version or built_on(generation.name if generation else None) or dt.date.today().isoformat()
-    if not re.fullmatch(r"[0-9A-Za-z][0-9A-Za-z.-]{0,39}", version):
+    if not re.fullmatch(VERSION, version):
         raise SettingsError(f"--version {version!r}: letters, digits, '.' and '-' only (2026-12-01, 1.0)")
     parent.mkdir(parents=True, exist_ok=True)
     try:

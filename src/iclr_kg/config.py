@@ -114,6 +114,9 @@ class Settings(BaseSettings):
     imports_dir: Path | None = Field(
         None, description="where `import` writes and `build` reads imported sources; unset: `imports/` beside the store"
     )
+    releases_dir: Path | None = Field(
+        None, description="where `dump` writes releases and /downloads lists them; unset: `releases/` beside the store"
+    )
     openreview_api: str = Field("https://api.openreview.net", description="OpenReview's API v1 (ICLR up to 2023)")
     openreview_api_v2: str = Field("https://api2.openreview.net", description="OpenReview's API v2 (ICLR 2024 on)")
     openreview_pause: float = Field(
@@ -207,6 +210,11 @@ class Settings(BaseSettings):
     def imports(self) -> Path:
         """Imported sources (one folder each, shaped like data/): by default `imports/` beside the store."""
         return self.imports_dir if self.imports_dir is not None else self.store.parent / "imports"
+
+    @property
+    def releases(self) -> Path:
+        """Versioned releases (`iclr-kg dump`): by default `releases/` beside the store."""
+        return self.releases_dir if self.releases_dir is not None else self.store.parent / "releases"
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:

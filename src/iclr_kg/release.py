@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import re
 import shutil
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, cast
 
@@ -64,6 +66,64 @@ def write_release(store: ReadableGraph, parent: Path, version: str, progress: Pr
         shutil.rmtree(work, ignore_errors=True)
         raise
     return final
+
+
+@dataclass(frozen=True)
+class ReleasedFile:
+    name: str  # relative to the release: iclr-kg.nq.gz, graphs/inferred.ttl, SHA256SUMS...
+    size: int
+    sha256: str  # "" for SHA256SUMS itself
+
+    @property
+    def format(self) -> str:
+        """What the file holds, in a word a download list shows."""
+        for suffix, label in FORMATS.items():
+            if self.name.endswith(suffix):
+                return label
+        return "text"
+
+
+FORMATS = {".nq.gz": "N-Quads, gzip", ".ttl": "Turtle", ".cff": "Citation File Format", "SHA256SUMS": "SHA-256 sums"}
+VERSION = r"[0-9A-Za-z][0-9A-Za-z.-]{0,39}"  # what `iclr-kg dump --version` accepts
+
+
+@dataclass(frozen=True)
+class Release:
+    version: str
+    folder: Path
+    files: list[ReleasedFile]
+
+    @property
+    def size(self) -> int:
+        return sum(f.size for f in self.files)
+
+
+def releases(parent: Path) -> list[Release]:
+    """The complete releases in `parent`, newest version first, each with its files as its
+    SHA256SUMS lists them (a folder without one is not a release: a dump writes it last)."""
+    found = []
+    for folder in parent.glob("iclr-kg-*") if parent.is_dir() else ():
+        version = folder.name.removeprefix("iclr-kg-")
+        sums = folder / "SHA256SUMS"
+        if not (re.fullmatch(VERSION, version) and sums.is_file()):
+            continue
+        files = []
+        for line in sums.read_text(encoding="ascii", errors="replace").splitlines():
+            digest, _, name = line.partition("  ")
+            if (folder / name).is_file():
+                files.append(ReleasedFile(name, (folder / name).stat().st_size, digest))
+        files.append(ReleasedFile("SHA256SUMS", sums.stat().st_size, ""))
+        found.append(Release(version, folder, files))
+    return sorted(found, key=lambda r: r.version, reverse=True)
+
+
+def released_file(parent: Path, version: str, name: str) -> Path | None:
+    """The file `name` of release `version`, if that release lists it: the only way a request's
+    words become a path (no other name, no '..', reaches the disk)."""
+    for release in releases(parent):
+        if release.version == version:
+            return next((release.folder / f.name for f in release.files if f.name == name), None)
+    return None
 
 
 _PREFIXES = {"dcat": DCAT, "dcterms": DCTERMS, "void": VOID, "spdx": SPDX, "xsd": vocab.XSD}

@@ -208,6 +208,25 @@ def spec() -> dict[str, Any]:
                     "responses": {"200": {"description": "Page", "content": HTML}},
                 }
             },
+            "/downloads": {
+                "get": {
+                    "summary": "The Data page: the graph now, and every release with its files' formats, sizes and SHA-256",
+                    "responses": {"200": {"description": "Page", "content": HTML}},
+                }
+            },
+            "/release/{version}/{name}": {
+                "get": {
+                    "summary": "A released file, at the address its DCAT downloadURL gives (only files its SHA256SUMS lists)",
+                    "parameters": [
+                        {"name": "version", "in": "path", "required": True, "schema": {"type": "string"}},
+                        {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}},
+                    ],
+                    "responses": {
+                        "200": {"description": "The file"},
+                        "404": {"description": "No such release, or a file it does not list"},
+                    },
+                }
+            },
             "/resource/{kind}/": {
                 "get": {
                     "summary": "Every entity of a kind, 100 a page",

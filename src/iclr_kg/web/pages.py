@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, send_file, url_for
 
 from iclr_kg import vocab
 from iclr_kg.errors import IclrKgError, QueryError, StoreError
@@ -16,6 +16,7 @@ from iclr_kg.index import SEARCHED, Hit, Index, fold, kind_and_key
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.query.lint import check, problem_from_error
 from iclr_kg.query.saved import ABSOLUTE_IRI, NAME, VIEWS, Param, SavedQuery, expand
+from iclr_kg.release import released_file, releases
 from iclr_kg.store import STATS_CLASSES, STATS_GRAPHS
 from iclr_kg.web.cache import ResultCache
 from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, rows_table
@@ -307,6 +308,24 @@ def stats() -> str | tuple[str, int]:
         generation=state().generation,
         engine=engine,
     )
+
+
+@blueprint.route("/downloads")
+def downloads() -> str:
+    """The Data page: the graph as it is now (streamed), and every versioned release `iclr-kg
+    dump` wrote into the releases folder, with each file's format, size and SHA-256."""
+    return render_template("downloads.html", releases=releases(state().settings.releases))
+
+
+@blueprint.route("/release/<version>/<path:name>")
+def release_file(version: str, name: str) -> Response:
+    """A released file, at the address the release's DCAT description gives it (downloadURL);
+    only a name that release's SHA256SUMS lists is served."""
+    path = released_file(state().settings.releases, version, name)
+    if path is None:
+        abort(404)
+    mimetype = "application/gzip" if name.endswith(".gz") else "text/turtle" if name.endswith(".ttl") else "text/plain"
+    return send_file(path, mimetype=mimetype, as_attachment=name.endswith(".gz"), conditional=True, max_age=86400)
 
 
 # The list (/resource/<kind>/) of each root class of the ontology; a subclass's entities are in
