@@ -875,6 +875,24 @@ class Index:
         ranked = sorted(found.values(), key=lambda h: (fold(h.label) != query, not fold(h.label).startswith(query)))
         return ranked[:limit]
 
+    def search_page(self, text: str, kind: str, limit: int, offset: int) -> list[Hit]:
+        """One page of a kind's matches, all of what `match_counts` counts for it (names with words
+        beginning with the query's words): the name that is the query first, then names that begin
+        with it, then the entities with most papers, then by name. A fixed order, so that pages
+        neither repeat nor skip an entity."""
+        query = _searched(text)
+        words = search_words(query)
+        if not words:
+            return []
+        with self._db() as db:
+            rows = db.execute(
+                f"SELECT {_COLUMNS} FROM words JOIN entity e ON e.id = words.rowid WHERE words MATCH ? AND e.kind = ? "
+                "ORDER BY e.sort = ? DESC, substr(e.sort, 1, length(?)) = ? DESC, e.papers DESC, e.sort, e.id "
+                "LIMIT ? OFFSET ?",
+                (" ".join(f'"{w}"*' for w in words), kind, query, query, query, limit, offset),
+            ).fetchall()
+        return [Hit(*row) for row in rows]
+
     def match_counts(self, text: str, cap: int = 10_000) -> dict[str, int]:
         """How many entities of each searched kind have names with words beginning with the
         query's words (what search's word step matches), each counted up to `cap`: the search

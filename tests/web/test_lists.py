@@ -64,3 +64,29 @@ def test_search_says_how_many_match_per_kind_and_an_exact_name_opens_its_entity(
     exact = client.get("/search", query_string={"q": "Ian Gemp"})
     assert exact.status_code == 303 and exact.headers["Location"].endswith("/resource/person/ian-gemp")
     assert client.get("/search", query_string={"q": "Ian Gemp", "all": "1"}).status_code == 200  # the list, asked for
+
+
+def test_a_kinds_search_tab_pages_through_every_match_once(client) -> None:
+    """Paged by kind: as many entities, over all pages, as the tab counts, none twice, in a fixed
+    order (the name itself first, then names beginning with it, then most papers)."""
+    tabs = client.get("/search", query_string={"q": "learning"}).get_data(as_text=True)
+    papers = int(re.search(r'kind=paper">paper</a> \((\d+)\)', tabs).group(1))
+    seen: list[str] = []
+    pages = -(-papers // 2)
+    for page in range(1, pages + 1):
+        answer = client.get("/search", query_string={"q": "learning", "kind": "paper", "limit": 2, "page": page})
+        text = answer.get_data(as_text=True)
+        seen += re.findall(r'<li><a href="(/resource/paper/[^"]+)"', text)
+        first = (page - 1) * 2 + 1
+        assert f"{first}–{min(page * 2, papers)} of {papers} paper" in text, page
+    assert len(seen) == papers == len(set(seen)) and pages > 1
+    assert 'rel="next"' not in text and 'rel="prev"' in text
+    beyond = client.get("/search", query_string={"q": "learning", "kind": "paper", "limit": 2, "page": 999})
+    assert (
+        re.findall(r'<li><a href="(/resource/paper/[^"]+)"', beyond.get_data(as_text=True))
+        == seen[-len(re.findall(r'<li><a href="(/resource/paper/[^"]+)"', text)) :]
+    )
+    listed = client.get(
+        "/search", query_string={"q": "learning", "kind": "paper", "limit": 2, "page": 2, "format": "json"}
+    ).get_json()
+    assert listed["page"] == 2 and listed["pages"] == pages and [r["url"] for r in listed["results"]] == seen[2:4]

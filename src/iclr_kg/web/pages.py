@@ -367,17 +367,32 @@ def search() -> Response | str:
     kind = request.args.get("kind") if request.args.get("kind") in SEARCHED else None
     limit = min(max(request.args.get("limit", SEARCH_LIMIT, type=int) or SEARCH_LIMIT, 1), SEARCH_LIMIT)
     index = state().index()
-    hits = index.search(text, kind, limit) if index and text else []
+    counts = index.match_counts(text) if index and text else {}
+    # a kind's tab pages through all its matches (as many as its count says); else the best ones
+    pages = -(-counts.get(kind or "", 0) // limit)
+    page = min(max(request.args.get("page", 1, type=int) or 1, 1), max(pages, 1))
+    if index and kind and pages:
+        hits = index.search_page(text, kind, limit, (page - 1) * limit)
+    else:
+        hits = index.search(text, kind, limit) if index and text else []
     if json_asked:
-        response = jsonify({"query": text, "results": [h.as_json() for h in hits]})
-        return response
+        return jsonify({"query": text, "page": page, "pages": max(pages, 1), "results": [h.as_json() for h in hits]})
     exact = [h for h in hits if fold(h.label) == fold(text)]
     if len(exact) == 1 and not kind and request.args.get("all") is None:  # the one entity so named
         return redirect(url_for("resources.resource", kind=exact[0].kind, key=exact[0].key), code=303)
     groups: dict[str, list[Hit]] = {}
     for hit in hits:
         groups.setdefault(hit.kind, []).append(hit)
-    counts = index.match_counts(text) if index and text else {}
+    shown = ((page - 1) * limit + 1, (page - 1) * limit + len(hits)) if kind and pages else None
     return render_template(
-        "search.html", q=text, groups=list(groups.items()), total=len(hits), counts=counts, kind=kind, limit=limit
+        "search.html",
+        q=text,
+        groups=list(groups.items()),
+        total=len(hits),
+        counts=counts,
+        kind=kind,
+        limit=limit,
+        page=page,
+        pages=pages,
+        shown=shown,
     )
