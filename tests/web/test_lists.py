@@ -78,7 +78,7 @@ def test_a_kinds_search_tab_pages_through_every_match_once(client) -> None:
         text = answer.get_data(as_text=True)
         seen += re.findall(r'<li><a href="(/resource/paper/[^"]+)"', text)
         first = (page - 1) * 2 + 1
-        assert f"{first}–{min(page * 2, papers)} of {papers} paper" in text, page
+        assert f"{first}–{min(page * 2, papers)} of {papers} matching" in text, page
     assert len(seen) == papers == len(set(seen)) and pages > 1
     assert 'rel="next"' not in text and 'rel="prev"' in text
     beyond = client.get("/search", query_string={"q": "learning", "kind": "paper", "limit": 2, "page": 999})

@@ -53,7 +53,7 @@ ZH = {
     "Page": "第",
     "of": "页，共",
     "previous": "上一页",
-    "{first}–{last} of {total} {kind} matching “{q}”": "与“{q}”匹配的{kind}共 {total} 条，此处为第 {first}–{last} 条",
+    "{first}–{last} of {total} matching “{q}”": "与“{q}”匹配的共 {total} 条，此处为第 {first}–{last} 条",
     "counted up to 10,000": "最多计数到 10,000",
     "next": "下一页",
     "Perhaps you meant": "您是否要找",
