@@ -102,3 +102,25 @@ def test_result_pages_speak_chinese_around_the_data(client) -> None:
     asked = {"query": "SELECT * WHERE { ?s ?p ?o } LIMIT 3", "lang": "en"}  # the cookie remembers zh
     english = client.get("/query", query_string=asked).get_data(as_text=True)
     assert "3 rows" in english and "Download:" in english  # English stays as it was
+
+
+@pytest.mark.parametrize(
+    "path, english, chinese",
+    [
+        ("/queries", ["Each runs at", "Open in the query page", "Parameters:"], ["内容协商", "在查询页面打开", "参数"]),
+        ("/queries/decisions-by-year", ["No rows", "Rows come with"], ["OpenReview 导入"]),
+        (
+            "/resource/person/yang-song",
+            ["<span>PhD student</span>", "<span>undergraduate</span>"],
+            ["<span>博士生</span>"],
+        ),
+        ("/downloads", ["Releases", "How to cite"], ["版本发布", "如何引用"]),
+    ],
+)
+def test_the_pages_own_sentences_and_role_words_are_chinese(
+    client, path: str, english: list[str], chinese: list[str]
+) -> None:
+    page = client.get(path, query_string={"lang": "zh"}).get_data(as_text=True)
+    text = " ".join(visible_segments(page)) + page  # a role's words in its table cell (a role's name is data)
+    assert [e for e in english if e in text] == [], path
+    assert all(c in text for c in chinese), path
