@@ -282,3 +282,28 @@ def test_the_header_search_box_offers_names_as_one_types(server: str, chromium) 
     page.click("#site-search")
     page.keyboard.type("Ian Ge")
     _until(page, "[...document.querySelectorAll('#site-search-names option')].some(o => o.value === 'Ian Gemp')")
+
+
+def test_the_view_picker_greys_out_views_the_rows_cannot_make_and_says_why(client) -> None:
+    """A result offers only the views it can fill: a graph and a tree need two columns of
+    entities, bars a column of numbers, a timeline dates or years; the others are disabled with
+    the reason (in the page's language), the saved view itself never."""
+    import re
+
+    def options(path: str, lang: str = "en") -> dict[str, str | None]:
+        page = client.get(path, query_string={"lang": lang}).get_data(as_text=True)
+        picker = re.search(r'<select id="view-kind".*?</select>', page, re.S).group(0)
+        return {
+            v: (re.search(r'title="([^"]+)"', attrs).group(1) if "disabled" in attrs else None)
+            for v, attrs in re.findall(r'<option value="(\w+)"([^>]*)>', picker)
+        }
+
+    hierarchy = options("/queries/organization-hierarchy")  # (organization, parent): a tree
+    assert hierarchy["tree"] is None and hierarchy["graph"] is None
+    assert hierarchy["bar"] == "needs a column of numbers beside another column"
+    assert hierarchy["timeline"] == "needs a column of dates or years"
+    pairs = options("/queries/coauthors")  # (person, person, papers together): a weighted graph
+    assert pairs["graph"] is None and pairs["bar"] is None and pairs["timeline"] is not None
+    counts = options("/queries/submission-counts")
+    assert counts["graph"] == counts["tree"] == "needs two columns of entities (from, to)"
+    assert options("/queries/organization-hierarchy", "zh")["bar"] == "需要一列数字和另一列"

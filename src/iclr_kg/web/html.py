@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,6 +76,41 @@ class Table:
     truncated: bool = False
     seconds: float = 0.0
     graph: bool = False  # triples (CONSTRUCT, DESCRIBE), downloadable in RDF formats only
+
+    def unfit_views(self) -> dict[str, str]:
+        """Each chart view these rows cannot make, with why: the view picker greys it out and says
+        so (a graph of a count by year means nothing). Read from the rows the page shows."""
+        numbers = [c for c in range(len(self.columns)) if self._every(c, lambda v: v.title in NUMERIC_TYPES)]
+        links = [c for c in range(len(self.columns)) if self._every(c, lambda v: bool(v.href))]
+        dated = [c for c in range(len(self.columns)) if self._every(c, _is_time)]
+        unfit = {}
+        if not (numbers and len(self.columns) >= 2):
+            unfit["bar"] = unfit["line"] = "needs a column of numbers beside another column"
+        elif len(numbers) < 2 and not dated:
+            unfit["line"] = "needs years, dates or numbers along its axis"
+        if len(links) < 2:
+            unfit["graph"] = unfit["tree"] = "needs two columns of entities (from, to)"
+        if not dated:
+            unfit["timeline"] = "needs a column of dates or years"
+        if not self.rows:
+            unfit = dict.fromkeys(("bar", "line", "graph", "tree", "timeline"), "no rows to draw")
+        return unfit
+
+    def _every(self, column: int, test: Callable[[Cell], bool]) -> bool:
+        values = [row[column] for row in self.rows if column < len(row) and row[column].text]
+        return bool(values) and all(test(v) for v in values)
+
+
+NUMERIC_TYPES = {
+    f"xsd:{t}" for t in ("integer", "decimal", "double", "float", "int", "long", "short", "nonNegativeInteger", "gYear")
+}
+
+
+def _is_time(value: Cell) -> bool:
+    """A date, a time, or a year (an xsd:gYear, or an integer a year could be)."""
+    if value.title in ("xsd:date", "xsd:dateTime", "xsd:gYear"):
+        return True
+    return value.title == "xsd:integer" and value.text.isdigit() and 1900 <= int(value.text) <= 2100
 
 
 def term_of(sent: tuple[str, str, str | None, str | None] | None) -> NamedNode | BlankNode | Literal | None:
