@@ -225,36 +225,63 @@ class SettledIdentifiers:
 
 
 def settle_identifiers(dataset: Dataset, registry: Registry) -> SettledIdentifiers:
-    owners: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    # One pass keeps each value's first owner and each entity's first value per scheme (a dict
+    # lookup per statement: 215,000 at 50,000 papers); who states what is put in words only for
+    # the few that clash.
+    owner: dict[tuple[str, str], str] = {}
+    first_value: dict[tuple[str, str], str] = {}
+    shared: set[tuple[str, str]] = set()
+    several: set[tuple[str, str]] = set()
+    statements = []
     for source in dataset.sources:
         for identifier in source.identifiers:
-            key = identifier.entity or (
-                f"person/{found}" if (found := registry.find("person", identifier.profile or "")) else None
-            )
-            if key is not None:  # else the graph's builder says the profile is unknown
-                who = (
-                    f"OpenReview profile {identifier.profile}"
-                    if identifier.profile
-                    else f"Wikidata {identifier.item}"
-                    if identifier.item
-                    else f"source {source.source.key}"
-                )
-                owners[(identifier.scheme, identifier.value)][key].add(who)
-    curation: list[str] = []
-    values: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(dict)
-    shared = {pair for pair, entities in owners.items() if len(entities) > 1}
-    for (scheme, value), entities in sorted(owners.items()):
-        said = "; ".join(f"{entity} by {', '.join(sorted(who))}" for entity, who in sorted(entities.items()))
-        if (scheme, value) in shared:
-            curation.append(f"{scheme} {value} is stated for {len(entities)} entities ({said}): linked to none")
-            continue
-        [(entity, who)] = entities.items()
-        values[(entity, scheme)][value] = who
-    for (entity, scheme), stated in sorted(values.items()):
-        if len(stated) > 1 and len(set().union(*stated.values())) > 1:
-            said = "; ".join(f"{value} by {', '.join(sorted(who))}" for value, who in sorted(stated.items()))
-            curation.append(f"{entity} has {len(stated)} {scheme} values from different sources ({said}): all kept")
+            entity = identifier.entity or _profile_owner(registry, identifier.profile or "")
+            if entity is None:
+                continue  # the graph's builder says the profile is unknown
+            pair = (identifier.scheme, identifier.value)
+            if owner.setdefault(pair, entity) != entity:
+                shared.add(pair)
+            if first_value.setdefault((entity, identifier.scheme), identifier.value) != identifier.value:
+                several.add((entity, identifier.scheme))
+            statements.append((source.source.key, identifier, entity))
+    if not shared and not several:
+        return SettledIdentifiers(set(), [])
+    stated: dict[tuple[str, str], dict[str, set[str]]] = {}  # (scheme, value) -> entity -> who
+    values: dict[tuple[str, str], dict[str, set[str]]] = {}  # (entity, scheme) -> value -> who
+    for key, identifier, entity in statements:
+        pair = (identifier.scheme, identifier.value)
+        who = (
+            f"OpenReview profile {identifier.profile}"
+            if identifier.profile
+            else f"Wikidata {identifier.item}"
+            if identifier.item
+            else f"source {key}"
+        )
+        if pair in shared:
+            stated.setdefault(pair, {}).setdefault(entity, set()).add(who)
+        elif (entity, identifier.scheme) in several:
+            values.setdefault((entity, identifier.scheme), {}).setdefault(identifier.value, set()).add(who)
+    curation = [
+        f"{scheme} {value} is stated for {len(stated[(scheme, value)])} entities ({_said(stated[(scheme, value)])}): "
+        "linked to none"
+        for scheme, value in sorted(shared)
+    ]
+    curation += sorted(
+        f"{entity} has {len(found)} {scheme} values from different sources ({_said(found)}): all kept"
+        for (entity, scheme), found in values.items()
+        if len(found) > 1 and len(set().union(*found.values())) > 1
+    )
     return SettledIdentifiers(shared, curation)
+
+
+def _profile_owner(registry: Registry, profile: str) -> str | None:
+    found = registry.find("person", profile)
+    return f"person/{found}" if found else None
+
+
+def _said(stated: dict[str, set[str]]) -> str:
+    """Who states what, for a curation line: "a by X; b by Y, Z"."""
+    return "; ".join(f"{what} by {', '.join(sorted(who))}" for what, who in sorted(stated.items()))
 
 
 def _check_parent_cycles(dataset: Dataset) -> None:
