@@ -46,46 +46,51 @@ def orcid_checksum_ok(digits: str) -> bool:
     return digits[15] == ("X" if check == 10 else str(check))
 
 
-def _unwrapped(text: str, prefix: str, shape: str, what: str, suffix: str = "") -> str:
-    """`text` without the URL written around the value (`prefix`, in any case, and `suffix`), if
-    the value has `shape`; else BadIdentifier saying what it is not."""
-    value = re.sub(f"^(?i:{prefix})", "", text.strip())
-    value = re.sub(f"(?:{suffix})$", "", value) if suffix else value
-    if not re.fullmatch(shape, value):
-        raise BadIdentifier(f"{text!r} is not {what}")
-    return value
+def _form(prefix: str, shape: str, what: str, suffix: str = "") -> Callable[[str], str]:
+    """A parser of one scheme's values: the text without the URL written around the value
+    (`prefix`, in any case, and `suffix`), if the value has `shape`; else BadIdentifier saying
+    what it is not. Its patterns are compiled once (a build checks every identifier it loads)."""
+    head, body = re.compile(f"^(?i:{prefix})"), re.compile(shape)
+    tail = re.compile(f"(?:{suffix})$") if suffix else None
+
+    def parse(text: str) -> str:
+        value = head.sub("", text.strip(), count=1)
+        value = tail.sub("", value, count=1) if tail else value
+        if not body.fullmatch(value):
+            raise BadIdentifier(f"{text!r} is not {what}")
+        return value
+
+    return parse
+
+
+_orcid_form = _form(
+    r"(https?://)?(www\.)?orcid\.org/",
+    r"\d{4}-\d{4}-\d{4}-\d{3}[\dXx]",
+    "an ORCID iD (four groups of four digits: 0000-0002-1825-0097)",
+)
 
 
 def _orcid(text: str) -> str:
-    value = _unwrapped(
-        text,
-        r"(https?://)?(www\.)?orcid\.org/",
-        r"\d{4}-\d{4}-\d{4}-\d{3}[\dXx]",
-        "an ORCID iD (four groups of four digits: 0000-0002-1825-0097)",
-    ).upper()
+    value = _orcid_form(text).upper()
     if not orcid_checksum_ok(value.replace("-", "")):
         raise BadIdentifier(f"{text!r} is not an ORCID iD: its last character fails ORCID's checksum")
     return value
 
 
-def _dblp(text: str) -> str:
-    return _unwrapped(
-        text,
-        r"(https?://)?(www\.)?dblp\.(org|uni-trier\.de)/pid/",
-        r"[0-9a-z]+/[0-9A-Za-z-]+",
-        "a dblp person id (its persistent URL: https://dblp.org/pid/123/4567)",
-        suffix=r"\.html|\.xml",
-    )
+_dblp = _form(
+    r"(https?://)?(www\.)?dblp\.(org|uni-trier\.de)/pid/",
+    r"[0-9a-z]+/[0-9A-Za-z-]+",
+    "a dblp person id (its persistent URL: https://dblp.org/pid/123/4567)",
+    suffix=r"\.html|\.xml",
+)
 
 
-def _s2_author(text: str) -> str:
-    return _unwrapped(
-        text,
-        r"https?://(www\.)?semanticscholar\.org/author/([^/]+/)?",
-        r"\d+",
-        "a Semantic Scholar author id (digits, or the author page's URL)",
-        suffix="/",
-    )
+_s2_author = _form(
+    r"https?://(www\.)?semanticscholar\.org/author/([^/]+/)?",
+    r"\d+",
+    "a Semantic Scholar author id (digits, or the author page's URL)",
+    suffix="/",
+)
 
 
 def _gscholar(text: str) -> str:
@@ -99,16 +104,14 @@ def _gscholar(text: str) -> str:
     return text
 
 
-def _openreview_profile(text: str) -> str:
-    return _unwrapped(
-        text, r"https?://openreview\.net/profile\?id=", r"~[^\s/?#]{2,100}", "an OpenReview profile id (~First_Last1)"
-    )
+_openreview_profile = _form(
+    r"https?://openreview\.net/profile\?id=", r"~[^\s/?#]{2,100}", "an OpenReview profile id (~First_Last1)"
+)
 
 
-def _openreview_note(text: str) -> str:
-    return _unwrapped(
-        text, r"https?://openreview\.net/(forum|pdf)\?id=", r"[A-Za-z0-9_-]{6,16}", "an OpenReview submission id"
-    )
+_openreview_note = _form(
+    r"https?://openreview\.net/(forum|pdf)\?id=", r"[A-Za-z0-9_-]{6,16}", "an OpenReview submission id"
+)
 
 
 # ROR's alphabet (Crockford's base 32) and check digits (ISO 7064 MOD 97-10 over the value)
@@ -123,65 +126,58 @@ def ror_check_digits(body: str) -> str:
     return f"{98 - (number * 100) % 97:02d}"
 
 
+_ror_form = _form(
+    r"(https?://)?ror\.org/",
+    rf"(?i:0[{ROR_ALPHABET}]{{6}}\d\d)",
+    "a ROR id (nine characters starting with 0: https://ror.org/00f54p054)",
+)
+
+
 def _ror(text: str) -> str:
-    value = _unwrapped(
-        text,
-        r"(https?://)?ror\.org/",
-        rf"(?i:0[{ROR_ALPHABET}]{{6}}\d\d)",
-        "a ROR id (nine characters starting with 0: https://ror.org/00f54p054)",
-    ).lower()
+    value = _ror_form(text).lower()
     if ror_check_digits(value[1:7]) != value[7:]:
         raise BadIdentifier(f"{text!r} is not a ROR id: its last two digits fail ROR's checksum")
     return value
 
 
-def _grid(text: str) -> str:
-    return _unwrapped(
-        text, r"https?://(www\.)?grid\.ac/institutes/", r"grid\.\d{4,6}\.[0-9a-f]{1,2}", "a GRID id (grid.168010.e)"
-    )
+_grid = _form(r"https?://(www\.)?grid\.ac/institutes/", r"grid\.\d{4,6}\.[0-9a-f]{1,2}", "a GRID id (grid.168010.e)")
 
 
-def _arxiv(text: str) -> str:
-    """An arXiv id without its version (arXiv's abstract page shows the latest; Wikidata's P818
-    values carry none): 2010.11929, or an old-style math.GT/0309136."""
-    return _unwrapped(
-        text,
-        r"https?://(www\.)?arxiv\.org/(abs|pdf)/|arxiv:",
-        r"\d{4}\.\d{4,5}|[a-z-]+(\.[A-Z]{2})?/\d{7}",
-        "an arXiv id (2010.11929, or its abstract page's URL)",
-        suffix=r"(v\d+)?(\.pdf)?",
-    )
+# An arXiv id without its version (arXiv's abstract page shows the latest; Wikidata's P818
+# values carry none): 2010.11929, or an old-style math.GT/0309136.
+_arxiv = _form(
+    r"https?://(www\.)?arxiv\.org/(abs|pdf)/|arxiv:",
+    r"\d{4}\.\d{4,5}|[a-z-]+(\.[A-Z]{2})?/\d{7}",
+    "an arXiv id (2010.11929, or its abstract page's URL)",
+    suffix=r"(v\d+)?(\.pdf)?",
+)
+
+
+_doi_form = _form(
+    r"https?://(dx\.)?doi\.org/|doi:", r"10\.\d{4,9}/\S+", "a DOI (10.1000/xyz123, or its https://doi.org/ URL)"
+)
 
 
 def _doi(text: str) -> str:
     """A DOI in upper case, as Wikidata writes P356 (DOIs are case-insensitive), so that a join by
     value with Wikidata meets."""
-    return _unwrapped(
-        text,
-        r"https?://(dx\.)?doi\.org/|doi:",
-        r"10\.\d{4,9}/\S+",
-        "a DOI (10.1000/xyz123, or its https://doi.org/ URL)",
-    ).upper()
+    return _doi_form(text).upper()
 
 
-def _dblp_record(text: str) -> str:
-    return _unwrapped(
-        text,
-        r"(https?://)?(www\.)?dblp\.(org|uni-trier\.de)/rec/",
-        r"(conf|journals|books|phd|series|reference|tr|persons|ms|www|homepages)(/[\w.+-]+){2}",
-        "a dblp publication key (conf/iclr/SongSKKEP21, or its /rec/ URL)",
-        suffix=r"\.(html|xml|bib|nt|ttl|rdf)",
-    )
+_dblp_record = _form(
+    r"(https?://)?(www\.)?dblp\.(org|uni-trier\.de)/rec/",
+    r"(conf|journals|books|phd|series|reference|tr|persons|ms|www|homepages)(/[\w.+-]+){2}",
+    "a dblp publication key (conf/iclr/SongSKKEP21, or its /rec/ URL)",
+    suffix=r"\.(html|xml|bib|nt|ttl|rdf)",
+)
 
 
-def _s2_paper(text: str) -> str:
-    return _unwrapped(
-        text,
-        r"https?://(www\.)?semanticscholar\.org/paper/([^/]+/)?",
-        r"[0-9a-f]{40}",
-        "a Semantic Scholar paper id (40 hexadecimal digits, or the paper's URL)",
-        suffix="/",
-    )
+_s2_paper = _form(
+    r"https?://(www\.)?semanticscholar\.org/paper/([^/]+/)?",
+    r"[0-9a-f]{40}",
+    "a Semantic Scholar paper id (40 hexadecimal digits, or the paper's URL)",
+    suffix="/",
+)
 
 
 def _homepage(text: str) -> str:
@@ -193,21 +189,20 @@ def _homepage(text: str) -> str:
     return value
 
 
+_domain_form = _form(
+    r"(https?://)?(www\.)?",
+    r"([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}",
+    "a web domain (stanford.edu)",
+    suffix="/",
+)
+
+
 def _domain(text: str) -> str:
     """An institution's web domain (stanford.edu), as OpenReview profiles state it, in lower case."""
-    return _unwrapped(
-        text.lower(),
-        r"(https?://)?(www\.)?",
-        r"([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}",
-        "a web domain (stanford.edu)",
-        suffix="/",
-    )
+    return _domain_form(text.lower())
 
 
-def _wikidata(text: str) -> str:
-    return _unwrapped(
-        text, r"https?://(www\.)?wikidata\.org/(wiki|entity)/", r"Q[1-9]\d{0,10}", "a Wikidata item id (Q42)"
-    )
+_wikidata = _form(r"https?://(www\.)?wikidata\.org/(wiki|entity)/", r"Q[1-9]\d{0,10}", "a Wikidata item id (Q42)")
 
 
 SCHEMES: dict[str, Scheme] = {
