@@ -777,6 +777,15 @@ class Index:
             limit,
         )
 
+    def papers_per_year(self, person: str) -> list[tuple[int, int]]:
+        """(year, papers) of a person, in year order."""
+        with self._db() as db:
+            return db.execute(
+                "SELECT p.year, COUNT(DISTINCT a.paper) FROM authorship a JOIN entity me ON me.id = a.person "
+                "JOIN entity p ON p.id = a.paper WHERE me.iri = ? AND p.year IS NOT NULL GROUP BY p.year ORDER BY p.year",
+                (person,),
+            ).fetchall()
+
     def co_authors(self, person: str, limit: int) -> tuple[list[tuple[str, int]], int]:
         """Who wrote papers with a person, most papers together first (then by IRI), cut at
         `limit`, with how many papers each; and how many co-authors there are."""

@@ -203,20 +203,61 @@ ENTITY_VIEWS = {
 }
 
 
+# The views whose rows the entity index holds (index.py's authorship table): their results come
+# from it, in the SPARQL results format, the same rows as the query (tests compare them). At
+# 50,000 papers the most prolific person's two queries took 9.0 s and 3.4 s on a busy machine,
+# the index 0.6 s and 0.2 s.
+INDEXED_VIEWS = {("person", "Papers per year"): "years", ("person", "Co-author graph"): "coauthors"}
+
+
 def entity_views(kind: str, iri: NamedNode, panels: list) -> list[dict[str, object]]:
     """The workbench views an entity page shows, each over a query about this entity (read as
-    JSON from /sparql by the page); only where the panels found something to draw."""
+    JSON from /sparql by the page, or from the index where it holds the rows; the query rides
+    along for the chart's "as a table" link); only where the panels found something to draw."""
     shown = {p.title for p in panels if p}  # the panels as made, before their titles are translated
+    indexed = state().index() is not None
     views = []
     for title, query, spec in ENTITY_VIEWS.get(kind, []):
         source = {"Co-author graph": "Co-authors", "Review ratings": "Reviews", "Papers per year": "Papers"}[title]
         if source in shown:
-            results = url_for("sparql.sparql", query=about(query, iri), format="json")
+            chart = INDEXED_VIEWS.get((kind, title)) if indexed else None
+            key = iri.value.rsplit("/", 1)[1]
+            results = (
+                url_for("resources.entity_chart", kind=kind, key=key, chart=chart, query=about(query, iri))
+                if chart
+                else url_for("sparql.sparql", query=about(query, iri), format="json")
+            )
             titles = json.dumps({name: translate(name) for name in re.findall(r"=(\w+)", spec)}, ensure_ascii=False)
             views.append(
                 {"title": title, "spec": spec, "results": results, "wide": spec.startswith("graph"), "titles": titles}
             )
     return views
+
+
+@blueprint.route("/resource/<kind>/<key>/chart/<chart>")
+def entity_chart(kind: str, key: str, chart: str) -> Response:
+    """A chart's rows from the entity index, as SPARQL JSON results (INDEXED_VIEWS)."""
+    index = state().index()
+    if (kind, chart) not in {(k, c) for (k, _), c in INDEXED_VIEWS.items()} or index is None or not KEY.match(key):
+        raise NotFound(f"no chart {chart!r} for a {kind}")
+    iri = vocab.entity(kind, key).value
+    integer = {"type": "literal", "datatype": vocab.XSD + "integer"}
+    if chart == "years":
+        names = ["year", "papers"]
+        year = {"type": "literal", "datatype": vocab.XSD + "gYear"}  # as iclr:year states it
+        rows = [[{**year, "value": str(y)}, {**integer, "value": str(n)}] for y, n in index.papers_per_year(iri)]
+    else:
+        names = ["person", "coauthor", "papers"]
+        together, _ = index.co_authors(iri, GRAPH_NEIGHBOURS)
+        rows = [
+            [{"type": "uri", "value": iri}, {"type": "uri", "value": other}, {**integer, "value": str(n)}]
+            for other, n in together
+        ]
+    body = {"head": {"vars": names}, "results": {"bindings": [dict(zip(names, row, strict=True)) for row in rows]}}
+    response = Response(json.dumps(body), mimetype="application/sparql-results+json")
+    response.headers["Cache-Control"] = "public, max-age=300"
+    response.set_etag(f"{state().generation}-{kind}-{key}-{chart}")
+    return response.make_conditional(request)
 
 
 @blueprint.route("/id/<scheme>/<path:value>")
