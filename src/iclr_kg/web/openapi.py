@@ -208,6 +208,28 @@ def spec() -> dict[str, Any]:
                     "responses": {"200": {"description": "Page", "content": HTML}},
                 }
             },
+            "/resource/{kind}/{key}/chart/{chart}": {
+                "get": {
+                    "summary": "A chart's rows on an entity page, from the entity index, as SPARQL JSON (a person's years, coauthors)",
+                    "parameters": [
+                        {"name": "kind", "in": "path", "required": True, "schema": {"type": "string"}},
+                        {"name": "key", "in": "path", "required": True, "schema": {"type": "string"}},
+                        {
+                            "name": "chart",
+                            "in": "path",
+                            "required": True,
+                            "schema": {"type": "string", "enum": ["years", "coauthors"]},
+                        },
+                    ],
+                    "responses": {
+                        "200": {
+                            "description": "SPARQL JSON results",
+                            "content": {"application/sparql-results+json": {}},
+                        },
+                        "404": {"description": "No such chart"},
+                    },
+                }
+            },
             "/downloads": {
                 "get": {
                     "summary": "The Data page: the graph now, and every release with its files' formats, sizes and SHA-256",
