@@ -109,12 +109,15 @@ def test_an_edit_rebuilds_incrementally_to_what_a_full_build_makes(real_copy: Se
 
 def _mutate(content: dict[str, dict], rng: random.Random) -> None:
     """A few random edits of the kinds curators make, on testbed/synth.py's data."""
-    sources = [c for name, c in content.items() if name.startswith("sources/")]
+    sources = [c for name, c in content.items() if name.startswith("sources/") and "papers" in c]
+    identifiers = content["sources/synthetic-identifiers.yaml"]["identifiers"]
     people = [p["name"] for p in content["people.yaml"]["people"]]
     for _ in range(rng.randint(1, 4)):
         papers = rng.choice(sources)["papers"]
         paper = rng.choice(papers)
-        kind = rng.choice(["retitle", "drop author", "add author", "reorder", "drop paper", "parent", "ratings"])
+        kind = rng.choice(
+            ["retitle", "drop author", "add author", "reorder", "drop paper", "parent", "ratings", "drop identifier"]
+        )
         if kind == "retitle":
             paper["title"] += " (revised)"
         elif kind == "drop author" and len(paper["authors"]) > 1:
@@ -126,7 +129,10 @@ def _mutate(content: dict[str, dict], rng: random.Random) -> None:
         elif kind == "reorder":
             rng.shuffle(paper["authors"])
         elif kind == "drop paper" and len(papers) > 1:
-            papers.remove(paper)
+            papers.remove(paper)  # and the identifiers stated for it, as a curator would
+            identifiers[:] = [i for i in identifiers if i["entity"] != f"paper/{paper['openreview']}"]
+        elif kind == "drop identifier" and identifiers:
+            identifiers.pop(rng.randrange(len(identifiers)))
         elif kind == "parent":
             orgs = content["organizations.yaml"]["organizations"]
             roots = [o for o in orgs if "parent" not in o]

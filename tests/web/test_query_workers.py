@@ -217,7 +217,12 @@ def test_idle_workers_stop_but_one_and_start_again_when_queries_need_them(
         assert answer.prefetched is not None and b"true" in answer.prefetched  # a worker started for it
         assert time.monotonic() - began < 5
         busy.join()
-        assert len(pool.worker_pids()) == 2  # the slow one's worker replaced at its time limit, both idle
+        # the slow one's worker was replaced at its time limit; then the idle ones retire to one
+        # again (how many are alive right after the join races with that: checked when settled)
+        assert kept not in pool.worker_pids()
+        while pool.idle > 1 and time.monotonic() < deadline + 20:
+            time.sleep(0.1)
+        assert pool.idle == 1 and len(pool.worker_pids()) == 1
     finally:
         pool.close()
 
