@@ -403,6 +403,7 @@ def export(
 @store_option
 @click.option(
     "--to",
+    "-o",
     "parent",
     type=click.Path(path_type=Path, file_okay=False),
     help=flag_help(
