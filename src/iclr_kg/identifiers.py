@@ -46,10 +46,19 @@ def orcid_checksum_ok(digits: str) -> bool:
     return digits[15] == ("X" if check == 10 else str(check))
 
 
-def _form(prefix: str, shape: str, what: str, suffix: str = "") -> Callable[[str], str]:
+def _form(
+    prefix: str,
+    shape: str,
+    what: str,
+    suffix: str = "",
+    fold: Callable[[str], str] = str,
+    check: tuple[Callable[[str], bool], str] | None = None,
+) -> Callable[[str], str]:
     """A parser of one scheme's values: the text without the URL written around the value
-    (`prefix`, in any case, and `suffix`), if the value has `shape`; else BadIdentifier saying
-    what it is not. Its patterns are compiled once (a build checks every identifier it loads)."""
+    (`prefix`, in any case, and `suffix`), if the value has `shape`, in the scheme's own case
+    (`fold`) and passing its checksum (`check`: the test and what a failure means); else
+    BadIdentifier saying what it is not. Its patterns are compiled once (a build checks every
+    identifier it loads)."""
     head, body = re.compile(f"^(?i:{prefix})"), re.compile(shape)
     tail = re.compile(f"(?:{suffix})$") if suffix else None
 
@@ -58,23 +67,21 @@ def _form(prefix: str, shape: str, what: str, suffix: str = "") -> Callable[[str
         value = tail.sub("", value, count=1) if tail else value
         if not body.fullmatch(value):
             raise BadIdentifier(f"{text!r} is not {what}")
+        value = fold(value)
+        if check and not check[0](value):
+            raise BadIdentifier(f"{text!r} is not {what.split(' (')[0]}: {check[1]}")
         return value
 
     return parse
 
 
-_orcid_form = _form(
+_orcid = _form(
     r"(https?://)?(www\.)?orcid\.org/",
     r"\d{4}-\d{4}-\d{4}-\d{3}[\dXx]",
     "an ORCID iD (four groups of four digits: 0000-0002-1825-0097)",
+    fold=str.upper,
+    check=(lambda v: orcid_checksum_ok(v.replace("-", "")), "its last character fails ORCID's checksum"),
 )
-
-
-def _orcid(text: str) -> str:
-    value = _orcid_form(text).upper()
-    if not orcid_checksum_ok(value.replace("-", "")):
-        raise BadIdentifier(f"{text!r} is not an ORCID iD: its last character fails ORCID's checksum")
-    return value
 
 
 _dblp = _form(
@@ -126,18 +133,13 @@ def ror_check_digits(body: str) -> str:
     return f"{98 - (number * 100) % 97:02d}"
 
 
-_ror_form = _form(
+_ror = _form(
     r"(https?://)?ror\.org/",
     rf"(?i:0[{ROR_ALPHABET}]{{6}}\d\d)",
     "a ROR id (nine characters starting with 0: https://ror.org/00f54p054)",
+    fold=str.lower,
+    check=(lambda v: ror_check_digits(v[1:7]) == v[7:], "its last two digits fail ROR's checksum"),
 )
-
-
-def _ror(text: str) -> str:
-    value = _ror_form(text).lower()
-    if ror_check_digits(value[1:7]) != value[7:]:
-        raise BadIdentifier(f"{text!r} is not a ROR id: its last two digits fail ROR's checksum")
-    return value
 
 
 _grid = _form(r"https?://(www\.)?grid\.ac/institutes/", r"grid\.\d{4,6}\.[0-9a-f]{1,2}", "a GRID id (grid.168010.e)")
@@ -153,15 +155,14 @@ _arxiv = _form(
 )
 
 
-_doi_form = _form(
-    r"https?://(dx\.)?doi\.org/|doi:", r"10\.\d{4,9}/\S+", "a DOI (10.1000/xyz123, or its https://doi.org/ URL)"
+# A DOI in upper case, as Wikidata writes P356 (DOIs are case-insensitive), so that a join by
+# value with Wikidata meets.
+_doi = _form(
+    r"https?://(dx\.)?doi\.org/|doi:",
+    r"10\.\d{4,9}/\S+",
+    "a DOI (10.1000/xyz123, or its https://doi.org/ URL)",
+    fold=str.upper,
 )
-
-
-def _doi(text: str) -> str:
-    """A DOI in upper case, as Wikidata writes P356 (DOIs are case-insensitive), so that a join by
-    value with Wikidata meets."""
-    return _doi_form(text).upper()
 
 
 _dblp_record = _form(
@@ -189,17 +190,14 @@ def _homepage(text: str) -> str:
     return value
 
 
-_domain_form = _form(
+# An institution's web domain (stanford.edu), as OpenReview profiles state it, in lower case.
+_domain = _form(
     r"(https?://)?(www\.)?",
-    r"([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}",
+    r"(?i:([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63})",
     "a web domain (stanford.edu)",
     suffix="/",
+    fold=str.lower,
 )
-
-
-def _domain(text: str) -> str:
-    """An institution's web domain (stanford.edu), as OpenReview profiles state it, in lower case."""
-    return _domain_form(text.lower())
 
 
 _wikidata = _form(r"https?://(www\.)?wikidata\.org/(wiki|entity)/", r"Q[1-9]\d{0,10}", "a Wikidata item id (Q42)")
