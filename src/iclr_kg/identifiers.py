@@ -293,19 +293,16 @@ def schemes_for(route: str) -> list[Scheme]:
     return [s for s in SCHEMES.values() if s.path == route]
 
 
-def parse_for(route: str, text: str) -> tuple[Scheme, str]:
-    """The scheme of `route` whose form `text` has, and its value; else the first one's refusal."""
-    schemes = schemes_for(route)
-    if not schemes:
-        raise BadIdentifier(f"no identifier scheme {route!r}; known: {', '.join(ROUTES)}")
-    refusal: BadIdentifier | None = None
+def parse_for(schemes: list[Scheme], text: str) -> tuple[Scheme, str]:
+    """The one of `schemes` (a route's: `schemes_for`) whose form `text` has, and its value;
+    else the first one's refusal."""
+    refusals = []
     for scheme in schemes:
         try:
             return scheme, scheme.parse(text)
         except BadIdentifier as exc:
-            refusal = refusal or exc
-    assert refusal is not None
-    raise refusal
+            refusals.append(exc)
+    raise refusals[0]
 
 
 # What an OpenReview profile states, by its field (its public personal links), and our scheme

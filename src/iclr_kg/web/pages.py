@@ -367,7 +367,9 @@ def search() -> Response | str:
     kind = request.args.get("kind") if request.args.get("kind") in SEARCHED else None
     limit = min(max(request.args.get("limit", SEARCH_LIMIT, type=int) or SEARCH_LIMIT, 1), SEARCH_LIMIT)
     index = state().index()
-    counts = index.match_counts(text) if index and text else {}
+    # the counts the tabs show and a kind's paging needs (type-ahead, JSON without a kind, does
+    # without: it asks on every key pressed)
+    counts = index.match_counts(text) if index and text and (kind or not json_asked) else {}
     # a kind's tab pages through all its matches (as many as its count says); else the best ones
     pages = -(-counts.get(kind or "", 0) // limit)
     page = min(max(request.args.get("page", 1, type=int) or 1, 1), max(pages, 1))

@@ -265,10 +265,11 @@ def by_identifier(scheme: str, value: str) -> Response | tuple[str, int]:
     """303 to our entity known elsewhere by `value` (an ORCID iD, a dblp pid or publication key, a
     Wikidata item..., bare or as its URL); 404 with a search where none is; 400 for what is not
     such an identifier."""
-    if not schemes_for(scheme):
+    schemes = schemes_for(scheme)
+    if not schemes:
         raise NotFound(f"no identifier scheme {scheme!r}; known: {', '.join(ROUTES)}")
     written = value + (f"?{request.query_string.decode()}" if request.query_string else "")
-    known, parsed = parse_for(scheme, written)  # or a 400 saying why
+    known, parsed = parse_for(schemes, written)  # or a 400 saying why
     entity = find_by_identifier(state().store(), known.name, parsed)
     if entity is None:
         return not_found_page(f"No entity here is known by the {known.label} identifier {parsed}.", parsed)
