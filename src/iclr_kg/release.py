@@ -77,13 +77,23 @@ class ReleasedFile:
     @property
     def format(self) -> str:
         """What the file holds, in a word a download list shows."""
-        for suffix, label in FORMATS.items():
-            if self.name.endswith(suffix):
-                return label
-        return "text"
+        return self._kind()[0]
+
+    @property
+    def media_type(self) -> str:
+        """How it is served: a gzip file as such (saved, not shown), Turtle as Turtle, the rest as text."""
+        return self._kind()[1]
+
+    def _kind(self) -> tuple[str, str]:
+        return next((kind for suffix, kind in FORMATS.items() if self.name.endswith(suffix)), ("text", "text/plain"))
 
 
-FORMATS = {".nq.gz": "N-Quads, gzip", ".ttl": "Turtle", ".cff": "Citation File Format", "SHA256SUMS": "SHA-256 sums"}
+FORMATS = {  # a file's ending -> (what a download list calls it, the media type it is served as)
+    ".nq.gz": ("N-Quads, gzip", "application/gzip"),
+    ".ttl": ("Turtle", "text/turtle"),
+    ".cff": ("Citation File Format", "text/plain"),
+    "SHA256SUMS": ("SHA-256 sums", "text/plain"),
+}
 VERSION = r"[0-9A-Za-z][0-9A-Za-z.-]{0,39}"  # what `iclr-kg dump --version` accepts
 
 
@@ -117,12 +127,12 @@ def releases(parent: Path) -> list[Release]:
     return sorted(found, key=lambda r: r.version, reverse=True)
 
 
-def released_file(parent: Path, version: str, name: str) -> Path | None:
+def released_file(parent: Path, version: str, name: str) -> tuple[Path, ReleasedFile] | None:
     """The file `name` of release `version`, if that release lists it: the only way a request's
     words become a path (no other name, no '..', reaches the disk)."""
     for release in releases(parent):
         if release.version == version:
-            return next((release.folder / f.name for f in release.files if f.name == name), None)
+            return next(((release.folder / f.name, f) for f in release.files if f.name == name), None)
     return None
 
 

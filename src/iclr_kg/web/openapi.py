@@ -9,6 +9,7 @@ from flask import Blueprint, jsonify
 
 from iclr_kg.identifiers import ROUTES
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
+from iclr_kg.web.resources import INDEXED_VIEWS
 
 blueprint = Blueprint("openapi", __name__)
 
@@ -24,6 +25,22 @@ FORMAT = {
     "schema": {"type": "string"},
     "description": "Output format, overriding Accept: json, xml, csv, tsv, turtle, ntriples, nquads, trig, jsonld, rdfxml (and the aliases SPARQL clients send).",
 }
+
+
+def path_parameters(*names: str, enums: dict[str, list[str]] | None = None) -> list[dict[str, Any]]:
+    """A path's parameters, in order: each a required string, limited to its `enums` if listed."""
+    enums = enums or {}
+    return [
+        {
+            "name": name,
+            "in": "path",
+            "required": True,
+            "schema": {"type": "string", **({"enum": enums[name]} if name in enums else {})},
+        }
+        for name in names
+    ]
+
+
 ERRORS = {
     "400": {
         "description": "Bad request: syntax error (the parser's message), bad parameter, update on the query endpoint, SERVICE not allowed",
@@ -111,7 +128,7 @@ def spec() -> dict[str, Any]:
                 "get": {
                     "summary": "Run a saved query (parameters by name in the query string)",
                     "parameters": [
-                        {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}},
+                        *path_parameters("name"),
                         FORMAT,
                         {"name": "timeout", "in": "query", "required": False, "schema": {"type": "string"}},
                     ],
@@ -126,8 +143,7 @@ def spec() -> dict[str, Any]:
                 "get": {
                     "summary": "An entity: HTML page or RDF by Accept",
                     "parameters": [
-                        {"name": "kind", "in": "path", "required": True, "schema": {"type": "string"}},
-                        {"name": "key", "in": "path", "required": True, "schema": {"type": "string"}},
+                        *path_parameters("kind", "key"),
                         FORMAT,
                     ],
                     "responses": {
@@ -141,13 +157,7 @@ def spec() -> dict[str, Any]:
                 "get": {
                     "summary": "The entity known elsewhere by an identifier (ORCID, dblp, ROR, arXiv, DOI, Semantic Scholar, OpenReview, Wikidata...)",
                     "parameters": [
-                        {
-                            "name": "scheme",
-                            "in": "path",
-                            "required": True,
-                            "schema": {"type": "string", "enum": list(ROUTES)},
-                        },
-                        {"name": "value", "in": "path", "required": True, "schema": {"type": "string"}},
+                        *path_parameters("scheme", "value", enums={"scheme": list(ROUTES)}),
                     ],
                     "responses": {
                         "303": {"description": "See the entity's page"},
@@ -212,14 +222,7 @@ def spec() -> dict[str, Any]:
                 "get": {
                     "summary": "A chart's rows on an entity page, from the entity index, as SPARQL JSON (a person's years, coauthors)",
                     "parameters": [
-                        {"name": "kind", "in": "path", "required": True, "schema": {"type": "string"}},
-                        {"name": "key", "in": "path", "required": True, "schema": {"type": "string"}},
-                        {
-                            "name": "chart",
-                            "in": "path",
-                            "required": True,
-                            "schema": {"type": "string", "enum": ["years", "coauthors"]},
-                        },
+                        *path_parameters("kind", "key", "chart", enums={"chart": list(INDEXED_VIEWS.values())}),
                     ],
                     "responses": {
                         "200": {
@@ -240,8 +243,7 @@ def spec() -> dict[str, Any]:
                 "get": {
                     "summary": "A released file, at the address its DCAT downloadURL gives (only files its SHA256SUMS lists)",
                     "parameters": [
-                        {"name": "version", "in": "path", "required": True, "schema": {"type": "string"}},
-                        {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}},
+                        *path_parameters("version", "name"),
                     ],
                     "responses": {
                         "200": {"description": "The file"},
@@ -253,7 +255,7 @@ def spec() -> dict[str, Any]:
                 "get": {
                     "summary": "Every entity of a kind, 100 a page",
                     "parameters": [
-                        {"name": "kind", "in": "path", "required": True, "schema": {"type": "string"}},
+                        *path_parameters("kind"),
                         {
                             "name": "sort",
                             "in": "query",
@@ -303,7 +305,7 @@ def spec() -> dict[str, Any]:
             "/q/{ident}": {
                 "get": {
                     "summary": "A permalink: redirects to the query page with its query and view",
-                    "parameters": [{"name": "ident", "in": "path", "required": True, "schema": {"type": "string"}}],
+                    "parameters": path_parameters("ident"),
                     "responses": {
                         "302": {"description": "The query page"},
                         "404": {"description": "No such link", "content": HTML},

@@ -321,11 +321,12 @@ def downloads() -> str:
 def release_file(version: str, name: str) -> Response:
     """A released file, at the address the release's DCAT description gives it (downloadURL);
     only a name that release's SHA256SUMS lists is served."""
-    path = released_file(state().settings.releases, version, name)
-    if path is None:
+    found = released_file(state().settings.releases, version, name)
+    if found is None:
         abort(404)
-    mimetype = "application/gzip" if name.endswith(".gz") else "text/turtle" if name.endswith(".ttl") else "text/plain"
-    return send_file(path, mimetype=mimetype, as_attachment=name.endswith(".gz"), conditional=True, max_age=86400)
+    path, listed = found
+    saved = listed.media_type == "application/gzip"  # a download, not a page to show
+    return send_file(path, mimetype=listed.media_type, as_attachment=saved, conditional=True, max_age=86400)
 
 
 # The list (/resource/<kind>/) of each root class of the ontology; a subclass's entities are in
