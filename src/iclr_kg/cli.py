@@ -474,7 +474,7 @@ def link_wikidata(
 
     settings = Settings.from_env(store=store, wikidata_api=api)
     review_file = review or settings.store.parent / "wikidata-proposals.yaml"
-    client = WikidataClient(settings.wikidata_api, cache_dir=settings.store.parent / "wikidata-cache")
+    client = WikidataClient.for_settings(settings)
     dataset = load_dataset(settings.data_dir, settings.imports)
 
     def bar(items):
@@ -605,7 +605,7 @@ def import_wikidata(store: Path | None, api: str | None, imports_dir: Path | Non
     from iclr_kg.external.wikidata import WikidataClient, import_identifiers
 
     settings = Settings.from_env(store=store, wikidata_api=api, imports_dir=imports_dir)
-    client = WikidataClient(settings.wikidata_api, cache_dir=settings.store.parent / "wikidata-cache")
+    client = WikidataClient.for_settings(settings)
     _report_import(import_identifiers(settings, client))
 
 

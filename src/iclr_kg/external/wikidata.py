@@ -96,6 +96,11 @@ class WikidataClient:
         self.requests = 0
         self.cache = JsonCache(cache_dir)
 
+    @classmethod
+    def for_settings(cls, settings: Settings) -> WikidataClient:
+        """The client the commands use: the configured API, answers cached beside the store."""
+        return cls(settings.wikidata_api, cache_dir=settings.store.parent / "wikidata-cache")
+
     def _cache_name(self, params: dict[str, str]) -> str:
         """Keyed by the API's address too: answers of a test stand-in never serve the real API."""
         return hashlib.sha256(json.dumps([self.api, params], sort_keys=True).encode()).hexdigest() + ".json"
