@@ -572,7 +572,9 @@ def patch_index(
     """The index of `store` (at `generation`), made from the index `base` of a generation that
     differed only in the rows of the entities `iris` (`neighbourhood` of the triples `touched`):
     those rows are computed again, the others copied. An entity keeps its row id; a new one gets
-    the next. A base index of an older schema is not patched: the index is built whole."""
+    the next. A base index of an older schema is not patched: the index is built whole.
+
+    A copy: what an incremental build makes is a new generation with an index of its own."""
     if not current_index(base):
         return build_index(store, generation)
     found = _described(store, only=iris)
@@ -581,42 +583,106 @@ def patch_index(
     shutil.copyfile(base, tmp)
     db = sqlite3.connect(tmp)
     try:
-        wanted, old = sorted(iris), []
-        for start in range(0, len(wanted), 500):
-            batch = wanted[start : start + 500]
-            old += db.execute(
-                f"SELECT id, iri, kind, names FROM entity WHERE iri IN ({','.join('?' * len(batch))})", batch
-            ).fetchall()
-        ids = {iri: number for number, iri, _, _ in old}
-        # read before the old rows go: the entity with the highest id may be among them, and a
-        # new entity numbered after what is left would take its id
-        last = db.execute("SELECT COALESCE(MAX(id), 0) FROM entity").fetchone()[0]
-        for table in ("words", "grams"):  # contentless FTS5: a row goes out by its old text
-            db.executemany(
-                f"INSERT INTO {table} ({table}, rowid, names) VALUES ('delete', ?, ?)",
-                [(number, names) for number, _, kind, names in old if kind in SEARCHED],
-            )
-        db.executemany("DELETE FROM entity WHERE id = ?", [(number,) for number in ids.values()])
-        rows = []
-        for entity in sorted(found.values(), key=lambda e: e.iri):
-            if entity.iri not in ids:
-                last += 1
-            rows.append(_row(ids.get(entity.iri, last), entity))
-        db.executemany("INSERT INTO entity VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        touched = list(touched)
-        _drop_rows_of(db, [number for iri, number in ids.items() if iri not in found])
-        _patch_authorships(db, store, touched)
-        _patch_credits(db, store, touched)
-        _patch_ratings(db, store, touched)
-        for table in ("words", "grams"):
-            db.executemany(
-                f"INSERT INTO {table} (rowid, names) VALUES (?, ?)", [(r[0], r[10]) for r in rows if r[2] in SEARCHED]
-            )
+        _patch_rows(db, store, found, iris, touched)
         db.commit()
     finally:
         db.close()
     os.replace(tmp, path)
     return path
+
+
+def patch_index_in_place(
+    store: ReadableGraph,
+    generation: Path,
+    base: Path,
+    iris: set[str],
+    touched: Iterable[tuple[Any, Any, Any]] = (),
+) -> Path:
+    """As `patch_index`, but the rows are changed in the file `base` is, and `generation`'s index
+    is a link to it: what an update does, whose cost must grow with the change and not with the
+    index (copying it is 40 MB at 10,000 papers).
+
+    Readers of the generation before see the new rows from the commit on, a few milliseconds
+    before the new generation is published: a label or a search hit may be one update ahead of
+    the store a page reads, never behind it. The file is in WAL mode, so readers are never
+    blocked and never see a half-written patch. A base of an older schema is built whole."""
+    if not current_index(base):
+        return build_index(store, generation)
+    real = base.resolve()
+    found = _described(store, only=iris)
+    db = _writing_connection(real)
+    try:
+        _patch_rows(db, store, found, iris, touched)
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
+    path = index_path(generation)
+    link = path.with_name(f".{path.name}-{os.getpid()}")
+    link.unlink(missing_ok=True)
+    link.symlink_to(real.name)  # beside it: a relative link
+    os.replace(link, path)
+    return path
+
+
+_WRITING: dict[Path, sqlite3.Connection] = {}
+
+
+def _writing_connection(real: Path) -> sqlite3.Connection:
+    """A writer's connection to an index file, kept open between updates (closing the last one
+    checkpoints the WAL: a cost per update otherwise). WAL, so readers go on reading while it
+    writes; synchronous=NORMAL, as the index is rebuilt from the store whenever in doubt."""
+    db = _WRITING.get(real)
+    if db is None or not real.exists():
+        for held in _WRITING.values():
+            held.close()
+        _WRITING.clear()
+        db = _WRITING[real] = sqlite3.connect(real, timeout=30, check_same_thread=False)  # under the write lock
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+    return db
+
+
+def _patch_rows(
+    db: sqlite3.Connection,
+    store: ReadableGraph,
+    found: dict[str, _Entity],
+    iris: set[str],
+    touched: Iterable[tuple[Any, Any, Any]],
+) -> None:
+    """Replace the rows of the entities `iris` by those `found` for them (what is not found has
+    gone), and the authorships, credits and ratings the triples `touched` reach; not committed."""
+    wanted, old = sorted(iris), []
+    for start in range(0, len(wanted), 500):
+        batch = wanted[start : start + 500]
+        old += db.execute(
+            f"SELECT id, iri, kind, names FROM entity WHERE iri IN ({','.join('?' * len(batch))})", batch
+        ).fetchall()
+    ids = {iri: number for number, iri, _, _ in old}
+    # read before the old rows go: the entity with the highest id may be among them, and a
+    # new entity numbered after what is left would take its id
+    last = db.execute("SELECT COALESCE(MAX(id), 0) FROM entity").fetchone()[0]
+    for table in ("words", "grams"):  # contentless FTS5: a row goes out by its old text
+        db.executemany(
+            f"INSERT INTO {table} ({table}, rowid, names) VALUES ('delete', ?, ?)",
+            [(number, names) for number, _, kind, names in old if kind in SEARCHED],
+        )
+    db.executemany("DELETE FROM entity WHERE id = ?", [(number,) for number in ids.values()])
+    rows = []
+    for entity in sorted(found.values(), key=lambda e: e.iri):
+        if entity.iri not in ids:
+            last += 1
+        rows.append(_row(ids.get(entity.iri, last), entity))
+    db.executemany("INSERT INTO entity VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    touched = list(touched)
+    _drop_rows_of(db, [number for iri, number in ids.items() if iri not in found])
+    _patch_authorships(db, store, touched)
+    _patch_credits(db, store, touched)
+    _patch_ratings(db, store, touched)
+    for table in ("words", "grams"):
+        db.executemany(
+            f"INSERT INTO {table} (rowid, names) VALUES (?, ?)", [(r[0], r[10]) for r in rows if r[2] in SEARCHED]
+        )
 
 
 def ensure_index(store: ReadableGraph, generation: Path) -> Path:

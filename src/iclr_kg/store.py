@@ -403,14 +403,40 @@ def _prune(generations: Path, keep: Path) -> None:
         for older, newer in itertools.pairwise(complete)
         if _marker(newer).exists() and _marker(newer).stat().st_mtime > recent
     }
+    kept, gone = [], []
     for folder in folders:
         if folder == keep or folder in complete[-KEEP_GENERATIONS:] or folder in replaced_recently:
-            continue
-        if folder not in complete and (_being_written(folder) or _loader_alive(folder)):
-            continue  # a build or an update making it in another process
+            kept.append(folder)
+        elif folder not in complete and (being_written(folder) or _loader_alive(folder)):
+            kept.append(folder)  # a build or an update making it in another process
+        else:
+            gone.append(folder)
+    # An update's index is a link to the index it patched (index.patch_index_in_place): that file
+    # stays while a kept generation links to it, and goes with the last one.
+    linked = {_index_file(folder).resolve() for folder in kept}
+    for folder in gone:
         shutil.rmtree(folder, ignore_errors=True)
         for beside in generations.glob(f"{folder.name}.*"):  # its marker, index, reasoning state, kept results
-            beside.unlink(missing_ok=True)
+            if _index_file_of(beside) not in linked:
+                beside.unlink(missing_ok=True)
+    for index in generations.glob("*.index.sqlite*"):  # an index the generations that linked to it outlived
+        owner = generations / index.name.split(".", 1)[0]
+        if not index.is_symlink() and not owner.exists() and _index_file_of(index) not in linked:
+            index.unlink(missing_ok=True)
+
+
+def _index_file(generation: Path) -> Path:
+    from iclr_kg.index import index_path
+
+    return index_path(generation)
+
+
+def _index_file_of(beside: Path) -> Path:
+    """The index file a file beside generations belongs to (its WAL and shared memory belong to it)."""
+    for tail in ("-wal", "-shm"):
+        if beside.name.endswith(tail):
+            return beside.with_name(beside.name.removesuffix(tail)).resolve()
+    return beside.resolve() if not beside.is_symlink() else beside
 
 
 def _loading_marker(generation: Path) -> Path:
@@ -440,7 +466,7 @@ def _loader_alive(folder: Path) -> bool:
     return True
 
 
-def _being_written(folder: Path) -> bool:
+def being_written(folder: Path) -> bool:
     """Whether a live process holds the database open for writing (RocksDB's POSIX lock on LOCK)."""
     try:
         with open(folder / "LOCK", "rb+") as handle:

@@ -4,13 +4,16 @@ Readers never see a database being written: pyoxigraph may not read a store anot
 writes. So an update never touches the generation being served. Under the store's write lock
 (an flock, so any number of web processes take turns) it
 
-1. checkpoints the current generation into a new one (`Store.backup`: RocksDB hard-links the
-   immutable files, about a millisecond),
-2. runs there any journal entry the current generation lacks (a writer killed after journaling),
-   then the update itself, then `maintain` (default graph and inferred graph, below),
-3. appends the update to the journal and fsyncs it: the acknowledgement point,
-4. marks the new generation complete (recording the last journal entry it holds) and swings
-   `current` to it, exactly as a build publishes.
+1. runs on a writable copy of the current generation: for an update maintained from its change
+   (INSERT DATA and DELETE DATA, below), the writer's working copy, kept open from one update to
+   the next in `STORE/writer/` (made again when `current` moved under it); for any other, a
+   checkpoint of the current generation (`Store.backup`: RocksDB hard-links the immutable files),
+   where it first runs any journal entry the current generation lacks (a writer killed after
+   journaling);
+2. makes the new generation: a checkpoint of the working copy, or the written checkpoint itself;
+3. appends the update to the journal and fsyncs it: the acknowledgement point;
+4. marks the new generation complete (recording the last journal entry it holds), brings its
+   index up to date, and swings `current` to it, exactly as a build publishes.
 
 Every web process and query worker sees the update at its next request (they follow `current`).
 A kill -9 at any step leaves either the old generation current (the partial one is pruned) or
@@ -22,24 +25,30 @@ The default graph is the union of all graphs (each triple once). An update that 
 default graph keeps the triples in the graph `graph/updates`; one that deletes from it deletes
 the triples from every graph that states them. The inferred graph always equals what a full
 build would give; an update may not add to it directly. An update made of INSERT DATA and
-DELETE DATA is maintained from its change (maintained.py: delete and rederive, the index patched);
-any other is run operation by operation and the inferred graph and the index are recomputed from
-the whole store. Each update prints one line saying which, and why.
+DELETE DATA is maintained from its change (maintained.py: delete and rederive, the index patched
+in place); any other is run operation by operation and the inferred graph and the index are
+recomputed from the whole store. Each update prints one line saying which, and why.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import hashlib
 import json
 import os
+import secrets
 import shutil
+import signal
 import sys
+import tempfile
 import threading
 import time
 import traceback
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
+from multiprocessing import AuthenticationError
 from pathlib import Path
 from typing import Any
 
@@ -56,10 +65,11 @@ from iclr_kg.errors import (
     StoreError,
     UpdateTimeout,
 )
-from iclr_kg.index import build_index, index_path
+from iclr_kg.index import build_index, index_path, patch_index_in_place
 from iclr_kg.processes import limit_address_space, start_without_main
 from iclr_kg.query.querytext import split_update
 from iclr_kg.store import (
+    being_written,
     complete_generation,
     current_generation,
     generation_record,
@@ -157,44 +167,142 @@ def apply(
         applied = generation_record(source).get("journal", 0)
         missing = [e for e in journal.entries() if e.id > applied]
         began = time.perf_counter()
-        target, state, how = _new_generation(source, missing, update, base, reasoner, max_derived)
+        how = "the journal's missing entries are replayed" if missing else "the reasoner is not `fast`"
+        if not missing and reasoner == "fast":
+            try:
+                return _maintained(store_dir, source, journal, applied, update, base, kind, max_derived, began)
+            except maintained.NotMaintained as exc:
+                how = f"not maintained from its change ({exc})"
+        target, state = _recomputed(source, missing, update, base, reasoner, max_derived)
         entry = journal.append(kind, update, base, after=applied)
         complete_generation(target, {"journal": entry.id})
         publish_generation(store_dir, target)
         if state is not None:
             maintained.save_state(target, state)
-        print(f"update {entry.id}: {how} in {(time.perf_counter() - began) * 1000:.0f} ms", file=sys.stderr, flush=True)
+        took = (time.perf_counter() - began) * 1000
+        print(
+            f"update {entry.id}: {how}: the inferred graph and the index recomputed in {took:.0f} ms",
+            file=sys.stderr,
+            flush=True,
+        )
         return entry
 
 
-def _new_generation(
+def _maintained(
+    store_dir: Path,
+    source: Path,
+    journal: Journal,
+    applied: int,
+    update: str,
+    base: str | None,
+    kind: str,
+    max_derived: int,
+    began: float,
+) -> Entry:
+    """The fast path: `update` maintained from its change (maintained.py) on the writer's working
+    copy of `source`, which a checkpoint then publishes as the next generation. NotMaintained,
+    QueryError, TooLarge or InconsistentGraph leave the copy as it was; anything else discards it."""
+    work = _working_copy(store_dir, source)
+    try:
+        step = maintained.maintain(work.db, source, update, base, max_derived)
+    except (maintained.NotMaintained, IclrKgError):
+        raise
+    except BaseException:
+        _discard_working_copy(store_dir)
+        raise
+    target = _next_name(source)
+    try:
+        work.db.backup(str(target))  # RocksDB flushes, then hard-links: a new generation, closed
+        entry = journal.append(kind, update, base, after=applied)
+        complete_generation(target, {"journal": entry.id})
+        patch_index_in_place(work.db, target, index_path(source), step.iris, step.touched)
+        publish_generation(store_dir, target)
+    except BaseException:
+        _discard_working_copy(store_dir)
+        maintained.forget_context()
+        if current_generation(store_dir) != target:
+            shutil.rmtree(target, ignore_errors=True)
+            index_path(target).unlink(missing_ok=True)
+        raise
+    work.generation = target
+    maintained.keep_context(source, target)
+    maintained.advance(source, target, step)
+    took = (time.perf_counter() - began) * 1000
+    print(
+        f"update {entry.id}: maintained from its change (delete and rederive) in {took:.0f} ms",
+        file=sys.stderr,
+        flush=True,
+    )
+    return entry
+
+
+@dataclass
+class _WorkingCopy:
+    """The writer's own read-write copy of the current generation, kept open from one update to
+    the next: opening, flushing and closing a RocksDB database for each update cost more than the
+    update. It lives in `STORE/writer/`, never among the generations readers open; each update's
+    generation is a checkpoint of it."""
+
+    path: Path
+    db: Store | None
+    generation: Path  # the published generation it holds
+
+
+_WORKING: dict[Path, _WorkingCopy] = {}
+
+
+def _working_copy(store_dir: Path, source: Path) -> _WorkingCopy:
+    """This process's working copy of `source`, made anew when `current` moved under it (a build,
+    or another web process's writer) and the first time."""
+    work = _WORKING.get(store_dir)
+    if work is not None and work.generation == source and work.db is not None:
+        return work
+    _discard_working_copy(store_dir)
+    folder = store_dir / "writer"
+    folder.mkdir(exist_ok=True)
+    for left in folder.iterdir():  # a killed writer's copy
+        if left.is_dir() and not being_written(left):
+            shutil.rmtree(left, ignore_errors=True)
+    path = folder / f"{os.getpid()}-{time.time_ns()}"
+    Store.read_only(str(source)).backup(str(path))
+    work = _WORKING[store_dir] = _WorkingCopy(path, Store(str(path)), source)
+    return work
+
+
+def _discard_working_copy(store_dir: Path) -> None:
+    """Close and delete the working copy (after a failure it may hold half an update)."""
+    work = _WORKING.pop(store_dir, None)
+    if work is not None:
+        work.db = None  # the last reference: RocksDB closes
+        shutil.rmtree(work.path, ignore_errors=True)
+
+
+def _next_name(source: Path) -> Path:
+    """A name for the generation after `source`, sorting after it."""
+    return source.parent / f"{source.name.split('~', 1)[0]}~{time.time_ns()}"
+
+
+def _recomputed(
     source: Path, missing: list[Entry], update: str, base: str | None, reasoner: str, max_derived: int
-) -> tuple[Path, maintained.State | None, str]:
+) -> tuple[Path, maintained.State | None]:
     """The generation with the journal's missing entries and `update` run on a checkpoint of
-    `source`: maintained from the change where it can be (maintained.py), else recomputed.
-    Returns it, the state to keep beside it, and how it was made (for the log)."""
-    how = "the journal's missing entries are replayed" if missing else "the reasoner is not `fast`"
+    `source`, the inferred graph and the index recomputed from the whole store; and the state to
+    keep beside it."""
     target = _checkpoint(source)
     with _writing(target) as db:
-        if not missing and reasoner == "fast":
-            try:  # writes nothing unless it succeeds: else the checkpoint is as it was
-                state = maintained.maintain(db, source, target, update, base, max_derived)
-                return target, state, "maintained from its change (delete and rederive)"
-            except maintained.NotMaintained as exc:
-                how = f"not maintained from its change ({exc})"
         hidden: list[Any] | None = [] if reasoner == "fast" else None
         for entry in missing:
             run_entry(db, entry.update, entry.base, reasoner)
         run_entry(db, update, base, reasoner, max_derived=max_derived, hidden=hidden)
         build_index(db, target)
         counts = Counter(q.graph_name.value for q in db if q.graph_name != DefaultGraph())
-    state = maintained.State(hidden, dict(counts)) if hidden is not None else None
-    return target, state, f"{how}: the inferred graph and the index recomputed"
+    state = maintained.State(set(hidden), dict(counts)) if hidden is not None else None
+    return target, state
 
 
 def _checkpoint(source: Path) -> Path:
     """A new generation beside `source`, a checkpoint of it (hard links)."""
-    target = source.parent / f"{source.name.split('~', 1)[0]}~{time.time_ns()}"
+    target = _next_name(source)
     Store.read_only(str(source)).backup(str(target))
     return target
 
@@ -357,13 +465,19 @@ def drop(store_dir: Path, ids: set[int] | None) -> list[Entry]:
 
 
 class Writer:
-    """Runs `apply` in a spawned process of its own, one write at a time, under a time limit.
+    """A web process's way to the store's one writer process, which runs `apply` one write at a
+    time under a time limit, for every web process of the server.
 
-    Not in the web process: gunicorn forks web processes from a parent that has opened the
-    store, and a RocksDB database opened for writing after such a fork waits forever for
-    background threads that did not survive it. A spawned process starts clean; it also takes
-    the query memory limit, and is killed at the time limit (its flock goes with it, and the
-    partial generation it leaves is pruned).
+    One process for all: the writer keeps what the next update needs in memory (its working copy
+    of the store, the reasoning state, the reasoner's compiled rules), so an update that came
+    through another web process would otherwise find all of it cold, a few hundred milliseconds.
+    The first web process that writes starts it (spawned: a RocksDB database opened for writing
+    after gunicorn's fork waits forever for background threads that did not survive it); the
+    others connect to it (a Unix socket under the temporary directory, an authentication key
+    kept in the store with mode 0600). It holds `writer.lock` while it lives, so a second one
+    never starts, and it ends with the web process that started it (the next write starts
+    another). It takes the query memory limit; at an update's time limit it is killed (its
+    flock goes with it, and the partial generation it leaves is pruned).
     """
 
     def __init__(self, memory_mib: int):
@@ -372,8 +486,9 @@ class Writer:
         self._context = multiprocessing.get_context("spawn")
         self._memory_mib = memory_mib
         self._lock = threading.Lock()
-        self._process: Any = None
         self._conn: Any = None
+        self._pid = 0
+        self._started: list[Any] = []  # writer processes this one started (reaped in close)
 
     def apply(
         self,
@@ -386,65 +501,185 @@ class Writer:
         timeout: float,
         max_derived: int = 0,
     ) -> Entry:
+        request = (str(store_dir), update, base, kind, reasoner, max_derived)
+        deadline = time.monotonic() + timeout
         with self._lock:
-            if self._process is None or not self._process.is_alive():
-                self._start()
-            self._conn.send((str(store_dir), update, base, kind, reasoner, max_derived))
+            conn = self._handed(store_dir, request, deadline)
             try:
-                if not self._conn.poll(timeout):
-                    self._stop()
+                if not conn.poll(max(0.0, deadline - time.monotonic())):
+                    self._kill()
                     raise UpdateTimeout(f"the update was stopped after its time limit of {timeout:g} s")
-                answer = self._conn.recv()
+                answer = conn.recv()
             except (EOFError, OSError):
-                code = self._stop()
-                raise StoreError(
-                    f"the update's process died (exit {code}): out of memory (ICLR_KG_QUERY_MEMORY)?"
-                ) from None
+                self._drop()
+                raise StoreError("the update's process died: out of memory (ICLR_KG_QUERY_MEMORY)?") from None
         if isinstance(answer, Failure):
             raise answer.exception()
         return Entry(**answer)
 
-    def _start(self) -> None:
-        self._conn, child = self._context.Pipe()
-        self._process = self._context.Process(
-            target=_writer_main, args=(child, self._memory_mib), daemon=True, name="iclr-kg-writer"
-        )
-        start_without_main(self._process)
-        child.close()
+    def _handed(self, store_dir: Path, request: tuple[Any, ...], deadline: float) -> Any:
+        """Hand `request` to the writer, which says TAKEN on receiving it: a writer that ended
+        before saying so (killed at another web process's time limit) never ran it, and the
+        request goes to a new one."""
+        for attempt in (1, 2):
+            conn = self._connection(store_dir)
+            try:
+                conn.send(request)
+                if conn.poll(max(0.0, deadline - time.monotonic())) and conn.recv() == TAKEN:
+                    return conn
+                self._kill()
+                raise UpdateTimeout("the update was stopped after its time limit: the writer did not take it")
+            except (EOFError, OSError):
+                self._drop()
+                if attempt == 2:
+                    raise StoreError("the store's writer process ended twice before taking the update") from None
+        raise AssertionError("unreachable")
 
-    def _stop(self) -> int | None:
-        self._process.kill()
-        self._process.join(timeout=10)
-        self._conn.close()
-        code = self._process.exitcode
-        self._process = None
-        return code
+    def _connection(self, store_dir: Path) -> Any:
+        """The connection to the store's writer, which this process starts if none answers."""
+        if self._conn is not None:
+            return self._conn
+        from multiprocessing.connection import Client
+
+        address, key = _writer_address(store_dir), _writer_key(store_dir)
+        deadline = time.monotonic() + WRITER_START_SECONDS
+        while True:
+            try:
+                self._conn = Client(address, family="AF_UNIX", authkey=key)
+                self._pid = self._conn.recv()  # the writer says who it is (to be stopped at a time limit)
+                return self._conn
+            except (OSError, EOFError):  # none listens yet, or the one that did is ending
+                if time.monotonic() > deadline:
+                    raise StoreError("the store's writer process did not start") from None
+                if not any(p.is_alive() for p in self._started):
+                    self._start(store_dir, address)
+                time.sleep(0.02)
+
+    def _start(self, store_dir: Path, address: str) -> None:
+        process = self._context.Process(
+            target=_writer_main,
+            args=(str(store_dir), address, self._memory_mib, os.getpid()),
+            daemon=True,
+            name="iclr-kg-writer",
+        )
+        start_without_main(process)
+        self._started = [p for p in self._started if p.is_alive()] + [process]
+
+    def _kill(self) -> None:
+        with contextlib.suppress(OSError):
+            os.kill(self._pid, signal.SIGKILL)
+        for process in self._started:
+            process.join(timeout=10)
+        self._drop()
+
+    def _drop(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(OSError):
+                self._conn.close()
+        self._conn = None
 
     def close(self) -> None:
         with self._lock:
-            if self._process is not None:
-                self._stop()
+            self._drop()
+            for process in self._started:
+                if process.is_alive():
+                    process.kill()
+                process.join(timeout=10)
+            self._started = []
 
 
-def _writer_main(conn: Any, memory_mib: int) -> None:  # pragma: no cover - runs in the child process
+WRITER_START_SECONDS = 60.0
+TAKEN = "taken"  # the writer's first answer to a request: it has it
+
+
+def _writer_address(store_dir: Path) -> str:
+    """Where the store's writer listens: under the temporary directory (a Unix socket's path may
+    not be longer than 107 bytes, and a store's may be), named after the store."""
+    digest = hashlib.sha256(str(store_dir.resolve()).encode()).hexdigest()[:16]
+    return str(Path(tempfile.gettempdir()) / f"iclr-kg-writer-{digest}.sock")
+
+
+def _writer_key(store_dir: Path) -> bytes:
+    """The key a web process proves it may write with (kept in the store, readable by its owner
+    only): the socket's own permissions depend on the temporary directory's."""
+    path = store_dir / "writer.key"
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        store_dir.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".writer.key-{os.getpid()}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(secrets.token_bytes(32))
+        with contextlib.suppress(FileExistsError):
+            os.link(tmp, path)  # the first one written wins
+        tmp.unlink()
+        return path.read_bytes()
+
+
+def _writer_main(
+    store_dir: str, address: str, memory_mib: int, parent: int
+) -> None:  # pragma: no cover - child process
+    """The writer process: one `apply` at a time, for every web process that connects."""
+    from multiprocessing.connection import Listener
+
     limit_address_space(memory_mib)
+    lock = open(Path(store_dir) / "writer.lock", "a+")  # noqa: SIM115 - held for the process's life
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return  # another web process started one first
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(address)
+    listener = Listener(address, family="AF_UNIX", authkey=_writer_key(Path(store_dir)))
+    os.chmod(address, 0o600)
+    threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
+    one_at_a_time = threading.Lock()
+    while True:
+        try:
+            conn = listener.accept()
+        except (OSError, EOFError, AuthenticationError):
+            continue
+        threading.Thread(target=_serve, args=(conn, one_at_a_time), daemon=True).start()
+
+
+def _end_with(parent: int) -> None:  # pragma: no cover - child process
+    """End the writer when the web process that started it has gone (killed, not exited)."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
+
+
+def _serve(conn: Any, one_at_a_time: threading.Lock) -> None:  # pragma: no cover - child process
+    conn.send(os.getpid())
     while True:
         try:
             store_dir, update, base, kind, reasoner, max_derived = conn.recv()
-        except EOFError:
+            conn.send(TAKEN)
+        except (EOFError, OSError):
             return
+        with one_at_a_time:
+            answer = _answer(Path(store_dir), update, base, kind, reasoner, max_derived)
         try:
-            entry = apply(Path(store_dir), update, base=base, kind=kind, reasoner=reasoner, max_derived=max_derived)
-        except MemoryError:
-            os._exit(3)
-        except IclrKgError as exc:
-            conn.send(Failure.of(exc))
-        except OSError as exc:  # LOAD could not fetch
-            conn.send(Failure.of(ExternalServiceError(f"the update could not fetch what it loads: {exc}")))
-        except RuntimeError as exc:  # RocksDB reports damage and I/O failures as RuntimeError
-            conn.send(Failure.of(StoreError(f"the update failed in the store: {exc}")))
-        except Exception as exc:  # noqa: BLE001 - a defect of ours: 500, and its traceback in the log
-            traceback.print_exc()
-            conn.send(Failure.of(exc))
-        else:
-            conn.send(asdict(entry))
+            conn.send(answer)
+        except OSError:
+            return
+
+
+def _answer(
+    store_dir: Path, update: str, base: str | None, kind: str, reasoner: str, max_derived: int
+) -> Any:  # pragma: no cover - child process
+    try:
+        entry = apply(store_dir, update, base=base, kind=kind, reasoner=reasoner, max_derived=max_derived)
+    except MemoryError:
+        os._exit(3)
+    except IclrKgError as exc:
+        return Failure.of(exc)
+    except OSError as exc:  # LOAD could not fetch
+        return Failure.of(ExternalServiceError(f"the update could not fetch what it loads: {exc}"))
+    except RuntimeError as exc:  # RocksDB reports damage and I/O failures as RuntimeError
+        return Failure.of(StoreError(f"the update failed in the store: {exc}"))
+    except Exception as exc:  # noqa: BLE001 - a defect of ours: 500, and its traceback in the log
+        traceback.print_exc()
+        return Failure.of(exc)
+    return asdict(entry)

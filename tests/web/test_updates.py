@@ -271,6 +271,12 @@ def test_the_inferred_graph_equals_full_reasoning_after_any_updates(tiny_data, s
         wrapped = triples if graph == "default" else f"GRAPH <{graph}> {{ {triples} }}"
         verb = "INSERT DATA" if action == "insert" else "DELETE DATA"
         apply(settings.store, f"{verb} {{ {wrapped} }}")
+    assert_as_if_built(settings)
+
+
+def assert_as_if_built(settings: Settings) -> None:
+    """The inferred graph is owlrl's from scratch, the default graph the union, and the index
+    what one built from the store would hold."""
     store = open_read_only(settings.store)
     inferred, ontology = NamedNode(vocab.GRAPH_INFERRED), NamedNode(vocab.GRAPH_ONTOLOGY)
     graphs = [g for g in store.named_graphs() if g not in (inferred, ontology)]
@@ -419,3 +425,82 @@ def test_a_new_entity_beside_the_highest_numbered_one_gets_a_row_of_its_own(tiny
     rows = dict(db.execute("SELECT iri, id FROM entity WHERE iri IN (?, ?)", (top, newcomer)).fetchall())
     db.close()
     assert len(rows) == 2 and len(set(rows.values())) == 2
+
+
+def test_a_restarted_writer_maintains_from_the_changes_saved_beside_generations(tiny_data, monkeypatch, capfd) -> None:
+    """Each maintained update saves only its change to the reasoning state, beside its generation
+    (the whole every WHOLE_EVERY updates); a writer that starts afresh (a restart, the other web
+    process) reads the chain back and still maintains, with the same closure as owlrl's."""
+    import pickle
+
+    from iclr_kg import maintained, updates
+    from iclr_kg.store import reasoned_path
+
+    monkeypatch.setattr(maintained, "WHOLE_EVERY", 3)
+    settings = tiny_data()
+    build(settings)
+    saved = []
+    for number in (1, 2, 3, 4):
+        apply(settings.store, f"INSERT DATA {{ GRAPH <urn:c> {{ {authorship(number)} }} }}")
+        saved.append(pickle.loads(reasoned_path(current_generation(settings.store)).read_bytes()))
+    assert ["parent" in state for state in saved] == [True, True, False, True]  # the third whole
+    maintained._LAST.clear()  # as a new writer process finds it
+    maintained._CONTEXTS.clear()
+    updates._discard_working_copy(settings.store)
+    capfd.readouterr()
+    apply(settings.store, f"DELETE DATA {{ GRAPH <urn:c> {{ {authorship(2)} }} }}")
+    assert "maintained from its change" in capfd.readouterr().err
+    assert_as_if_built(settings)
+
+
+def test_an_updates_index_is_the_file_it_patched_and_goes_with_the_last_link(tiny_data, monkeypatch) -> None:
+    """An update patches the index in place (copying it grew with the store) and its generation's
+    index links to that file; pruning keeps the file while a kept generation links to it."""
+    from iclr_kg import store as store_module
+
+    monkeypatch.setattr(store_module, "KEEP_SECONDS", 0)
+    settings = tiny_data()
+    build(settings)
+    built = index_path(current_generation(settings.store))
+    for number in (1, 2, 3):
+        apply(settings.store, f"INSERT DATA {{ GRAPH <urn:c> {{ {authorship(number)} }} }}")
+    now = index_path(current_generation(settings.store))
+    assert now.is_symlink() and now.resolve() == built.resolve()
+    assert not built.with_suffix("").with_suffix("").exists()  # the build's generation itself was pruned
+    assert built.exists()  # its index lives on: the current generation links to it
+    assert_as_if_built(settings)
+    build(settings)
+    build(settings)  # two builds later no generation links to it
+    assert not built.exists() and not any(built.parent.glob(built.name + "-*"))
+
+
+def test_web_processes_share_one_writer_which_a_time_limit_stops(tiny_data) -> None:
+    """Two web processes' writes go to one writer process, which keeps its working copy between
+    them; an update past its time limit kills it, and the next write (from either) starts another."""
+    from iclr_kg.errors import UpdateTimeout
+    from iclr_kg.updates import Writer
+
+    settings = tiny_data()
+    build(settings)
+    first, second = Writer(0), Writer(0)
+    options = {"base": None, "kind": "update", "reasoner": "fast"}
+    try:
+        for number, web in ((1, first), (2, second), (3, first)):
+            web.apply(
+                settings.store, f"INSERT DATA {{ GRAPH <urn:c> {{ {authorship(number)} }} }}", **options, timeout=120
+            )
+        assert first._pid == second._pid
+        assert len(list((settings.store / "writer").iterdir())) == 1  # one working copy, kept open
+        with pytest.raises(UpdateTimeout):
+            second.apply(settings.store, "INSERT { ?s <urn:seen> 1 } WHERE { ?s ?p ?o }", **options, timeout=0.01)
+        stopped = second._pid
+        first.apply(settings.store, f"INSERT DATA {{ GRAPH <urn:c> {{ {authorship(4)} }} }}", **options, timeout=120)
+        assert first._pid != stopped
+        store = open_read_only(settings.store)
+        held = {
+            n for n in (1, 2, 3, 4) if any(store.quads_for_pattern(NamedNode(f"{RES}authorship/test-{n}"), None, None))
+        }
+        assert held == {1, 2, 3, 4}
+    finally:
+        first.close()
+        second.close()

@@ -6,9 +6,9 @@ rules (`fastrl._fire`, unchanged):
 
 1. over-delete: whatever the old closure derives from a removed triple is taken out, and what
    derives from that, and so on;
-2. rederive: every remaining fact that holds the subject of an over-deleted triple is fired
-   again (each rule fastrl implements has its conclusion's subject in one of its premises), so a
-   triple with another derivation comes back;
+2. rederive: each over-deleted fact that one rule still concludes from the facts held is put
+   back (`_Backward`: fastrl's rules read from their conclusion, each premise a look-up), so a
+   prolific person's thousands of facts are looked up, not fired again;
 3. insert: added triples are fired semi-naively, as in a full run.
 
 The old closure is the published generation's default graph (asserted, ontology and kept
@@ -21,7 +21,7 @@ indexes) raises Fallback, and the build runs in full.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,15 +101,12 @@ class _Side:
         self.all: set[Ids] = set()
         self.ps: dict[tuple[int, int], set[int]] = defaultdict(set)
         self.po: dict[tuple[int, int], set[int]] = defaultdict(set)
-        self.touching: dict[int, set[Ids]] = defaultdict(set)
 
     def add(self, t: Ids) -> None:
         s, p, o = t
         self.all.add(t)
         self.ps[p, s].add(o)
         self.po[p, o].add(s)
-        self.touching[s].add(t)
-        self.touching[o].add(t)
 
     def discard(self, t: Ids) -> None:
         if t not in self.all:
@@ -118,8 +115,6 @@ class _Side:
         self.all.discard(t)
         self.ps[p, s].discard(o)
         self.po[p, o].discard(s)
-        self.touching[s].discard(t)
-        self.touching[o].discard(t)
 
 
 @dataclass
@@ -179,6 +174,31 @@ class StoreClosure:
         removed = self.removed
         return {s for s in base if (s, p, o) not in removed} | self.added.po.get((p, o), set())
 
+    def any_object(self, p: int, s: int) -> bool:
+        """Whether (s, p, something) is held, reading no more of the store than the first one."""
+        if self.added.ps.get((p, s)) or any((s, p, o) not in self.removed for o in self.hidden.ps.get((p, s), ())):
+            return True
+        known = self._objects.get((p, s))
+        if known is not None:
+            return any((s, p, o) not in self.removed for o in known)
+        subject = self.terms.terms[s]
+        if isinstance(subject, Literal):
+            return False
+        encode = self.terms.encode
+        quads = self.store.quads_for_pattern(subject, self.terms.terms[p], None, DEFAULT)
+        return any((s, p, encode(q.object)) not in self.removed for q in quads)
+
+    def any_subject(self, p: int, o: int) -> bool:
+        """Whether (something, p, o) is held, reading no more of the store than the first one."""
+        if self.added.po.get((p, o)) or any((x, p, o) not in self.removed for x in self.hidden.po.get((p, o), ())):
+            return True
+        known = self._subjects.get((p, o))
+        if known is not None:
+            return any((x, p, o) not in self.removed for x in known)
+        encode = self.terms.encode
+        quads = self.store.quads_for_pattern(None, self.terms.terms[p], self.terms.terms[o], DEFAULT)
+        return any((encode(q.subject), p, o) not in self.removed for q in quads)
+
     def was(self, t: Ids) -> bool:
         """Whether `t` was in the old closure: a point lookup, where the objects of (s, p) are
         not already read (a prolific person's `authorOf` has thousands)."""
@@ -209,20 +229,6 @@ class StoreClosure:
             self._same_as = any(self.store.quads_for_pattern(None, predicate, None, DEFAULT))
         return self._same_as
 
-    def touching(self, x: int) -> Iterator[Ids]:
-        """Every fact now held with `x` as subject or object."""
-        term = self.terms.terms[x]
-        stored: Iterable[Any] = self.store.quads_for_pattern(None, None, term, DEFAULT)
-        if not isinstance(term, Literal):
-            stored = (*stored, *self.store.quads_for_pattern(term, None, None, DEFAULT))
-        encode = self.terms.encode
-        for q in stored:
-            t = (encode(q.subject), encode(q.predicate), encode(q.object))
-            if t not in self.removed:
-                yield t
-        yield from (t for t in self.hidden.touching.get(x, ()) if t not in self.removed)
-        yield from self.added.touching.get(x, ())
-
 
 @dataclass
 class Change:
@@ -230,7 +236,15 @@ class Change:
 
     inferred_added: list[Triple]
     inferred_removed: list[Triple]
-    hidden: list[tuple[Any, Any, Any]]  # the hidden facts after the change
+    hidden_added: set[tuple[Any, Any, Any]]  # hidden facts that are new
+    hidden_removed: set[tuple[Any, Any, Any]]  # hidden facts that went
+
+    def hidden_after(self, before: Iterable[tuple[Any, Any, Any]]) -> list[tuple[Any, Any, Any]]:
+        """The hidden facts after the change, from those before it (a pass over all of them:
+        builds save them whole; a writer keeps a set and applies the two sets instead)."""
+        return [t for t in before if t not in self.hidden_removed] + [
+            t for t in self.hidden_added if t not in self.hidden_removed
+        ]
 
 
 @dataclass
@@ -246,6 +260,7 @@ class Context:
     terms: _Terms
     tables: _Encoded
     hidden: _Side
+    back: _Backward
 
 
 def context(schema: Schema, hidden: Iterable[tuple[Any, Any, Any]]) -> Context:
@@ -254,13 +269,81 @@ def context(schema: Schema, hidden: Iterable[tuple[Any, Any, Any]]) -> Context:
     side = _Side()
     for s, p, o in hidden:
         side.add((terms.encode(s), terms.encode(p), terms.encode(o)))
-    return Context(schema, terms, tables, side)
+    return Context(schema, terms, tables, side, _Backward(tables))
+
+
+class _Backward:
+    """fastrl's rules (`fastrl._fire`) indexed by what they conclude, from the same tables, so
+    that whether the facts held still conclude a fact is a few look-ups. Rules that conclude
+    owl:sameAs are absent: with owl:sameAs in the graph, DRed falls back to a full build."""
+
+    def __init__(self, tables: _Encoded):
+        self.tables = tables
+        self.sub_props = _inverted((p, q) for p, qs in tables.super_props.items() for q in qs if q != p)  # prp-spo1
+        self.inverse_of = _inverted((p, q) for p, qs in tables.inverse.items() for q in qs)  # prp-inv
+        self.by_domain = _inverted((p, c) for p, cs in tables.domains.items() for c in cs)  # prp-dom
+        self.by_range = _inverted((p, c) for p, cs in tables.ranges.items() for c in cs)  # prp-rng
+        self.sub_classes = _inverted((d, c) for d, cs in tables.super_classes.items() for c in cs if c != d)  # cax-sco
+        self.chains = _inverted(  # prp-spo2
+            (tuple(chain), q) for steps in tables.chain_steps.values() for _, chain, q in steps
+        )
+        self.svf = _inverted(((p, f), r) for p, rs in tables.svf_by_property.items() for r, f in rs)  # cls-svf1/2
+        self.hv2 = _inverted(((p, v), r) for p, rs in tables.hv_by_property.items() for r, v in rs)  # cls-hv2
+        self.avf = _inverted(((r, p), f) for p, rs in tables.avf_by_property.items() for r, f in rs)  # cls-avf
+        self.hv1 = _inverted((c, pv) for c, pv in tables.hv.items())  # cls-hv1
+
+    def concludes(self, facts: StoreClosure, h: Ids, literals: set[int]) -> bool:
+        """Whether one rule concludes `h` from facts `facts` holds now."""
+        s, q, o = h
+        t = self.tables
+        if q == t.type:
+            return self._typed(facts, s, o)
+        if any((s, p, o) in facts for p in self.sub_props.get(q, ())):
+            return True
+        if s not in literals:  # prp-inv and prp-symp fire only from a triple whose object is no literal
+            if any((o, p, s) in facts for p in self.inverse_of.get(q, ())):
+                return True
+            if q in t.symmetric and (o, q, s) in facts:
+                return True
+        if q in t.transitive and facts.objects(q, s) & facts.subjects(q, o):
+            return True
+        for chain in self.chains.get(q, ()):
+            ends = {s}
+            for step in chain:
+                ends = {z for node in ends for z in facts.objects(step, node)}
+            if o in ends:
+                return True
+        return any((s, t.type, c) in facts for c in self.hv1.get((q, o), ()))
+
+    def _typed(self, facts: StoreClosure, x: int, c: int) -> bool:
+        t = self.tables
+        if any(facts.any_object(p, x) for p in self.by_domain.get(c, ())):
+            return True
+        if any(facts.any_subject(p, x) for p in self.by_range.get(c, ())):
+            return True
+        if any((x, t.type, d) in facts for d in self.sub_classes.get(c, ())):
+            return True
+        for p, filler in self.svf.get(c, ()):
+            if any(filler == t.thing or (y, t.type, filler) in facts for y in facts.objects(p, x)):
+                return True
+        if any((x, p, value) in facts for p, value in self.hv2.get(c, ())):
+            return True
+        avf = self.avf.get(c, ())
+        return any((w, t.type, r) in facts for r, p in avf for w in facts.subjects(p, x))
+
+
+def _inverted(pairs: Iterable[tuple[Any, Any]]) -> dict[Any, list[Any]]:
+    """(key, conclusion) pairs as conclusion -> keys."""
+    out: dict[Any, list[Any]] = defaultdict(list)
+    for key, conclusion in pairs:
+        out[conclusion].append(key)
+    return dict(out)
 
 
 def update(
     store: Store,
     schema: Schema,
-    hidden: list[tuple[Any, Any, Any]],
+    hidden: Iterable[tuple[Any, Any, Any]],
     removed: Iterable[Triple],
     added: Iterable[Triple],
     given: Callable[[tuple[Any, Any, Any]], bool],
@@ -281,9 +364,9 @@ def update(
             raise Fallback("owl:sameAs in the graph")
         deleted = _over_delete(facts, tables, gone, terms.literals)
         facts.removed = deleted
-        _rederive(facts, tables, deleted, new, given, terms)
+        _rederive(facts, tables, deleted, new, given, terms, begun.back)
         _check_consistency(facts, tables, terms)
-        return _change(facts, deleted, new, given, store, hidden)
+        return _change(facts, deleted, new, given, store)
     finally:
         facts.release()
 
@@ -310,6 +393,7 @@ def _rederive(
     new: list[Ids],
     given: Callable[[tuple[Any, Any, Any]], bool],
     terms: _Terms,
+    back: _Backward,
 ) -> None:
     agenda: list[Ids] = []
 
@@ -322,10 +406,9 @@ def _rederive(
     for t in deleted:
         if given(terms.triple(t)):
             derive(t)
-    seeds = {x for x, _, _ in deleted}
-    for x in seeds:
-        for t in list(facts.touching(x)):
-            _fire(t, tables, facts, derive, terms.literals)
+    for t in deleted:  # one step from what is held; what follows from these, the agenda derives
+        if t not in facts.added.all and back.concludes(facts, t, terms.literals):
+            derive(t)
     while agenda:
         _fire(agenda.pop(), tables, facts, derive, terms.literals)
 
@@ -355,12 +438,10 @@ def _change(
     new: list[Ids],
     given: Callable[[tuple[Any, Any, Any]], bool],
     store: Store,
-    hidden: list[tuple[Any, Any, Any]],
 ) -> Change:
     """Each triple whose standing may have changed, told against the old inferred graph."""
     inferred = NamedNode(vocab.GRAPH_INFERRED)
     added, removed = [], []
-    hidden_now = set(hidden)
     standing = []
     for t in deleted | facts.added.all | set(new):
         s, p, o = terms = facts.terms.triple(t)
@@ -372,11 +453,13 @@ def _change(
         elif was_inferred and not kept:
             removed.append(Triple(s, p, o))
         standing.append((t, terms, derived and not kept and not (o == THING and p == vocab.RDF_TYPE)))
+    hidden_added, hidden_removed = set(), set()
     for t, terms, hidden_after in standing:  # the side is read above: changed only now
-        if hidden_after:
-            hidden_now.add(terms)
+        was_hidden = t in facts.hidden.all
+        if hidden_after and not was_hidden:
+            hidden_added.add(terms)
             facts.hidden.add(t)
-        else:
-            hidden_now.discard(terms)
+        elif was_hidden and not hidden_after:
+            hidden_removed.add(terms)
             facts.hidden.discard(t)
-    return Change(added, removed, list(hidden_now))
+    return Change(added, removed, hidden_added, hidden_removed)

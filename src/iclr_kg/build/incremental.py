@@ -236,7 +236,7 @@ def build_from(
         if not counts[graph]:
             del counts[graph]
     report.counts.update(counts)
-    save(generation, settings, counts, after, reasoned.hidden)
+    save(generation, settings, counts, after, reasoned.hidden_after(start.hidden))
     return generation
 
 
