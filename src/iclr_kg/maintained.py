@@ -286,7 +286,7 @@ def _schema(db: Store) -> fastrl.Schema:
 def maintain(db: Store, source: Path, update: str, base: str | None, max_new: int = 0) -> Step:
     """Run `update` on `db` (a read-write copy of the generation `source`) and bring its inferred
     graph and default graph up to date from the change. Returns what the state and the index
-    need (`advance`, `index.patch_index_in_place`), applied once the update is journaled.
+    need (`advance`, `index.patch_index`), applied once the update is journaled.
     TooLarge past `max_new` new inferred triples; nothing is written then, nor on NotMaintained."""
     state = load_state(source)
     change = plan_change(db, update, base)

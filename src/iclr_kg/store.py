@@ -411,7 +411,7 @@ def _prune(generations: Path, keep: Path) -> None:
             kept.append(folder)  # a build or an update making it in another process
         else:
             gone.append(folder)
-    # An update's index is a link to the index it patched (index.patch_index_in_place): that file
+    # An update's index is a link to the index it patched (index.patch_index, in place): that file
     # stays while a kept generation links to it, and goes with the last one.
     linked = {_index_file(folder).resolve() for folder in kept}
     for folder in gone:

@@ -65,7 +65,7 @@ from iclr_kg.errors import (
     StoreError,
     UpdateTimeout,
 )
-from iclr_kg.index import build_index, index_path, patch_index_in_place
+from iclr_kg.index import build_index, index_path, patch_index
 from iclr_kg.processes import limit_address_space, start_without_main
 from iclr_kg.query.querytext import split_update
 from iclr_kg.store import (
@@ -179,13 +179,7 @@ def apply(
         publish_generation(store_dir, target)
         if state is not None:
             maintained.save_state(target, state)
-        took = (time.perf_counter() - began) * 1000
-        print(
-            f"update {entry.id}: {how}: the inferred graph and the index recomputed in {took:.0f} ms",
-            file=sys.stderr,
-            flush=True,
-        )
-        return entry
+        return _logged(entry, f"{how}: the inferred graph and the index recomputed", began)
 
 
 def _maintained(
@@ -215,7 +209,7 @@ def _maintained(
         work.db.backup(str(target))  # RocksDB flushes, then hard-links: a new generation, closed
         entry = journal.append(kind, update, base, after=applied)
         complete_generation(target, {"journal": entry.id})
-        patch_index_in_place(work.db, target, index_path(source), step.iris, step.touched)
+        patch_index(work.db, target, index_path(source), step.iris, step.touched, in_place=True)
         publish_generation(store_dir, target)
     except BaseException:
         _discard_working_copy(store_dir)
@@ -227,12 +221,12 @@ def _maintained(
     work.generation = target
     maintained.keep_context(source, target)
     maintained.advance(source, target, step)
-    took = (time.perf_counter() - began) * 1000
-    print(
-        f"update {entry.id}: maintained from its change (delete and rederive) in {took:.0f} ms",
-        file=sys.stderr,
-        flush=True,
-    )
+    return _logged(entry, "maintained from its change (delete and rederive)", began)
+
+
+def _logged(entry: Entry, how: str, began: float) -> Entry:
+    """The update's one log line: how it was done and how long it took."""
+    print(f"update {entry.id}: {how} in {(time.perf_counter() - began) * 1000:.0f} ms", file=sys.stderr, flush=True)
     return entry
 
 
