@@ -32,6 +32,7 @@ from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store,
 
 from iclr_kg import vocab
 from iclr_kg.build import dred, fastrl
+from iclr_kg.counts import FACET_PREDICATES, Facets, facets
 from iclr_kg.errors import QueryError, TooLarge
 from iclr_kg.index import neighbourhood
 from iclr_kg.query.querytext import split_update, top_level_words
@@ -71,6 +72,9 @@ class Step:
     counts: dict[str, int]
     iris: set[str]  # the entities whose index rows change
     touched: list[tuple[Any, Any, Any]]  # the default graph's triples that changed
+    default_delta: int  # triples the merged default graph gained (negative: lost)
+    before: Facets  # what the entities whose types or identifiers changed counted for
+    after: Facets
 
 
 # The state is saved whole at least this often; between, each update saves its change beside its
@@ -306,17 +310,27 @@ def maintain(db: Store, source: Path, update: str, base: str | None, max_new: in
     except dred.Fallback as exc:
         raise NotMaintained(str(exc)) from None
     check_growth(len(reasoned.inferred_added), max_new)
+    triples = {q.triple for q in (*change.removed, *change.added)}
+    triples |= {*reasoned.inferred_added, *reasoned.inferred_removed}
+    watched = {t.subject for t in triples if t.predicate in FACET_PREDICATES}
+    before = facets(db, watched)
     change.write()
     for triple in reasoned.inferred_removed:
         db.remove(Quad(triple.subject, triple.predicate, triple.object, INFERRED))
     db.extend(Quad(t.subject, t.predicate, t.object, INFERRED) for t in reasoned.inferred_added)
-    triples = {q.triple for q in (*change.removed, *change.added)}
-    triples |= {*reasoned.inferred_added, *reasoned.inferred_removed}
-    _merge(db, triples)
+    default_delta = _merge(db, triples)
     touched = [(t.subject, t.predicate, t.object) for t in triples]
     _CONTEXTS[str(source)] = start  # the fast path changes no schema; start holds the hidden facts after
-    counts = _counted(state.counts, change, reasoned)
-    return Step(reasoned.hidden_added, reasoned.hidden_removed, counts, neighbourhood(db, touched), touched)
+    return Step(
+        reasoned.hidden_added,
+        reasoned.hidden_removed,
+        _counted(state.counts, change, reasoned),
+        neighbourhood(db, touched),
+        touched,
+        default_delta,
+        before,
+        facets(db, watched),
+    )
 
 
 def keep_context(source: Path, target: Path) -> None:
@@ -340,15 +354,20 @@ def check_growth(added: int, max_new: int) -> None:
         )
 
 
-def _merge(db: Store, triples: Iterable[Triple]) -> None:
-    """The merged default graph for `triples`: held where some named graph states it."""
+def _merge(db: Store, triples: Iterable[Triple]) -> int:
+    """The merged default graph for `triples`: held where some named graph states it. Returns
+    how many triples it gained (negative: lost)."""
+    gained = 0
     for t in triples:
         merged = Quad(t.subject, t.predicate, t.object, DEFAULT)
         held = any(q.graph_name != DEFAULT for q in db.quads_for_pattern(t.subject, t.predicate, t.object, None))
+        if held != (merged in db):
+            gained += 1 if held else -1
         if held:
             db.add(merged)
         else:
             db.remove(merged)
+    return gained
 
 
 def _counted(counts: dict[str, int], change: Change, reasoned: dred.Change) -> dict[str, int]:

@@ -54,7 +54,7 @@ from typing import Any
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, Store, Triple
 
-from iclr_kg import gcpause, maintained, vocab
+from iclr_kg import counts, gcpause, maintained, vocab
 from iclr_kg.atomic import fsync_dir, write_text
 from iclr_kg.errors import (
     ExternalServiceError,
@@ -209,6 +209,9 @@ def _maintained(
         work.db.backup(str(target))  # RocksDB flushes, then hard-links: a new generation, closed
         entry = journal.append(kind, update, base, after=applied)
         complete_generation(target, {"journal": entry.id})
+        kept = counts.read(source)  # what /stats and VoID show, from the change (else counted when asked)
+        if kept is not None:
+            counts.write(target, kept.changed(step.counts, step.default_delta, step.before, step.after))
         patch_index(work.db, target, index_path(source), step.iris, step.touched, in_place=True)
         publish_generation(store_dir, target)
     except BaseException:

@@ -167,11 +167,12 @@ def test_stats_are_counted_once_per_generation_before_anyone_asks(tiny_app, monk
     (another app) reads them, counting nothing. A query that calls another service is not kept."""
     import time
 
+    from iclr_kg import counts
     from iclr_kg.store import current_generation, kept_beside
-    from iclr_kg.web import create_app, pages
+    from iclr_kg.web import create_app, querying
 
     settings, client = tiny_app()
-    kept = kept_beside(current_generation(settings.store), "stats")
+    kept = kept_beside(current_generation(settings.store), counts.KEPT)
     assert client.get("/").status_code == 200 and not kept.exists()
     deadline = time.monotonic() + 30
     while not kept.exists() and time.monotonic() < deadline:
@@ -189,7 +190,7 @@ def test_stats_are_counted_once_per_generation_before_anyone_asks(tiny_app, monk
     def no_counting() -> None:
         raise AssertionError("counted again")
 
-    monkeypatch.setattr(pages, "stats_counts", no_counting)
+    monkeypatch.setattr(querying, "stats_counts", no_counting)
     other = create_app(settings).test_client()
     stats = other.get("/stats", headers={"Accept": "text/html"})
     assert stats.status_code == 200 and "https://w3id.org/iclr-kg/graph/inferred" in stats.data.decode()

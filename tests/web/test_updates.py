@@ -504,3 +504,25 @@ def test_web_processes_share_one_writer_which_a_time_limit_stops(tiny_data) -> N
     finally:
         first.close()
         second.close()
+
+
+def test_an_updates_generation_has_its_counts_from_the_change(tiny_data) -> None:
+    """/stats and VoID read counts kept beside the generation; an update's generation gets them
+    from its change (types, identifiers, graph sizes), equal to counting its store again."""
+    from iclr_kg import counts
+
+    settings = tiny_data()
+    build(settings)
+    counts.write(current_generation(settings.store), counts.count(open_read_only(settings.store)))
+    person = f"{RES}person/new-person"
+    steps = [
+        f"INSERT DATA {{ GRAPH <urn:c> {{ {authorship(1)} }} }}",
+        f'INSERT DATA {{ <{person}> a iclr:Person ; iclr:name "New" ; iclr:orcid "0000-0002-1825-0097" }}',
+        f"INSERT DATA {{ GRAPH <urn:c> {{ {authorship(2, 'new-person')} }} }}",
+        f"DELETE DATA {{ GRAPH <urn:c> {{ {authorship(1)} }} }}",
+        f'DELETE DATA {{ <{person}> iclr:orcid "0000-0002-1825-0097" }}',
+    ]
+    for text in steps:
+        apply(settings.store, text)
+        generation = current_generation(settings.store)
+        assert counts.read(generation) == counts.count(open_read_only(settings.store)), text

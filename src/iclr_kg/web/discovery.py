@@ -19,7 +19,7 @@ from iclr_kg.errors import NotFound
 from iclr_kg.index import MAX_PAGE, SEARCHED
 from iclr_kg.store import built_on
 from iclr_kg.web.http import requested_format
-from iclr_kg.web.querying import start_query
+from iclr_kg.web.querying import generation_counts
 from iclr_kg.web.resources import rdf_response
 from iclr_kg.web.state import state
 
@@ -34,23 +34,13 @@ def _void(name: str) -> NamedNode:
     return NamedNode(VOID + name)
 
 
-DEFAULT_GRAPH_SIZE = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
-
-
-def default_graph_size() -> int:
-    """Triples in the merged default graph, counted by a query worker under the query limits
-    (a whole-store read: never in the web process)."""
-    running = start_query(DEFAULT_GRAPH_SIZE, row_limit=1, client=None)
-    return int(running.rows["rows"][0][0][1])  # type: ignore[index]
-
-
 @blueprint.route("/.well-known/void")
 def void() -> Response:
     """The dataset described in VoID (Turtle unless another RDF format is asked for)."""
     store = state().store()
     dataset = NamedNode(url_for("discovery.void", _external=True) + "#dataset")
     dcterms = vocab.DCTERMS
-    triples_count = state().per_generation("default graph size", default_graph_size)
+    triples_count = generation_counts().default
     generation = state().generation
     built = built_on(generation)
     facts: list[tuple[NamedNode, NamedNode | Literal]] = [

@@ -9,20 +9,19 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, send_file, url_for
 
-from iclr_kg import vocab
+from iclr_kg import counts, vocab
 from iclr_kg.errors import IclrKgError, QueryError, StoreError
-from iclr_kg.identifiers import SCHEMES, coverage_query, recognize
+from iclr_kg.identifiers import SCHEMES, recognize
 from iclr_kg.index import SEARCHED, Hit, Index, fold, kind_and_key
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.query.lint import check, problem_from_error
 from iclr_kg.query.saved import ABSOLUTE_IRI, NAME, VIEWS, Param, SavedQuery, expand
 from iclr_kg.release import released_file, releases
-from iclr_kg.store import STATS_CLASSES, STATS_GRAPHS
 from iclr_kg.web.cache import ResultCache
 from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, rows_table
 from iclr_kg.web.http import wants_html
 from iclr_kg.web.i18n import language, translate
-from iclr_kg.web.querying import rows_outside_request, run_saved, start_query
+from iclr_kg.web.querying import generation_counts, rows_outside_request, run_saved, start_query, stats_counts
 from iclr_kg.web.state import state
 from iclr_kg.web.workbench import ontology_local_names
 
@@ -256,18 +255,11 @@ def health() -> tuple[Response, int]:
     ), 200
 
 
-def stats_counts() -> list[dict]:
-    """What /stats shows: quads per graph, entities per class, identifiers per kind (query rows).
-    Kept beside the generation and computed as soon as one appears (`AppState.warm`): at 50,000
-    papers the three scans take 16 s."""
-    return [rows_outside_request(text, HTML_ROW_LIMIT) for text in (STATS_GRAPHS, STATS_CLASSES, coverage_query())]
-
-
 def warmed() -> list[tuple[str, Callable[[], Any]]]:
     """What a new generation's pages need computed before anyone asks (`AppState.warm`): /stats'
     counts, then the first rows of each saved query whose answer depends on the store alone (no
     SERVICE, no NOW or RAND: `ResultCache.cacheable`), as its page shows them by default."""
-    kept: list[tuple[str, Callable[[], Any]]] = [("stats", stats_counts)]
+    kept: list[tuple[str, Callable[[], Any]]] = [(counts.KEPT, stats_counts)]
     for saved in state().saved.values():
         if ResultCache.cacheable(saved.text):
             kept.append((saved_rows_name(saved), functools.partial(saved_rows, saved)))
@@ -289,7 +281,7 @@ def stats() -> str | tuple[str, int]:
     """Counts per graph and class, computed by query workers under the usual limits, once per
     store generation (they change only with it: a second visit costs no scan of the graph)."""
     started = time.perf_counter()
-    counted = state().per_generation("stats", stats_counts, kept=True)
+    counted = generation_counts().rows()
     graphs, classes = (rows_table(rows, started) for rows in counted[:2])
     identifiers = [
         (translate(kind), SCHEMES[scheme].label, int(n))
