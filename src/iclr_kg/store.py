@@ -212,14 +212,16 @@ def generation_record(generation: Path) -> dict[str, Any]:
     return json.loads(text) if text.strip() else {}
 
 
-def publish_generation(store_dir: Path, generation: Path) -> None:
-    """Swing `current` to a complete generation (an atomic rename) and prune old ones."""
+def publish_generation(store_dir: Path, generation: Path, prune: bool = True) -> None:
+    """Swing `current` to a complete generation (an atomic rename) and prune old ones (unless
+    `prune` is False: a burst of updates prunes once a second, not after each)."""
     tmp_link = store_dir / f".current-{os.getpid()}"
     with contextlib.suppress(FileNotFoundError):
         tmp_link.unlink()
     tmp_link.symlink_to(generation.relative_to(store_dir))
     os.replace(tmp_link, store_dir / "current")
-    _prune(store_dir / "generations", keep=generation)
+    if prune:
+        _prune(store_dir / "generations", keep=generation)
 
 
 def _marker(generation: Path) -> Path:
@@ -394,49 +396,65 @@ def _has_blank_node(terms: Sequence[Any]) -> bool:
 def _prune(generations: Path, keep: Path) -> None:
     """Delete partial generations (killed builds and updates, not one a build is loading) and
     complete ones that are neither among the newest KEEP_GENERATIONS nor replaced less than
-    KEEP_SECONDS ago, so that queries still running on them finish (each update makes one)."""
-    folders = sorted(p for p in generations.iterdir() if p.is_dir())
-    complete = [p for p in folders if _marker(p).exists() or p == keep]
+    KEEP_SECONDS ago, so that queries still running on them finish (each update makes one).
+
+    A burst of updates leaves thousands of generations inside KEEP_SECONDS, and this runs after
+    each: one listing of the folder, and a generation an update made is dated by its name
+    (`_made_at`), not by reading its marker."""
+    entries = {entry.name: entry for entry in os.scandir(generations)}
+    folders = sorted(name for name, entry in entries.items() if entry.is_dir(follow_symlinks=False))
+    complete = [name for name in folders if f"{name}.complete" in entries or name == keep.name]
     recent = time.time() - KEEP_SECONDS
     replaced_recently = {
         older
         for older, newer in itertools.pairwise(complete)
-        if _marker(newer).exists() and _marker(newer).stat().st_mtime > recent
+        if f"{newer}.complete" in entries and _made_at(entries[f"{newer}.complete"], newer) > recent
     }
+    newest = set(complete[-KEEP_GENERATIONS:])
     kept, gone = [], []
-    for folder in folders:
-        if folder == keep or folder in complete[-KEEP_GENERATIONS:] or folder in replaced_recently:
-            kept.append(folder)
-        elif folder not in complete and (being_written(folder) or _loader_alive(folder)):
-            kept.append(folder)  # a build or an update making it in another process
+    for name in folders:
+        if name == keep.name or name in newest or name in replaced_recently:
+            kept.append(name)
+        elif name not in set(complete) and (being_written(generations / name) or _loader_alive(generations / name)):
+            kept.append(name)  # a build or an update making it in another process
         else:
-            gone.append(folder)
+            gone.append(name)
+    if not gone:
+        return
     # An update's index is a link to the index it patched (index.patch_index, in place): that file
     # stays while a kept generation links to it, and goes with the last one.
-    linked = {_index_file(folder).resolve() for folder in kept}
-    for folder in gone:
-        shutil.rmtree(folder, ignore_errors=True)
-        for beside in generations.glob(f"{folder.name}.*"):  # its marker, index, reasoning state, kept results
-            if _index_file_of(beside) not in linked:
-                beside.unlink(missing_ok=True)
-    for index in generations.glob("*.index.sqlite*"):  # an index the generations that linked to it outlived
-        owner = generations / index.name.split(".", 1)[0]
-        if not index.is_symlink() and not owner.exists() and _index_file_of(index) not in linked:
-            index.unlink(missing_ok=True)
+    index = ".index.sqlite"
+    linked = {
+        os.readlink(entries[n + index].path) if entries[n + index].is_symlink() else n + index
+        for n in kept
+        if n + index in entries
+    }
+    beside: dict[str, list[str]] = {}
+    for name in entries:
+        beside.setdefault(name.split(".", 1)[0], []).append(name)
+    for name in gone:
+        shutil.rmtree(generations / name, ignore_errors=True)
+        for other in beside.get(name, []):  # its marker, index, reasoning state, kept results
+            if other != name and other.removesuffix("-wal").removesuffix("-shm") not in linked:
+                (generations / other).unlink(missing_ok=True)
+    for name, entry in entries.items():  # an index the generations that linked to it outlived
+        owner = name.split(".", 1)[0]
+        if (
+            index in name
+            and not entry.is_symlink()
+            and owner not in entries
+            and name.removesuffix("-wal").removesuffix("-shm") not in linked
+        ):
+            (generations / name).unlink(missing_ok=True)
 
 
-def _index_file(generation: Path) -> Path:
-    from iclr_kg.index import index_path
-
-    return index_path(generation)
-
-
-def _index_file_of(beside: Path) -> Path:
-    """The index file a file beside generations belongs to (its WAL and shared memory belong to it)."""
-    for tail in ("-wal", "-shm"):
-        if beside.name.endswith(tail):
-            return beside.with_name(beside.name.removesuffix(tail)).resolve()
-    return beside.resolve() if not beside.is_symlink() else beside
+def _made_at(marker: os.DirEntry[str], name: str) -> float:
+    """When a generation was completed: an update's from its name (`<build>~<time_ns>`, named as
+    it is made, in a few milliseconds), a build's from its marker (a build takes minutes)."""
+    stamp = name.rpartition("~")[2]
+    if name != stamp and stamp.isdigit():
+        return int(stamp) / 1e9
+    return marker.stat().st_mtime
 
 
 def _loading_marker(generation: Path) -> Path:

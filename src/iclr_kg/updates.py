@@ -213,7 +213,7 @@ def _maintained(
         if kept is not None:
             counts.write(target, kept.changed(step.counts, step.default_delta, step.before, step.after))
         patch_index(work.db, target, index_path(source), step.iris, step.touched, in_place=True)
-        publish_generation(store_dir, target)
+        publish_generation(store_dir, target, prune=_prune_due())
     except BaseException:
         _discard_working_copy(store_dir)
         maintained.forget_context()
@@ -225,6 +225,19 @@ def _maintained(
     maintained.keep_context(source, target)
     maintained.advance(source, target, step)
     return _logged(entry, "maintained from its change (delete and rederive)", began)
+
+
+PRUNE_EVERY = 1.0  # seconds between two prunes by the writer (one per update cost more than the update)
+_PRUNED = [0.0]
+
+
+def _prune_due() -> bool:
+    """Whether this update prunes old generations: the first in PRUNE_EVERY seconds does."""
+    now = time.monotonic()
+    if now - _PRUNED[0] < PRUNE_EVERY:
+        return False
+    _PRUNED[0] = now
+    return True
 
 
 def _logged(entry: Entry, how: str, began: float) -> Entry:

@@ -457,8 +457,10 @@ def test_an_updates_index_is_the_file_it_patched_and_goes_with_the_last_link(tin
     """An update patches the index in place (copying it grew with the store) and its generation's
     index links to that file; pruning keeps the file while a kept generation links to it."""
     from iclr_kg import store as store_module
+    from iclr_kg import updates
 
     monkeypatch.setattr(store_module, "KEEP_SECONDS", 0)
+    monkeypatch.setattr(updates, "PRUNE_EVERY", 0)  # every update prunes, not the first in a second
     settings = tiny_data()
     build(settings)
     built = index_path(current_generation(settings.store))
