@@ -271,17 +271,30 @@ def _described(store: ReadableGraph, only: set[str] | None = None) -> dict[str, 
     """The entities (`_entities`) with their facts and derived labels. The queries run on two
     threads (`_table`: without the GIL) while this one reads the entities' names, by query for a
     whole index and by pattern for a patch (`_pattern_rows`), and puts the rows together."""
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        facts = [(kind, pool.submit(_solutions, store, kind, query, only)) for kind, query in FACTS.items()]
-        derived = [pool.submit(_solutions, store, kind, query, only) for kind, query in DERIVED.items()]
-        if only is None:
-            typed, titles = pool.submit(_select, store, TYPED), pool.submit(_select, store, TITLES)
-            names = {local: pool.submit(_select, store, query) for local, query in NAMES.items()}
-            found = _entities(typed.result(), {local: n.result() for local, n in names.items()}, titles.result())
-        else:
-            found = _entities(*_pattern_rows(store, only))
-        _add_facts(found, [(kind, f.result()) for kind, f in facts], [d.result() for d in derived])
+    pool = _threads()
+    facts = [(kind, pool.submit(_solutions, store, kind, query, only)) for kind, query in FACTS.items()]
+    derived = [pool.submit(_solutions, store, kind, query, only) for kind, query in DERIVED.items()]
+    if only is None:
+        typed, titles = pool.submit(_select, store, TYPED), pool.submit(_select, store, TITLES)
+        names = {local: pool.submit(_select, store, query) for local, query in NAMES.items()}
+        found = _entities(typed.result(), {local: n.result() for local, n in names.items()}, titles.result())
+    else:
+        found = _entities(*_pattern_rows(store, only))
+    _add_facts(found, [(kind, f.result()) for kind, f in facts], [d.result() for d in derived])
     return found
+
+
+_THREADS: dict[int, ThreadPoolExecutor] = {}
+
+
+def _threads() -> ThreadPoolExecutor:
+    """This process's two threads for `_described`, kept: a writer patches the index on every
+    update, and starting two threads each time cost more than the patch's queries."""
+    pid = os.getpid()  # a forked child does not inherit the threads, only the object
+    if pid not in _THREADS:
+        _THREADS.clear()
+        _THREADS[pid] = ThreadPoolExecutor(max_workers=2, thread_name_prefix="index")
+    return _THREADS[pid]
 
 
 def _pattern_rows(

@@ -13,15 +13,18 @@ checkpoint of the current one) the quads are written, then:
 What a generation's maintenance needs next time (the closure's hidden facts and the counts) is
 kept beside it (`<generation>.reasoned`, as builds keep it) and, in the writer process, in memory.
 
-Anything else raises NotMaintained with the reason, and the update recomputes the inferred graph
-and the index from the whole store (`updates.run_entry`): operations with a WHERE clause, DROP,
-CLEAR, LOAD and the rest; blank nodes; schema triples or the ontology graph; owl:sameAs in the
-graph (DRed's equality rules would need whole-graph indexes); a current generation without its
-reasoning state.
+Updates of DROP GRAPH and CLEAR GRAPH of one graph named by its IRI (what a Graph Store PUT or
+DELETE sends) are maintained too: the graph's quads are read and removed, the cost of the
+change. Anything else raises NotMaintained with the reason, and the update recomputes the
+inferred graph and the index from the whole store (`updates.run_entry`): operations with a WHERE
+clause, DROP ALL, LOAD and the rest; blank nodes; schema triples or the ontology graph;
+owl:sameAs in the graph (DRed's equality rules would need whole-graph indexes); a current
+generation without its reasoning state.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -170,6 +173,7 @@ class Change:
     removed: set[Quad] = field(default_factory=set)
     # the planned additions by triple, so that `holding` reads no more than the triple's quads
     _added_by_triple: dict[Triple, set[Quad]] = field(default_factory=dict)
+    dropped: set[NamedNode] = field(default_factory=set)  # graphs a DROP GRAPH emptied
 
     def present(self, quad: Quad) -> bool:
         return quad in self.added or (quad not in self.removed and quad in self.db)
@@ -205,24 +209,58 @@ class Change:
         quads = self.db.quads_for_pattern(triple.subject, triple.predicate, triple.object, None)
         return any(q.graph_name not in NOT_ASSERTED for q in quads)
 
+    def empty(self, graph: NamedNode) -> None:
+        """Every quad of `graph` goes (CLEAR GRAPH): read from the store, as many as the change has."""
+        for quad in [*self.db.quads_for_pattern(None, None, None, graph), *self.added]:
+            if quad.graph_name == graph:
+                _check_maintainable(quad)
+                self.remove(quad)
+
+    def drop(self, graph: NamedNode) -> None:
+        """`empty`, and the graph itself goes unless the change adds to it again (DROP GRAPH)."""
+        self.empty(graph)
+        self.dropped.add(graph)
+
     def write(self) -> None:
         for quad in self.removed:
             self.db.remove(quad)
+        for graph in self.dropped:  # emptied: DROP removes the graph itself (Graph Store DELETE then 404s)
+            if not any(q.graph_name == graph for q in self.added):
+                self.db.remove_graph(graph)
         self.db.extend(self.added)
 
 
+# DROP or CLEAR of one graph named by a full IRI: what a Graph Store PUT or DELETE sends
+_GRAPH_OPERATION = re.compile(r"\s*(DROP|CLEAR)\s+(SILENT\s+)?GRAPH\s+<([^<>\s]+)>\s*", re.IGNORECASE)
+
+
 def data_operations(update: str) -> list[tuple[str, str]]:
-    """(verb, operation) for each operation of `update`, where every one is INSERT DATA or
-    DELETE DATA; else NotMaintained."""
+    """(verb, operation) for each operation of `update`, where every one is INSERT DATA, DELETE
+    DATA, or DROP or CLEAR of one graph (verb DROP, CLEAR); else NotMaintained."""
     found = []
     for operation in split_update(update) or [update]:
         words = [word for _, word in top_level_words(operation)]
         verb = next((w for w in words if w not in ("PREFIX", "BASE")), "")
         following = words[words.index(verb) + 1] if verb in words[:-1] else ""
+        if verb in ("DROP", "CLEAR") and _GRAPH_OPERATION.fullmatch(operation):
+            found.append((verb, operation))
+            continue
         if verb not in ("INSERT", "DELETE") or following != "DATA":
-            raise NotMaintained(f"{verb or 'an operation'} {following} is not INSERT DATA or DELETE DATA".strip())
+            raise NotMaintained(
+                f"{verb or 'an operation'} {following} is not INSERT DATA, DELETE DATA or DROP GRAPH".strip()
+            )
         found.append((verb, operation))
     return found
+
+
+def _check_maintainable(quad: Quad) -> None:
+    """NotMaintained for a quad the fast path does not handle."""
+    if isinstance(quad.subject, BlankNode) or isinstance(quad.object, BlankNode):
+        raise NotMaintained("the update has blank nodes")
+    if quad.predicate in fastrl.OXIGRAPH_SCHEMA_PREDICATES:
+        raise NotMaintained(f"the update states schema ({quad.predicate})")
+    if quad.graph_name == ONTOLOGY:
+        raise NotMaintained("the update changes the ontology graph")
 
 
 def stated_quads(verb: str, operation: str, base: str | None) -> list[Quad]:
@@ -236,12 +274,7 @@ def stated_quads(verb: str, operation: str, base: str | None) -> list[Quad]:
     run_update(scratch, text, base)
     quads = list(scratch)
     for quad in quads:
-        if isinstance(quad.subject, BlankNode) or isinstance(quad.object, BlankNode):
-            raise NotMaintained("the update has blank nodes")
-        if quad.predicate in fastrl.OXIGRAPH_SCHEMA_PREDICATES:
-            raise NotMaintained(f"the update states schema ({quad.predicate})")
-        if quad.graph_name == ONTOLOGY:
-            raise NotMaintained("the update changes the ontology graph")
+        _check_maintainable(quad)
     return quads
 
 
@@ -252,6 +285,9 @@ def plan_change(db: Store, update: str, base: str | None) -> Change:
     be inserted into the inferred graph. Nothing is written yet."""
     change = Change(db)
     for verb, operation in data_operations(update):
+        if verb in ("DROP", "CLEAR"):
+            _plan_graph_operation(change, operation)
+            continue
         for quad in stated_quads(verb, operation, base):
             if verb == "INSERT":
                 if quad.graph_name == INFERRED:
@@ -269,6 +305,24 @@ def plan_change(db: Store, update: str, base: str | None) -> Change:
             elif quad.graph_name != INFERRED:  # a derived triple stays while its premises stand
                 change.remove(quad)
     return change
+
+
+def _plan_graph_operation(change: Change, operation: str) -> None:
+    """DROP or CLEAR of one graph: its quads, read from the store (as many as the change has),
+    are removed; a graph that is not there is left to the full path (an error, unless SILENT)."""
+    matched = _GRAPH_OPERATION.fullmatch(operation)
+    assert matched is not None  # data_operations matched it
+    verb, silent, iri = matched.group(1).upper(), matched.group(2), matched.group(3)
+    graph = NamedNode(iri)
+    if graph in (INFERRED, ONTOLOGY):
+        raise NotMaintained(f"the update empties {iri}")
+    there = change.db.contains_named_graph(graph) or any(q.graph_name == graph for q in change.added)
+    if not there and not silent:
+        raise NotMaintained(f"{verb} of a graph that is not there")
+    if verb == "DROP":
+        change.drop(graph)
+    else:
+        change.empty(graph)
 
 
 # --------------------------------------------------------------------------------------------

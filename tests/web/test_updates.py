@@ -528,3 +528,26 @@ def test_an_updates_generation_has_its_counts_from_the_change(tiny_data) -> None
         apply(settings.store, text)
         generation = current_generation(settings.store)
         assert counts.read(generation) == counts.count(open_read_only(settings.store)), text
+
+
+def test_dropping_or_clearing_a_graph_is_maintained_from_its_change(tiny_data, capfd) -> None:
+    """A Graph Store PUT (DROP SILENT GRAPH then INSERT DATA) or DELETE (DROP GRAPH), and CLEAR
+    GRAPH, remove the graph's quads as a change: the same closure as owlrl's, the dropped graph
+    gone, and no recomputation of the whole store."""
+    settings = tiny_data()
+    build(settings)
+    steps = [
+        f"INSERT DATA {{ GRAPH <urn:g1> {{ {authorship(1)} {authorship(2, 'yang-song')} }} }}",
+        f"DROP SILENT GRAPH <urn:g1> ;\nINSERT DATA {{ GRAPH <urn:g1> {{ {authorship(3)} }} }}",  # as a PUT
+        f"INSERT DATA {{ GRAPH <urn:g2> {{ {authorship(3)} }} }}",
+        "CLEAR GRAPH <urn:g1>",
+        "DROP GRAPH <urn:g2>",  # as a DELETE
+    ]
+    for text in steps:
+        capfd.readouterr()
+        apply(settings.store, text)
+        assert "maintained from its change" in capfd.readouterr().err, text
+        assert_as_if_built(settings)
+    store = open_read_only(settings.store)
+    assert not store.contains_named_graph(NamedNode("urn:g2"))
+    assert not any(store.quads_for_pattern(None, None, None, NamedNode("urn:g1")))
