@@ -15,9 +15,10 @@ kept beside it (`<generation>.reasoned`, as builds keep it) and, in the writer p
 
 Updates of DROP GRAPH and CLEAR GRAPH of one graph named by its IRI (what a Graph Store PUT or
 DELETE sends) are maintained too: the graph's quads are read and removed, the cost of the
-change. Anything else raises NotMaintained with the reason, and the update recomputes the
-inferred graph and the index from the whole store (`updates.run_entry`): operations with a WHERE
-clause, DROP ALL, LOAD and the rest; blank nodes; schema triples or the ontology graph;
+change; and DELETE WHERE on the default graph: its pattern, matched as CONSTRUCT WHERE, gives
+the triples. Anything else raises NotMaintained with the reason, and the update recomputes the
+inferred graph and the index from the whole store (`updates.run_entry`): other operations with
+a WHERE clause, DROP ALL, LOAD and the rest; blank nodes; schema triples or the ontology graph;
 owl:sameAs in the graph (DRed's equality rules would need whole-graph indexes); a current
 generation without its reasoning state.
 """
@@ -39,7 +40,7 @@ from iclr_kg.counts import FACET_PREDICATES, Facets, facets
 from iclr_kg.errors import QueryError, TooLarge
 from iclr_kg.index import neighbourhood
 from iclr_kg.query.querytext import split_update, top_level_words
-from iclr_kg.store import load_reasoned, run_update, save_reasoned
+from iclr_kg.store import load_reasoned, run_query, run_update, save_reasoned
 
 DEFAULT = DefaultGraph()
 INFERRED = NamedNode(vocab.GRAPH_INFERRED)
@@ -234,9 +235,14 @@ class Change:
 _GRAPH_OPERATION = re.compile(r"\s*(DROP|CLEAR)\s+(SILENT\s+)?GRAPH\s+<([^<>\s]+)>\s*", re.IGNORECASE)
 
 
+# A GRAPH block in a DELETE WHERE (or the word anywhere, in a string even: then the full path runs)
+_GRAPH_WORD = re.compile(r"\bGRAPH\b", re.IGNORECASE)
+
+
 def data_operations(update: str) -> list[tuple[str, str]]:
     """(verb, operation) for each operation of `update`, where every one is INSERT DATA, DELETE
-    DATA, or DROP or CLEAR of one graph (verb DROP, CLEAR); else NotMaintained."""
+    DATA, DROP or CLEAR of one graph (verb DROP, CLEAR), or DELETE WHERE on the default graph
+    (verb DELETE WHERE); else NotMaintained."""
     found = []
     for operation in split_update(update) or [update]:
         words = [word for _, word in top_level_words(operation)]
@@ -245,9 +251,12 @@ def data_operations(update: str) -> list[tuple[str, str]]:
         if verb in ("DROP", "CLEAR") and _GRAPH_OPERATION.fullmatch(operation):
             found.append((verb, operation))
             continue
+        if (verb, following) == ("DELETE", "WHERE") and not _GRAPH_WORD.search(operation):
+            found.append(("DELETE WHERE", operation))
+            continue
         if verb not in ("INSERT", "DELETE") or following != "DATA":
             raise NotMaintained(
-                f"{verb or 'an operation'} {following} is not INSERT DATA, DELETE DATA or DROP GRAPH".strip()
+                f"{verb or 'an operation'} {following} is not INSERT DATA, DELETE DATA, DELETE WHERE or DROP GRAPH".strip()
             )
         found.append((verb, operation))
     return found
@@ -288,6 +297,12 @@ def plan_change(db: Store, update: str, base: str | None) -> Change:
         if verb in ("DROP", "CLEAR"):
             _plan_graph_operation(change, operation)
             continue
+        if verb == "DELETE WHERE":
+            for triple in _matched(change, operation, base):  # deleted from the default graph: from every graph
+                for held in change.holding(triple):
+                    _check_maintainable(held)
+                    change.remove(held)
+            continue
         for quad in stated_quads(verb, operation, base):
             if verb == "INSERT":
                 if quad.graph_name == INFERRED:
@@ -305,6 +320,18 @@ def plan_change(db: Store, update: str, base: str | None) -> Change:
             elif quad.graph_name != INFERRED:  # a derived triple stays while its premises stand
                 change.remove(quad)
     return change
+
+
+def _matched(change: Change, operation: str, base: str | None) -> list[Triple]:
+    """The triples a DELETE WHERE on the default graph deletes: its pattern is its template, so
+    `CONSTRUCT WHERE` with the same pattern gives them, read as the store is before the change
+    (Oxigraph's default graph: ours, the union). An update of several operations whose earlier
+    ones change what this one matches is left to the full path."""
+    if change.added or change.removed:
+        raise NotMaintained("DELETE WHERE after another operation of the same update")
+    at = next(index for index, word in top_level_words(operation) if word == "DELETE")
+    text = operation[:at] + "CONSTRUCT" + operation[at + len("DELETE") :]
+    return list(run_query(change.db, text, base=base, services=()))  # type: ignore[arg-type]
 
 
 def _plan_graph_operation(change: Change, operation: str) -> None:

@@ -531,9 +531,9 @@ def test_an_updates_generation_has_its_counts_from_the_change(tiny_data) -> None
 
 
 def test_dropping_or_clearing_a_graph_is_maintained_from_its_change(tiny_data, capfd) -> None:
-    """A Graph Store PUT (DROP SILENT GRAPH then INSERT DATA) or DELETE (DROP GRAPH), and CLEAR
-    GRAPH, remove the graph's quads as a change: the same closure as owlrl's, the dropped graph
-    gone, and no recomputation of the whole store."""
+    """A Graph Store PUT (DROP SILENT GRAPH then INSERT DATA) or DELETE (DROP GRAPH), CLEAR
+    GRAPH and DELETE WHERE remove what they match as a change: the same closure as owlrl's, the
+    dropped graph gone, and no recomputation of the whole store."""
     settings = tiny_data()
     build(settings)
     steps = [
@@ -542,6 +542,8 @@ def test_dropping_or_clearing_a_graph_is_maintained_from_its_change(tiny_data, c
         f"INSERT DATA {{ GRAPH <urn:g2> {{ {authorship(3)} }} }}",
         "CLEAR GRAPH <urn:g1>",
         "DROP GRAPH <urn:g2>",  # as a DELETE
+        f"INSERT DATA {{ GRAPH <urn:g3> {{ {authorship(4)} {authorship(5, 'yang-song')} }} }}",
+        f"DELETE WHERE {{ ?a iclr:authorshipBy <{RES}person/yang-song> ; iclr:position 5 }}",
     ]
     for text in steps:
         capfd.readouterr()
