@@ -15,10 +15,10 @@ kept beside it (`<generation>.reasoned`, as builds keep it) and, in the writer p
 
 Updates of DROP GRAPH and CLEAR GRAPH of one graph named by its IRI (what a Graph Store PUT or
 DELETE sends) are maintained too: the graph's quads are read and removed, the cost of the
-change; and DELETE WHERE on the default graph: its pattern, matched as CONSTRUCT WHERE, gives
-the triples. Anything else raises NotMaintained with the reason, and the update recomputes the
-inferred graph and the index from the whole store (`updates.run_entry`): other operations with
-a WHERE clause, DROP ALL, LOAD and the rest; blank nodes; schema triples or the ontology graph;
+change; and DELETE/INSERT ... WHERE on the default graph (DELETE WHERE too): its pattern,
+matched once by a CONSTRUCT of each template, gives the triples. Anything else raises NotMaintained with the reason, and the update recomputes the
+inferred graph and the index from the whole store (`updates.run_entry`): WITH, USING or GRAPH
+in a WHERE operation, DROP ALL, LOAD and the rest; blank nodes; schema triples or the ontology graph;
 owl:sameAs in the graph (DRed's equality rules would need whole-graph indexes); a current
 generation without its reasoning state.
 """
@@ -235,14 +235,14 @@ class Change:
 _GRAPH_OPERATION = re.compile(r"\s*(DROP|CLEAR)\s+(SILENT\s+)?GRAPH\s+<([^<>\s]+)>\s*", re.IGNORECASE)
 
 
-# A GRAPH block in a DELETE WHERE (or the word anywhere, in a string even: then the full path runs)
+# A GRAPH block in a DELETE/INSERT ... WHERE (or the word anywhere, in a string even: the full path runs then)
 _GRAPH_WORD = re.compile(r"\bGRAPH\b", re.IGNORECASE)
 
 
 def data_operations(update: str) -> list[tuple[str, str]]:
     """(verb, operation) for each operation of `update`, where every one is INSERT DATA, DELETE
-    DATA, DROP or CLEAR of one graph (verb DROP, CLEAR), or DELETE WHERE on the default graph
-    (verb DELETE WHERE); else NotMaintained."""
+    DATA, DROP or CLEAR of one graph (verb DROP, CLEAR), or DELETE/INSERT ... WHERE on the
+    default graph (verb MODIFY); else NotMaintained."""
     found = []
     for operation in split_update(update) or [update]:
         words = [word for _, word in top_level_words(operation)]
@@ -251,15 +251,44 @@ def data_operations(update: str) -> list[tuple[str, str]]:
         if verb in ("DROP", "CLEAR") and _GRAPH_OPERATION.fullmatch(operation):
             found.append((verb, operation))
             continue
-        if (verb, following) == ("DELETE", "WHERE") and not _GRAPH_WORD.search(operation):
-            found.append(("DELETE WHERE", operation))
+        if verb in ("INSERT", "DELETE") and following != "DATA" and _templates(operation) is not None:
+            found.append(("MODIFY", operation))
             continue
         if verb not in ("INSERT", "DELETE") or following != "DATA":
             raise NotMaintained(
-                f"{verb or 'an operation'} {following} is not INSERT DATA, DELETE DATA, DELETE WHERE or DROP GRAPH".strip()
+                f"{verb or 'an operation'} {following} is not one the fast path takes (INSERT DATA, DELETE DATA, "
+                "DELETE/INSERT ... WHERE on the default graph, DROP or CLEAR GRAPH)".strip()
             )
         found.append((verb, operation))
     return found
+
+
+def _templates(operation: str) -> tuple[str | None, str | None] | None:
+    """The CONSTRUCT queries giving what a DELETE/INSERT ... WHERE on the default graph deletes
+    and inserts (None where it has no such template); None if it is not one: WITH, USING or a
+    GRAPH block (even the word in a string) leave it to the full path. The short form DELETE
+    WHERE's pattern is its template: CONSTRUCT WHERE."""
+    words = top_level_words(operation)
+    names = [word for _, word in words]
+    if _GRAPH_WORD.search(operation) or not set(names) <= {"PREFIX", "BASE", "DELETE", "INSERT", "WHERE"}:
+        return None
+    at = {word: index for index, word in words if word in ("DELETE", "INSERT", "WHERE")}
+    order = [word for word in ("DELETE", "INSERT", "WHERE") if word in at]
+    if "WHERE" not in at or [w for w in names if w in at] != order:  # each once, in this order
+        return None
+    start = min(at[w] for w in at if w != "WHERE")
+    prologue, where = operation[:start], operation[at["WHERE"] :]
+
+    def construct(template: str) -> str:
+        return f"{prologue}CONSTRUCT {template} {where}"
+
+    delete = insert = None
+    if "DELETE" in at:
+        template = operation[at["DELETE"] + len("DELETE") : at.get("INSERT", at["WHERE"])]
+        delete = construct(template) if template.strip() else f"{prologue}CONSTRUCT {where}"
+    if "INSERT" in at:
+        insert = construct(operation[at["INSERT"] + len("INSERT") : at["WHERE"]])
+    return delete, insert
 
 
 def _check_maintainable(quad: Quad) -> None:
@@ -297,11 +326,8 @@ def plan_change(db: Store, update: str, base: str | None) -> Change:
         if verb in ("DROP", "CLEAR"):
             _plan_graph_operation(change, operation)
             continue
-        if verb == "DELETE WHERE":
-            for triple in _matched(change, operation, base):  # deleted from the default graph: from every graph
-                for held in change.holding(triple):
-                    _check_maintainable(held)
-                    change.remove(held)
+        if verb == "MODIFY":
+            _plan_modify(change, operation, base)
             continue
         for quad in stated_quads(verb, operation, base):
             if verb == "INSERT":
@@ -322,16 +348,31 @@ def plan_change(db: Store, update: str, base: str | None) -> Change:
     return change
 
 
-def _matched(change: Change, operation: str, base: str | None) -> list[Triple]:
-    """The triples a DELETE WHERE on the default graph deletes: its pattern is its template, so
-    `CONSTRUCT WHERE` with the same pattern gives them, read as the store is before the change
-    (Oxigraph's default graph: ours, the union). An update of several operations whose earlier
-    ones change what this one matches is left to the full path."""
-    if change.added or change.removed:
-        raise NotMaintained("DELETE WHERE after another operation of the same update")
-    at = next(index for index, word in top_level_words(operation) if word == "DELETE")
-    text = operation[:at] + "CONSTRUCT" + operation[at + len("DELETE") :]
-    return list(run_query(change.db, text, base=base, services=()))  # type: ignore[arg-type]
+def _plan_modify(change: Change, operation: str, base: str | None) -> None:
+    """DELETE/INSERT ... WHERE on the default graph: its pattern is matched once, before the
+    change (CONSTRUCT of each template: the triples it deletes, then those it inserts); deleted
+    from the default graph, from every graph that states them; inserted, kept in graph/updates.
+    An update whose earlier operations change what this one matches is left to the full path."""
+    if change.added or change.removed or change.dropped:
+        raise NotMaintained("an operation with a WHERE clause after another one in the same update")
+    delete, insert = _templates(operation) or (None, None)
+    deleted = _constructed(change.db, delete, base)
+    inserted = _constructed(change.db, insert, base)
+    for triple in deleted:
+        for held in change.holding(triple):
+            _check_maintainable(held)
+            change.remove(held)
+    for triple in inserted:
+        quad = Quad(triple.subject, triple.predicate, triple.object, UPDATES)
+        _check_maintainable(quad)
+        change.add(quad)
+
+
+def _constructed(db: Store, query: str | None, base: str | None) -> list[Triple]:
+    """The triples a CONSTRUCT query gives (Oxigraph's default graph: ours, the union)."""
+    if query is None:
+        return []
+    return list(run_query(db, query, base=base, services=()))  # type: ignore[arg-type]
 
 
 def _plan_graph_operation(change: Change, operation: str) -> None:
