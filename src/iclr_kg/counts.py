@@ -25,15 +25,20 @@ from pyoxigraph import DefaultGraph, NamedNode
 from iclr_kg import vocab
 from iclr_kg.atomic import write_text
 from iclr_kg.graph import ReadableGraph
-from iclr_kg.identifiers import SCHEMES, coverage_query
+from iclr_kg.identifiers import COVERED_KINDS, SCHEMES, coverage_query
 from iclr_kg.store import STATS_CLASSES, STATS_GRAPHS, kept_beside
 
 KEPT = "counts"  # the name of the file beside each generation (store.kept_beside)
 
 DEFAULT_GRAPH = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
 
-# The kinds coverage counts, by class (coverage_query's VALUES)
-KINDS = {"person": vocab.iclr("Person"), "paper": vocab.iclr("Paper"), "organization": vocab.iclr("Organization")}
+
+def queries() -> tuple[str, str, str, str]:
+    """The four queries a generation is counted by, in the order `Counts.from_rows` reads their rows."""
+    return STATS_GRAPHS, STATS_CLASSES, coverage_query(), DEFAULT_GRAPH
+
+
+KINDS = {kind: vocab.iclr(local) for kind, local in COVERED_KINDS.items()}  # by class, as coverage_query
 _IDENTIFIER_PREDICATES = {vocab.iclr(s.prop): s.name for s in SCHEMES.values() if s.prop}
 # What an entity counts for changes only with a triple of one of these predicates about it
 FACET_PREDICATES = {vocab.RDF_TYPE, vocab.SKOS_EXACT_MATCH, *_IDENTIFIER_PREDICATES}
@@ -66,9 +71,11 @@ class Counts:
         def table(columns: list[str], rows: list[list[tuple[str, str, None, str | None]]]) -> dict:
             return {"columns": columns, "rows": rows, "truncated": False}
 
-        graphs = [[("iri", g, None, None), ("literal", str(n), None, number)] for g, n in sorted(self.graphs.items())]
-        ordered = sorted(self.classes.items(), key=lambda item: (-item[1], item[0]))
-        classes = [[("iri", c, None, None), ("literal", str(n), None, number)] for c, n in ordered]
+        def counted(iri: str, n: int) -> list[tuple[str, str, None, str | None]]:
+            return [("iri", iri, None, None), ("literal", str(n), None, number)]
+
+        graphs = [counted(g, n) for g, n in sorted(self.graphs.items())]
+        classes = [counted(c, n) for c, n in sorted(self.classes.items(), key=lambda item: (-item[1], item[0]))]
         keyed = sorted((*key.split(" ", 1), n) for key, n in self.coverage.items())
         coverage = [
             [
@@ -138,7 +145,7 @@ def count(store: ReadableGraph) -> Counts:
         solutions = store.query(text, prefixes=vocab.QUERY_PREFIXES)
         return {"rows": [[(None, term.value) for term in solution] for solution in solutions]}
 
-    return Counts.from_rows(rows(STATS_GRAPHS), rows(STATS_CLASSES), rows(coverage_query()), rows(DEFAULT_GRAPH))
+    return Counts.from_rows(*(rows(text) for text in queries()))
 
 
 def read(generation: Path) -> Counts | None:
@@ -151,7 +158,7 @@ def read(generation: Path) -> Counts | None:
 
 def write(generation: Path, counts: Counts) -> None:
     """Keep `counts` beside `generation` (whole or not at all), where the web reads them."""
-    write_text(kept_beside(generation, KEPT), json.dumps(asdict(counts)))
+    write_text(kept_beside(generation, KEPT), json.dumps(as_json(counts)))
 
 
 def as_json(counts: Counts) -> dict[str, Any]:

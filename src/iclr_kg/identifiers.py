@@ -343,16 +343,22 @@ def recognize(text: str) -> tuple[str, str] | None:
     return None
 
 
+# The kinds of entity coverage counts, by their class of the ontology (coverage_query;
+# counts.facets, which maintains its figures from a change)
+COVERED_KINDS = {"person": "Person", "paper": "Paper", "organization": "Organization"}
+
+
 def coverage_query() -> str:
     """How many people, papers and organizations have each kind of identifier (`iclr-kg stats`,
     /stats): one query, its schemes read from the table above."""
     pairs = " ".join(f'("{s.name}" iclr:{s.prop})' for s in SCHEMES.values() if s.prop)
+    kinds = " ".join(f'("{kind}" iclr:{local})' for kind, local in COVERED_KINDS.items())
     wikidata = SCHEMES["wikidata"].iri("")
     return f"""
 SELECT ?kind ?scheme (COUNT(DISTINCT ?e) AS ?entities) WHERE {{
   {{ VALUES (?scheme ?p) {{ {pairs} }} ?e ?p ?value }}
   UNION
   {{ ?e skos:exactMatch ?item . FILTER (STRSTARTS(STR(?item), "{wikidata}")) BIND ("wikidata" AS ?scheme) }}
-  VALUES (?kind ?class) {{ ("person" iclr:Person) ("paper" iclr:Paper) ("organization" iclr:Organization) }}
+  VALUES (?kind ?class) {{ {kinds} }}
   ?e a ?class .
 }} GROUP BY ?kind ?scheme ORDER BY ?kind ?scheme"""

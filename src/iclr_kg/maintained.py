@@ -1,26 +1,28 @@
 """Updates maintained from their change: the fast path of `updates.apply`.
 
-An update made only of INSERT DATA and DELETE DATA operations says exactly which quads it adds
-and removes, so nothing but their neighbourhood need be read. In the new generation (a
-checkpoint of the current one) the quads are written, then:
+An update made of INSERT DATA and DELETE DATA operations says exactly which quads it adds and
+removes; DROP GRAPH and CLEAR GRAPH of one graph named by its IRI (what a Graph Store PUT or
+DELETE sends) remove that graph's quads, read from the store: the cost of the change; a
+DELETE/INSERT ... WHERE on the default graph (DELETE WHERE too) matches its pattern once, by a
+CONSTRUCT of each template, before the change. So nothing but the change's neighbourhood need be
+read. In the writer's working copy of the current generation the quads are written, then:
 
 - the inferred graph is brought up to date by delete and rederive (`build/dred.py`, the code an
   incremental build runs), from the current generation's closure and its hidden facts;
 - the merged default graph changes only for the triples whose standing changed;
-- the entity index is patched for the entities those triples reach (`index.patch_index`);
+- the entity index is patched for the entities those triples reach (`index.patch_index`), and
+  the counts /stats and VoID show for the entities whose types or identifiers changed (counts.py);
 - the quads per graph are counted from the last generation's counts and the change.
 
 What a generation's maintenance needs next time (the closure's hidden facts and the counts) is
-kept beside it (`<generation>.reasoned`, as builds keep it) and, in the writer process, in memory.
+kept beside it (`<generation>.reasoned`: whole, or the change since the generation before) and,
+in the writer process, in memory.
 
-Updates of DROP GRAPH and CLEAR GRAPH of one graph named by its IRI (what a Graph Store PUT or
-DELETE sends) are maintained too: the graph's quads are read and removed, the cost of the
-change; and DELETE/INSERT ... WHERE on the default graph (DELETE WHERE too): its pattern,
-matched once by a CONSTRUCT of each template, gives the triples. Anything else raises NotMaintained with the reason, and the update recomputes the
-inferred graph and the index from the whole store (`updates.run_entry`): WITH, USING or GRAPH
-in a WHERE operation, DROP ALL, LOAD and the rest; blank nodes; schema triples or the ontology graph;
-owl:sameAs in the graph (DRed's equality rules would need whole-graph indexes); a current
-generation without its reasoning state.
+Anything else raises NotMaintained with the reason, and the update recomputes the inferred graph
+and the index from the whole store (`updates.run_entry`): WITH, USING or GRAPH in an operation
+with a WHERE clause, DROP ALL, LOAD and the rest; blank nodes; schema triples or the ontology
+graph; owl:sameAs in the graph (DRed's equality rules would need whole-graph indexes); a
+current generation without its reasoning state.
 """
 
 from __future__ import annotations
@@ -483,8 +485,9 @@ def _merge(db: Store, triples: Iterable[Triple]) -> int:
     for t in triples:
         merged = Quad(t.subject, t.predicate, t.object, DEFAULT)
         held = any(q.graph_name != DEFAULT for q in db.quads_for_pattern(t.subject, t.predicate, t.object, None))
-        if held != (merged in db):
-            gained += 1 if held else -1
+        if held == (merged in db):
+            continue  # its standing did not change
+        gained += 1 if held else -1
         if held:
             db.add(merged)
         else:

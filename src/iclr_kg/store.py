@@ -410,12 +410,12 @@ def _prune(generations: Path, keep: Path) -> None:
         for older, newer in itertools.pairwise(complete)
         if f"{newer}.complete" in entries and _made_at(entries[f"{newer}.complete"], newer) > recent
     }
-    newest = set(complete[-KEEP_GENERATIONS:])
+    newest, completed = set(complete[-KEEP_GENERATIONS:]), set(complete)
     kept, gone = [], []
     for name in folders:
         if name == keep.name or name in newest or name in replaced_recently:
             kept.append(name)
-        elif name not in set(complete) and (being_written(generations / name) or _loader_alive(generations / name)):
+        elif name not in completed and (being_written(generations / name) or _loader_alive(generations / name)):
             kept.append(name)  # a build or an update making it in another process
         else:
             gone.append(name)
@@ -423,7 +423,8 @@ def _prune(generations: Path, keep: Path) -> None:
         return
     # An update's index is a link to the index it patched (index.patch_index, in place): that file
     # stays while a kept generation links to it, and goes with the last one.
-    index = ".index.sqlite"
+    from iclr_kg.index import SUFFIX as index
+
     linked = {
         os.readlink(entries[n + index].path) if entries[n + index].is_symlink() else n + index
         for n in kept
@@ -435,17 +436,17 @@ def _prune(generations: Path, keep: Path) -> None:
     for name in gone:
         shutil.rmtree(generations / name, ignore_errors=True)
         for other in beside.get(name, []):  # its marker, index, reasoning state, kept results
-            if other != name and other.removesuffix("-wal").removesuffix("-shm") not in linked:
+            if other != name and _database_of(other) not in linked:
                 (generations / other).unlink(missing_ok=True)
     for name, entry in entries.items():  # an index the generations that linked to it outlived
         owner = name.split(".", 1)[0]
-        if (
-            index in name
-            and not entry.is_symlink()
-            and owner not in entries
-            and name.removesuffix("-wal").removesuffix("-shm") not in linked
-        ):
+        if index in name and not entry.is_symlink() and owner not in entries and _database_of(name) not in linked:
             (generations / name).unlink(missing_ok=True)
+
+
+def _database_of(name: str) -> str:
+    """The SQLite file a file's name belongs to: its write-ahead log and shared memory go with it."""
+    return name.removesuffix("-wal").removesuffix("-shm")
 
 
 def _made_at(marker: os.DirEntry[str], name: str) -> float:

@@ -5,7 +5,7 @@ writes. So an update never touches the generation being served. Under the store'
 (an flock, so any number of web processes take turns) it
 
 1. runs on a writable copy of the current generation: for an update maintained from its change
-   (INSERT DATA and DELETE DATA, below), the writer's working copy, kept open from one update to
+   (below), the writer's working copy, kept open from one update to
    the next in `STORE/writer/` (made again when `current` moved under it); for any other, a
    checkpoint of the current generation (`Store.backup`: RocksDB hard-links the immutable files),
    where it first runs any journal entry the current generation lacks (a writer killed after
@@ -24,10 +24,11 @@ outlive rebuilds until a curator moves them into data/ and drops them (`iclr-kg 
 The default graph is the union of all graphs (each triple once). An update that inserts into the
 default graph keeps the triples in the graph `graph/updates`; one that deletes from it deletes
 the triples from every graph that states them. The inferred graph always equals what a full
-build would give; an update may not add to it directly. An update made of INSERT DATA and
-DELETE DATA is maintained from its change (maintained.py: delete and rederive, the index patched
-in place); any other is run operation by operation and the inferred graph and the index are
-recomputed from the whole store. Each update prints one line saying which, and why.
+build would give; an update may not add to it directly. An update made of INSERT DATA, DELETE
+DATA, DELETE/INSERT ... WHERE on the default graph, and DROP or CLEAR of one graph is maintained
+from its change (maintained.py: delete and rederive, the index patched in place); any other is
+run operation by operation and the inferred graph and the index are recomputed from the whole
+store. Each update prints one line saying which, and why.
 """
 
 from __future__ import annotations
@@ -579,7 +580,8 @@ class Writer:
         with contextlib.suppress(OSError):
             os.kill(self._pid, signal.SIGKILL)
         for process in self._started:
-            process.join(timeout=10)
+            if process.pid == self._pid:  # ours to reap (another web process's writer is its own)
+                process.join(timeout=10)
         self._drop()
 
     def _drop(self) -> None:

@@ -14,13 +14,11 @@ from werkzeug.sansio.utils import get_current_url
 
 from iclr_kg import counts
 from iclr_kg.errors import IclrKgError, NotAcceptable, QueryError, UnknownFormat
-from iclr_kg.identifiers import coverage_query
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS, Format, choose
 from iclr_kg.query.lint import Problem, problem_from_error
 from iclr_kg.query.pool import ActiveQuery, InProcessQuery, QueryRequest
 from iclr_kg.query.querytext import update_keyword
 from iclr_kg.query.saved import SavedQuery
-from iclr_kg.store import STATS_CLASSES, STATS_GRAPHS
 from iclr_kg.web.html import HTML_ROW_LIMIT
 from iclr_kg.web.http import graph_list, requested_format
 from iclr_kg.web.state import state
@@ -132,8 +130,8 @@ def stats_counts() -> dict:
     """What /stats and VoID show (counts.Counts, as plain data): kept beside the generation,
     counted by query workers as soon as a build's generation appears (`AppState.warm`: at
     50,000 papers the four scans take 16 s); an update's generation has them from its change."""
-    queries = (STATS_GRAPHS, STATS_CLASSES, coverage_query(), counts.DEFAULT_GRAPH)
-    return counts.as_json(counts.Counts.from_rows(*(rows_outside_request(text, HTML_ROW_LIMIT) for text in queries)))
+    rows = (rows_outside_request(text, HTML_ROW_LIMIT) for text in counts.queries())
+    return counts.as_json(counts.Counts.from_rows(*rows))
 
 
 def generation_counts() -> counts.Counts:
