@@ -11,7 +11,9 @@ reasoner derives `iclr:hasAuthor`, `schema:author`, `wdt:P50`), then deletes it 
 peer is `oxigraph serve` on an `oxigraph load` of our store's dump. Each request is timed from
 send to the end of its answer, on a kept-alive connection; two pairs warm each server up first
 and are not counted. Once, our derived triple is checked to be there after the insert and gone
-after the delete. Prints the median and p95 per update on each server and the ratio of medians.
+after the delete. Prints the median and p95 per update on each server and the ratio of medians;
+then the same for a read sent right after each of `--reads` more pairs' updates (ours publishes
+an update's generation a little after acknowledging it, and such a read waits for it).
 """
 
 from __future__ import annotations
@@ -186,6 +188,20 @@ def run(client: Client, pairs: int, paper: str, person: str, check: bool) -> lis
     return times
 
 
+def read_after(client: Client, pairs: int, paper: str, person: str) -> list[float]:
+    """A read right after each update, timed alone: ours waits there for the update's generation
+    (the writer publishes a burst of updates a little after acknowledging them)."""
+    asked = f"ASK {{ <{paper}> <{ICLR}hasAuthorship> ?a }}"
+    times: list[float] = []
+    for i in range(pairs):
+        for text in pair(1000 + i, paper, person):
+            client.update(text)
+            began = time.perf_counter()
+            client.ask(asked)
+            times.append(time.perf_counter() - began)
+    return times
+
+
 def describe(name: str, times: list[float]) -> float:
     ordered = sorted(times)
     median = statistics.median(times)
@@ -198,6 +214,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--papers", type=int, default=0, help="synthetic papers (0: the curated graph)")
     parser.add_argument("--pairs", type=int, default=20, help="insert-then-delete pairs, after two to warm up")
+    parser.add_argument("--reads", type=int, default=10, help="pairs whose updates are each followed by a timed read")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -227,6 +244,8 @@ def main() -> None:
             print(f"{quads:,} quads; paper {paper}, person {person}")
             ours = run(Client(ours_port, "/update", "/sparql", TOKEN), args.pairs, paper, person, check=True)
             theirs = run(Client(peer_port, "/update", "/query", None), args.pairs, paper, person, check=False)
+            our_reads = read_after(Client(ours_port, "/update", "/sparql", TOKEN), args.reads, paper, person)
+            their_reads = read_after(Client(peer_port, "/update", "/query", None), args.reads, paper, person)
         finally:
             for server in servers:
                 server.terminate()
@@ -236,6 +255,11 @@ def main() -> None:
         mine = describe("iclr-kg serve, /update", ours)
         peer_median = describe("oxigraph serve, /update", theirs)
         print(f"\nratio of medians: {mine / peer_median:.0f}x Oxigraph's server")
+        print("\nA read right after an update (ours waits for the update's generation):\n")
+        print("| server | reads | median | p95 |\n|---|---:|---:|---:|")
+        read_median = describe("iclr-kg serve, /sparql after /update", our_reads)
+        peer_read = describe("oxigraph serve, /query after /update", their_reads)
+        print(f"\nratio of medians: {read_median / peer_read:.0f}x Oxigraph's server")
         how = [line.strip() for line in (work / "serve.log").read_text().splitlines() if line.startswith("update ")]
         inside = [float(line.rsplit(" in ", 1)[1].split()[0]) for line in how[4:] if " in " in line]
         print(f"our log, last update: {how[-1] if how else '(none)'}")

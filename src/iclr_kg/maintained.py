@@ -60,13 +60,16 @@ class NotMaintained(Exception):
 class State:
     """What maintaining the next update needs: the closure's hidden facts and quads per graph.
 
-    `chain`: how many updates since the state was last saved whole (each saves only its change,
-    `Step`); `saved`: when it was (time.time())."""
+    `chain`: how many generations since the state was last saved whole (each saves only its
+    change); `saved`: when it was (time.time()); `added` and `removed`: the hidden facts' change
+    since the last generation saved (the updates of one burst, published as one generation)."""
 
     hidden: set[tuple[Any, Any, Any]]
     counts: dict[str, int]
     chain: int = 0
     saved: float = 0.0
+    added: set[tuple[Any, Any, Any]] = field(default_factory=set)
+    removed: set[tuple[Any, Any, Any]] = field(default_factory=set)
 
 
 @dataclass
@@ -131,35 +134,60 @@ def save_state(generation: Path, state: State) -> None:
     _LAST.clear()
     _LAST[str(generation)] = state
     state.chain, state.saved = 0, time.time()
+    state.added, state.removed = set(), set()
     save_reasoned(
         generation,
         {"fingerprint": MADE_BY_UPDATES, "counts": state.counts, "digests": {}, "hidden": list(state.hidden)},
     )
 
 
-def advance(source: Path, target: Path, step: Step) -> None:
-    """The state of `target`, made from `source`'s by `step`: kept in memory, and beside `target`
-    as the change alone, or whole every WHOLE_EVERY updates or WHOLE_SECONDS."""
-    state = load_state(source)
+def advance(before: Path, after: Path, step: Step) -> None:
+    """The state after `step`, made from the state `before` (a generation, or the update before
+    in the same burst), kept in memory under the name `after`; `save` keeps it beside the
+    generation the burst is published as."""
+    state = load_state(before)
+    for fact in step.hidden_removed:
+        if fact in state.added:
+            state.added.discard(fact)
+        else:
+            state.removed.add(fact)
+    for fact in step.hidden_added:
+        if fact in state.removed:
+            state.removed.discard(fact)
+        else:
+            state.added.add(fact)
     state.hidden -= step.hidden_removed
     state.hidden |= step.hidden_added
     state.counts = step.counts
+    _LAST.clear()
+    _LAST[str(after)] = state
+
+
+def save(parent: Path, generation: Path) -> None:
+    """Keep the state of `generation` (in memory: `advance`) beside it, as its change since the
+    generation `parent`, or whole every WHOLE_EVERY generations or WHOLE_SECONDS."""
+    state = load_state(generation)
     state.chain += 1
     if state.chain >= WHOLE_EVERY or time.time() - state.saved >= WHOLE_SECONDS:
-        save_state(target, state)
+        save_state(generation, state)
         return
-    _LAST.clear()
-    _LAST[str(target)] = state
     save_reasoned(
-        target,
+        generation,
         {
             "fingerprint": MADE_BY_UPDATES,
-            "parent": source.name,
-            "hidden_added": step.hidden_added,
-            "hidden_removed": step.hidden_removed,
-            "counts": step.counts,
+            "parent": parent.name,
+            "hidden_added": state.added,
+            "hidden_removed": state.removed,
+            "counts": state.counts,
         },
     )
+    state.added, state.removed = set(), set()
+
+
+def forget() -> None:
+    """After a failure: what this process kept in memory may hold a change never published."""
+    _LAST.clear()
+    _CONTEXTS.clear()
 
 
 # --------------------------------------------------------------------------------------------
@@ -458,15 +486,10 @@ def maintain(db: Store, source: Path, update: str, base: str | None, max_new: in
 
 
 def keep_context(source: Path, target: Path) -> None:
-    """The reasoner's start `maintain` kept, now `target`'s (after the update is published)."""
+    """The reasoner's start `maintain` kept, now `target`'s (after the update is journaled)."""
     start = _CONTEXTS.pop(str(source), None)
     if start is not None:
         _CONTEXTS[str(target)] = start
-
-
-def forget_context() -> None:
-    """After an update that failed once `maintain` returned: the kept start holds its change."""
-    _CONTEXTS.clear()
 
 
 def check_growth(added: int, max_new: int) -> None:

@@ -212,6 +212,30 @@ def generation_record(generation: Path) -> dict[str, Any]:
     return json.loads(text) if text.strip() else {}
 
 
+JOURNAL = "journal.jsonl"  # the accepted updates, beside the generations (updates.Journal)
+_covered: dict[Path, int] = {}  # generation -> the journal's length in bytes it holds (once recorded)
+
+
+def journal_behind(store_dir: Path, generation: Path) -> bool:
+    """Whether the journal holds an update `generation` lacks: the writer acknowledges an update
+    once it is journaled and publishes its generation a little later, with the next ones, so a
+    reader that must see every acknowledged update asks the writer to publish first. One stat
+    of the journal (its length grows with each update) against the length the generation's
+    record says it holds; a generation recorded without one is behind while a journal exists."""
+    try:
+        size = os.stat(store_dir / JOURNAL).st_size
+    except FileNotFoundError:
+        return False
+    covered = _covered.get(generation)
+    if covered is None:
+        covered = generation_record(generation).get("journal_bytes", -1)
+        if covered >= 0:
+            if len(_covered) > 1000:  # generations come and go: forget the old ones
+                _covered.clear()
+            _covered[generation] = covered
+    return size > max(covered, 0)
+
+
 def publish_generation(store_dir: Path, generation: Path, prune: bool = True) -> None:
     """Swing `current` to a complete generation (an atomic rename) and prune old ones (unless
     `prune` is False: a burst of updates prunes once a second, not after each)."""

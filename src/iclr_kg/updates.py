@@ -5,21 +5,28 @@ writes. So an update never touches the generation being served. Under the store'
 (an flock, so any number of web processes take turns) it
 
 1. runs on a writable copy of the current generation: for an update maintained from its change
-   (below), the writer's working copy, kept open from one update to
-   the next in `STORE/writer/` (made again when `current` moved under it); for any other, a
-   checkpoint of the current generation (`Store.backup`: RocksDB hard-links the immutable files),
-   where it first runs any journal entry the current generation lacks (a writer killed after
-   journaling);
-2. makes the new generation: a checkpoint of the working copy, or the written checkpoint itself;
-3. appends the update to the journal and fsyncs it: the acknowledgement point;
-4. marks the new generation complete (recording the last journal entry it holds), brings its
-   index up to date, and swings `current` to it, exactly as a build publishes.
+   (below), the writer's working copy, kept open from one update to the next in
+   `STORE/writer/` (made again when `current` moved under it); for any other, a checkpoint of
+   the current generation (`Store.backup`: RocksDB hard-links the immutable files);
+2. appends the update to the journal and fsyncs it: the acknowledgement point;
+3. publishes: the new generation is a checkpoint of the working copy (or the written checkpoint
+   itself), marked complete (recording the last journal entry it holds and the journal's length
+   then), its index brought up to date, and `current` swung to it, exactly as a build publishes.
 
-Every web process and query worker sees the update at its next request (they follow `current`).
+The server's writer process (`Writer`) acknowledges an update maintained from its change after
+step 2 and publishes a burst of them as one generation: when no update came for PUBLISH_IDLE,
+PUBLISH_WITHIN after the burst's first, or at once when a reader asks. A checkpoint (RocksDB
+flushes every column family and fsyncs) costs more than the update itself, so one per update
+set the pace of a burst. Every reader of the server asks first when the journal is longer than
+the current generation holds (`store.journal_behind`: one stat), so a read after an
+acknowledged update sees it, from any web process. The write lock is held from a burst's first
+update to its publication.
+
 A kill -9 at any step leaves either the old generation current (the partial one is pruned) or
-the journal ahead of it (the next writer or build replays the missing entries); no acknowledged
-update is lost. `iclr-kg build` replays the whole journal onto each new generation, so updates
-outlive rebuilds until a curator moves them into data/ and drops them (`iclr-kg updates`).
+the journal ahead of it (the next writer catches the missing entries up, maintained from their
+change where it can; a build replays them); no acknowledged update is lost. `iclr-kg build`
+replays the whole journal onto each new generation, so updates outlive rebuilds until a curator
+moves them into data/ and drops them (`iclr-kg updates`).
 
 The default graph is the union of all graphs (each triple once). An update that inserts into the
 default graph keeps the triples in the graph `graph/updates`; one that deletes from it deletes
@@ -48,7 +55,7 @@ import time
 import traceback
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from multiprocessing import AuthenticationError
 from pathlib import Path
 from typing import Any
@@ -70,6 +77,7 @@ from iclr_kg.index import build_index, index_path, patch_index
 from iclr_kg.processes import limit_address_space, start_without_main
 from iclr_kg.query.querytext import split_update
 from iclr_kg.store import (
+    JOURNAL,
     being_written,
     complete_generation,
     current_generation,
@@ -78,8 +86,6 @@ from iclr_kg.store import (
     run_update,
     write_lock,
 )
-
-JOURNAL = "journal.jsonl"
 
 
 @dataclass(frozen=True)
@@ -102,20 +108,44 @@ class Journal:
 
     A line is only acknowledged once it and its newline are fsynced; a torn last line (a writer
     killed mid-append) was never acknowledged and is ignored, then cut off by the next append.
+    What was read is kept while the file stays the same (its size, time and inode), so that a
+    writer does not read the whole journal for each update.
     """
 
     def __init__(self, store_dir: Path):
         self.path = store_dir / JOURNAL
+        self._known: tuple[tuple[int, int, int], list[Entry], int] | None = None
 
     def entries(self) -> list[Entry]:
-        return self._read()[0]
+        return list(self._read()[0])
+
+    def since(self, last: int) -> list[Entry]:
+        """The entries after the one numbered `last`."""
+        entries = self._read()[0]
+        if not entries or entries[-1].id <= last:
+            return []
+        return [e for e in entries if e.id > last]
+
+    @property
+    def intact(self) -> int:
+        """The length in bytes of the complete entries (what a generation holding them records)."""
+        return self._read()[1]
+
+    def _stamp(self) -> tuple[int, int, int] | None:
+        try:
+            found = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        return found.st_size, found.st_mtime_ns, found.st_ino
 
     def _read(self) -> tuple[list[Entry], int]:
         """The complete entries, and the byte length they take (what follows is a torn line)."""
-        try:
-            data = self.path.read_bytes()
-        except FileNotFoundError:
+        stamp = self._stamp()
+        if stamp is None:
             return [], 0
+        if self._known is not None and self._known[0] == stamp:
+            return self._known[1], self._known[2]
+        data = self.path.read_bytes()
         intact = data.rfind(b"\n") + 1
         entries = []
         for number, line in enumerate(data[:intact].decode("utf-8").split("\n")[:-1], 1):
@@ -125,21 +155,37 @@ class Journal:
                 raise StoreError(
                     f"{self.path}:{number}: not a journal entry ({exc}); fix or remove that line"
                 ) from None
+        if stamp[0] == len(data):
+            self._known = (stamp, entries, intact)
         return entries, intact
 
     def append(self, kind: str, update: str, base: str | None, after: int) -> Entry:
         """Write an entry numbered after both the journal's last and `after`, durably."""
         entries, intact = self._read()
-        number = max([after, *(e.id for e in entries)]) + 1
+        number = max([after, *(e.id for e in entries[-1:])]) + 1
         entry = Entry(number, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), kind, update, base)
+        line = entry.line().encode("utf-8")
+        created = not self.path.exists()
         with open(self.path, "ab") as handle:
             if intact < handle.tell():
                 handle.truncate(intact)  # a torn line from a killed writer
-            handle.write(entry.line().encode("utf-8"))
+            handle.write(line)
             handle.flush()
             os.fsync(handle.fileno())
-        fsync_dir(self.path.parent)
+        if created:
+            fsync_dir(self.path.parent)
+        stamp = self._stamp()
+        if stamp is not None and stamp[0] == intact + len(line):
+            self._known = (stamp, [*entries, entry], intact + len(line))
         return entry
+
+    def cut_torn(self) -> None:
+        """Cut off a torn last line (never acknowledged), so that the journal's length is its entries'."""
+        stamp, intact = self._stamp(), self._read()[1]
+        if stamp is not None and stamp[0] > intact:
+            with open(self.path, "ab") as handle:
+                handle.truncate(intact)
+                os.fsync(handle.fileno())
 
     def keep_only(self, entries: list[Entry]) -> None:
         """Rewrite the journal with `entries` (after a drop), atomically and durably."""
@@ -154,78 +200,258 @@ def apply(
     kind: str = "update",
     reasoner: str = "fast",
     max_derived: int = 0,
+    defer: bool = False,
 ) -> Entry:
     """Run one write as described in the module docstring; returns its journal entry.
+
+    `defer` (the writer process): an update maintained from its change is acknowledged once it
+    is journaled and written to the working copy, and published later with the updates after it
+    (`publish`, which the writer calls when the burst ends or a reader asks). Otherwise its
+    generation is published before this returns.
 
     Raises QueryError (syntax, or what the update may not do), or TooLarge where the update would
     add more than `max_derived` triples to the inferred graph (0: no bound), with nothing written.
     """
-    with write_lock(store_dir), gcpause.paused(collect=False):  # a long-lived writer: the collector runs again after
+    with _holding_write_lock(store_dir), gcpause.paused(collect=False):  # collected again after
         source = current_generation(store_dir)
         if source is None:
             raise StoreError(f"no store at {store_dir}: run `iclr-kg build --store {store_dir}` first")
-        journal = Journal(store_dir)
-        applied = generation_record(source).get("journal", 0)
-        missing = [e for e in journal.entries() if e.id > applied]
+        journal = _journal(store_dir)
         began = time.perf_counter()
-        how = "the journal's missing entries are replayed" if missing else "the reasoner is not `fast`"
-        if not missing and reasoner == "fast":
-            try:
-                return _maintained(store_dir, source, journal, applied, update, base, kind, max_derived, began)
-            except maintained.NotMaintained as exc:
-                how = f"not maintained from its change ({exc})"
-        target, state = _recomputed(source, missing, update, base, reasoner, max_derived)
-        entry = journal.append(kind, update, base, after=applied)
-        complete_generation(target, {"journal": entry.id})
-        publish_generation(store_dir, target)
-        if state is not None:
-            maintained.save_state(target, state)
-        return _logged(entry, f"{how}: the inferred graph and the index recomputed", began)
+        how = "the reasoner is not `fast`"
+        try:
+            if reasoner == "fast":
+                try:
+                    _catch_up(store_dir, source, journal)
+                    entry = _maintained(store_dir, source, journal, update, base, kind, max_derived)
+                    if not defer:
+                        _publish_pending(store_dir)
+                    return _logged(entry, "maintained from its change (delete and rederive)", began)
+                except maintained.NotMaintained as exc:
+                    how = f"not maintained from its change ({exc})"
+            _publish_pending(store_dir)  # what the burst had, first: the rest starts from its generation
+            source = current_generation(store_dir) or source
+            entry = _recomputed_write(store_dir, source, journal, update, base, kind, reasoner, max_derived)
+            return _logged(entry, f"{how}: the inferred graph and the index recomputed", began)
+        finally:
+            if not defer:
+                _publish_pending(store_dir)
+
+
+def publish(store_dir: Path, reasoner: str = "fast") -> None:
+    """Publish every acknowledged update: the writer's pending ones, and any the current
+    generation lacks (a writer killed before publishing them). What a reader asks for before
+    it reads (`store.journal_behind`)."""
+    with _holding_write_lock(store_dir), gcpause.paused(collect=False):
+        source = current_generation(store_dir)
+        if source is None:
+            return
+        journal = _journal(store_dir)
+        if reasoner == "fast":
+            with contextlib.suppress(maintained.NotMaintained):
+                _catch_up(store_dir, source, journal)
+        _publish_pending(store_dir)
+        source = current_generation(store_dir) or source
+        record = generation_record(source)
+        if journal.since(record.get("journal", 0)):
+            _recomputed_write(store_dir, source, journal, None, None, "update", reasoner, 0)
+            return
+        journal.cut_torn()
+        if record.get("journal_bytes") != journal.intact:  # from before lengths were recorded
+            complete_generation(source, {**record, "journal_bytes": journal.intact})
+
+
+@dataclass
+class _Pending:
+    """Updates acknowledged (journaled, and written to the working copy) and not yet published:
+    what their generation needs, gathered update by update."""
+
+    source: Path  # the published generation the working copy started the burst from
+    name: Path  # the generation they will be published as; the reasoning state's key meanwhile
+    entry: Entry  # the last one
+    journal_bytes: int
+    stats: counts.Counts | None  # what /stats and VoID show (None: counted when first asked)
+    iris: set[str] = field(default_factory=set)  # the entities whose index rows change
+    touched: list[tuple[Any, Any, Any]] = field(default_factory=list)
+    first: float = field(default_factory=time.monotonic)
+    last: float = field(default_factory=time.monotonic)
+
+
+_PENDING: dict[Path, _Pending] = {}
+PUBLISH_IDLE = 0.05  # seconds without a new update after which the writer publishes a burst
+PUBLISH_WITHIN = 0.5  # and at the latest this long after the burst's first update
+
+
+def publish_due(now: float) -> float | None:
+    """Seconds until a pending burst is due for publishing (0: now), None if none is pending."""
+    due = [min(p.last + PUBLISH_IDLE, p.first + PUBLISH_WITHIN) - now for p in _PENDING.values()]
+    return max(0.0, min(due)) if due else None
+
+
+def publish_due_bursts() -> None:
+    """Publish the pending bursts that are due (the writer's publisher thread)."""
+    now = time.monotonic()
+    for store_dir, pending in list(_PENDING.items()):
+        if min(pending.last + PUBLISH_IDLE, pending.first + PUBLISH_WITHIN) <= now:
+            with _holding_write_lock(store_dir), gcpause.paused(collect=False):
+                _publish_pending(store_dir)
 
 
 def _maintained(
     store_dir: Path,
     source: Path,
     journal: Journal,
-    applied: int,
-    update: str,
+    update: str | None,
     base: str | None,
     kind: str,
     max_derived: int,
-    began: float,
+    entry: Entry | None = None,
 ) -> Entry:
     """The fast path: `update` maintained from its change (maintained.py) on the writer's working
-    copy of `source`, which a checkpoint then publishes as the next generation. NotMaintained,
-    QueryError, TooLarge or InconsistentGraph leave the copy as it was; anything else discards it."""
+    copy of `source`, then journaled (unless it is the journal's `entry`, caught up) and added to
+    the pending burst. NotMaintained, QueryError, TooLarge or InconsistentGraph leave the copy as
+    it was; anything else abandons the copy and the burst (their updates are journaled: the next
+    write or reader catches them up)."""
+    pending = _PENDING.get(store_dir)
     work = _working_copy(store_dir, source)
+    before = pending.name if pending is not None else source
     try:
-        step = maintained.maintain(work.db, source, update, base, max_derived)
+        step = maintained.maintain(work.db, before, update if entry is None else entry.update, base, max_derived)
     except (maintained.NotMaintained, IclrKgError):
         raise
     except BaseException:
-        _discard_working_copy(store_dir)
+        _abandon(store_dir)
         raise
-    target = _next_name(source)
     try:
-        work.db.backup(str(target))  # RocksDB flushes, then hard-links: a new generation, closed
-        entry = journal.append(kind, update, base, after=applied)
-        complete_generation(target, {"journal": entry.id})
-        kept = counts.read(source)  # what /stats and VoID show, from the change (else counted when asked)
-        if kept is not None:
-            counts.write(target, kept.changed(step.counts, step.default_delta, step.before, step.after))
-        patch_index(work.db, target, index_path(source), step.iris, step.touched, in_place=True)
+        if entry is None:
+            applied = pending.entry.id if pending is not None else generation_record(source).get("journal", 0)
+            entry = journal.append(kind, update or "", base, after=applied)
+    except BaseException:
+        _abandon(store_dir)
+        raise
+    name = _next_name(source)
+    maintained.advance(before, name, step)
+    maintained.keep_context(before, name)
+    if pending is None:
+        pending = _PENDING[store_dir] = _Pending(source, name, entry, 0, counts.read(source))
+    pending.name, pending.entry, pending.journal_bytes = name, entry, journal.intact
+    if pending.stats is not None:
+        pending.stats = pending.stats.changed(step.counts, step.default_delta, step.before, step.after)
+    pending.iris |= step.iris
+    pending.touched += step.touched
+    pending.last = time.monotonic()
+    return entry
+
+
+def _catch_up(store_dir: Path, source: Path, journal: Journal) -> None:
+    """Maintain, on the working copy, the journal's entries that neither `source` nor the
+    pending burst holds (a writer killed after acknowledging them, before publishing); they join
+    the burst. NotMaintained if one is not maintained from its change (the caller recomputes)."""
+    pending = _PENDING.get(store_dir)
+    last = pending.entry.id if pending is not None else generation_record(source).get("journal", 0)
+    for entry in journal.since(last):
+        _maintained(store_dir, source, journal, None, entry.base, entry.kind, 0, entry=entry)
+
+
+def _publish_pending(store_dir: Path) -> None:
+    """The pending burst's generation: a checkpoint of the working copy, its reasoning state, its
+    counts and its index rows, then `current` swung to it. Nothing if none is pending."""
+    pending = _PENDING.pop(store_dir, None)
+    if pending is None:
+        return
+    work = _WORKING[store_dir]
+    target = pending.name
+    try:
+        work.db.backup(str(target))  # RocksDB flushes, then hard-links
+        maintained.save(pending.source, target)
+        complete_generation(target, {"journal": pending.entry.id, "journal_bytes": pending.journal_bytes})
+        if pending.stats is not None:
+            counts.write(target, pending.stats)
+        patch_index(work.db, target, index_path(pending.source), pending.iris, pending.touched, in_place=True)
         publish_generation(store_dir, target, prune=_prune_due())
     except BaseException:
-        _discard_working_copy(store_dir)
-        maintained.forget_context()
+        _abandon(store_dir)
         if current_generation(store_dir) != target:
             shutil.rmtree(target, ignore_errors=True)
             index_path(target).unlink(missing_ok=True)
         raise
     work.generation = target
-    maintained.keep_context(source, target)
-    maintained.advance(source, target, step)
-    return _logged(entry, "maintained from its change (delete and rederive)", began)
+
+
+def _abandon(store_dir: Path) -> None:
+    """After a failure: the working copy, the pending burst and what memory holds of them go
+    (their updates are journaled, and caught up from the journal next)."""
+    _PENDING.pop(store_dir, None)
+    _discard_working_copy(store_dir)
+    maintained.forget()
+
+
+def _recomputed_write(
+    store_dir: Path,
+    source: Path,
+    journal: Journal,
+    update: str | None,
+    base: str | None,
+    kind: str,
+    reasoner: str,
+    max_derived: int,
+) -> Entry:
+    """The slow path: the journal's entries `source` lacks and `update` (None: only those) run
+    on a checkpoint of `source`, the inferred graph and the index recomputed, published."""
+    applied = generation_record(source).get("journal", 0)
+    missing = journal.since(applied)
+    target, state = _recomputed(source, missing, update, base, reasoner, max_derived)
+    try:
+        entry = journal.append(kind, update, base, after=applied) if update is not None else missing[-1]
+        complete_generation(target, {"journal": entry.id, "journal_bytes": journal.intact})
+        publish_generation(store_dir, target)
+    except BaseException:
+        if current_generation(store_dir) != target:
+            shutil.rmtree(target, ignore_errors=True)
+            index_path(target).unlink(missing_ok=True)
+        raise
+    if state is not None:
+        maintained.save_state(target, state)
+    return entry
+
+
+_JOURNALS: dict[Path, Journal] = {}
+
+
+def _journal(store_dir: Path) -> Journal:
+    """This process's reader of the store's journal (it keeps what it read while the file stays)."""
+    journal = _JOURNALS.get(store_dir)
+    if journal is None:
+        journal = _JOURNALS[store_dir] = Journal(store_dir)
+    return journal
+
+
+_HELD: dict[Path, tuple[Any, int]] = {}  # store -> (the open lock file, how many hold it)
+_HOLDING = threading.RLock()
+
+
+@contextlib.contextmanager
+def _holding_write_lock(store_dir: Path) -> Iterator[None]:
+    """The store's write lock (`store.write_lock`), held by this process from a burst's first
+    update until its publication: a build that replayed the journal and published in between
+    would be overwritten by the burst's generation."""
+    with _HOLDING:
+        handle, holders = _HELD.get(store_dir, (None, 0))
+        if handle is None:
+            store_dir.mkdir(parents=True, exist_ok=True)
+            handle = open(store_dir / "write.lock", "a+")  # noqa: SIM115 - closed when released
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        _HELD[store_dir] = (handle, holders + 1)
+        try:
+            yield
+        finally:
+            handle, holders = _HELD[store_dir]
+            if holders == 1 and store_dir not in _PENDING:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+                handle.close()
+                del _HELD[store_dir]
+            else:
+                _HELD[store_dir] = (handle, holders - 1)
 
 
 PRUNE_EVERY = 1.0  # seconds between two prunes by the writer (one per update cost more than the update)
@@ -294,17 +520,18 @@ def _next_name(source: Path) -> Path:
 
 
 def _recomputed(
-    source: Path, missing: list[Entry], update: str, base: str | None, reasoner: str, max_derived: int
+    source: Path, missing: list[Entry], update: str | None, base: str | None, reasoner: str, max_derived: int
 ) -> tuple[Path, maintained.State | None]:
-    """The generation with the journal's missing entries and `update` run on a checkpoint of
-    `source`, the inferred graph and the index recomputed from the whole store; and the state to
-    keep beside it."""
+    """The generation with the journal's missing entries and `update` (None: none) run on a
+    checkpoint of `source`, the inferred graph and the index recomputed from the whole store;
+    and the state to keep beside it."""
     target = _checkpoint(source)
     with _writing(target) as db:
         hidden: list[Any] | None = [] if reasoner == "fast" else None
-        for entry in missing:
-            run_entry(db, entry.update, entry.base, reasoner)
-        run_entry(db, update, base, reasoner, max_derived=max_derived, hidden=hidden)
+        runs = [(e.update, e.base, 0) for e in missing] + ([(update, base, max_derived)] if update is not None else [])
+        for number, (text, its_base, bound) in enumerate(runs, 1):
+            last = number == len(runs)
+            run_entry(db, text, its_base, reasoner, max_derived=bound, hidden=hidden if last else None)
         build_index(db, target)
         counts = Counter(q.graph_name.value for q in db if q.graph_name != DefaultGraph())
     state = maintained.State(set(hidden), dict(counts)) if hidden is not None else None
@@ -335,10 +562,12 @@ def _writing(target: Path) -> Iterator[Store]:
     del db
 
 
-def replay(db: Store, store_dir: Path, reasoner: str = "fast") -> int:
-    """Run the whole journal onto a freshly built database (for `build`); the last id run."""
+def replay(db: Store, store_dir: Path, reasoner: str = "fast") -> dict[str, int]:
+    """Run the whole journal onto a freshly built database (for `build`, under the write lock);
+    what the generation's record says it holds (the last id run, the journal's length)."""
+    journal = Journal(store_dir)
     last = 0
-    for entry in Journal(store_dir).entries():
+    for entry in journal.entries():
         try:
             run_entry(db, entry.update, entry.base, reasoner, maintain_after=False)
         except QueryError as exc:
@@ -349,7 +578,7 @@ def replay(db: Store, store_dir: Path, reasoner: str = "fast") -> int:
         last = entry.id
     if last:
         maintain(db, reasoner)
-    return last
+    return {"journal": last, "journal_bytes": journal.intact}
 
 
 def run_entry(
@@ -512,12 +741,26 @@ class Writer:
         timeout: float,
         max_derived: int = 0,
     ) -> Entry:
-        request = (str(store_dir), update, base, kind, reasoner, max_derived)
+        """Run `update` in the writer: journaled when this returns, published soon after (every
+        reader of the server asks for that first: `publish`)."""
+        answer = self._ask(store_dir, ("update", str(store_dir), update, base, kind, reasoner, max_derived), timeout)
+        return Entry(**answer)
+
+    def publish(self, store_dir: Path, *, reasoner: str, timeout: float) -> None:
+        """Have the writer publish every acknowledged update now; returns once it has. Past
+        `timeout` the writer is left to finish (it is not killed: publishing is not a runaway
+        query, and another reader would only ask again) and StoreError says so."""
+        self._ask(store_dir, ("publish", str(store_dir), reasoner), timeout, kill=False)
+
+    def _ask(self, store_dir: Path, request: tuple[Any, ...], timeout: float, kill: bool = True) -> Any:
         deadline = time.monotonic() + timeout
         with self._lock:
             conn = self._handed(store_dir, request, deadline)
             try:
                 if not conn.poll(max(0.0, deadline - time.monotonic())):
+                    if not kill:
+                        self._drop()
+                        raise StoreError(f"the store's writer did not publish the last updates within {timeout:g} s")
                     self._kill()
                     raise UpdateTimeout(f"the update was stopped after its time limit of {timeout:g} s")
                 answer = conn.recv()
@@ -526,7 +769,7 @@ class Writer:
                 raise StoreError("the update's process died: out of memory (ICLR_KG_QUERY_MEMORY)?") from None
         if isinstance(answer, Failure):
             raise answer.exception()
-        return Entry(**answer)
+        return answer
 
     def _handed(self, store_dir: Path, request: tuple[Any, ...], deadline: float) -> Any:
         """Hand `request` to the writer, which says TAKEN on receiving it: a writer that ended
@@ -591,7 +834,14 @@ class Writer:
         self._conn = None
 
     def close(self) -> None:
+        """End the writer this process started, once it has published what it acknowledged."""
         with self._lock:
+            if self._conn is not None:
+                with contextlib.suppress(EOFError, OSError):
+                    self._conn.send(("publish", None, "fast"))
+                    deadline = time.monotonic() + 30
+                    while self._conn.poll(max(0.0, deadline - time.monotonic())) and self._conn.recv() == TAKEN:
+                        pass
             self._drop()
             for process in self._started:
                 if process.is_alive():
@@ -645,8 +895,12 @@ def _writer_main(
         os.unlink(address)
     listener = Listener(address, family="AF_UNIX", authkey=_writer_key(Path(store_dir)))
     os.chmod(address, 0o600)
-    threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
     one_at_a_time = threading.Lock()
+    # Stopped with the web process that started it (multiprocessing terminates a daemon child
+    # at exit): what it acknowledged is published first
+    signal.signal(signal.SIGTERM, lambda *_: _publish_and_end(one_at_a_time))
+    threading.Thread(target=_end_with, args=(parent, one_at_a_time), daemon=True).start()
+    threading.Thread(target=_publisher, args=(one_at_a_time,), daemon=True).start()
     while True:
         try:
             conn = listener.accept()
@@ -655,34 +909,63 @@ def _writer_main(
         threading.Thread(target=_serve, args=(conn, one_at_a_time), daemon=True).start()
 
 
-def _end_with(parent: int) -> None:  # pragma: no cover - child process
-    """End the writer when the web process that started it has gone (killed, not exited)."""
+def _end_with(parent: int, one_at_a_time: threading.Lock) -> None:  # pragma: no cover - child process
+    """End the writer when the web process that started it has gone (killed, not exited),
+    after publishing what it acknowledged."""
     while os.getppid() == parent:
         time.sleep(1.0)
+    _publish_and_end(one_at_a_time)
+
+
+def _publish_and_end(one_at_a_time: threading.Lock) -> None:  # pragma: no cover - child process
+    with one_at_a_time:
+        for store_dir in list(_PENDING):
+            with contextlib.suppress(Exception):  # journaled: the next writer or build publishes it
+                publish(store_dir)
     os._exit(0)
+
+
+def _publisher(one_at_a_time: threading.Lock) -> None:  # pragma: no cover - child process
+    """Publish each burst of acknowledged updates once it is due (`publish_due`)."""
+    while True:
+        with one_at_a_time:
+            wait = publish_due(time.monotonic())
+        if wait is None or wait > 0:
+            time.sleep(min(wait if wait is not None else PUBLISH_IDLE, PUBLISH_IDLE))
+            continue
+        with one_at_a_time:
+            try:
+                publish_due_bursts()
+            except Exception:  # noqa: BLE001 - journaled: a reader's request or the next update catches up
+                traceback.print_exc()
 
 
 def _serve(conn: Any, one_at_a_time: threading.Lock) -> None:  # pragma: no cover - child process
     conn.send(os.getpid())
     while True:
         try:
-            store_dir, update, base, kind, reasoner, max_derived = conn.recv()
+            request = conn.recv()
             conn.send(TAKEN)
         except (EOFError, OSError):
             return
         with one_at_a_time:
-            answer = _answer(Path(store_dir), update, base, kind, reasoner, max_derived)
+            answer = _answer(request)
         try:
             conn.send(answer)
         except OSError:
             return
 
 
-def _answer(
-    store_dir: Path, update: str, base: str | None, kind: str, reasoner: str, max_derived: int
-) -> Any:  # pragma: no cover - child process
+def _answer(request: tuple[Any, ...]) -> Any:  # pragma: no cover - child process
     try:
-        entry = apply(store_dir, update, base=base, kind=kind, reasoner=reasoner, max_derived=max_derived)
+        if request[0] == "publish":
+            for store_dir in [Path(request[1])] if request[1] else list(_PENDING):
+                publish(store_dir, reasoner=request[2])
+            return None
+        _, store_dir, update, base, kind, reasoner, max_derived = request
+        entry = apply(
+            Path(store_dir), update, base=base, kind=kind, reasoner=reasoner, max_derived=max_derived, defer=True
+        )
     except MemoryError:
         os._exit(3)
     except IclrKgError as exc:

@@ -125,7 +125,7 @@ def build(settings: Settings, progress: Progress | None = None, full: bool = Fal
 
     def replay_journal(db: Store) -> dict[str, int]:
         """Accepted updates outlive the build: run them onto the new generation (updates.py)."""
-        return {"journal": replay(db, settings.store, settings.reasoner)}
+        return replay(db, settings.store, settings.reasoner)
 
     with build_lock(settings.store), gcpause.paused():
         compiled = compile_unvalidated(settings, report)

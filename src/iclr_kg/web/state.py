@@ -6,6 +6,7 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -18,12 +19,13 @@ from pyoxigraph import Store
 from iclr_kg import terms
 from iclr_kg.atomic import write_text
 from iclr_kg.config import Settings
+from iclr_kg.errors import IclrKgError
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import Index, current_index, ensure_index, index_path
 from iclr_kg.processes import memory_limit
 from iclr_kg.query.pool import QueryPool
 from iclr_kg.query.saved import SavedQuery, load_saved
-from iclr_kg.store import current_generation, kept_beside, open_read_only
+from iclr_kg.store import current_generation, journal_behind, kept_beside, open_read_only
 from iclr_kg.updates import Writer
 from iclr_kg.web.cache import ResponseMemo, ResultCache
 
@@ -100,12 +102,29 @@ class AppState:
                     )
         return self._pool
 
+    def _current(self) -> Path | None:
+        """The current generation, holding every update the writer acknowledged: the writer
+        publishes a burst of updates as one generation a little after acknowledging them, so a
+        read that comes sooner (one stat of the journal says so) asks it to publish first."""
+        generation = current_generation(self.settings.store)
+        if generation is None or not self.settings.update_token:
+            return generation
+        if journal_behind(self.settings.store, generation):
+            try:
+                self.writer.publish(
+                    self.settings.store, reasoner=self.settings.reasoner, timeout=self.settings.query_timeout
+                )
+            except IclrKgError as exc:  # the update's own request saw the error; readers go on reading
+                print(f"reading the generation before the last updates: {exc}", file=sys.stderr, flush=True)
+            generation = current_generation(self.settings.store)
+        return generation
+
     def generation_key(self) -> str:
         """The current generation's path, for the workers (each update makes a new generation);
         on a remote backend, the engine's URL and the generation published there."""
         if self.backend is not None:
             return self.backend.store().key
-        generation = current_generation(self.settings.store)
+        generation = self._current()
         if generation is None:
             open_read_only(self.settings.store)  # raises the clear "no store" error
         self._seen(generation)
@@ -116,7 +135,7 @@ class AppState:
         remote backend: the engine, as published last)."""
         if self.backend is not None:
             return self.backend.store()
-        generation = current_generation(self.settings.store)
+        generation = self._current()
         if self._store is not None and generation == self._generation:
             return self._store
         with self._lock:
@@ -138,7 +157,7 @@ class AppState:
         generation predates indexes. None when there is no store yet."""
         if self.backend is not None:
             return self._remote_index()
-        generation = current_generation(self.settings.store)
+        generation = self._current()
         if generation is None:
             return None
         self._seen(generation)
@@ -173,7 +192,7 @@ class AppState:
         `kept`: the value (plain data) is also kept beside the generation (`store.kept_beside`),
         so that the other web processes and a restarted server read it instead of computing it
         again; one process computes it while the others wait for it (an flock)."""
-        folder = current_generation(self.settings.store) if self.backend is None else None
+        folder = self._current() if self.backend is None else None
         self._seen(folder)
         generation = folder.name if folder else self.generation  # one look at `current`: key and file agree
         cached = self._derived.get(name)
@@ -228,6 +247,6 @@ class AppState:
     def generation(self) -> str:
         if self.backend is not None:
             return self.backend.store().publication.generation
-        generation = current_generation(self.settings.store)
+        generation = self._current()
         self._seen(generation)
         return generation.name if generation else ""
