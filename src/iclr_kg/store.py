@@ -155,7 +155,6 @@ def _publish_new(
     fill: Callable[[Store, Path], Callable[[Store, dict[str, Any]], None]],
     finish: Callable[[Store], dict[str, Any]] | None,
 ) -> Path:
-    from iclr_kg.index import index_path
 
     generations = store_dir / "generations"
     generations.mkdir(parents=True, exist_ok=True)
@@ -178,11 +177,18 @@ def _publish_new(
                 complete_generation(generation, record)
                 publish_generation(store_dir, generation)
     except BaseException:
-        if current_generation(store_dir) != generation:
-            shutil.rmtree(generation, ignore_errors=True)
-            index_path(generation).unlink(missing_ok=True)
+        discard_unpublished(store_dir, generation)
         raise
     return generation
+
+
+def discard_unpublished(store_dir: Path, generation: Path) -> None:
+    """After a failure while making `generation`: remove it and its index, unless it became current."""
+    from iclr_kg.index import index_path  # here: the index module imports this one
+
+    if current_generation(store_dir) != generation:
+        shutil.rmtree(generation, ignore_errors=True)
+        index_path(generation).unlink(missing_ok=True)
 
 
 @contextlib.contextmanager

@@ -81,6 +81,7 @@ from iclr_kg.store import (
     being_written,
     complete_generation,
     current_generation,
+    discard_unpublished,
     generation_record,
     publish_generation,
     run_update,
@@ -371,9 +372,7 @@ def _publish_pending(store_dir: Path) -> None:
         publish_generation(store_dir, target, prune=_prune_due())
     except BaseException:
         _abandon(store_dir)
-        if current_generation(store_dir) != target:
-            shutil.rmtree(target, ignore_errors=True)
-            index_path(target).unlink(missing_ok=True)
+        discard_unpublished(store_dir, target)
         raise
     work.generation = target
 
@@ -406,9 +405,7 @@ def _recomputed_write(
         complete_generation(target, {"journal": entry.id, "journal_bytes": journal.intact})
         publish_generation(store_dir, target)
     except BaseException:
-        if current_generation(store_dir) != target:
-            shutil.rmtree(target, ignore_errors=True)
-            index_path(target).unlink(missing_ok=True)
+        discard_unpublished(store_dir, target)
         raise
     if state is not None:
         maintained.save_state(target, state)
