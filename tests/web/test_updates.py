@@ -539,6 +539,28 @@ def test_an_updates_generation_has_its_counts_from_the_change(tiny_data) -> None
         assert counts.read(generation) == counts.count(open_read_only(settings.store)), text
 
 
+def test_blank_nodes_inserted_are_maintained_from_their_change(tiny_data, capfd) -> None:
+    """An authorship written as a blank node (as a person writing SPARQL by hand would), then
+    deleted by a pattern: each maintained, the closure owlrl's, the new node's derived
+    iclr:hasAuthor there and gone again."""
+    settings = tiny_data()
+    build(settings)
+    new = f"<{RES}person/new-1>"
+    node = f"iclr:authorshipBy {new} ; iclr:position 7"
+    steps = [
+        f"INSERT DATA {{ GRAPH <urn:g1> {{ <{PAPER}> iclr:hasAuthorship _:a . _:a a iclr:Authorship ; {node} }} }}",
+        f"INSERT DATA {{ <{PAPER}> iclr:hasAuthorship _:a . _:a a iclr:Authorship ; {node} }}",
+        f"DELETE {{ <{PAPER}> iclr:hasAuthorship ?a . ?a ?p ?o }} WHERE {{ ?a {node} ; ?p ?o }}",
+    ]
+    derived = f"ASK {{ <{PAPER}> iclr:hasAuthor {new} }}"
+    for text, there in zip(steps, (True, True, False), strict=True):
+        capfd.readouterr()
+        apply(settings.store, text)
+        assert "maintained from its change (delete and rederive)" in capfd.readouterr().err, text
+        assert_as_if_built(settings)
+        assert bool(open_read_only(settings.store).query(derived, prefixes=vocab.QUERY_PREFIXES)) is there
+
+
 def test_dropping_or_clearing_a_graph_is_maintained_from_its_change(tiny_data, capfd) -> None:
     """A Graph Store PUT (DROP SILENT GRAPH then INSERT DATA) or DELETE (DROP GRAPH), CLEAR
     GRAPH and DELETE WHERE remove what they match as a change: the same closure as owlrl's, the
