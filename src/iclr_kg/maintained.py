@@ -3,8 +3,9 @@
 An update made of INSERT DATA and DELETE DATA operations says exactly which quads it adds and
 removes; DROP GRAPH and CLEAR GRAPH of one graph named by its IRI (what a Graph Store PUT or
 DELETE sends) remove that graph's quads, read from the store: the cost of the change; a
-DELETE/INSERT ... WHERE on the default graph (DELETE WHERE too) matches its pattern once, by a
-CONSTRUCT of each template, before the change. So nothing but the change's neighbourhood need be
+DELETE/INSERT ... WHERE (DELETE WHERE too) matches its pattern once, before the change: on the
+default graph by a CONSTRUCT of each template, with WITH, USING or GRAPH by a SELECT whose
+solutions fill the templates. So nothing but the change's neighbourhood need be
 read. In the writer's working copy of the current generation the quads are written, then:
 
 - the inferred graph is brought up to date by delete and rederive (`build/dred.py`, the code an
@@ -19,17 +20,17 @@ kept beside it (`<generation>.reasoned`: whole, or the change since the generati
 in the writer process, in memory.
 
 Anything else raises NotMaintained with the reason, and the update recomputes the inferred graph
-and the index from the whole store (`updates.run_entry`): WITH, USING or GRAPH in an operation
-with a WHERE clause, DROP ALL, LOAD and the rest; DELETE DATA with blank nodes; schema triples or the ontology
-graph; owl:sameAs in the graph (DRed's equality rules would need whole-graph indexes); a
-current generation without its reasoning state.
+and the index from the whole store (`updates.run_entry`): DROP ALL, CLEAR DEFAULT, ADD, MOVE,
+COPY, LOAD; an operation with a WHERE clause after another in the same request; DELETE DATA with
+blank nodes; schema triples or the ontology graph; owl:sameAs in the graph (DRed's equality rules
+would need whole-graph indexes); a current generation without its reasoning state.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -271,8 +272,8 @@ _GRAPH_WORD = re.compile(r"\bGRAPH\b", re.IGNORECASE)
 
 def data_operations(update: str) -> list[tuple[str, str]]:
     """(verb, operation) for each operation of `update`, where every one is INSERT DATA, DELETE
-    DATA, DROP or CLEAR of one graph (verb DROP, CLEAR), or DELETE/INSERT ... WHERE on the
-    default graph (verb MODIFY); else NotMaintained."""
+    DATA, DROP or CLEAR of one graph (verb DROP, CLEAR), or DELETE/INSERT ... WHERE (verb
+    MODIFY); else NotMaintained."""
     found = []
     for operation in split_update(update) or [update]:
         words = [word for _, word in top_level_words(operation)]
@@ -281,13 +282,13 @@ def data_operations(update: str) -> list[tuple[str, str]]:
         if verb in ("DROP", "CLEAR") and _GRAPH_OPERATION.fullmatch(operation):
             found.append((verb, operation))
             continue
-        if verb in ("INSERT", "DELETE") and following != "DATA" and _templates(operation) is not None:
+        if verb in ("WITH", "INSERT", "DELETE") and following != "DATA" and "WHERE" in words:
             found.append(("MODIFY", operation))
             continue
         if verb not in ("INSERT", "DELETE") or following != "DATA":
             raise NotMaintained(
                 f"{verb or 'an operation'} {following} is not one the fast path takes (INSERT DATA, DELETE DATA, "
-                "DELETE/INSERT ... WHERE on the default graph, DROP or CLEAR GRAPH)".strip()
+                "DELETE/INSERT ... WHERE, DROP or CLEAR GRAPH)".strip()
             )
         found.append((verb, operation))
     return found
@@ -379,13 +380,18 @@ def plan_change(db: Store, update: str, base: str | None) -> Change:
 
 
 def _plan_modify(change: Change, operation: str, base: str | None) -> None:
-    """DELETE/INSERT ... WHERE on the default graph: its pattern is matched once, before the
-    change (CONSTRUCT of each template: the triples it deletes, then those it inserts); deleted
+    """DELETE/INSERT ... WHERE: its pattern is matched once, before the change. On the default
+    graph by a CONSTRUCT of each template (the triples it deletes, then those it inserts); with
+    WITH, USING or GRAPH by `_plan_quad_modify`. Deleted
     from the default graph, from every graph that states them; inserted, kept in graph/updates.
     An update whose earlier operations change what this one matches is left to the full path."""
     if change.added or change.removed or change.dropped:
         raise NotMaintained("an operation with a WHERE clause after another one in the same update")
-    delete, insert = _templates(operation) or (None, None)
+    templates = _templates(operation)
+    if templates is None:  # WITH, USING or GRAPH
+        _plan_quad_modify(change, operation, base)
+        return
+    delete, insert = templates
     deleted = _constructed(change.db, delete, base)
     inserted = _constructed(change.db, insert, base)
     for triple in deleted:
@@ -396,6 +402,135 @@ def _plan_modify(change: Change, operation: str, base: str | None) -> None:
         quad = Quad(triple.subject, triple.predicate, triple.object, UPDATES)
         _check_maintainable(quad)
         change.add(quad)
+
+
+def _plan_quad_modify(change: Change, operation: str, base: str | None) -> None:
+    """DELETE/INSERT ... WHERE with WITH, USING or GRAPH: rdflib's parser gives the templates as
+    quads (`Modify`, or the short form `DeleteWhere`), Oxigraph matches the WHERE clause once,
+    before the change, as a SELECT over the operation's dataset (SPARQL 1.1 Update §3.1.3:
+    USING and USING NAMED, else WITH's graph as the default graph, else ours), and each
+    solution fills the templates. A template triple outside GRAPH goes to WITH's graph, or to
+    the default graph: deleted from every graph that states it, inserted into graph/updates."""
+    operation_ = _parsed_operation(operation, base)
+    words = top_level_words(operation)
+    where = next(index for index, word in words if word == "WHERE")
+    start = next(index for index, word in words if word in ("WITH", "DELETE", "INSERT"))
+    dataset: dict[str, list[NamedNode]] = {}
+    using = _field(operation_, "using") or []
+    if using:
+        dataset["default_graph"] = [NamedNode(str(u.default)) for u in using if _field(u, "default") is not None]
+        dataset["named_graphs"] = [NamedNode(str(u.named)) for u in using if _field(u, "named") is not None]
+    with_graph = _field(operation_, "withClause")
+    target = NamedNode(str(with_graph)) if with_graph is not None else None
+    if not using and target is not None:
+        dataset["default_graph"] = [target]
+    if operation_.name == "DeleteWhere":  # its pattern is its template
+        deleting, inserting = _template_quads(operation_), []
+    else:
+        deleting, inserting = (
+            _template_quads(_field(operation_, "delete")),
+            _template_quads(_field(operation_, "insert")),
+        )
+    query = f"{operation[:start]}SELECT * {operation[where:]}"  # the prologue, then the WHERE clause
+    try:
+        solutions = list(run_query(change.db, query, base=base, services=(), **dataset))  # type: ignore[arg-type]
+    except QueryError as exc:  # the full path runs the operation itself and says what is wrong
+        raise NotMaintained(f"its WHERE clause, as a SELECT, failed: {exc}") from None
+    for solution in solutions:
+        for quad in _filled(deleting, solution, target, fresh=False):
+            if quad.graph_name == DEFAULT:
+                for held in change.holding(quad.triple):
+                    _check_maintainable(held)
+                    change.remove(held)
+            elif quad.graph_name != INFERRED:  # a derived triple stays while its premises stand
+                _check_maintainable(quad)
+                change.remove(quad)
+    for solution in solutions:
+        for quad in _filled(inserting, solution, target, fresh=True):
+            if quad.graph_name == INFERRED:
+                raise QueryError(
+                    f"the update adds to {vocab.GRAPH_INFERRED}, which holds only what the reasoner derives "
+                    f"(e.g. {quad.triple}); put asserted triples in another graph"
+                )
+            graph = UPDATES if quad.graph_name == DEFAULT else quad.graph_name
+            quad = Quad(quad.subject, quad.predicate, quad.object, graph)
+            _check_maintainable(quad)
+            change.add(quad)
+
+
+def _parsed_operation(operation: str, base: str | None) -> Any:
+    """The operation as rdflib's SPARQL Update algebra, its literals as written (rdflib would
+    otherwise rewrite "01"^^xsd:integer as "1", which then deletes nothing here)."""
+    import rdflib
+    from rdflib.plugins.sparql import prepareUpdate
+
+    kept = rdflib.NORMALIZE_LITERALS
+    rdflib.NORMALIZE_LITERALS = False
+    try:
+        parsed = prepareUpdate(operation, base=base or "", initNs=vocab.QUERY_PREFIXES)
+    except Exception as exc:  # noqa: BLE001 - Oxigraph, on the full path, says what is wrong
+        raise NotMaintained(f"rdflib could not read the operation ({exc.__class__.__name__})") from None
+    finally:
+        rdflib.NORMALIZE_LITERALS = kept
+    if len(parsed.algebra) != 1 or parsed.algebra[0].name not in ("Modify", "DeleteWhere"):
+        raise NotMaintained("an operation rdflib reads otherwise")
+    return parsed.algebra[0]
+
+
+def _field(node: Any, name: str) -> Any:
+    """A field of rdflib's algebra node, None if absent (its own `get` gives the name back then)."""
+    return dict.get(node, name)
+
+
+Template = list[tuple[Any, Any, Any, Any]]  # (graph or None, subject, predicate, object): rdflib terms
+
+
+def _template_quads(clause: Any) -> Template:
+    """A DELETE or INSERT template (or a DeleteWhere's pattern) as quads of rdflib terms."""
+    if clause is None:
+        return []
+    out: Template = [(None, *t) for t in _field(clause, "triples") or []]
+    for graph, triples in (_field(clause, "quads") or {}).items():
+        out += [(graph, *t) for t in triples]
+    return out
+
+
+def _filled(template: Template, solution: Any, target: NamedNode | None, fresh: bool) -> Iterator[Quad]:
+    """The template's quads under one solution; a quad with a variable left unbound, or a term
+    where RDF allows none (a literal as subject), is left out, as SPARQL says. Blank nodes of an
+    INSERT template are new for each solution (`fresh`); a DELETE template may not have any."""
+    import rdflib
+
+    blanks: dict[Any, BlankNode] = {}
+
+    def term(value: Any) -> Any:
+        if isinstance(value, rdflib.Variable):
+            try:
+                return solution[str(value)]
+            except KeyError:  # not in the WHERE clause: unbound
+                return None
+        if isinstance(value, rdflib.BNode):
+            if not fresh:
+                raise NotMaintained("a DELETE template with a blank node (the full path says why it may not)")
+            return blanks.setdefault(value, BlankNode())
+        if isinstance(value, rdflib.URIRef):
+            return NamedNode(str(value))
+        if isinstance(value, rdflib.Literal):
+            if value.language:
+                return Literal(str(value), language=value.language)
+            return Literal(str(value), datatype=NamedNode(str(value.datatype)) if value.datatype else None)
+        raise NotMaintained(f"a template term rdflib gives as {value.__class__.__name__}")
+
+    for graph, *triple in template:
+        subject, predicate, object_ = (term(t) for t in triple)
+        graph_name = term(graph) if graph is not None else (target or DEFAULT)
+        if (
+            isinstance(subject, (NamedNode, BlankNode))
+            and isinstance(predicate, NamedNode)
+            and object_ is not None
+            and isinstance(graph_name, (NamedNode, DefaultGraph))
+        ):
+            yield Quad(subject, predicate, object_, graph_name)
 
 
 def _constructed(db: Store, query: str | None, base: str | None) -> list[Triple]:

@@ -32,7 +32,7 @@ The default graph is the union of all graphs (each triple once). An update that 
 default graph keeps the triples in the graph `graph/updates`; one that deletes from it deletes
 the triples from every graph that states them. The inferred graph always equals what a full
 build would give; an update may not add to it directly. An update made of INSERT DATA, DELETE
-DATA, DELETE/INSERT ... WHERE on the default graph, and DROP or CLEAR of one graph is maintained
+DATA, DELETE/INSERT ... WHERE, and DROP or CLEAR of one graph is maintained
 from its change (maintained.py: delete and rederive, the index patched in place); any other is
 run operation by operation and the inferred graph and the index are recomputed from the whole
 store. Each update prints one line saying which, and why.

@@ -586,17 +586,37 @@ def test_dropping_or_clearing_a_graph_is_maintained_from_its_change(tiny_data, c
     assert not any(store.quads_for_pattern(None, None, None, NamedNode("urn:g1")))
 
 
-def test_a_delete_insert_where_maintained_does_what_the_full_path_does(tiny_data, tmp_path, monkeypatch, capfd) -> None:
-    """DELETE/INSERT ... WHERE on the default graph is planned from its pattern's matches
-    (CONSTRUCT of each template, before the change); the store after it is the one the full
-    path (run the update, recompute the closure) makes, quad for quad."""
-    steps = [
-        f"INSERT DATA {{ GRAPH <urn:g1> {{ {authorship(1)} {authorship(2, 'yang-song')} }} }}",
-        "DELETE { ?a iclr:position ?n } INSERT { ?a iclr:position 7 } WHERE { ?a iclr:position ?n FILTER (?n < 3) }",
-        f'INSERT {{ ?p iclr:name "Renamed" }} WHERE {{ <{RES}person/yang-song> iclr:name ?old . BIND (<{RES}person/yang-song> AS ?p) }}',
-        f"DELETE {{ ?paper iclr:hasAuthorship ?a }} WHERE {{ ?paper iclr:hasAuthorship ?a . ?a iclr:authorshipBy <{RES}person/ben-poole> ; iclr:position 7 }}",
-        "DELETE WHERE { ?a iclr:position 7 }",
-    ]
+ON_THE_DEFAULT_GRAPH = [
+    f"INSERT DATA {{ GRAPH <urn:g1> {{ {authorship(1)} {authorship(2, 'yang-song')} }} }}",
+    "DELETE { ?a iclr:position ?n } INSERT { ?a iclr:position 7 } WHERE { ?a iclr:position ?n FILTER (?n < 3) }",
+    f'INSERT {{ ?p iclr:name "Renamed" }} WHERE {{ <{RES}person/yang-song> iclr:name ?old . BIND (<{RES}person/yang-song> AS ?p) }}',
+    f"DELETE {{ ?paper iclr:hasAuthorship ?a }} WHERE {{ ?paper iclr:hasAuthorship ?a . ?a iclr:authorshipBy <{RES}person/ben-poole> ; iclr:position 7 }}",
+    "DELETE WHERE { ?a iclr:position 7 }",
+]
+WITH_USING_AND_GRAPH = [
+    f"INSERT DATA {{ GRAPH <urn:g1> {{ {authorship(1)} {authorship(2, 'yang-song')} }} GRAPH <urn:g2> {{ {authorship(3)} }} }}",
+    "WITH <urn:g1> DELETE { ?a iclr:position ?n } INSERT { ?a iclr:position 9 } WHERE { ?a iclr:position ?n FILTER (?n < 2) }",
+    "DELETE { GRAPH ?g { ?a iclr:authorshipBy ?who } } "
+    f"INSERT {{ GRAPH ?g {{ ?a iclr:authorshipBy <{RES}person/ben-poole> }} }} "
+    "WHERE { GRAPH ?g { ?a iclr:authorshipBy ?who ; iclr:position 2 } }",
+    "INSERT { GRAPH <urn:g3> { ?a iclr:position ?n } } USING <urn:g2> WHERE { ?a iclr:position ?n }",
+    'INSERT { ?p iclr:name "From g2"@en } USING NAMED <urn:g2> WHERE { GRAPH <urn:g2> { ?a iclr:authorshipBy ?p } }',
+    "INSERT { GRAPH <urn:g4> { _:x iclr:authorshipBy ?p } } WHERE { GRAPH <urn:g1> { ?a iclr:authorshipBy ?p } }",
+    "DELETE WHERE { GRAPH <urn:g3> { ?a ?p ?o } }",
+    'WITH <urn:g2> DELETE { ?a iclr:position "03"^^xsd:integer } WHERE { ?a iclr:position 3 }',
+]
+
+
+@pytest.mark.parametrize(
+    "steps", [ON_THE_DEFAULT_GRAPH, WITH_USING_AND_GRAPH], ids=["default-graph", "with-using-graph"]
+)
+def test_a_delete_insert_where_maintained_does_what_the_full_path_does(
+    tiny_data, tmp_path, monkeypatch, capfd, steps
+) -> None:
+    """DELETE/INSERT ... WHERE is planned from its pattern's matches, before the change (on the
+    default graph a CONSTRUCT of each template; with WITH, USING or GRAPH a SELECT filling the
+    templates rdflib parsed); the store after it is the one the full path (run the update,
+    recompute the closure) makes, quad for quad."""
 
     def quads_after(maintain: bool) -> set:
         settings = tiny_data().model_copy(update={"store": tmp_path / f"store-{maintain}"})
