@@ -5,8 +5,9 @@
 
 In one run: synthetic data (bench/synth.py) is built once (or `--store DIR` is reused); then for
 each engine (tests/engines.py starts it on 127.0.0.1 in a folder of its own):
-1. `publish`: wall seconds and triples per second through the SPARQL protocols (staging graphs,
-   one MOVE, counts verified);
+1. `publish`: wall seconds and triples per second through the SPARQL protocols (each graph under
+   its generation's own name, counts verified, the publication record switched), and the
+   engine's peak resident memory meanwhile;
 2. the engine's own bulk loader on the same quads (N-Quads dumped from the store), in a fresh
    engine: `oxigraph load` for Oxigraph's server, `ld_dir` + `rdf_loader_run()` for Virtuoso,
    `tdb2.tdbloader` where Fuseki is installed: the peer publish is measured against;
@@ -148,6 +149,45 @@ def saved_queries(store_dir: Path, url: str) -> tuple[float, float, float, str, 
     return here, there, slowest, name_of_slowest, refused
 
 
+class PeakMemory:
+    """The largest resident size of the process listening on a URL's port (the engine), sampled
+    every half second while the block runs."""
+
+    def __init__(self, url: str):
+        import urllib.parse
+
+        self.port = urllib.parse.urlsplit(url).port
+        self.peak = 0
+
+    def __enter__(self) -> PeakMemory:
+        import threading
+
+        import psutil
+
+        listening = [
+            c.pid
+            for c in psutil.net_connections("tcp")
+            if c.laddr and c.laddr.port == self.port and c.status == "LISTEN"
+        ]
+        self._process = psutil.Process(listening[0]) if listening and listening[0] else None
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self) -> None:
+        while not self._done.wait(0.5):
+            if self._process is not None:
+                try:
+                    self.peak = max(self.peak, self._process.memory_info().rss)
+                except Exception:  # noqa: BLE001 - ended
+                    return
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        self._thread.join()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--papers", type=int, default=50_000)
@@ -166,14 +206,16 @@ def main() -> None:
                 with engines.start(kind, work / kind) as running:
                     started = time.perf_counter()
                     try:
-                        report = publish(settings, running.url, auth=running.auth)
+                        with PeakMemory(running.url) as memory:
+                            report = publish(settings, running.url, auth=running.auth)
                     except EngineError as exc:  # say what differs, per predicate, and go on
                         print(f"{kind}: publish failed after {time.perf_counter() - started:.1f} s: {str(exc)[:400]}")
                         mismatch(store, running.url)
                         continue
                     rate = quads / report.seconds
                     print(
-                        f"{kind}: publish {report.seconds:.1f} s ({rate:,.0f} quads/s; the swap {report.swap_seconds:.1f} s)"
+                        f"{kind}: publish {report.seconds:.1f} s ({rate:,.0f} quads/s; the switch "
+                        f"{report.switch_seconds:.2f} s); the engine's peak resident memory {memory.peak / 2**30:.2f} GiB"
                     )
                     here, there, slowest, slowest_name, refused = saved_queries(store, running.url)
             except engines.Unavailable as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import shutil
 import threading
 import urllib.error
 import urllib.parse
@@ -26,8 +27,10 @@ from iclr_kg.query.saved import load_saved
 from iclr_kg.remote import publish as publishing
 from iclr_kg.remote.client import SparqlClient
 from iclr_kg.remote.engines import Mended
+from iclr_kg.remote.names import Names, published_name
 from iclr_kg.remote.store import RemoteStore, read_publication
 from iclr_kg.store import run_query
+from iclr_kg.updates import apply
 from testbed import engines
 from testbed.helpers import dead_url, run_cli, serving
 from tests.conftest import saved_query_values
@@ -77,12 +80,9 @@ def test_publish_sends_every_graph_and_verifies_counts(published, real_store, en
     assert record is not None and record.generation == published.generation
     assert record.merged == local[vocab.GRAPH_MERGED]
     assert record.graphs == {g: n for g, n in local.items() if g != vocab.GRAPH_MERGED}
-    staging = list(
-        client.select(
-            "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } FILTER STRSTARTS(STR(?g), 'urn:iclr-kg:staging') }"
-        )
-    )
-    assert staging == []  # every staging graph was moved in
+    for name, triples in local.items():  # under the generation's own names: nothing was moved
+        assert client.count(published_name(published.generation, name)) == triples
+        assert name == vocab.GRAPH_MERGED or client.count(name) == 0
     # Virtuoso's default graph is the union of its graphs; Oxigraph's server (without
     # --union-default-graph) has one of its own: the report says which, answers do not differ
     assert published.union_default == (engine.kind == "virtuoso")
@@ -131,25 +131,47 @@ def test_quads_for_pattern_match_the_store(published, real_store, engine) -> Non
     )
 
 
-def test_publish_again_drops_graphs_no_longer_published(published, real_settings: Settings, engine) -> None:
+def test_publish_again_switches_and_drops_the_publication_before_the_previous(
+    published, real_settings: Settings, engine, tmp_path
+) -> None:
+    """Each publish switches the record to its generation; the previous generation's graphs stay
+    (queries that began on it finish), the ones before it go. (A copy of the store is updated and
+    published twice; the original is published again after.)"""
     client = SparqlClient.connect(engine.url, auth=engine.auth)
-    gone = vocab.GRAPH_SOURCE_BASE + "withdrawn-article"
-    sd = vocab.SD
-    client.update(
-        f"INSERT DATA {{ GRAPH <{gone}> {{ <urn:x> <urn:y> <urn:z> }} "
-        f"GRAPH <{vocab.GRAPH_PUBLICATION}> {{ <{vocab.GRAPH_PUBLICATION}> <{sd}namedGraph> <urn:entry> . "
-        f"<urn:entry> <{sd}name> <{gone}> ; <{sd}graph> <urn:size> . <urn:size> <{vocab.PREFIXES['void']}triples> 1 }} }}"
-    )
-    assert client.count(gone) == 1
+    copy = real_settings.model_copy(update={"store": tmp_path / "store"})
+    shutil.copytree(real_settings.store, copy.store, symlinks=True)
+    generations = [read_publication(client).generation]
+    for number in (1, 2):
+        apply(copy.store, f"INSERT DATA {{ GRAPH <urn:republished> {{ <urn:s> <urn:p> {number} }} }}")
+        report = publishing.publish(copy, engine.url, auth=engine.auth)
+        assert read_publication(client).generation == report.generation != generations[-1]
+        assert report.graphs["urn:republished"] == number
+        generations.append(report.generation)
+    merged = vocab.GRAPH_MERGED
+    assert client.count(published_name(generations[2], merged)) == report.graphs[merged]
+    assert client.count(published_name(generations[1], merged)) > 0  # the previous one: kept
+    assert client.count(published_name(generations[0], merged)) == 0  # the one before: dropped
+    remote = RemoteStore.connect(engine.url)
+    assert remote.publication.generation == generations[2]
+    assert bool(remote.query("ASK { GRAPH <urn:republished> { <urn:s> <urn:p> 2 } }"))
     again = publishing.publish(real_settings, engine.url, auth=engine.auth)
-    assert client.count(gone) == 0
-    assert again.graphs == published.graphs
+    assert again.generation == published.generation and again.graphs == published.graphs
+
+
+def _updated_copy(settings: Settings, folder, number: int = 1) -> Settings:
+    """A copy of the store with one more triple: a generation of its own to publish."""
+    copy = settings.model_copy(update={"store": folder / "store"})
+    shutil.copytree(settings.store, copy.store, symlinks=True)
+    apply(copy.store, f"INSERT DATA {{ GRAPH <urn:republished> {{ <urn:s> <urn:p> {number} }} }}")
+    return copy
 
 
 def test_an_interrupted_publish_resumes_from_the_last_chunk(
-    published, real_settings: Settings, engine, monkeypatch: pytest.MonkeyPatch
+    published, real_settings: Settings, engine, monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:
+    copy = _updated_copy(real_settings, tmp_path)
     monkeypatch.setattr(publishing, "CHUNK_TRIPLES", 500)
+    monkeypatch.setattr(publishing, "BULK_CHUNK_TRIPLES", 500)
     real_write = SparqlClient.write_graph
     calls = {"n": 0}
 
@@ -161,12 +183,17 @@ def test_an_interrupted_publish_resumes_from_the_last_chunk(
 
     monkeypatch.setattr(SparqlClient, "write_graph", cut_after_five)
     with pytest.raises(EngineError, match="connection reset"):
-        publishing.publish(real_settings, engine.url, auth=engine.auth)
+        publishing.publish(copy, engine.url, auth=engine.auth)
     assert read_publication(SparqlClient.connect(engine.url)).generation == published.generation  # the old one serves
     monkeypatch.setattr(SparqlClient, "write_graph", real_write)
-    resumed = publishing.publish(real_settings, engine.url, auth=engine.auth)
+    resumed = publishing.publish(copy, engine.url, auth=engine.auth)
     assert resumed.resumed_chunks == 5
-    assert resumed.graphs == published.graphs
+    assert resumed.graphs == {
+        **published.graphs,
+        "urn:republished": 1,
+        vocab.GRAPH_MERGED: published.graphs[vocab.GRAPH_MERGED] + 1,
+    }
+    assert publishing.publish(real_settings, engine.url, auth=engine.auth).generation == published.generation
 
 
 def _get(url: str, accept: str = "*/*") -> tuple[int, bytes]:
@@ -249,6 +276,33 @@ def test_virtuoso_blank_node_labels_are_mended_across_chunk_boundaries() -> None
         assert b"nodeID://" not in text and text.count(b"<bnode>b") == 50
 
 
+def test_graph_names_are_renamed_in_a_query_and_back_in_its_answer_across_chunks() -> None:
+    """A publication's renaming: graph IRIs in a query's text (written out, or by a prefix it
+    declares; not in strings or comments) become the published names, and published names in
+    the answer stream become the IRIs again, also where a chunk boundary cuts one."""
+    import io
+
+    inferred, source = vocab.GRAPH_INFERRED, vocab.GRAPH_SOURCE_BASE + "a&b"
+    names = Names("20260101T000000-1-2", [inferred, source, vocab.GRAPH_MERGED])
+    text = (
+        f"PREFIX g: <{vocab.GRAPH_BASE}>\nSELECT * WHERE {{ GRAPH g:inferred {{ ?s ?p ?o }} "
+        f'GRAPH <{source}> {{ ?s ?p ?o }} FILTER (?o != "<{inferred}>") }} # <{inferred}>'
+    )
+    renamed = names.query(text)
+    assert f"GRAPH <{names.name(inferred)}>" in renamed and f"GRAPH <{names.name(source)}>" in renamed
+    assert renamed.count(inferred) == 2  # the string and the comment are left alone
+    answer = f'{{"g": "{names.name(inferred)}", "h": "{names.name(source)}", "x": "urn:other"}}'.encode() * 50
+    for chunk in (7, 30, 45, 46, 47, 1000):
+        stream = names.answers(io.BytesIO(answer), xml=False)
+        stream.chunk = chunk
+        read = b"".join(iter(lambda: stream.read(), b""))
+        assert read == f'{{"g": "{inferred}", "h": "{source}", "x": "urn:other"}}'.encode() * 50, chunk
+    xml = names.answers(io.BytesIO(f"<uri>{names.name(source)}</uri>".encode()), xml=True)
+    assert xml.read() + xml.read() == f"<uri>{source.replace('&', '&amp;')}</uri>".encode()
+    body = f"<{source}> <urn:p> <{inferred}> .\n".encode()
+    assert names.ntriples(body) == f"<{names.name(source)}> <urn:p> <{names.name(inferred)}> .\n".encode()
+
+
 def test_a_wrong_backend_setting_is_named() -> None:
     out = run_cli("stats", "--backend", "virtuoso://x", env=_env())
     assert out.returncode == 1 and "ICLR_KG_BACKEND" in out.stderr
@@ -280,43 +334,50 @@ def test_substitutions_are_written_into_the_where_group() -> None:
     ]
 
 
-def test_a_publish_whose_swap_answer_was_lost_sends_everything_again(
-    published, real_settings: Settings, engine, monkeypatch: pytest.MonkeyPatch
+def test_a_publish_whose_switch_answer_was_lost_completes_when_run_again(
+    published, real_settings: Settings, engine, monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:
+    copy = _updated_copy(real_settings, tmp_path)
     real_update = SparqlClient.update
 
-    def moved_then_lost(self, text, timeout=None):  # the engine swapped, its answer never came
+    def switched_then_lost(self, text, timeout=None):  # the engine switched, its answer never came
         real_update(self, text, timeout)
-        if "MOVE" in text:
+        if "INSERT DATA" in text:
             raise EngineError("the SPARQL engine failed: it did not answer in time")
 
-    monkeypatch.setattr(SparqlClient, "update", moved_then_lost)
+    monkeypatch.setattr(SparqlClient, "update", switched_then_lost)
     with pytest.raises(EngineError, match="did not answer"):
-        publishing.publish(real_settings, engine.url, auth=engine.auth)
+        publishing.publish(copy, engine.url, auth=engine.auth)
     monkeypatch.setattr(SparqlClient, "update", real_update)
-    again = publishing.publish(real_settings, engine.url, auth=engine.auth)  # the staging graphs are empty now
-    assert again.resumed_chunks == 0 and again.graphs == published.graphs
+    again = publishing.publish(copy, engine.url, auth=engine.auth)  # published: the counts are checked, no more
+    assert again.resumed_chunks == 0 and again.graphs["urn:republished"] == 1
+    assert not publishing._state_path(copy, engine.url).exists()
+    assert read_publication(SparqlClient.connect(engine.url)).generation == again.generation
+    assert publishing.publish(real_settings, engine.url, auth=engine.auth).generation == published.generation
 
 
-def test_an_engine_that_loses_triples_gets_nothing_swapped_in(
-    published, real_settings: Settings, engine, monkeypatch: pytest.MonkeyPatch
+def test_an_engine_that_loses_triples_gets_nothing_switched_to(
+    published, real_settings: Settings, engine, monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:
+    copy = _updated_copy(real_settings, tmp_path)
     client = SparqlClient.connect(engine.url, auth=engine.auth)
     before = read_publication(client)
     real_count = SparqlClient.count
+    new_generation = copy.store.joinpath("current").resolve().name
+    short = published_name(new_generation, vocab.GRAPH_MERGED)
 
     def one_short(self, graph):  # as an engine that merges two terms we keep apart would count
         found = real_count(self, graph)
-        return found - 1 if graph.startswith("urn:iclr-kg:staging") and graph.endswith(":0") else found
+        return found - 1 if graph == short else found
 
     monkeypatch.setattr(SparqlClient, "count", one_short)
-    with pytest.raises(EngineError, match="nothing was swapped in"):
-        publishing.publish(real_settings, engine.url, auth=engine.auth)
+    with pytest.raises(EngineError, match="the previous publication still serves"):
+        publishing.publish(copy, engine.url, auth=engine.auth)
     monkeypatch.setattr(SparqlClient, "count", real_count)
     assert read_publication(client) == before
-    staging = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } FILTER STRSTARTS(STR(?g), 'urn:iclr-kg:staging') }"
-    assert list(client.select(staging)) == []
-    assert not list((real_settings.store / "publish").glob("*.json"))
+    assert client.count(short) == 0  # what was sent is dropped
+    assert not publishing._state_path(copy, engine.url).exists()
+    assert RemoteStore.connect(engine.url).publication == before
 
 
 class _LyingEngine(http.server.BaseHTTPRequestHandler):

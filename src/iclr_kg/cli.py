@@ -773,9 +773,10 @@ def _serve_gunicorn(settings: Settings, processes: int, threads: int) -> None:
 def publish(store: Path | None, to: str, graph_store: str | None, auth: str | None) -> None:
     """Send the current generation to a SPARQL 1.1 engine (Oxigraph, Fuseki, Virtuoso, ...).
 
-    Every graph, the inferred one and the merged default graph included, goes into a staging
-    graph, then one update MOVEs them all in; counts are verified. Run it again after a failure:
-    it goes on from the last chunk the engine took. Then `iclr-kg serve --backend sparql+URL`.
+    Every graph, the inferred one and the merged default graph included, goes there under a
+    name of the generation's own; counts are verified, then the publication record readers look
+    up is switched to it (nothing is moved on the engine). Run it again after a failure: it goes
+    on from the last chunk the engine took. Then `iclr-kg serve --backend sparql+URL`.
     """
     from iclr_kg.remote.publish import publish as run_publish
 

@@ -49,7 +49,7 @@ def brackets(text: str) -> Iterator[tuple[int, str]]:
     """(index, bracket) of each bracket outside strings and comments, in one linear scan."""
     i, n = 0, len(text)
     while i < n:
-        skipped = _past_comment_or_string(text, i)
+        skipped = past_comment_or_string(text, i)
         if skipped is not None:
             i = skipped
             continue
@@ -58,7 +58,7 @@ def brackets(text: str) -> Iterator[tuple[int, str]]:
         i += 1
 
 
-def _past_comment_or_string(text: str, i: int) -> int | None:
+def past_comment_or_string(text: str, i: int) -> int | None:
     """The index after the comment or string literal that starts at `i`, or None if none does
     (the one reading of comments and strings every scan here shares)."""
     c = text[i]
@@ -133,7 +133,7 @@ def triple_patterns(text: str) -> int:
     and comments, and not inside a name or a number), plus one per `{` and `[`."""
     count, stack, i, n = 0, [], 0, len(text)
     while i < n:
-        skipped = _past_comment_or_string(text, i)
+        skipped = past_comment_or_string(text, i)
         if skipped is not None:
             i = skipped
             continue
@@ -199,7 +199,7 @@ def _top_level(text: str) -> Iterator[tuple[int, str]]:
     (`ex:with`, `with:x`) are not keywords and are left out; words come upper-cased."""
     depth, i, n = 0, 0, len(text)
     while i < n:
-        skipped = _past_comment_or_string(text, i)
+        skipped = past_comment_or_string(text, i)
         if skipped is not None:
             i = skipped
             continue

@@ -17,10 +17,11 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import requests
-from pyoxigraph import RdfFormat, parse, parse_query_results
+from pyoxigraph import QueryResultsFormat, RdfFormat, parse, parse_query_results
 
 from iclr_kg.errors import EngineError, QueryError
 from iclr_kg.remote.engines import Engine, engine_for, kind_from_server, mend
+from iclr_kg.remote.names import Names
 
 RDF_ACCEPT = "application/n-triples"  # CONSTRUCT and DESCRIBE: the one line format every engine writes
 
@@ -96,26 +97,30 @@ class SparqlClient:
         kind: str,
         default_graphs: Iterable[str] = (),
         named_graphs: Iterable[str] = (),
+        answers: Names | None = None,
     ) -> Any:
         """Run a query; `kind` is "results" (SELECT, ASK) or "rdf" (CONSTRUCT, DESCRIBE). The
-        answer streams: QuerySolutions or QueryBoolean, or an iterator of triples."""
+        answer streams: QuerySolutions or QueryBoolean, or an iterator of triples; `answers`:
+        the publication's graph names, renamed back in it."""
         accept = self.engine.results_media_type if kind == "results" else RDF_ACCEPT
-        data = [("query", text)]
+        data = [("query", self.engine.query_prologue + text)]
         data += [("default-graph-uri", g) for g in default_graphs]
         data += [("named-graph-uri", g) for g in named_graphs]
         deadline = time.monotonic() + self.timeout
         response = self._send("POST", self.engine.query_url, data=data, headers={"Accept": accept}, stream=True)
         response.raw.decode_content = True
-        body = Deadlined(response, deadline, self.timeout)
+        body: Any = Deadlined(response, deadline, self.timeout)
+        if answers is not None:
+            body = answers.answers(body, xml=kind == "results" and self.engine.results == QueryResultsFormat.XML)
         if kind == "results":
             return parse_query_results(mend(self.engine, body), self.engine.results)
         return (quad.triple for quad in parse(body, RdfFormat.N_TRIPLES))
 
-    def select(self, text: str, **dataset: Iterable[str]) -> Iterator[dict[str, Any]]:
+    def select(self, text: str, answers: Names | None = None, **dataset: Iterable[str]) -> Iterator[dict[str, Any]]:
         """The rows of a SELECT as {variable: term} (unbound ones left out). An answer that does
         not parse as SPARQL results is the engine's fault: EngineError, not the parser's error."""
         try:
-            solutions = self.query(text, kind="results", **dataset)
+            solutions = self.query(text, kind="results", answers=answers, **dataset)
             names = [v.value for v in solutions.variables]
             for row in solutions:
                 yield {name: row[name] for name in names if row[name] is not None}
@@ -140,7 +145,7 @@ class SparqlClient:
         self._send(
             "PUT" if replace else "POST",
             self.engine.graph_store_url,
-            params={self.engine.graph_param: graph},
+            params=[(self.engine.graph_param, graph), *self.engine.bulk_params],
             data=ntriples,
             headers={"Content-Type": "application/n-triples"},
         ).close()

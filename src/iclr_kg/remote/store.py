@@ -33,6 +33,7 @@ from iclr_kg.query.federation import declared_prefixes
 from iclr_kg.query.querytext import top_level_words, with_values
 from iclr_kg.remote import SCHEME
 from iclr_kg.remote.client import SparqlClient
+from iclr_kg.remote.names import Names, published_name
 from iclr_kg.store import open_read_only
 
 RECHECK_SECONDS = 2.0  # how often a serving process looks for a newer publication
@@ -40,15 +41,21 @@ RECHECK_SECONDS = 2.0  # how often a serving process looks for a newer publicati
 
 @dataclass(frozen=True)
 class Publication:
-    """What `publish` recorded on the engine: which generation, its graphs and their sizes."""
+    """What `publish` recorded on the engine: which generation, its graphs and their sizes.
+    `renamed`: its graphs are under names of its own there (names.py); a publication from
+    before that has them under their own IRIs."""
 
     generation: str
     graphs: dict[str, int]  # named graph → triples
     merged: int  # triples in the merged default graph
+    renamed: bool = True
 
     @property
     def named(self) -> list[str]:
         return sorted(self.graphs)
+
+    def names(self) -> Names:
+        return Names(self.generation, [*self.graphs, vocab.GRAPH_MERGED], renamed=self.renamed)
 
 
 PUBLICATION_QUERY = f"""
@@ -65,15 +72,26 @@ SELECT ?generation ?name ?triples WHERE {{
 
 
 def read_publication(client: SparqlClient) -> Publication | None:
-    """The publication record on the engine, or None if nothing was published there."""
-    generation, graphs, merged = None, {}, 0
+    """The publication record on the engine, or None if nothing was published there. Where it
+    describes two (a switch under way on an engine that runs an update's operations one after
+    another), the newer: generations are named in time order."""
+    described: dict[str, tuple[dict[str, int], list[int]]] = {}
     for row in client.select(PUBLICATION_QUERY):
-        generation = row["generation"].value
+        graphs, merged = described.setdefault(row["generation"].value, ({}, [0]))
         if "name" in row:
             graphs[row["name"].value] = int(row["triples"].value)
         else:
-            merged = int(row["triples"].value)
-    return Publication(generation, graphs, merged) if generation is not None else None
+            merged[0] = int(row["triples"].value)
+    if not described:
+        return None
+    generation = max(described)
+    graphs, (merged,) = described[generation]
+    renamed = bool(
+        client.query(
+            f"ASK {{ GRAPH <{published_name(generation, vocab.GRAPH_MERGED)}> {{ ?s ?p ?o }} }}", kind="results"
+        )
+    )
+    return Publication(generation, graphs, merged, renamed=renamed or not merged)
 
 
 def query_kind(text: str) -> str:
@@ -108,6 +126,7 @@ class RemoteStore:
 
     def __init__(self, client: SparqlClient, publication: Publication):
         self.client, self.publication = client, publication
+        self.names = publication.names()
 
     @classmethod
     def connect(cls, url: str, auth: str | None = None, timeout: float = 60.0) -> RemoteStore:
@@ -136,16 +155,18 @@ class RemoteStore:
         substitutions: dict[Variable, Any] | None = None,
     ) -> Any:
         kind = query_kind(query)
-        text = with_prologue(with_values(query, substitutions), prefixes, base_iri)
+        text = self.names.query(with_prologue(with_values(query, substitutions), prefixes, base_iri))
         if _names_own_dataset(query) and default_graph is None and named_graphs is None:
-            return self.client.query(text, kind=kind)
-        defaults = [vocab.GRAPH_MERGED] if default_graph is None else [self._graph_name(g) for g in default_graph]
+            return self.client.query(text, kind=kind, answers=self.names)
+        defaults = [self._graph_name(DefaultGraph())] if default_graph is None else map(self._graph_name, default_graph)
         named = self.publication.named if named_graphs is None else [g.value for g in named_graphs]
-        return self.client.query(text, kind=kind, default_graphs=defaults, named_graphs=named)
+        return self.client.query(
+            text, kind=kind, default_graphs=defaults, named_graphs=map(self.names.name, named), answers=self.names
+        )
 
-    @staticmethod
-    def _graph_name(graph: Any) -> str:
-        return vocab.GRAPH_MERGED if isinstance(graph, DefaultGraph) else graph.value
+    def _graph_name(self, graph: Any) -> str:
+        """A graph's name on the engine (the default graph: the merge's)."""
+        return self.names.name(vocab.GRAPH_MERGED if isinstance(graph, DefaultGraph) else graph.value)
 
     def quads_for_pattern(self, subject: Any, predicate: Any, object: Any, graph_name: Any = None) -> Iterator[Quad]:
         """The quads matching a pattern, as pyoxigraph's; a blank node in the pattern matches
@@ -160,7 +181,10 @@ class RemoteStore:
         else:
             where = f"GRAPH {graph_name} {{ {pattern} }}"
         rows = self.client.select(
-            f"SELECT * WHERE {{ {where} }}", default_graphs=[vocab.GRAPH_MERGED], named_graphs=self.publication.named
+            self.names.query(f"SELECT * WHERE {{ {where} }}"),
+            default_graphs=[self._graph_name(DefaultGraph())],
+            named_graphs=[self.names.name(g) for g in self.publication.named],
+            answers=self.names,
         )
         return (self._quad(row, subject, predicate, object, graph_name) for row in rows)
 

@@ -1,0 +1,129 @@
+"""Each published generation's graphs under names of its own on the engine.
+
+`publish` sends a generation's graphs under new names (`published_name`: a URN made from the
+generation and the graph's IRI, of fixed length), and then only switches the publication
+record, which names the generation: nothing is moved or copied on the engine, a reader sees the
+old generation or the new one, and the old one's graphs are dropped later. The names are a
+renaming of every graph IRI, wherever it occurs: in the triples sent (our provenance states
+things about graphs: `<graph/source/x> iclr:statedIn ...`), in the constants of a query's text
+and its dataset, and back in the answers, so that a query answers on the engine as it does on
+the embedded store. (A string function of a graph's IRI, `STR(?g)`, sees the published name.)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from html import escape
+from typing import Any
+
+from iclr_kg.query.federation import declared_prefixes
+from iclr_kg.query.querytext import past_comment_or_string
+
+PREFIX = "https://w3id.org/iclr-kg/published/"
+_DIGITS = 24
+_PUBLISHED = re.compile(re.escape(PREFIX).encode() + rb"[0-9a-f]{%d}" % _DIGITS)
+_IRIREF = re.compile(r"<([^<>\"{}|^`\\\x00-\x20]*)>")
+_PNAME = re.compile(r"([A-Za-z][\w.-]*)?:((?:[\w:%-]|\.(?=[\w:%-]))*)")
+
+
+def published_name(generation: str, graph: str) -> str:
+    """The name on the engine of `graph` (an IRI; the merged default graph's too) as published
+    with `generation`: fixed length, so that answers are renamed back as they stream."""
+    digest = hashlib.sha256(f"{generation}\n{graph}".encode()).hexdigest()[:_DIGITS]
+    return PREFIX + digest
+
+
+class Names:
+    """The renaming of one publication: each graph's IRI to its published name, and back."""
+
+    def __init__(self, generation: str, graphs: Iterable[str], renamed: bool = True):
+        self.forward = {g: published_name(generation, g) if renamed else g for g in graphs}
+        self.backward = {p: g for g, p in self.forward.items()}
+        self.renamed = renamed
+        alternatives = b"|".join(re.escape(g.encode()) for g in sorted(self.forward, key=len, reverse=True))
+        self._in_ntriples = re.compile(b"<(" + alternatives + b")>") if self.forward else None
+
+    def name(self, graph: str) -> str:
+        """The published name of `graph` (an IRI that is no graph of ours stays as it is)."""
+        return self.forward.get(graph, graph)
+
+    def ntriples(self, body: bytes) -> bytes:
+        """A chunk of N-Triples being published, each graph IRI in it renamed."""
+        if not self.renamed or self._in_ntriples is None:
+            return body
+        forward = {g.encode(): p.encode() for g, p in self.forward.items()}
+        return self._in_ntriples.sub(lambda m: b"<" + forward[m.group(1)] + b">", body)
+
+    def query(self, text: str) -> str:
+        """The query with each graph IRI it names (written out, or as a prefixed name of a
+        prefix it declares) renamed; strings and comments are left as they are."""
+        if not self.renamed:
+            return text
+        prefixes = {name: next(iter(iris)) for name, iris in declared_prefixes(text).items() if len(iris) == 1}
+        out: list[str] = []
+        i, copied, n = 0, 0, len(text)
+        while i < n:
+            skipped = past_comment_or_string(text, i)
+            if skipped is not None:
+                i = skipped
+                continue
+            found = _IRIREF.match(text, i) if text[i] == "<" else None
+            if found is not None:
+                renamed = self.forward.get(found.group(1))
+                if renamed is not None:
+                    out += [text[copied:i], f"<{renamed}>"]
+                    copied = found.end()
+                i = found.end()
+                continue
+            if (text[i].isalpha() or text[i] == ":") and (
+                i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_?$-.")
+            ):
+                word = _PNAME.match(text, i)
+                if word is not None and isinstance(prefixes.get(word.group(1) or ""), str):
+                    renamed = self.forward.get(prefixes[word.group(1) or ""] + word.group(2))  # type: ignore[operator]
+                    if renamed is not None:
+                        out += [text[copied:i], f"<{renamed}>"]
+                        copied = word.end()
+                    i = word.end()
+                    continue
+            i += 1
+        return "".join([*out, text[copied:]])
+
+    def answers(self, raw: Any, xml: bool) -> Any:
+        """The engine's answer stream with each published name renamed back, as it streams."""
+        if not self.renamed:
+            return raw
+        backward = {p.encode(): (escape(g) if xml else g).encode() for p, g in self.backward.items()}
+        return _Renamed(raw, backward)
+
+
+class _Renamed:
+    """A binary stream with each published name in it replaced, chunk by chunk: the last bytes
+    of a chunk, where a name may have been cut, wait for the next one."""
+
+    HELD = len(PREFIX) + _DIGITS - 1
+
+    def __init__(self, raw: Any, backward: dict[bytes, bytes], chunk: int = 64 * 1024):
+        self.raw, self.backward, self.chunk, self.held = raw, backward, chunk, b""
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.raw.read(self.chunk if size is None or size < 0 else max(size, 1))
+        if not data:
+            rest, self.held = self._renamed(self.held), b""
+            return rest
+        data = self.held + data
+        cut = max(0, len(data) - self.HELD)
+        across = [m.end() for m in _PUBLISHED.finditer(data, max(0, cut - self.HELD)) if m.start() < cut < m.end()]
+        if across:  # a whole name across the cut: keep it together
+            cut = across[0]
+        self.held = data[cut:]
+        out = self._renamed(data[:cut])
+        return out if out or not self.held else self.read(size)
+
+    def _renamed(self, data: bytes) -> bytes:
+        return _PUBLISHED.sub(lambda m: self.backward.get(m.group(0), m.group(0)), data)
+
+    def readable(self) -> bool:
+        return True
