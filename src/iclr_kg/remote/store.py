@@ -71,10 +71,11 @@ SELECT ?generation ?name ?triples WHERE {{
 }}"""
 
 
-def read_publication(client: SparqlClient) -> Publication | None:
+def read_publication(client: SparqlClient, known: Publication | None = None) -> Publication | None:
     """The publication record on the engine, or None if nothing was published there. Where it
     describes two (a switch under way on an engine that runs an update's operations one after
-    another), the newer: generations are named in time order."""
+    another), the newer: generations are named in time order. `known`: the publication read
+    before (whether its graphs are renamed is not asked again)."""
     described: dict[str, tuple[dict[str, int], list[int]]] = {}
     for row in client.select(PUBLICATION_QUERY):
         graphs, merged = described.setdefault(row["generation"].value, ({}, [0]))
@@ -86,6 +87,8 @@ def read_publication(client: SparqlClient) -> Publication | None:
         return None
     generation = max(described)
     graphs, (merged,) = described[generation]
+    if known is not None and known.generation == generation:
+        return Publication(generation, graphs, merged, renamed=known.renamed)
     renamed = bool(
         client.query(
             f"ASK {{ GRAPH <{published_name(generation, vocab.GRAPH_MERGED)}> {{ ?s ?p ?o }} }}", kind="results"
@@ -217,7 +220,7 @@ class Backend:
             if self._store is None:
                 self._store = RemoteStore.connect(self.url, self.auth, self.timeout)
             elif now - self._checked >= RECHECK_SECONDS:
-                publication = read_publication(self._store.client)
+                publication = read_publication(self._store.client, self._store.publication)
                 if publication is not None and publication != self._store.publication:
                     self._store = RemoteStore(self._store.client, publication)
             self._checked = now
