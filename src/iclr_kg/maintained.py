@@ -2,8 +2,8 @@
 
 An update made of INSERT DATA and DELETE DATA operations says exactly which quads it adds and
 removes; DROP GRAPH and CLEAR GRAPH of one graph named by its IRI (what a Graph Store PUT or
-DELETE sends) remove that graph's quads, read from the store: the cost of the change; a
-DELETE/INSERT ... WHERE (DELETE WHERE too) matches its pattern once, before the change: on the
+DELETE sends) remove that graph's quads, read from the store: the cost of the change, as ADD,
+COPY and MOVE of one graph to another carry them over; a DELETE/INSERT ... WHERE (DELETE WHERE too) matches its pattern once, before the change: on the
 default graph by a CONSTRUCT of each template, with WITH, USING or GRAPH by a SELECT whose
 solutions fill the templates. So nothing but the change's neighbourhood need be
 read. In the writer's working copy of the current generation the quads are written, then:
@@ -20,8 +20,8 @@ kept beside it (`<generation>.reasoned`: whole, or the change since the generati
 in the writer process, in memory.
 
 Anything else raises NotMaintained with the reason, and the update recomputes the inferred graph
-and the index from the whole store (`updates.run_entry`): DROP ALL, CLEAR DEFAULT, ADD, MOVE,
-COPY, LOAD; an operation with a WHERE clause after another in the same request; DELETE DATA with
+and the index from the whole store (`updates.run_entry`): DROP ALL, CLEAR DEFAULT, LOAD, ADD,
+COPY or MOVE of the default graph; an operation with a WHERE clause after another in the same request; DELETE DATA with
 blank nodes; schema triples or the ontology graph; owl:sameAs in the graph (DRed's equality rules
 would need whole-graph indexes); a current generation without its reasoning state.
 """
@@ -241,6 +241,11 @@ class Change:
         quads = self.db.quads_for_pattern(triple.subject, triple.predicate, triple.object, None)
         return any(q.graph_name not in NOT_ASSERTED for q in quads)
 
+    def quads_of(self, graph: NamedNode) -> list[Quad]:
+        """The quads of `graph` once the change is made so far."""
+        held = [q for q in self.db.quads_for_pattern(None, None, None, graph) if q not in self.removed]
+        return held + [q for q in self.added if q.graph_name == graph]
+
     def empty(self, graph: NamedNode) -> None:
         """Every quad of `graph` goes (CLEAR GRAPH): read from the store, as many as the change has."""
         for quad in [*self.db.quads_for_pattern(None, None, None, graph), *self.added]:
@@ -266,6 +271,12 @@ class Change:
 _GRAPH_OPERATION = re.compile(r"\s*(DROP|CLEAR)\s+(SILENT\s+)?GRAPH\s+<([^<>\s]+)>\s*", re.IGNORECASE)
 
 
+# ADD, COPY or MOVE of one graph to another, both named by full IRIs
+_GRAPH_COPY = re.compile(
+    r"\s*(ADD|COPY|MOVE)\s+(SILENT\s+)?(?:GRAPH\s+)?<([^<>\s]+)>\s+TO\s+(?:GRAPH\s+)?<([^<>\s]+)>\s*", re.IGNORECASE
+)
+
+
 # A GRAPH block in a DELETE/INSERT ... WHERE (or the word anywhere, in a string even: the full path runs then)
 _GRAPH_WORD = re.compile(r"\bGRAPH\b", re.IGNORECASE)
 
@@ -281,6 +292,9 @@ def data_operations(update: str) -> list[tuple[str, str]]:
         following = words[words.index(verb) + 1] if verb in words[:-1] else ""
         if verb in ("DROP", "CLEAR") and _GRAPH_OPERATION.fullmatch(operation):
             found.append((verb, operation))
+            continue
+        if verb in ("ADD", "COPY", "MOVE") and _GRAPH_COPY.fullmatch(operation):
+            found.append(("COPY", operation))
             continue
         if verb in ("WITH", "INSERT", "DELETE") and following != "DATA" and "WHERE" in words:
             found.append(("MODIFY", operation))
@@ -356,6 +370,9 @@ def plan_change(db: Store, update: str, base: str | None) -> Change:
     for verb, operation in data_operations(update):
         if verb in ("DROP", "CLEAR"):
             _plan_graph_operation(change, operation)
+            continue
+        if verb == "COPY":
+            _plan_graph_copy(change, operation)
             continue
         if verb == "MODIFY":
             _plan_modify(change, operation, base)
@@ -556,6 +573,29 @@ def _plan_graph_operation(change: Change, operation: str) -> None:
         change.drop(graph)
     else:
         change.empty(graph)
+
+
+def _plan_graph_copy(change: Change, operation: str) -> None:
+    """ADD, COPY or MOVE of one named graph to another: the source's quads, read from the store
+    (the change), go into the target (COPY and MOVE empty it first; MOVE then drops the source).
+    A source that is not there, the inferred or ontology graph, is left to the full path."""
+    matched = _GRAPH_COPY.fullmatch(operation)
+    assert matched is not None  # data_operations matched it
+    verb, source, target = matched.group(1).upper(), NamedNode(matched.group(3)), NamedNode(matched.group(4))
+    if {source, target} & {INFERRED, ONTOLOGY}:
+        raise NotMaintained(f"{verb} of the inferred or the ontology graph")
+    quads = change.quads_of(source)
+    if not quads and not change.db.contains_named_graph(source):
+        raise NotMaintained(f"{verb} of a graph that is not there")
+    if source == target:
+        return  # SPARQL 1.1 Update 3.2.3-3.2.5: nothing happens
+    if verb != "ADD":
+        change.empty(target)
+    for quad in quads:
+        _check_maintainable(quad)
+        change.add(Quad(quad.subject, quad.predicate, quad.object, target))
+    if verb == "MOVE":
+        change.drop(source)
 
 
 # --------------------------------------------------------------------------------------------

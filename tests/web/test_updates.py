@@ -593,7 +593,7 @@ ON_THE_DEFAULT_GRAPH = [
     f"DELETE {{ ?paper iclr:hasAuthorship ?a }} WHERE {{ ?paper iclr:hasAuthorship ?a . ?a iclr:authorshipBy <{RES}person/ben-poole> ; iclr:position 7 }}",
     "DELETE WHERE { ?a iclr:position 7 }",
 ]
-WITH_USING_AND_GRAPH = [
+WITH_USING_AND_GRAPH = [  # and ADD, COPY, MOVE of graphs
     f"INSERT DATA {{ GRAPH <urn:g1> {{ {authorship(1)} {authorship(2, 'yang-song')} }} GRAPH <urn:g2> {{ {authorship(3)} }} }}",
     "WITH <urn:g1> DELETE { ?a iclr:position ?n } INSERT { ?a iclr:position 9 } WHERE { ?a iclr:position ?n FILTER (?n < 2) }",
     "DELETE { GRAPH ?g { ?a iclr:authorshipBy ?who } } "
@@ -604,6 +604,10 @@ WITH_USING_AND_GRAPH = [
     "INSERT { GRAPH <urn:g4> { _:x iclr:authorshipBy ?p } } WHERE { GRAPH <urn:g1> { ?a iclr:authorshipBy ?p } }",
     "DELETE WHERE { GRAPH <urn:g3> { ?a ?p ?o } }",
     'WITH <urn:g2> DELETE { ?a iclr:position "03"^^xsd:integer } WHERE { ?a iclr:position 3 }',
+    "ADD <urn:g1> TO <urn:g5>",
+    "COPY GRAPH <urn:g2> TO GRAPH <urn:g5>",
+    "MOVE <urn:g5> TO <urn:g6>",
+    "MOVE SILENT <urn:g6> TO <urn:g6>",
 ]
 
 
