@@ -21,7 +21,7 @@ from typing import Any
 from iclr_kg.query.federation import declared_prefixes
 from iclr_kg.query.querytext import past_comment_or_string
 
-PREFIX = "https://w3id.org/iclr-kg/published/"
+PREFIX = "urn:iclr-kg:published:"  # no slash in it: a JSON writer may escape one
 _DIGITS = 24
 _PUBLISHED = re.compile(re.escape(PREFIX).encode() + rb"[0-9a-f]{%d}" % _DIGITS)
 _IRIREF = re.compile(r"<([^<>\"{}|^`\\\x00-\x20]*)>")
