@@ -248,10 +248,9 @@ class Change:
 
     def empty(self, graph: NamedNode) -> None:
         """Every quad of `graph` goes (CLEAR GRAPH): read from the store, as many as the change has."""
-        for quad in [*self.db.quads_for_pattern(None, None, None, graph), *self.added]:
-            if quad.graph_name == graph:
-                _check_maintainable(quad)
-                self.remove(quad)
+        for quad in self.quads_of(graph):
+            _check_maintainable(quad)
+            self.remove(quad)
 
     def drop(self, graph: NamedNode) -> None:
         """`empty`, and the graph itself goes unless the change adds to it again (DROP GRAPH)."""
@@ -378,22 +377,32 @@ def plan_change(db: Store, update: str, base: str | None) -> Change:
             _plan_modify(change, operation, base)
             continue
         for quad in stated_quads(verb, operation, base):
-            if verb == "INSERT":
-                if quad.graph_name == INFERRED:
-                    raise QueryError(
-                        f"the update adds to {vocab.GRAPH_INFERRED}, which holds only what the reasoner derives "
-                        f"(e.g. {quad.triple}); put asserted triples in another graph"
-                    )
-                graph = UPDATES if quad.graph_name == DEFAULT else quad.graph_name
-                change.add(Quad(quad.subject, quad.predicate, quad.object, graph))
-            elif quad.graph_name == DEFAULT:  # from every graph that states it
-                for held in change.holding(quad.triple):
-                    if held.graph_name == ONTOLOGY:
-                        raise NotMaintained("the update deletes from the ontology graph")
-                    change.remove(held)
-            elif quad.graph_name != INFERRED:  # a derived triple stays while its premises stand
-                change.remove(quad)
+            (_insert_stated if verb == "INSERT" else _delete_stated)(change, quad)
     return change
+
+
+def _insert_stated(change: Change, quad: Quad) -> None:
+    """A quad an update inserts: into the default graph, kept in graph/updates; into the
+    inferred graph, refused (it holds only what the reasoner derives)."""
+    if quad.graph_name == INFERRED:
+        raise QueryError(
+            f"the update adds to {vocab.GRAPH_INFERRED}, which holds only what the reasoner derives "
+            f"(e.g. {quad.triple}); put asserted triples in another graph"
+        )
+    graph = UPDATES if quad.graph_name == DEFAULT else quad.graph_name
+    quad = Quad(quad.subject, quad.predicate, quad.object, graph)
+    _check_maintainable(quad)
+    change.add(quad)
+
+
+def _delete_stated(change: Change, quad: Quad) -> None:
+    """A quad an update deletes: from the default graph, deleted from every asserted graph that
+    states it; from the inferred graph, nothing (a derived triple stays while its premises stand)."""
+    if quad.graph_name == INFERRED:
+        return
+    for held in change.holding(quad.triple) if quad.graph_name == DEFAULT else [quad]:
+        _check_maintainable(held)
+        change.remove(held)
 
 
 def _plan_modify(change: Change, operation: str, base: str | None) -> None:
@@ -412,13 +421,9 @@ def _plan_modify(change: Change, operation: str, base: str | None) -> None:
     deleted = _constructed(change.db, delete, base)
     inserted = _constructed(change.db, insert, base)
     for triple in deleted:
-        for held in change.holding(triple):
-            _check_maintainable(held)
-            change.remove(held)
+        _delete_stated(change, Quad(triple.subject, triple.predicate, triple.object, DEFAULT))
     for triple in inserted:
-        quad = Quad(triple.subject, triple.predicate, triple.object, UPDATES)
-        _check_maintainable(quad)
-        change.add(quad)
+        _insert_stated(change, Quad(triple.subject, triple.predicate, triple.object, DEFAULT))
 
 
 def _plan_quad_modify(change: Change, operation: str, base: str | None) -> None:
@@ -455,24 +460,10 @@ def _plan_quad_modify(change: Change, operation: str, base: str | None) -> None:
         raise NotMaintained(f"its WHERE clause, as a SELECT, failed: {exc}") from None
     for solution in solutions:
         for quad in _filled(deleting, solution, target, fresh=False):
-            if quad.graph_name == DEFAULT:
-                for held in change.holding(quad.triple):
-                    _check_maintainable(held)
-                    change.remove(held)
-            elif quad.graph_name != INFERRED:  # a derived triple stays while its premises stand
-                _check_maintainable(quad)
-                change.remove(quad)
+            _delete_stated(change, quad)
     for solution in solutions:
         for quad in _filled(inserting, solution, target, fresh=True):
-            if quad.graph_name == INFERRED:
-                raise QueryError(
-                    f"the update adds to {vocab.GRAPH_INFERRED}, which holds only what the reasoner derives "
-                    f"(e.g. {quad.triple}); put asserted triples in another graph"
-                )
-            graph = UPDATES if quad.graph_name == DEFAULT else quad.graph_name
-            quad = Quad(quad.subject, quad.predicate, quad.object, graph)
-            _check_maintainable(quad)
-            change.add(quad)
+            _insert_stated(change, quad)
 
 
 def _parsed_operation(operation: str, base: str | None) -> Any:
