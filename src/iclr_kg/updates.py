@@ -277,6 +277,12 @@ class _Pending:
     first: float = field(default_factory=time.monotonic)
     last: float = field(default_factory=time.monotonic)
 
+    @property
+    def due(self) -> float:
+        """When it is published (time.monotonic): PUBLISH_IDLE after its last update, at the
+        latest PUBLISH_WITHIN after its first."""
+        return min(self.last + PUBLISH_IDLE, self.first + PUBLISH_WITHIN)
+
 
 _PENDING: dict[Path, _Pending] = {}
 PUBLISH_IDLE = 0.05  # seconds without a new update after which the writer publishes a burst
@@ -285,7 +291,7 @@ PUBLISH_WITHIN = 0.5  # and at the latest this long after the burst's first upda
 
 def publish_due(now: float) -> float | None:
     """Seconds until a pending burst is due for publishing (0: now), None if none is pending."""
-    due = [min(p.last + PUBLISH_IDLE, p.first + PUBLISH_WITHIN) - now for p in _PENDING.values()]
+    due = [p.due - now for p in _PENDING.values()]
     return max(0.0, min(due)) if due else None
 
 
@@ -293,7 +299,7 @@ def publish_due_bursts() -> None:
     """Publish the pending bursts that are due (the writer's publisher thread)."""
     now = time.monotonic()
     for store_dir, pending in list(_PENDING.items()):
-        if min(pending.last + PUBLISH_IDLE, pending.first + PUBLISH_WITHIN) <= now:
+        if pending.due <= now:
             with _holding_write_lock(store_dir), gcpause.paused(collect=False):
                 _publish_pending(store_dir)
 
@@ -325,8 +331,7 @@ def _maintained(
         raise
     try:
         if entry is None:
-            applied = pending.entry.id if pending is not None else generation_record(source).get("journal", 0)
-            entry = journal.append(kind, update or "", base, after=applied)
+            entry = journal.append(kind, update or "", base, after=_held_up_to(store_dir, source))
     except BaseException:
         _abandon(store_dir)
         raise
@@ -348,10 +353,14 @@ def _catch_up(store_dir: Path, source: Path, journal: Journal) -> None:
     """Maintain, on the working copy, the journal's entries that neither `source` nor the
     pending burst holds (a writer killed after acknowledging them, before publishing); they join
     the burst. NotMaintained if one is not maintained from its change (the caller recomputes)."""
-    pending = _PENDING.get(store_dir)
-    last = pending.entry.id if pending is not None else generation_record(source).get("journal", 0)
-    for entry in journal.since(last):
+    for entry in journal.since(_held_up_to(store_dir, source)):
         _maintained(store_dir, source, journal, None, entry.base, entry.kind, 0, entry=entry)
+
+
+def _held_up_to(store_dir: Path, source: Path) -> int:
+    """The last journal entry the working copy holds: the pending burst's, else `source`'s."""
+    pending = _PENDING.get(store_dir)
+    return pending.entry.id if pending is not None else generation_record(source).get("journal", 0)
 
 
 def _publish_pending(store_dir: Path) -> None:
@@ -423,7 +432,7 @@ def _journal(store_dir: Path) -> Journal:
     return journal
 
 
-_HELD: dict[Path, tuple[Any, int]] = {}  # store -> (the open lock file, how many hold it)
+_HELD: dict[Path, tuple[contextlib.ExitStack, int]] = {}  # store -> (its write lock, held; how many hold it)
 _HOLDING = threading.RLock()
 
 
@@ -433,22 +442,20 @@ def _holding_write_lock(store_dir: Path) -> Iterator[None]:
     update until its publication: a build that replayed the journal and published in between
     would be overwritten by the burst's generation."""
     with _HOLDING:
-        handle, holders = _HELD.get(store_dir, (None, 0))
-        if handle is None:
-            store_dir.mkdir(parents=True, exist_ok=True)
-            handle = open(store_dir / "write.lock", "a+")  # noqa: SIM115 - closed when released
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        _HELD[store_dir] = (handle, holders + 1)
+        held, holders = _HELD.get(store_dir, (None, 0))
+        if held is None:
+            held = contextlib.ExitStack()
+            held.enter_context(write_lock(store_dir))
+        _HELD[store_dir] = (held, holders + 1)
         try:
             yield
         finally:
-            handle, holders = _HELD[store_dir]
+            held, holders = _HELD[store_dir]
             if holders == 1 and store_dir not in _PENDING:
-                fcntl.flock(handle, fcntl.LOCK_UN)
-                handle.close()
                 del _HELD[store_dir]
+                held.close()
             else:
-                _HELD[store_dir] = (handle, holders - 1)
+                _HELD[store_dir] = (held, holders - 1)
 
 
 PRUNE_EVERY = 1.0  # seconds between two prunes by the writer (one per update cost more than the update)
