@@ -42,6 +42,11 @@ class Names:
         self.forward = {g: published_name(generation, g) if renamed else g for g in graphs}
         self.backward = {p: g for g, p in self.forward.items()}
         self.renamed = renamed
+        self._forward_bytes = {g.encode(): p.encode() for g, p in self.forward.items()}
+        self._backward_bytes = {
+            xml: {p.encode(): (escape(g) if xml else g).encode() for p, g in self.backward.items()}
+            for xml in (False, True)
+        }
         alternatives = b"|".join(re.escape(g.encode()) for g in sorted(self.forward, key=len, reverse=True))
         self._in_ntriples = re.compile(b"<(" + alternatives + b")>") if self.forward else None
 
@@ -53,8 +58,7 @@ class Names:
         """A chunk of N-Triples being published, each graph IRI in it renamed."""
         if not self.renamed or self._in_ntriples is None:
             return body
-        forward = {g.encode(): p.encode() for g, p in self.forward.items()}
-        return self._in_ntriples.sub(lambda m: b"<" + forward[m.group(1)] + b">", body)
+        return self._in_ntriples.sub(lambda m: b"<" + self._forward_bytes[m.group(1)] + b">", body)
 
     def query(self, text: str) -> str:
         """The query with each graph IRI it names (written out, or as a prefixed name of a
@@ -95,8 +99,7 @@ class Names:
         """The engine's answer stream with each published name renamed back, as it streams."""
         if not self.renamed:
             return raw
-        backward = {p.encode(): (escape(g) if xml else g).encode() for p, g in self.backward.items()}
-        return _Renamed(raw, backward)
+        return _Renamed(raw, self._backward_bytes[xml])
 
 
 class _Renamed:

@@ -237,20 +237,47 @@ def publish(
     client = SparqlClient.connect(to, auth=auth, graph_store=graph_store, timeout=max(settings.query_timeout, 300))
     report = PublishReport(client.engine.describe(), generation)
     previous = read_publication(client)
-    if previous is not None and previous.generation == generation and previous.renamed:
-        try:  # published already: the engine still holds what the record says?
-            live = {**previous.graphs, vocab.GRAPH_MERGED: previous.merged}
-            names = previous.names()
-            found = _verify(client, {names.name(g): n for g, n in live.items()})
-            report.graphs = {g: found[names.name(g)] for g in live}
-            _state_path(settings, to).unlink(missing_ok=True)  # a run whose switch's answer was lost
-            report.dropped = _drop_older(client, settings, to, None, generation, list(found))
-            report.seconds = time.monotonic() - started
-            report.union_default = _default_is_union(client, generation)
-            return report
-        except EngineError:
-            pass  # it lost some: sent again, over the graphs readers read (the repair of a broken engine)
     state_file = _state_path(settings, to)
+    graphs = _still_published(client, previous, generation)
+    if graphs is None:
+        graphs = _send_and_switch(client, store, generation, previous, state_file, report, progress)
+    report.graphs = graphs
+    state_file.unlink(missing_ok=True)  # done (also where an earlier run's switch had its answer lost)
+    drop_started = time.monotonic()
+    names = Names(generation, list(graphs))
+    report.dropped = _drop_older(client, settings, to, previous, generation, [names.name(g) for g in graphs])
+    report.drop_seconds = time.monotonic() - drop_started
+    report.union_default = _default_is_union(client, generation)
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _still_published(client: SparqlClient, previous: Publication | None, generation: str) -> dict[str, int] | None:
+    """Each graph's triples on the engine, if `generation` is published there already and the
+    engine still holds what the record says; else None (an engine that lost some is sent the
+    generation again, over the graphs readers read: the repair of a broken engine)."""
+    if previous is None or previous.generation != generation or not previous.renamed:
+        return None
+    live = {**previous.graphs, vocab.GRAPH_MERGED: previous.merged}
+    names = previous.names()
+    try:
+        found = _verify(client, {names.name(g): n for g, n in live.items()})
+    except EngineError:
+        return None
+    return {g: found[names.name(g)] for g in live}
+
+
+def _send_and_switch(
+    client: SparqlClient,
+    store: Store,
+    generation: str,
+    previous: Publication | None,
+    state_file: Path,
+    report: PublishReport,
+    progress: Progress,
+) -> dict[str, int]:
+    """Send every graph under its published name (resuming an earlier run), verify the counts,
+    then switch the record to `generation`; each graph's triples."""
     state = _load_state(state_file, generation, client, previous)
     report.resumed_chunks = sum(state["sent"].values())
     graphs = _graphs(store)
@@ -269,18 +296,12 @@ def publish(
     switch_started = time.monotonic()
     _switch(client, generation, counts)
     report.switch_seconds = time.monotonic() - switch_started
-    report.graphs = {name: sent[names.name(name)] for name in counts}
-    state_file.unlink(missing_ok=True)
-    drop_started = time.monotonic()
-    report.dropped = _drop_older(client, settings, to, previous, generation, list(sent))
-    report.drop_seconds = time.monotonic() - drop_started
-    report.union_default = _default_is_union(client, generation)
-    report.seconds = time.monotonic() - started
-    return report
+    return {name: sent[names.name(name)] for name in counts}
 
 
 def _published_path(settings: Settings, url: str) -> Path:
-    return _state_path(settings, url).with_name(_state_path(settings, url).stem + "-published.json")
+    state = _state_path(settings, url)
+    return state.with_name(state.stem + "-published.json")
 
 
 def _drop_older(
