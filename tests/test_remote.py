@@ -222,6 +222,17 @@ def test_the_web_app_serves_from_the_engine(published, real_settings: Settings, 
             assert body == _get(f"{default_server}/sparql?query={query}&format={fmt}")[1]
         status, body = _get(f"{base}/resource/organization/google", "text/turtle")
         assert status == 200 and b"Google" in body
+        # a saved query's whole answer is kept for the engine's generation (web/answers.py)
+        kept_in = real_settings.store.parent / f"remote-{engine.kind}" / "remote"
+        deadline = time.monotonic() + 60
+        while not list(kept_in.glob("*/*.answer-award-papers.srj")) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert list(kept_in.glob("*/*.answer-award-papers.srj")), "the answer is kept beside the publication"
+        status, body = _get(f"{base}/queries/award-papers?format=csv")
+        assert status == 200
+        assert sorted(body.splitlines()) == sorted(
+            _get(f"{default_server}/queries/award-papers?format=csv")[1].splitlines()
+        )
         runaway = urllib.parse.quote("SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }")
         status, body = _get(f"{base}/sparql?query={runaway}")
         assert status == 503 and b"time limit" in body, body[:300]

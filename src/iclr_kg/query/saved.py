@@ -115,6 +115,13 @@ class SavedQuery:
         as is, with the answers of the bound query."""
         return with_values(self.text, self.substitutions(values))
 
+    def default_requests(self) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+        """The (text, substitutions as strings) a request for the answer with the defaults
+        arrives as: `/queries/<name>` binds them as substitutions, the page's /sparql link
+        writes them into the text (`text_with`)."""
+        defaults = tuple(sorted((v.value, str(t)) for v, t in self.substitutions({}).items()))
+        return ((self.text, defaults), (self.text_with({}), ()))
+
 
 def parse_saved(path: Path) -> SavedQuery:
     text = path.read_text(encoding="utf-8")

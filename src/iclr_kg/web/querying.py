@@ -18,7 +18,6 @@ from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS, Format, choose
 from iclr_kg.query.lint import Problem, problem_from_error
 from iclr_kg.query.pool import ActiveQuery, InProcessQuery, QueryRequest
 from iclr_kg.query.querytext import update_keyword
-from iclr_kg.query.saved import SavedQuery
 from iclr_kg.web.html import HTML_ROW_LIMIT
 from iclr_kg.web.http import graph_list, requested_format
 from iclr_kg.web.state import state
@@ -189,11 +188,11 @@ def cache_key(query: QueryRequest) -> tuple:
     )
 
 
-def execute(text: str, *, substitutions: dict | None = None) -> Response:
+def execute(text: str, *, substitutions: dict | None = None, prepared: QueryRequest | None = None) -> Response:
     """Run `text` in a worker and stream its results in the negotiated format (small, deterministic
     results of the current store are served from the result cache)."""
     cache = state().cache
-    query = query_request(text, substitutions)
+    query = prepared or query_request(text, substitutions)
     key = cache_key(query) if cache is not None and cache.cacheable(text) else None
     if key is not None:
         hit = cache.get(key)  # type: ignore[union-attr]
@@ -217,9 +216,3 @@ def execute(text: str, *, substitutions: dict | None = None) -> Response:
             response.headers["ETag"] = item.etag
         return response
     return result_response(running.body(chosen.name), chosen.media_type)
-
-
-def run_saved(saved: SavedQuery) -> Response:
-    """Run a saved query with parameters from the URL, bound as RDF terms."""
-    values = {p.name: request.args[p.name] for p in saved.params if p.name in request.args}
-    return execute(saved.text, substitutions=saved.substitutions(values))

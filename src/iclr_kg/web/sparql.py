@@ -15,8 +15,8 @@ from pyoxigraph import NamedNode, serialize
 from iclr_kg import vocab
 from iclr_kg.errors import QueryError, UnsupportedMediaType
 from iclr_kg.query.formats import choose
+from iclr_kg.web.answers import answer
 from iclr_kg.web.http import read_query, wants_html
-from iclr_kg.web.querying import execute
 from iclr_kg.web.state import state
 
 blueprint = Blueprint("sparql", __name__)
@@ -37,7 +37,7 @@ def sparql() -> Response:
         if request.method == "POST" or request.values.get("update"):
             raise QueryError("no query given: send it as the `query` parameter or as the request body")
         return service_description()
-    return execute(text)
+    return answer(text)
 
 
 def service_description() -> Response:

@@ -30,7 +30,7 @@ from iclr_kg.updates import Writer
 from iclr_kg.web.cache import ResponseMemo, ResultCache
 
 if TYPE_CHECKING:
-    from iclr_kg.remote.store import Backend
+    from iclr_kg.remote.store import Backend, RemoteStore
 
 T = TypeVar("T")
 WARM_AFTER = 2.0  # seconds a new generation must stay current before its kept values are computed
@@ -63,6 +63,13 @@ class AppState:
         self._generation: Path | None = None
         self._store: Store | None = None
         self.saved: dict[str, SavedQuery] = load_saved(settings.queries_dir)
+        # A saved query's default answer, as a request asks it, when it may be kept (web/answers.py).
+        self.answered = {
+            asked: saved
+            for saved in self.saved.values()
+            if ResultCache.cacheable(saved.text)
+            for asked in saved.default_requests()
+        }
         self._pool: QueryPool | None = None
         self._writer: Writer | None = None
         # Keyed by generation: an update (from any web process) makes a new one, so nothing stale is served.
@@ -177,13 +184,28 @@ class AppState:
 
     def _remote_index(self) -> Index:
         """The index of the generation published on the remote engine, built from the engine
-        once per generation and kept in `STORE/remote/` (labels, search and lists read it)."""
+        once per generation and kept in its folder (labels, search and lists read it)."""
         store = self.backend.store()  # type: ignore[union-attr]
+        return self._index_of(self._remote_folder(store), lambda: store)
+
+    def _remote_folder(self, store: RemoteStore) -> Path:
+        """Where what this server keeps for a generation published on a remote engine lives
+        (its index, its kept values): `STORE/remote/<engine>/<generation>`. The generation's name
+        comes from the engine: hashed, never joined onto a path as it is (an absolute path or
+        `../` in it would choose where files are written)."""
         folder = self.settings.store / "remote" / hashlib.sha256(store.key.encode()).hexdigest()[:16]
-        # The generation's name comes from the engine: hashed, never joined onto a path as it is
-        # (an absolute path or `../` in it would choose where the index is written).
-        generation = folder / hashlib.sha256(store.publication.generation.encode()).hexdigest()[:16]
-        return self._index_of(generation, lambda: store)
+        return folder / hashlib.sha256(store.publication.generation.encode()).hexdigest()[:16]
+
+    def generation_folder(self) -> Path | None:
+        """The folder of the generation being read, where values kept for it live: the
+        generation itself, or its folder for a remote engine's publication (None: no store)."""
+        if self.backend is None:
+            folder = self._current()
+        else:
+            folder = self._remote_folder(self.backend.store())
+            folder.parent.mkdir(parents=True, exist_ok=True)  # what is kept lives beside it
+        self._seen(folder)
+        return folder
 
     def per_generation(self, name: str, compute: Callable[[], T], kept: bool = False) -> T:
         """`compute()`, once per store generation: what is derived from the store and read often
@@ -192,9 +214,8 @@ class AppState:
         `kept`: the value (plain data) is also kept beside the generation (`store.kept_beside`),
         so that the other web processes and a restarted server read it instead of computing it
         again; one process computes it while the others wait for it (an flock)."""
-        folder = self._current() if self.backend is None else None
-        self._seen(folder)
-        generation = folder.name if folder else self.generation  # one look at `current`: key and file agree
+        folder = self.generation_folder()  # one look at `current`: key and file agree
+        generation = folder.name if folder else ""
         cached = self._derived.get(name)
         if cached is None or cached[0] != generation:
             value = self._kept(folder, name, compute) if kept and folder is not None else compute()
@@ -222,7 +243,7 @@ class AppState:
             time.sleep(WARM_AFTER)
             with app.app_context():
                 for name, compute in values():
-                    if self.generation != generation:
+                    if getattr(self.generation_folder(), "name", None) != generation:
                         return
                     if not self._worker_idle():
                         continue  # readers first: a reader computes this one when it asks

@@ -1,0 +1,141 @@
+"""Saved queries' whole answers, computed with each generation and kept beside it.
+
+Some saved queries aggregate or list every paper: at 50,000 papers `schema-org-articles` is
+50,000 rows and seconds of evaluation, on any engine. Their answer changes only with the store,
+so, as /stats' counts are, it is computed once per generation (by the warmer, `AppState.warm`,
+one query worker, soon after a generation appears) and kept beside the generation as SPARQL
+JSON results. A request for the same answer, that is a saved query with its defaults, in any
+results format, at `/queries/<name>` or as the same text at `/sparql`, is then served from the
+file (converted by pyoxigraph for CSV, TSV and XML) instead of being evaluated again. A request
+that comes before the answer is kept is evaluated as before; one with another dataset (graph
+parameters, `inferred=false`) or other parameter values always is.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from pathlib import Path
+from typing import IO, Any
+
+from flask import Response, request
+from pyoxigraph import QueryResultsFormat, parse_query_results
+from werkzeug.wsgi import FileWrapper
+
+from iclr_kg.query.formats import RESULT_FORMATS
+from iclr_kg.query.pool import QueryRequest, result_rows
+from iclr_kg.query.saved import SavedQuery
+from iclr_kg.query.streaming import stream
+from iclr_kg.store import kept_beside
+from iclr_kg.web.querying import execute, negotiate, query_request, result_response, start_query
+from iclr_kg.web.state import state
+
+CHUNK = 64 * 1024
+
+
+def record_name(saved: SavedQuery) -> str:
+    """The kept value (`AppState.per_generation`) that says a saved query's answer is kept."""
+    return f"answer-{saved.name}"
+
+
+def answer_path(folder: Path, saved: SavedQuery) -> Path:
+    """The answer's SPARQL JSON results, beside the generation (pruned with it)."""
+    return kept_beside(folder, record_name(saved)).with_suffix(".srj")
+
+
+def compute(saved: SavedQuery) -> dict[str, Any]:
+    """Evaluate the saved query with its defaults in a query worker (the usual limits) and write
+    its whole answer beside the generation; the returned record is what `per_generation` keeps
+    once the file is complete (written to a temporary name, then renamed)."""
+    folder = state().generation_folder()
+    if folder is None:
+        return {}
+    text = saved.text_with({})
+    prepared = QueryRequest(text=text, formats={"results": "json", "rdf": None}, services=state().settings.services)
+    running = start_query(text, prepared=prepared, client=None)
+    if running.kind != "results":  # only SELECT and ASK answers are kept
+        running.cancel()
+        return {}
+    if state().generation_folder() != folder:  # the worker may have another generation: keep none
+        running.cancel()
+        return {}
+    path = answer_path(folder, saved)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    size = 0
+    try:
+        with open(partial, "wb") as out:
+            for chunk in running.body("json"):
+                out.write(chunk)
+                size += len(chunk)
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
+    return {"bytes": size, "generation": folder.name}
+
+
+def warmed() -> list[tuple[str, Any]]:
+    """The answers the warmer computes for a new generation, after the pages' own values."""
+    kept = {saved.name: saved for saved in state().answered.values()}
+    return [(record_name(saved), functools.partial(compute, saved)) for saved in kept.values()]
+
+
+def answer(text: str, substitutions: dict | None = None) -> Response:
+    """The query's answer for this request (`querying.execute`), from the kept file when it is
+    a saved query's default answer and that is kept for the current generation."""
+    query = query_request(text, substitutions)
+    return kept_response(query) or execute(text, prepared=query)
+
+
+def run_saved(saved: SavedQuery) -> Response:
+    """Run a saved query with parameters from the URL, bound as RDF terms."""
+    values = {p.name: request.args[p.name] for p in saved.params if p.name in request.args}
+    return answer(saved.text, saved.substitutions(values))
+
+
+def kept_response(query: QueryRequest) -> Response | None:
+    """The kept answer for `query`, in the negotiated format, if it asks for a saved query's
+    default answer on the default dataset and the answer is kept for the current generation."""
+    if query.default_graph is not None or query.named_graphs is not None or not query.include_inferred:
+        return None
+    saved = state().answered.get((query.text, tuple(sorted(query.substitutions.items()))))
+    if saved is None:
+        return None
+    folder = state().generation_folder()
+    if folder is None:
+        return None
+    path = answer_path(folder, saved)
+    if not path.exists():
+        return None
+    chosen = negotiate("results")
+    etag = hashlib.blake2b(f"{path}\n{chosen.name}".encode(), digest_size=12).hexdigest()
+    if request.if_none_match.contains(etag):
+        return Response(status=304, headers={"ETag": f'"{etag}"', "Vary": "Accept"})
+    # A generation replaced a moment ago is kept for KEEP_SECONDS (store._prune): the file stays.
+    if chosen.name == "json":
+        body: Any = FileWrapper(open(path, "rb"), CHUNK)  # noqa: SIM115 (closed with the response)
+    else:
+        body = stream(lambda: parse_query_results(path=path, format=QueryResultsFormat.JSON), _serializer(chosen.name))
+    response = result_response(body, chosen.media_type)
+    response.headers["ETag"] = f'"{etag}"'
+    return response
+
+
+def kept_rows(saved: SavedQuery, limit: int) -> dict[str, Any] | None:
+    """The first `limit` rows of the saved query's kept answer, as a page shows them (None when
+    it is not kept for the current generation)."""
+    folder = state().generation_folder()
+    if folder is None:
+        return None
+    try:
+        with open(answer_path(folder, saved), "rb") as kept:
+            return result_rows(parse_query_results(kept, QueryResultsFormat.JSON), limit)
+    except FileNotFoundError:
+        return None
+
+
+def _serializer(name: str) -> Any:
+    def write(results: Any, output: IO[bytes]) -> None:
+        results.serialize(output, RESULT_FORMATS[name].results)
+
+    return write
