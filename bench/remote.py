@@ -12,7 +12,9 @@ each engine (tests/engines.py starts it on 127.0.0.1 in a folder of its own):
    engine: `oxigraph load` for Oxigraph's server, `ld_dir` + `rdf_loader_run()` for Virtuoso,
    `tdb2.tdbloader` where Fuseki is installed: the peer publish is measured against;
 3. every saved query once on the engine, against the embedded store (total seconds, and the
-   slowest query), as the web app would run them on a remote backend.
+   slowest query);
+4. `iclr-kg serve` on the engine, as a site runs it: how long it takes to keep every saved
+   query's whole answer for the publication, then each answer once (issue #35: under 1 s).
 Printed: seconds and the ratio publish / bulk loader per engine. Run by hand, never in CI.
 """
 
@@ -27,7 +29,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+sys.path[:0] = [str(HERE), str(HERE.parent)]  # endpoint.py beside it; testbed/ above
 
 from iclr_kg.config import Settings  # noqa: E402
 from iclr_kg.errors import EngineError  # noqa: E402
@@ -149,6 +151,47 @@ def saved_queries(store_dir: Path, url: str) -> tuple[float, float, float, str, 
     return here, there, slowest, name_of_slowest, refused
 
 
+def served_answers(url: str, folder: Path) -> tuple[float, list[tuple[float, str]]]:
+    """`iclr-kg serve` on the engine (`ICLR_KG_BACKEND`), as a site would run it: the seconds
+    until it has kept every saved query's whole answer for the publication (web/answers.py,
+    after its first request), then each answer as SPARQL JSON once, (ms, name) slowest first."""
+    import http.client
+
+    from endpoint import Server
+
+    from iclr_kg.web.cache import ResultCache
+
+    folder.mkdir(parents=True, exist_ok=True)
+    names = [n for n, q in load_saved(Settings().queries_dir).items() if ResultCache.cacheable(q.text)]
+    cli = str(Path(sys.executable).with_name("iclr-kg"))
+    server = Server(
+        "ours", [cli, "serve", "--store", str(folder), "--port", "{port}"], env={"ICLR_KG_BACKEND": f"sparql+{url}"}
+    )
+    server.start()  # its first request: the web process sees the publication and starts keeping
+    seen = time.perf_counter()
+    try:
+        while len(list(folder.glob("remote/*/*.answer-*.srj"))) < len(names) and time.perf_counter() - seen < 1800:
+            time.sleep(0.5)
+        kept = time.perf_counter() - seen
+        timings = []
+        for name in names:
+            connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=300)
+            started = time.perf_counter()
+            connection.request("GET", f"/queries/{name}?format=json")
+            response = connection.getresponse()
+            response.read()
+            timings.append(
+                (
+                    (time.perf_counter() - started) * 1000,
+                    name if response.status == 200 else f"{name} (HTTP {response.status})",
+                )
+            )
+            connection.close()
+    finally:
+        server.stop()
+    return kept, sorted(timings, reverse=True)
+
+
 class PeakMemory:
     """The largest resident size of the process listening on a URL's port (the engine), sampled
     every half second while the block runs."""
@@ -218,6 +261,7 @@ def main() -> None:
                         f"{report.switch_seconds:.2f} s); the engine's peak resident memory {memory.peak / 2**30:.2f} GiB"
                     )
                     here, there, slowest, slowest_name, refused = saved_queries(store, running.url)
+                    kept, answers = served_answers(running.url, work / f"{kind}-served")
             except engines.Unavailable as exc:
                 print(f"{kind}: skipped: {exc}")
                 continue
@@ -225,6 +269,11 @@ def main() -> None:
                 f"  saved queries (no SERVICE): embedded {here:.2f} s, {kind} {there:.2f} s "
                 f"({there / here:.1f}x); slowest there: {slowest_name} {slowest:.2f} s"
                 + (f"; refused: {'; '.join(refused)}" if refused else "")
+            )
+            print(
+                f"  served by `iclr-kg serve` on {kind}: every saved query's whole answer kept {kept:.1f} s after "
+                f"its first request; then each as JSON: slowest {', '.join(f'{n} {ms:.0f} ms' for ms, n in answers[:3])}; "
+                f"under 1 s: {'yes' if answers[0][0] < 1000 else 'no'} (issue #35 item 3)"
             )
             bulk = BULK.get(kind)
             if bulk is not None:

@@ -130,7 +130,9 @@ class AppState:
         """The current generation's path, for the workers (each update makes a new generation);
         on a remote backend, the engine's URL and the generation published there."""
         if self.backend is not None:
-            return self.backend.store().key
+            store = self.backend.store()
+            self._seen(self._remote_folder(store))
+            return store.key
         generation = self._current()
         if generation is None:
             open_read_only(self.settings.store)  # raises the clear "no store" error
