@@ -21,7 +21,6 @@ from typing import IO, Any
 
 from flask import Response, request
 from pyoxigraph import QueryResultsFormat, parse_query_results
-from werkzeug.wsgi import FileWrapper
 
 from iclr_kg.query.formats import RESULT_FORMATS
 from iclr_kg.query.pool import QueryRequest, result_rows
@@ -74,7 +73,7 @@ def compute(saved: SavedQuery) -> dict[str, Any]:
     return {"bytes": size, "generation": folder.name}
 
 
-def warmed() -> list[tuple[str, Any]]:
+def answers_to_keep() -> list[tuple[str, Any]]:
     """The answers the warmer computes for a new generation, after the pages' own values."""
     kept = {saved.name: saved for saved in state().answered.values()}
     return [(record_name(saved), functools.partial(compute, saved)) for saved in kept.values()]
@@ -113,7 +112,7 @@ def kept_response(query: QueryRequest) -> Response | None:
         return Response(status=304, headers={"ETag": f'"{etag}"', "Vary": "Accept"})
     # A generation replaced a moment ago is kept for KEEP_SECONDS (store._prune): the file stays.
     if chosen.name == "json":
-        body: Any = FileWrapper(open(path, "rb"), CHUNK)  # noqa: SIM115 (closed with the response)
+        body: Any = _KeptFile(path)
     else:
         body = stream(lambda: parse_query_results(path=path, format=QueryResultsFormat.JSON), _serializer(chosen.name))
     response = result_response(body, chosen.media_type)
@@ -132,6 +131,27 @@ def kept_rows(saved: SavedQuery, limit: int) -> dict[str, Any] | None:
             return result_rows(parse_query_results(kept, QueryResultsFormat.JSON), limit)
     except FileNotFoundError:
         return None
+
+
+class _KeptFile:
+    """A kept answer's bytes, chunk by chunk; the file is closed when read to its end or when
+    the server closes the response (a HEAD, a client gone)."""
+
+    def __init__(self, path: Path):
+        self._file = open(path, "rb")  # noqa: SIM115 (closed below)
+
+    def __iter__(self) -> _KeptFile:
+        return self
+
+    def __next__(self) -> bytes:
+        chunk = self._file.read(CHUNK)
+        if not chunk:
+            self.close()
+            raise StopIteration
+        return chunk
+
+    def close(self) -> None:
+        self._file.close()
 
 
 def _serializer(name: str) -> Any:

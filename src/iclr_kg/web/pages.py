@@ -17,7 +17,7 @@ from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.query.lint import check, problem_from_error
 from iclr_kg.query.saved import ABSOLUTE_IRI, NAME, VIEWS, Param, SavedQuery, expand
 from iclr_kg.release import released_file, releases
-from iclr_kg.web import answers
+from iclr_kg.web.answers import answers_to_keep, kept_rows, run_saved
 from iclr_kg.web.cache import ResultCache
 from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, rows_table
 from iclr_kg.web.http import wants_html
@@ -180,7 +180,7 @@ def saved_query(name: str) -> Response | str | tuple[str, int]:
         abort(404)
     saved = state().saved[name]
     if not wants_html():
-        return answers.run_saved(saved)
+        return run_saved(saved)
     index = state().index()
     values = {p.name: request.args[p.name] for p in saved.params if request.args.get(p.name)}
     choices = {p.name: param_choices(index, p) for p in saved.params if p.kind == "iri"}
@@ -260,7 +260,7 @@ def warmed() -> list[tuple[str, Callable[[], Any]]]:
     """What a new generation's pages need computed before anyone asks (`AppState.warm`): /stats'
     counts, then the first rows of each saved query whose answer depends on the store alone (no
     SERVICE, no NOW or RAND: `ResultCache.cacheable`), as its page shows them by default."""
-    kept: list[tuple[str, Callable[[], Any]]] = [(counts.KEPT, stats_counts), *answers.warmed()]
+    kept: list[tuple[str, Callable[[], Any]]] = [(counts.KEPT, stats_counts), *answers_to_keep()]
     for saved in state().saved.values():
         if ResultCache.cacheable(saved.text):
             kept.append((saved_rows_name(saved), functools.partial(saved_rows, saved)))
@@ -274,7 +274,7 @@ def saved_rows_name(saved: SavedQuery) -> str:
 def saved_rows(saved: SavedQuery) -> dict:
     """A saved query's first rows with its defaults, as its page shows them: read from its kept
     answer (web/answers.py) when there is one, else from one query worker (no request read)."""
-    kept = answers.kept_rows(saved, HTML_ROW_LIMIT)
+    kept = kept_rows(saved, HTML_ROW_LIMIT)
     return kept if kept is not None else rows_outside_request(saved.text_with({}), HTML_ROW_LIMIT)
 
 
