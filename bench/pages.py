@@ -75,6 +75,7 @@ SIZES: dict[str, int] = {}  # path -> bytes of its last answer
 
 def kept_results(store: Path) -> list[Path]:
     """What a web process computes and keeps beside a new generation (web/pages.py `warmed`)."""
+    from iclr_kg import counts
     from iclr_kg.config import resource_dir
     from iclr_kg.query.saved import load_saved
     from iclr_kg.store import current_generation, kept_beside
@@ -83,7 +84,7 @@ def kept_results(store: Path) -> list[Path]:
     generation = current_generation(store)
     saved = [q for q in load_saved(resource_dir("queries")).values() if ResultCache.cacheable(q.text)]
     return [
-        kept_beside(generation, "stats"),
+        kept_beside(generation, counts.KEPT),
         *(kept_beside(generation, f"answer-{q.name}") for q in saved),  # whole answers (web/answers.py)
         *(kept_beside(generation, f"saved-{q.name}") for q in saved),
     ]

@@ -240,12 +240,14 @@ def openreview_venue(
     venue: str = "ICLR.cc/2021/Conference",
     api: str = "v1",
     links: bool = True,
+    first: int = 0,
 ) -> dict[str, object]:
     """A synthetic OpenReview venue in the API's JSON shapes: {notes: {invitation: [...]}, profiles: {...}}.
 
     Decisions in ICLR 2021's proportions (about 2% oral, 5% spotlight, 22% poster, 61% rejected,
     9% withdrawn, 1% desk-rejected); `reviews` reviews per paper; authors from a skewed population
-    with profile ids and affiliations (some authors without a profile).
+    with profile ids and affiliations (some authors without a profile). Submissions are numbered
+    from `first` (venues of several years in one stand-in have ids of their own).
     """
     from testbed.openreview_standin import Paper, profile, venue_notes
 
@@ -257,7 +259,7 @@ def openreview_venue(
         ["oral"] * 2 + ["spotlight"] * 5 + ["poster"] * 22 + ["reject"] * 61 + ["withdrawn"] * 9 + ["desk-rejected"]
     )
     papers = []
-    for i in range(submissions):
+    for i in range(first, first + submissions):
         authors: list[tuple[str, str | None]] = []
         for _ in range(rng.randint(2, 6)):
             j = _zipf_index(rng, n_people) if rng.random() < 0.3 else rng.randrange(n_people)  # prolific few, long tail
@@ -282,6 +284,43 @@ def openreview_venue(
             )
         )
     return {"notes": venue_notes(api, venue, papers), "profiles": profiles}
+
+
+# Submissions per ICLR edition on OpenReview (2015 and 2016 were not run there), as the years
+# grew: what `openreview_every_year` scales to the total it is asked for.
+SUBMISSIONS_BY_YEAR = {
+    2013: 67, 2014: 69, 2017: 490, 2018: 935, 2019: 1591, 2020: 2594,
+    2021: 2997, 2022: 3422, 2023: 4966, 2024: 7304, 2025: 11672,
+}  # fmt: skip
+
+
+def openreview_every_year(
+    submissions: int, reviews: int, years: list[int] | None = None, links: bool = True, first: int = 0
+) -> dict[str, object]:
+    """Every ICLR edition in one stand-in, each in its year's format (API v1 up to 2023, v2 from
+    2024), `submissions` in all in the editions' proportions and about `reviews` reviews in all;
+    one population of authors across the years (a person's profile id is the same every year).
+    Submissions are numbered from `first`."""
+    from testbed.openreview_standin import venue_id
+
+    chosen = years or list(SUBMISSIONS_BY_YEAR)
+    weights = {year: SUBMISSIONS_BY_YEAR.get(year, max(SUBMISSIONS_BY_YEAR.values())) for year in chosen}
+    scale = submissions / sum(weights.values())
+    per_paper = reviews / submissions
+    notes: dict[str, list[object]] = {}
+    profiles: dict[str, object] = {}
+    for year in chosen:
+        count = max(3, round(weights[year] * scale))
+        # whole reviews per paper, alternating so that the total comes out near `reviews`
+        each = int(per_paper) + (1 if (year % 3) < round((per_paper % 1) * 3) else 0)
+        venue = openreview_venue(
+            count, each, seed=year, venue=venue_id(year), api="v2" if year >= 2024 else "v1", links=links, first=first
+        )
+        for invitation, listed in venue["notes"].items():  # type: ignore[union-attr]
+            notes.setdefault(invitation, []).extend(listed)
+        profiles.update(venue["profiles"])  # type: ignore[arg-type]
+        first += count
+    return {"notes": notes, "profiles": profiles}
 
 
 def main() -> None:
