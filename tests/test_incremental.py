@@ -166,7 +166,15 @@ def test_random_edits_of_synthetic_data_rebuild_exactly(tmp_path: Path, seed: in
     assert modes.count("incremental") >= 2, modes
 
 
-def test_a_change_that_breaks_a_shape_is_reported_as_by_a_full_build(real_copy: Settings, tmp_path: Path) -> None:
+@pytest.mark.parametrize("whole_above", [1000, 0], ids=["focus-nodes-named", "every-target"])
+def test_a_change_that_breaks_a_shape_is_reported_as_by_a_full_build(
+    real_copy: Settings, tmp_path: Path, whole_above: int, monkeypatch
+) -> None:
+    """Checked on the focus nodes the change reaches, or (a change reaching more than
+    WHOLE_ABOVE of them) on every target: the same report as a full build's."""
+    from iclr_kg.build import shaclsparql
+
+    monkeypatch.setattr(shaclsparql, "WHOLE_ABOVE", whole_above)
     before = current_generation(real_copy.store)
     path = real_copy.data_dir / "sources" / "iclr2021-outstanding-papers.yaml"
     text = path.read_text(encoding="utf-8")

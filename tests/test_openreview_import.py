@@ -19,6 +19,7 @@ from iclr_kg import vocab
 from iclr_kg.build.pipeline import build
 from iclr_kg.config import Settings
 from iclr_kg.errors import ImportFailed
+from iclr_kg.external.importfolder import tree_digest
 from iclr_kg.external.openreview_import import run_import
 from iclr_kg.store import open_read_only, run_query
 from testbed.helpers import dead_url, serving
@@ -935,3 +936,45 @@ def test_a_record_with_a_huge_field_is_refused_by_name(tmp_path: Path) -> None:
             run_import(settings_for(tmp_path, server), V1_VENUE)
     finally:
         server.stop()
+
+
+def test_a_rerun_with_one_new_year_resolves_only_that_year(tmp_path: Path, monkeypatch) -> None:
+    """Issue #35 item 4: the second `--venue all` after a new year opens redoes that year alone;
+    a year whose pages, data/, matching shared entities and code are as when it was written is
+    not resolved, checked or written again, and its folder stays as it was."""
+    from iclr_kg.external import openreview_import
+    from iclr_kg.external.openreview_import import run_all
+
+    notes = every_year_venue()
+    newest = {inv: listed for inv, listed in notes.items() if "/2026/" in inv}
+    older = {inv: listed for inv, listed in notes.items() if "/2026/" not in inv}
+    planned: list[int] = []
+    real_plan = openreview_import.plan_import
+
+    def plan(curated, fmt, *args, **kwargs):
+        planned.append(fmt.year)
+        return real_plan(curated, fmt, *args, **kwargs)
+
+    monkeypatch.setattr(openreview_import, "plan_import", plan)
+    server = StandIn(older, PROFILES).start()
+    try:
+        settings = settings_for(tmp_path, server)
+        first = run_all(settings, until=2027, reviews=True)
+    finally:
+        server.stop()
+    assert [r.fmt.year for r in first if r.result] == [2013, 2014, *range(2017, 2026)]
+    folders = {r.fmt.year: tree_digest(r.result.folder) for r in first if r.result}
+    planned.clear()
+    server = StandIn({**older, **newest}, PROFILES, port=server.server_port).start()
+    try:
+        second = run_all(settings, until=2027, reviews=True)
+    finally:
+        server.stop()
+    assert planned == [2026], [(r.fmt.year, r.skipped, r.failed, r.result and r.result.changed) for r in second][-3:]
+    assert [r.fmt.year for r in second if r.result and r.result.changed] == [2026]
+    assert all(tree_digest(r.result.folder) == folders[r.fmt.year] for r in second if r.result and r.fmt.year < 2026)
+    assert [r.result.stats for r in second if r.result and r.fmt.year == 2021] == [
+        r.result.stats for r in first if r.result and r.fmt.year == 2021
+    ]
+    build(settings)
+    assert ask(open_read_only(settings.store), "SELECT ?t WHERE { paper:All2026Pe1 iclr:title ?t }") == [("Pending 1",)]

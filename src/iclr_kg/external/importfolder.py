@@ -14,6 +14,7 @@ import beside data/.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -24,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from iclr_kg.atomic import write_text
 from iclr_kg.build.resolve import build_registry
 from iclr_kg.build.sources import (
     SHARED,
@@ -212,6 +214,49 @@ def write_import(
         return final, True
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def tree_digest(*roots: Path) -> str:
+    """SHA-256 over every file under `roots` (relative names and bytes, in order; a missing root
+    counts as empty): what an import's output depends on besides what it fetched."""
+    digest = hashlib.sha256()
+    for root in roots:
+        digest.update(str(root).encode() + b"\0")
+        for path in sorted(root.rglob("*")) if root.is_dir() else []:
+            if path.is_file() and not path.name.startswith(".") and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+class WrittenFrom:
+    """What an import folder was last written from (a digest of its inputs), kept beside the
+    fetched pages: a rerun whose inputs and folder are unchanged skips resolving, checking and
+    writing, which cost most of an import (`--venue all` then redoes only a year that changed)."""
+
+    def __init__(self, cache: Path, inputs: str):
+        self.path, self.inputs = cache / "written-from.json", inputs
+
+    def unchanged(self) -> ImportResult | None:
+        """The last result again, if it was written from these inputs and its folder is as written."""
+        try:
+            record = json.loads(self.path.read_text(encoding="utf-8"))
+            folder = Path(record["folder"])
+            if record["inputs"] != self.inputs or record["folder_digest"] != tree_digest(folder):
+                return None
+            return ImportResult(folder, False, record["api"], 0, record["stats"], record["warnings"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def remember(self, result: ImportResult) -> None:
+        record = {
+            "inputs": self.inputs,
+            "folder": str(result.folder),
+            "folder_digest": tree_digest(result.folder),
+            "api": result.api,
+            "stats": result.stats,
+            "warnings": result.warnings,
+        }
+        write_text(self.path, json.dumps(record))
 
 
 def remove_stale(imports: Path) -> list[Path]:

@@ -41,7 +41,14 @@ from iclr_kg.build.sources import (
 from iclr_kg.config import Settings
 from iclr_kg.errors import DataError, ImportFailed, NothingListed
 from iclr_kg.external.iclr_years import YearFormat, supported_years, year_format
-from iclr_kg.external.importfolder import ImportFolder, ImportResult, shape_violations, write_import
+from iclr_kg.external.importfolder import (
+    ImportFolder,
+    ImportResult,
+    WrittenFrom,
+    shape_violations,
+    tree_digest,
+    write_import,
+)
 from iclr_kg.external.openreview import Author, Fetcher, Profile, Progress, Submission
 from iclr_kg.identifiers import SCHEMES, BadIdentifier
 
@@ -434,11 +441,18 @@ def run_import(
         shutil.rmtree(cache, ignore_errors=True)
     fetcher = Fetcher(settings, fmt, cache, reviews, progress)
     submissions = fetcher.submissions(limit)
-    if not submissions:
+    if not submissions:  # not open yet: nothing of it is cached, so that a rerun asks again
+        shutil.rmtree(cache, ignore_errors=True)
         raise NothingListed(f"no submissions found for {fmt.venue} at {fetcher.base}; nothing written")
     submissions, by_email = _with_profiles_of_emails(fetcher, submissions)
     profiles = fetcher.profiles(a.profile for record in submissions for a in record.authors if a.profile)
-    curated, shared = load_dataset(settings.data_dir), shared_entities(settings.imports)
+    shared = shared_entities(settings.imports)
+    fetched = (reviews, limit, submissions, profiles)
+    unchanged = WrittenFrom(cache, _inputs(settings, fmt, fetched, shared)).unchanged()
+    if unchanged is not None:  # the same pages, data/, shared entities and code as when it was written
+        unchanged.requests = fetcher.requests
+        return unchanged
+    curated = load_dataset(settings.data_dir)
     retrieved = (now or (lambda: dt.datetime.now(dt.UTC)))()
     plan = plan_import(
         _with_shared(curated, shared), fmt, fetcher.base, submissions, profiles, reviews, limit is None, retrieved
@@ -450,7 +464,43 @@ def run_import(
         folder, changed = write_import(plan.folder, settings.imports, curated, shared, COMMAND)
     except DataError as exc:
         raise ImportFailed(f"the import of {fmt.venue} does not build, nothing written: {exc}") from exc
-    return ImportResult(folder, changed, fmt.api, fetcher.requests, plan.stats, plan.warnings)
+    result = ImportResult(folder, changed, fmt.api, fetcher.requests, plan.stats, plan.warnings)
+    # remembered with the shared entities as this write left them (it may have added some)
+    WrittenFrom(cache, _inputs(settings, fmt, fetched, shared_entities(settings.imports))).remember(result)
+    return result
+
+
+def _inputs(settings: Settings, fmt: YearFormat, fetched: tuple, shared: dict[str, list]) -> str:
+    """A digest of everything a year's import folder is made from: what was fetched (`fetched`:
+    the options, submissions and profiles), data/, the ontology, this package's code, and the
+    shared entities other imports made that this year's records could match (one whose names or
+    ids occur in them). Which other imports name an entity is left out: a new year naming the
+    same person changes nothing in an older year's folder."""
+    tokens = _strings(fetched)
+    dumped = [
+        entity.model_dump(exclude={"imported_by"})
+        for section in ("people", "organizations")
+        for entity in shared[section]
+    ]
+    owners = [fmt.key in entity.imported_by for section in ("people", "organizations") for entity in shared[section]]
+    matchable = sorted(repr(d) for d, own in zip(dumped, owners, strict=True) if own or _strings(d) & tokens)
+    digest = hashlib.sha256(repr((fmt.key, fetched, matchable)).encode())
+    code = Path(__file__).resolve().parents[1]
+    digest.update(tree_digest(settings.data_dir, settings.ontology_dir, code).encode())
+    return digest.hexdigest()
+
+
+def _strings(value: object) -> set[str]:
+    """Every string in `value` (records, mappings, sequences), normalized as names are matched."""
+    if isinstance(value, str):
+        return {normalize(value)}
+    if hasattr(value, "model_dump"):
+        value = value.model_dump()
+    if isinstance(value, dict):
+        return set().union(*(_strings(v) for v in value.values())) if value else set()
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return set().union(*(_strings(v) for v in value)) if value else set()
+    return set()
 
 
 def _with_shared(curated: Dataset, shared: dict[str, list]) -> Dataset:
