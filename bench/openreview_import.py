@@ -80,7 +80,7 @@ print(f"{len(ids)} profile ids, {len(profiles)} profiles")
 class StandInProcess:
     """testbed/openreview_standin.py serving a venue file, in its own process on 127.0.0.1."""
 
-    def __init__(self, venue: dict[str, object], work: Path, name: str):
+    def __init__(self, venue: dict[str, object], work: Path, name: str, port: int = 0):
         self.file = work / f"{name}.json"
         started = time.perf_counter()
         self.file.write_text(json.dumps(venue), encoding="utf-8")
@@ -90,7 +90,7 @@ class StandInProcess:
             f"({self.file.stat().st_size / 2**20:.1f} MiB JSON, {time.perf_counter() - started:.1f} s)",
             file=sys.stderr,
         )
-        self.port = free_port()
+        self.port = port or free_port()
         self.process = subprocess.Popen(
             [
                 sys.executable,
@@ -145,8 +145,10 @@ def every_year(submissions: int, reviews: int, pause: float) -> None:
         notes = first["notes"]
         for invitation, listed in more["notes"].items():  # type: ignore[union-attr]
             notes.setdefault(invitation, []).extend(listed)  # type: ignore[union-attr]
-        first["profiles"].update(more["profiles"])  # type: ignore[union-attr]
-        standin = StandInProcess(first, work, f"and {newest}")
+        for pid, profile in more["profiles"].items():  # type: ignore[union-attr]
+            first["profiles"].setdefault(pid, profile)  # type: ignore[union-attr]  # a profile stays as it was
+        # at the same address: the import's page cache (and what it remembers) is per service
+        standin = StandInProcess(first, work, f"and {newest}", port=standin.port)
         try:
             env |= {"ICLR_KG_OPENREVIEW_API": standin.url, "ICLR_KG_OPENREVIEW_API_V2": standin.url}
             rows.append((f"import --venue all again ({newest} new)", *measured(import_all, env)))
