@@ -244,7 +244,7 @@ Neighbours = Callable[[Any, str, bool], Iterable[Any]]  # (node, predicate, inve
 
 
 # Focus nodes above which a constraint is checked on every target, as a full build does: a
-# VALUES block of 20,000 IRIs made a new year's incremental validation take 556 s where the
+# VALUES block of thousands of IRIs made a new year's incremental validation take 556 s where the
 # full build's whole validation took 3 s (4,500 submissions, bench/openreview_import.py).
 WHOLE_ABOVE = 1000
 
