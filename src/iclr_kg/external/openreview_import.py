@@ -447,8 +447,8 @@ def run_import(
     submissions, by_email = _with_profiles_of_emails(fetcher, submissions)
     profiles = fetcher.profiles(a.profile for record in submissions for a in record.authors if a.profile)
     shared = shared_entities(settings.imports)
-    fetched = (reviews, limit, submissions, profiles)
-    unchanged = WrittenFrom(cache, _inputs(settings, fmt, fetched, shared)).unchanged()
+    made_from = _MadeFrom(settings, fmt, (reviews, limit, submissions, profiles))
+    unchanged = WrittenFrom(cache, made_from.digest(shared)).unchanged()
     if unchanged is not None:  # the same pages, data/, shared entities and code as when it was written
         unchanged.requests = fetcher.requests
         return unchanged
@@ -466,28 +466,34 @@ def run_import(
         raise ImportFailed(f"the import of {fmt.venue} does not build, nothing written: {exc}") from exc
     result = ImportResult(folder, changed, fmt.api, fetcher.requests, plan.stats, plan.warnings)
     # remembered with the shared entities as this write left them (it may have added some)
-    WrittenFrom(cache, _inputs(settings, fmt, fetched, shared_entities(settings.imports))).remember(result)
+    WrittenFrom(cache, made_from.digest(shared_entities(settings.imports))).remember(result)
     return result
 
 
-def _inputs(settings: Settings, fmt: YearFormat, fetched: tuple, shared: dict[str, list]) -> str:
-    """A digest of everything a year's import folder is made from: what was fetched (`fetched`:
-    the options, submissions and profiles), data/, the ontology, this package's code, and the
-    shared entities other imports made that this year's records could match (one whose names or
-    ids occur in them). Which other imports name an entity is left out: a new year naming the
-    same person changes nothing in an older year's folder."""
-    tokens = _strings(fetched)
-    dumped = [
-        entity.model_dump(exclude={"imported_by"})
-        for section in ("people", "organizations")
-        for entity in shared[section]
-    ]
-    owners = [fmt.key in entity.imported_by for section in ("people", "organizations") for entity in shared[section]]
-    matchable = sorted(repr(d) for d, own in zip(dumped, owners, strict=True) if own or _strings(d) & tokens)
-    digest = hashlib.sha256(repr((fmt.key, fetched, matchable)).encode())
-    code = Path(__file__).resolve().parents[1]
-    digest.update(tree_digest(settings.data_dir, settings.ontology_dir, code).encode())
-    return digest.hexdigest()
+class _MadeFrom:
+    """What a year's import folder is made from, digested: what was fetched (the options,
+    submissions and profiles), data/, the ontology, this package's code, and the shared entities
+    other imports made that this year's records could match (one whose names or ids occur in
+    them). Which other imports name an entity is left out: a new year naming the same person
+    changes nothing in an older year's folder. All but the shared entities is digested once; the
+    shared entities are read before the import and again after its write (which may add some)."""
+
+    def __init__(self, settings: Settings, fmt: YearFormat, fetched: tuple):
+        self.key = fmt.key
+        self.tokens = _strings(fetched)
+        digest = hashlib.sha256(repr((fmt.key, fetched)).encode())
+        code = Path(__file__).resolve().parents[1]
+        digest.update(tree_digest(settings.data_dir, settings.ontology_dir, code).encode())
+        self.fetched = digest.hexdigest()
+
+    def digest(self, shared: dict[str, list]) -> str:
+        matchable = sorted(
+            repr(dumped)
+            for section in ("people", "organizations")
+            for entity, dumped in ((e, e.model_dump(exclude={"imported_by"})) for e in shared[section])
+            if self.key in entity.imported_by or _strings(dumped) & self.tokens
+        )
+        return hashlib.sha256(repr((self.fetched, matchable)).encode()).hexdigest()
 
 
 def _strings(value: object) -> set[str]:
