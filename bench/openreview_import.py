@@ -188,25 +188,9 @@ def main() -> None:
     args.submissions, args.reviews = args.submissions or 10000, args.reviews or 4
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        venue_file = work / "venue.json"
-        started = time.perf_counter()
         venue = synth.openreview_venue(args.submissions, args.reviews, links=not args.no_links)
-        venue_file.write_text(json.dumps(venue), encoding="utf-8")
-        notes = sum(len(n) for n in venue["notes"].values())  # type: ignore[union-attr]
-        print(
-            f"synthetic venue: {notes} submissions, {len(venue['profiles'])} profiles "  # type: ignore[arg-type]
-            f"({venue_file.stat().st_size / 2**20:.1f} MiB JSON, {time.perf_counter() - started:.1f} s)",
-            file=sys.stderr,
-        )
-        port = free_port()
-        standin = subprocess.Popen(
-            [sys.executable, "-m", "testbed.openreview_standin", "--venue-file", str(venue_file), "--port", str(port)],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        standin.stdout.readline()  # type: ignore[union-attr]  # "OpenReview stand-in on ..."
-        url = f"http://127.0.0.1:{port}"
+        standin = StandInProcess(venue, work, "synthetic venue")
+        url = standin.url
         env = {
             **os.environ,
             "TQDM_DISABLE": "1",
@@ -232,8 +216,7 @@ def main() -> None:
             rows.append(("ours: import again, from the disk cache", *measured(import_command, env)))
             rows.append(("ours: build with the import", *measured([str(BIN / "iclr-kg"), "build"], env)))
         finally:
-            standin.terminate()
-            standin.wait(timeout=10)
+            standin.stop()
     print(
         f"\n### OpenReview import ({args.submissions:,} submissions x {args.reviews} reviews, pause {args.pause:g} s)\n"
     )

@@ -155,9 +155,8 @@ def served_answers(url: str, folder: Path) -> tuple[float, list[tuple[float, str
     """`iclr-kg serve` on the engine (`ICLR_KG_BACKEND`), as a site would run it: the seconds
     until it has kept every saved query's whole answer for the publication (web/answers.py,
     after its first request), then each answer as SPARQL JSON once, (ms, name) slowest first."""
-    import http.client
-
     from endpoint import Server
+    from pages import timed
 
     from iclr_kg.web.cache import ResultCache
 
@@ -175,18 +174,8 @@ def served_answers(url: str, folder: Path) -> tuple[float, list[tuple[float, str
         kept = time.perf_counter() - seen
         timings = []
         for name in names:
-            connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=300)
-            started = time.perf_counter()
-            connection.request("GET", f"/queries/{name}?format=json")
-            response = connection.getresponse()
-            response.read()
-            timings.append(
-                (
-                    (time.perf_counter() - started) * 1000,
-                    name if response.status == 200 else f"{name} (HTTP {response.status})",
-                )
-            )
-            connection.close()
+            ms, status = timed(server.port, f"/queries/{name}?format=json", "application/sparql-results+json")
+            timings.append((ms, name if status == 200 else f"{name} (HTTP {status})"))
     finally:
         server.stop()
     return kept, sorted(timings, reverse=True)

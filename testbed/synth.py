@@ -286,8 +286,9 @@ def openreview_venue(
     return {"notes": venue_notes(api, venue, papers), "profiles": profiles}
 
 
-# Submissions per ICLR edition on OpenReview (2015 and 2016 were not run there), as the years
-# grew: what `openreview_every_year` scales to the total it is asked for.
+# About how many submissions each ICLR edition had on OpenReview (2015 and 2016 were not run
+# there), as publicly reported and not checked against a source here: only their proportions are
+# used, scaled by `openreview_every_year` to the total it is asked for.
 SUBMISSIONS_BY_YEAR = {
     2013: 67, 2014: 69, 2017: 490, 2018: 935, 2019: 1591, 2020: 2594,
     2021: 2997, 2022: 3422, 2023: 4966, 2024: 7304, 2025: 11672,
