@@ -258,8 +258,9 @@ def health() -> tuple[Response, int]:
 
 def warmed() -> list[tuple[str, Callable[[], Any]]]:
     """What a new generation's pages need computed before anyone asks (`AppState.warm`): /stats'
-    counts, then the first rows of each saved query whose answer depends on the store alone (no
-    SERVICE, no NOW or RAND: `ResultCache.cacheable`), as its page shows them by default."""
+    counts, each saved query's whole answer (web/answers.py), then the first rows of each saved
+    query whose answer depends on the store alone (no SERVICE, no NOW or RAND:
+    `ResultCache.cacheable`), as its page shows them by default (read from that answer)."""
     kept: list[tuple[str, Callable[[], Any]]] = [(counts.KEPT, stats_counts), *answers_to_keep()]
     for saved in state().saved.values():
         if ResultCache.cacheable(saved.text):
