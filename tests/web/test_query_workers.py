@@ -74,7 +74,11 @@ def test_a_client_that_never_reads_loses_its_worker_at_the_deadline(app, server:
         while pool.running and time.monotonic() < deadline:
             time.sleep(0.1)
         assert pool.running == 0  # killed at its deadline, the client still connected
-        assert pool.idle >= 1  # and the pool still answers
+        # and the pool still answers: the killed worker's replacement is started after the query
+        # leaves the running ones, which on a loaded machine takes a moment
+        while pool.idle < 1 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert pool.idle >= 1
 
 
 def test_a_stream_cut_by_the_time_limit_is_a_broken_transfer(default_server: str) -> None:
