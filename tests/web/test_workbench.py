@@ -185,6 +185,39 @@ def test_a_saved_query_opens_as_its_chart_and_a_permalink_keeps_query_and_view(s
 
 
 @needs_chromium
+def test_the_chart_pickers_read_and_write_the_view_line(server: str, chromium) -> None:
+    """x / y / series pickers show what a chart uses and rewrite the editor's `# view:` line;
+    the line alone, in a link without `view`, draws the chart again."""
+    page = chromium()
+    page.goto(server + "/queries/awards-per-organization")
+    page.click("text=Open in the query page")
+    page.wait_for_selector("#view svg .mark-rect path")
+    assert page.locator("#view-axes").is_visible()
+    assert page.locator("#view-x").input_value() == "name"  # as the saved query's view says
+    assert page.locator("#view-series").input_value() == "year"
+    page.select_option("#view-series", "")  # no series: one bar per name, summed by Vega-Lite
+    _until(page, "!document.querySelector('#view-kind').dataset.spec.includes('series')")
+    text = page.evaluate("document.querySelector('.CodeMirror').CodeMirror.getValue()")
+    assert re.search(r"^# view: bar x=name y=\w+$", text, re.M), text
+    assert "series=" not in text.split("# view:", 2)[-1].splitlines()[0]
+    page.select_option("#view-kind", "line")  # another chart keeps the axes
+    _until(page, "document.querySelector('#view svg .mark-line path')")
+    text = page.evaluate("document.querySelector('.CodeMirror').CodeMirror.getValue()")
+    assert re.search(r"^# view: line x=name y=\w+$", text, re.M), text
+    assert "view=line" in page.url
+    page.select_option("#view-kind", "table")  # the table needs no line
+    _until(page, "document.querySelector('#view-axes').hidden")
+    assert "# view:" not in page.evaluate("document.querySelector('.CodeMirror').CodeMirror.getValue()")
+    # A text with its own view line, linked without `view`: drawn as the line says.
+    fresh = chromium(fresh=True)
+    query = "# view: bar x=name y=papers\n" + text.replace("# view: line", "# old")
+    fresh.goto(server + "/query?" + urllib.parse.urlencode({"query": query}))
+    fresh.wait_for_selector("#view svg .mark-rect path")
+    assert fresh.locator("#view-kind").input_value() == "bar"
+    assert fresh.locator("#view-y").input_value() == "papers"
+
+
+@needs_chromium
 def test_graph_and_tree_views_draw_names(server: str, chromium) -> None:
     page = chromium()
     page.goto(server + "/resource/person/ian-gemp")
@@ -233,11 +266,13 @@ def test_a_graph_node_follows_only_our_own_iris(server: str, chromium) -> None:
     page.goto(server + "/query?" + urllib.parse.urlencode({"query": query, "view": "graph source=a target=b"}))
     _until(page, "window.lastGraph && window.lastGraph.nodes().length == 2")
     before = page.url
-    page.evaluate(f"window.lastGraph.getElementById({evil!r}).emit('tap')")
+    # Each tap in a function returning nothing: `emit` returns the node, and Playwright would
+    # serialize it with all of Cytoscape behind it (10-50 s, a flaky navigation timeout).
+    page.evaluate(f"() => {{ window.lastGraph.getElementById({evil!r}).emit('tap'); }}")
     page.wait_for_timeout(500)
     assert page.url == before  # not followed
     with page.expect_navigation():
-        page.evaluate(f"window.lastGraph.getElementById({ours!r}).emit('tap')")
+        page.evaluate(f"() => {{ window.lastGraph.getElementById({ours!r}).emit('tap'); }}")
     assert page.url == server + "/resource/person/ian-gemp"
 
 

@@ -123,6 +123,18 @@ class SavedQuery:
         return ((self.text, defaults), (self.text_with({}), ()))
 
 
+VIEW_LINE = re.compile(r"^#\s*view:\s*(\S.*?)\s*$", re.M)
+
+
+def declared_view(text: str) -> str | None:
+    """The `# view:` line a query text carries (the workbench's pickers write one), if it names
+    a known view: the query page shows the result that way when the link gives no `view`."""
+    match = VIEW_LINE.search(text)
+    if match is None or match.group(1).split(" ", 1)[0] not in VIEWS:
+        return None
+    return match.group(1)
+
+
 def parse_saved(path: Path) -> SavedQuery:
     text = path.read_text(encoding="utf-8")
     fields: dict[str, str] = {}

@@ -275,6 +275,10 @@ ZH = {
     "graph": "关系图",
     "tree": "树",
     "timeline": "时间线",
+    "x axis": "横轴",
+    "y axis": "纵轴",
+    "series": "系列",
+    "none": "无",
 }
 
 

@@ -15,7 +15,7 @@ from iclr_kg.identifiers import SCHEMES, recognize
 from iclr_kg.index import SEARCHED, Hit, Index, fold, kind_and_key
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.query.lint import check, problem_from_error
-from iclr_kg.query.saved import ABSOLUTE_IRI, NAME, VIEWS, Param, SavedQuery, expand
+from iclr_kg.query.saved import ABSOLUTE_IRI, NAME, VIEWS, Param, SavedQuery, declared_view, expand
 from iclr_kg.release import released_file, releases
 from iclr_kg.web.answers import answers_to_keep, kept_rows, run_saved
 from iclr_kg.web.cache import ResultCache
@@ -139,7 +139,7 @@ def _front_page_lists(index: Index) -> dict[str, object]:
 @blueprint.route("/query")
 def index() -> str | tuple[str, int]:
     text = request.args.get("query")
-    view = request.args.get("view", "table")
+    view = request.args.get("view") or declared_view(text or "") or "table"
     context = {
         "saved": state().saved,
         "view": view if view.split(" ", 1)[0] in VIEWS else "table",

@@ -48,7 +48,8 @@
     remember(editor.getValue());
     const form = $("#query").form;
     const view = $("#view-kind");
-    if (view && form.elements.view) form.elements.view.value = currentView();
+    // A `# view:` line in the text wins: whoever typed it last meant it.
+    if (view && form.elements.view) form.elements.view.value = viewLineOf(editor.getValue()) || currentView();
     form.requestSubmit();
   }
 
@@ -253,6 +254,73 @@
     return { kind, options };
   }
 
+  const VIEW_LINE = /^#\s*view:\s*(\S.*?)\s*$/;
+  const CHARTS = ["bar", "line", "timeline"];
+
+  function viewLineOf(text) {
+    const line = text.split(/\r?\n/).find((l) => VIEW_LINE.test(l));
+    return line ? VIEW_LINE.exec(line)[1] : null;
+  }
+
+  // The editor's `# view:` line says how the result is drawn, so a shared or saved text keeps
+  // its chart: the pickers rewrite that one line (or add it first), and "table" removes it.
+  function writeViewLine(spec) {
+    if (!editor) return;
+    let at = -1;
+    for (let i = 0; i < editor.lineCount(); i += 1) {
+      if (VIEW_LINE.test(editor.getLine(i))) { at = i; break; }
+    }
+    if (spec === "table") {
+      if (at >= 0) editor.replaceRange("", { line: at, ch: 0 }, { line: at + 1, ch: 0 });
+    } else if (at >= 0) {
+      editor.replaceRange(`# view: ${spec}`, { line: at, ch: 0 }, { line: at, ch: editor.getLine(at).length });
+    } else {
+      editor.replaceRange(`# view: ${spec}\n`, { line: 0, ch: 0 });
+    }
+  }
+
+  // One place where a chosen view is written: the picker, the address, the form, the editor.
+  function setView(spec) {
+    const select = $("#view-kind");
+    select.dataset.spec = spec;
+    select.value = parseView(spec).kind;
+    const url = new URL(location.href);
+    url.searchParams.set("view", spec);
+    history.replaceState(null, "", url);
+    const form = $("#query") && $("#query").form;
+    if (form && form.elements.view) form.elements.view.value = spec;
+    writeViewLine(spec);
+    renderView().catch(showViewError);
+  }
+
+  function specOf(kind, axes) {
+    const pairs = Object.entries(axes).filter(([, value]) => value).map(([name, value]) => `${name}=${value}`);
+    return [kind, ...pairs].join(" ");
+  }
+
+  // x / y / series pickers for the charts, filled with the result's columns and showing what the
+  // chart uses (the spec's choice, else the guess); a change writes the spec.
+  function showAxes(kind, columns, chosen) {
+    const axes = $("#view-axes");
+    if (!axes) return;
+    axes.hidden = !CHARTS.includes(kind);
+    if (axes.hidden) return;
+    const fill = (select, value, blank) => {
+      const options = blank ? [...select.options].slice(0, 1) : [];
+      select.replaceChildren(...options, ...columns.map((c) => new Option(c, c)));
+      select.value = value || "";
+    };
+    fill($("#view-x"), chosen.x);
+    fill($("#view-y"), chosen.y);
+    fill($("#view-series"), chosen.series, true);
+    $("#view-series").parentElement.hidden = kind === "timeline"; // a timeline's rows are its series
+    const write = () => {
+      const second = kind === "timeline" ? "label" : "y";
+      setView(specOf(kind, { x: $("#view-x").value, [second]: $("#view-y").value, series: kind === "timeline" ? "" : $("#view-series").value }));
+    };
+    ["#view-x", "#view-y", "#view-series"].forEach((id) => { $(id).onchange = write; });
+  }
+
   function currentView() {
     const select = $("#view-kind");
     if (!select) return "table";
@@ -303,6 +371,7 @@
     if (table) table.hidden = kind !== "table";
     box.hidden = kind === "table";
     box.replaceChildren();
+    if (select && !CHARTS.includes(kind)) showAxes(kind, [], {});
     if (kind === "table") return enhanceTable();
     const results = await (await fetch(box.dataset.results, { headers: { Accept: "application/sparql-results+json" } })).json();
     const columns = results.head.vars;
@@ -317,6 +386,7 @@
     if (kind === "bar" || kind === "line" || kind === "timeline") {
       await vega();
       const { x, y, series } = guess(columns, rows, options);
+      if (select) showAxes(kind, columns, kind === "timeline" ? { x: options.x || x, y: options.label || series || x } : { x, y, series });
       let spec;
       if (kind === "timeline") {
         spec = { mark: { type: "point", filled: true }, encoding: {
@@ -461,12 +531,10 @@
     }
     select.hidden = false;
     select.addEventListener("change", () => {
-      const url = new URL(location.href);
-      url.searchParams.set("view", currentView());
-      history.replaceState(null, "", url);
-      const form = $("#query") && $("#query").form;
-      if (form && form.elements.view) form.elements.view.value = currentView();
-      renderView().catch(showViewError);
+      // Another chart keeps the axes chosen for the last one; any other view starts afresh.
+      const { kind, options } = parseView(select.dataset.spec);
+      const kept = CHARTS.includes(kind) && CHARTS.includes(select.value) ? options : {};
+      setView(specOf(select.value, kept));
     });
     renderView().catch(showViewError);
   }
