@@ -397,7 +397,10 @@
         // Counts get whole-number ticks (no "0.5 papers").
         const xNumeric = rows.length > 0 && rows.every((r) => typeof r[x] === "number");
         const yWhole = rows.every((r) => r[y] === undefined || Number.isInteger(r[y]));
-        const yMax = Math.max(0, ...rows.map((r) => Number(r[y]) || 0));
+        // Without a series, rows sharing an x stack into one bar: the axis must reach their sum.
+        const heights = new Map();
+        rows.forEach((r, i) => { const key = series ? i : r[x]; heights.set(key, (heights.get(key) || 0) + (Number(r[y]) || 0)); });
+        const yMax = Math.max(0, ...heights.values());
         const wholeTicks = yMax <= 10 ? { values: Array.from({ length: yMax + 1 }, (_, i) => i) } : { tickMinStep: 1 };
         spec = { mark: { type: kind, tooltip: true }, encoding: {
           x: { field: x, type: kind === "line" ? "ordinal" : "nominal", sort: kind === "bar" && !xNumeric ? "-y" : null },
