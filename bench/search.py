@@ -8,7 +8,8 @@ Measured in one run: the index's build time and size for the store's current gen
 for each kind of query (a word prefix, a phrase, a Chinese name, a substring, a typo, a miss) the
 median and p95 latency of `Index.search` over many repetitions, and the same lookup done the
 naive way (a Python scan over every name in the index, case-folded substring test) as the peer.
-Target (issue #17): every search under 50 ms at 50,000 papers.
+Then topic search (titles, keywords, abstracts; issue #37): its count and first page per query,
+against a scan of every paper's text. Target (issue #17): every search under 50 ms at 50,000 papers.
 """
 
 from __future__ import annotations
@@ -35,6 +36,15 @@ QUERIES = {
     "Chinese name": "机构12",
     "substring": "rganization 13 unit",
     "typo": "Synthetik papr 4711",
+    "miss": "zzzqqqxxx",
+}
+# Topic search (titles, keywords, abstracts), as the search page's tab asks it: the count, then
+# the first page of 50 in bm25's order.
+TOPIC_QUERIES = {
+    "abbreviation, widened": "GNN",
+    "spelled out": "graph neural networks",
+    "common words": "reinforcement learning",
+    "two topics": "pruning transformers",
     "miss": "zzzqqqxxx",
 }
 
@@ -89,6 +99,29 @@ def main() -> None:
             folded = fold(text)
             scan, _ = timed(lambda folded=folded: [i for i, n in names if folded in n][:20], max(3, args.repeat // 10))
             print(f"| {name}: `{text}` | {len(hits)} | {median:.2f} | {p95:.2f} | {scan:.1f} | {scan / median:.0f}x |")
+        topics(path, index, args.repeat)
+
+
+def topics(path: Path, index: Index, repeat: int) -> None:
+    """Topic search's count and first page, against a scan of every paper's topic text for the
+    query's words (no stemming, no synonyms: a lower bound on what a scan would cost)."""
+    db = sqlite3.connect(path)
+    texts = [row[0].lower() for row in db.execute("SELECT text FROM topics")]
+    db.close()
+    print(f"\n### Topic search ({len(texts):,} papers with titles, keywords, abstracts)\n")
+    print("| query | matches | count + first page: median ms | p95 ms | scan: median ms | scan / index |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, text in TOPIC_QUERIES.items():
+        matches = index.topic_count(text)
+
+        def asked(text: str = text) -> None:
+            index.topic_count(text)
+            index.topic_page(text, 50, 0)
+
+        median, p95 = timed(asked, repeat)
+        words = fold(text).split()
+        scan, _ = timed(lambda words=words: [t for t in texts if all(w in t for w in words)][:50], max(3, repeat // 10))
+        print(f"| {name}: `{text}` | {matches:,} | {median:.2f} | {p95:.2f} | {scan:.1f} | {scan / median:.1f}x |")
 
 
 if __name__ == "__main__":

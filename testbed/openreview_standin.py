@@ -50,6 +50,10 @@ class Paper:
     outcome: str  # also `workshop` (2013, 2017, 2018) and `pending` (a v2 venue under review)
     reviews: list[tuple[str, int, int]] = field(default_factory=list)  # (review note id, rating, confidence)
     authors_as_text: bool = False  # early 2017 notes: `authors` is one string
+    abstract: str = "An abstract."
+    keywords: list[str] | str = field(
+        default_factory=lambda: ["learning"]
+    )  # a str: one comma-separated text (some v1 notes)
 
 
 def _rating_text(rating: int) -> str:
@@ -178,8 +182,8 @@ def _v1(venue: str, number: int, paper: Paper) -> tuple[str, dict[str, Any]]:
             if paper.authors_as_text
             else [a for a, _ in paper.authors],
             "authorids": [_author_id(venue, number, a, p) for a, p in paper.authors],
-            "abstract": "An abstract.",
-            "keywords": ["learning"],
+            "abstract": paper.abstract,
+            "keywords": paper.keywords,
         },
         "details": {"directReplies": replies},
     }
@@ -236,6 +240,8 @@ def _v2(venue: str, number: int, paper: Paper) -> tuple[str, dict[str, Any]]:
             "title": {"value": paper.title},
             "authors": {"value": [a for a, _ in paper.authors]},
             "authorids": {"value": [_author_id(venue, number, a, p) for a, p in paper.authors]},
+            "abstract": {"value": paper.abstract},
+            "keywords": {"value": paper.keywords},
             "venue": {"value": label},
             "venueid": {"value": venueid},
         },

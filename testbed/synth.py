@@ -8,7 +8,8 @@
 Papers have 2-8 ordered authors drawn from a skewed (Zipf-like) population of people, so some
 authors write many papers; organizations form hierarchies (labs under companies, departments
 under universities) and are credited with the same skew; papers spread over editions, about 1%
-win an award, and most carry 3-5 review ratings.
+win an award, most carry 3-5 review ratings, and each has 1-4 keywords (`TOPICS`) and a
+one-sentence abstract naming them.
 """
 
 from __future__ import annotations
@@ -29,6 +30,25 @@ def _zipf_index(rng: random.Random, n: int, s: float = 1.1) -> int:
         x = int(rng.paretovariate(s)) - 1
         if x < n:
             return x
+
+
+# What synthetic papers are about: their keywords, drawn with a heavy head (as real ones are),
+# some spelled out and some abbreviated, so that topic search and its synonyms are measured.
+TOPICS = [
+    "representation learning", "reinforcement learning", "graph neural networks", "large language models",
+    "diffusion models", "optimization", "generalization", "robustness", "transformers", "self-supervised learning",
+    "contrastive learning", "federated learning", "meta-learning", "GNN", "RL", "LLM", "pruning",
+    "knowledge distillation", "out-of-distribution detection", "interpretability", "fairness", "privacy",
+    "continual learning", "few-shot learning", "neural architecture search", "variational autoencoders",
+    "vision transformers", "causal inference", "Bayesian deep learning", "GANs",
+]  # fmt: skip
+
+
+def topic_of(rng: random.Random) -> tuple[list[str], str]:
+    """A synthetic paper's keywords (1-4) and a one-sentence abstract naming them."""
+    keywords = sorted({TOPICS[_zipf_index(rng, len(TOPICS))] for _ in range(rng.randint(1, 4))})
+    rest = f", with {' and '.join(keywords[1:])}" if len(keywords) > 1 else ""
+    return keywords, f"We study {keywords[0]}{rest}, on synthetic benchmarks."
 
 
 def generate(papers: int, seed: int = 7, identifiers: bool = True) -> dict[str, object]:
@@ -88,6 +108,7 @@ def generate(papers: int, seed: int = 7, identifiers: bool = True) -> dict[str, 
         ],
     }
     by_edition: dict[int, list[dict[str, object]]] = {y: [] for y in EDITIONS}
+    topics = random.Random(seed + 101)  # apart from `rng`: the rest of the data as before topics
     for i in range(papers):
         year = EDITIONS[i % len(EDITIONS)]
         authors = []
@@ -104,6 +125,7 @@ def generate(papers: int, seed: int = 7, identifiers: bool = True) -> dict[str, 
             "organizations": orgs,
             "decision": "accepted" if rng.random() < 0.3 else "rejected",
         }
+        paper["keywords"], paper["abstract"] = topic_of(topics)
         if paper["decision"] == "accepted":
             paper["presentation"] = rng.choice(["oral", "spotlight", "poster", "poster", "poster"])
         if rng.random() < 0.8:
@@ -278,9 +300,16 @@ def openreview_venue(
                 )
         outcome = rng.choice(outcomes)
         scored = [(f"R{i:07d}x{k}", rng.choice([1, 3, 5, 6, 8, 10]), rng.randint(1, 5)) for k in range(reviews)]
+        keywords, abstract = topic_of(random.Random(i))
         papers.append(
             Paper(
-                f"P{i:09d}", f"Synthetic submission {i}", authors, outcome, scored if outcome != "desk-rejected" else []
+                f"P{i:09d}",
+                f"Synthetic submission {i}",
+                authors,
+                outcome,
+                scored if outcome != "desk-rejected" else [],
+                abstract=abstract,
+                keywords=keywords,
             )
         )
     return {"notes": venue_notes(api, venue, papers), "profiles": profiles}

@@ -978,3 +978,53 @@ def test_a_rerun_with_one_new_year_resolves_only_that_year(tmp_path: Path, monke
     ]
     build(settings)
     assert ask(open_read_only(settings.store), "SELECT ?t WHERE { paper:All2026Pe1 iclr:title ?t }") == [("Pending 1",)]
+
+
+@pytest.mark.parametrize(("year", "api"), [(2019, "v1"), (2024, "v2")])
+def test_abstracts_and_keywords_are_imported_and_found_by_topic(tmp_path: Path, year: int, api: str) -> None:
+    """The authors' abstract and keywords arrive in the import's graph (as a list in both APIs,
+    or one comma-separated string in some v1 notes) and topic search reads them with the
+    titles: "GNN" finds "graph neural networks" and the reverse (issue #37, item 4)."""
+    papers = [
+        Paper(
+            "TopicGnn001",
+            "Pruning Message Passing",
+            [("Jane Roe", "~Jane_Roe1")],
+            "poster",
+            abstract="We prune   the messages of graph neural networks.",
+            keywords="graph neural networks, pruning" if api == "v1" else ["graph neural networks", "pruning"],
+        ),
+        Paper(
+            "TopicGnn002",
+            "Another Look at Over-Smoothing",
+            [("Alex Example", "~Alex_Example1")],
+            "reject",
+            abstract="Deep GNNs over-smooth; we say why.",
+            keywords=[],
+        ),
+        Paper("TopicNone01", "A Paper About Nothing Here", [("Jane Roe", "~Jane_Roe1")], "reject", abstract=""),
+        Paper("TopicNA0001", "NA", [("NA", "")], "withdrawn", abstract="NA", keywords=["NA"]),
+    ]
+    store, _ = import_year(tmp_path, year, papers, api=api)
+    graph = f"https://w3id.org/iclr-kg/graph/source/openreview-iclr-{year}"
+    keywords = ask(store, f"SELECT ?k WHERE {{ GRAPH <{graph}> {{ paper:TopicGnn001 iclr:keyword ?k }} }} ORDER BY ?k")
+    assert keywords == [("graph neural networks",), ("pruning",)]
+    abstract = ask(store, "SELECT ?a WHERE { paper:TopicGnn001 iclr:abstract ?a }")
+    assert abstract == [("We prune the messages of graph neural networks.",)]
+    assert ask(store, "SELECT ?a WHERE { paper:TopicGnn002 schema:abstract ?a }") != []  # through the ontology
+    assert ask(store, "SELECT ?x WHERE { paper:TopicNA0001 iclr:abstract|iclr:keyword ?x }") == []  # redacted
+    assert ask(store, "SELECT ?x WHERE { paper:TopicNone01 iclr:abstract ?x }") == []
+    from iclr_kg.web import create_app
+
+    client = create_app(Settings(store=tmp_path / "store")).test_client()
+
+    def topic(q: str) -> set[str]:
+        found = client.get("/search", query_string={"q": q, "kind": "topic", "format": "json"}).get_json()
+        return {r["url"].rsplit("/", 1)[1] for r in found["results"]}
+
+    gnn = topic("GNN")  # with the curated "...From Feedforward to Graph Neural Networks"
+    assert gnn == topic("graph neural network") and {"TopicGnn001", "TopicGnn002", "HSKaGOi7Ar"} <= gnn
+    assert topic("pruned GNNs") == {"TopicGnn001"}  # every word, stemmed
+    assert topic("nothing here") == {"TopicNone01"}  # titles too
+    page = client.get("/search", query_string={"q": "GNN"}).get_data(as_text=True)
+    assert f"papers by topic</a> ({len(gnn)})" in page and "Papers on this topic" in page

@@ -6,7 +6,8 @@ generation's default graph before it is published, by a build and by every updat
 swaps with the store: a page never labels one generation's IRIs with another's names. Search
 uses FTS5 (in Python's standard library): a word index with prefixes and accent folding, a
 trigram index for substrings (Chinese included) and, when neither finds anything, for names
-a typo away.
+a typo away. Papers are also found by topic: their titles, keywords and abstracts in a stemmed
+word index (`topics.py` turns a query into its expression, with a table of synonyms).
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, QueryResultsFormat, Que
 
 from iclr_kg import terms, vocab
 from iclr_kg.graph import ReadableGraph
+from iclr_kg.topics import topic_expression
 
 SUFFIX = ".index.sqlite"
-SCHEMA_VERSION = 4  # 2: the authorship table; 3: the credit table; 4: the rating table
+SCHEMA_VERSION = 5  # 2: the authorship table; 3: the credit table; 4: the rating table; 5: topics
 # Kinds a person looks for by name; the others (authorships, reviews...) get labels only.
 SEARCHED = ("paper", "person", "organization", "edition", "award", "conference", "source")
+TOPIC = "topic"  # search's tab of papers by what they are about (title, keywords, abstract)
 # The highest page number a list or sitemap accepts: far past any kind's last page, and well inside
 # SQLite's 64-bit OFFSET, which a larger number overflows (a 500 instead of a 404).
 MAX_PAGE = 10**9
@@ -370,6 +373,9 @@ CREATE TABLE rating (paper INTEGER NOT NULL, edition INTEGER NOT NULL, average R
 CREATE INDEX rating_edition ON rating (edition, average DESC, ratings DESC);
 CREATE VIRTUAL TABLE words USING fts5(names, content='', tokenize="unicode61 remove_diacritics 2", prefix='2 3');
 CREATE VIRTUAL TABLE grams USING fts5(names, content='', tokenize='trigram');
+-- each paper's title, keywords and abstract, stemmed: topic search (rowid: the paper's entity id;
+-- the text kept, so that a patch deletes a row by its id alone)
+CREATE VIRTUAL TABLE topics USING fts5(text, tokenize="porter unicode61 remove_diacritics 2");
 """
 
 
@@ -394,6 +400,7 @@ def build_index(store: ReadableGraph, generation: Path) -> Path:
         _add_authorships(db, _select(store, AUTHORSHIPS))
         _add_credits(db, _select(store, CREDITS))
         _add_ratings(db, _select(store, RATINGS))
+        _add_topics(db, _select(store, TOPIC_TEXTS))
         searched = ",".join(f"'{k}'" for k in SEARCHED)
         db.execute(f"INSERT INTO words (rowid, names) SELECT id, names FROM entity WHERE kind IN ({searched})")
         db.execute(f"INSERT INTO grams (rowid, names) SELECT id, names FROM entity WHERE kind IN ({searched})")
@@ -423,6 +430,36 @@ def _row(number: int, entity: _Entity) -> tuple[object, ...]:
 
 
 AUTHORSHIPS = "SELECT ?person ?paper WHERE { ?person iclr:authorOf ?paper }"
+TOPIC_PREDICATES = (iclr("title"), iclr("keyword"), iclr("abstract"))
+TOPIC_TEXTS = "SELECT ?paper ?text WHERE { VALUES ?p { iclr:title iclr:keyword iclr:abstract } ?paper ?p ?text }"
+
+
+def _add_topics(db: sqlite3.Connection, rows: Iterable[Sequence[str]], ids: Mapping[str, int] | None = None) -> None:
+    """Each paper's texts (rows of paper IRI and text) as one row of `topics`, by its entity id
+    (`ids`: IRI to id, read from the entity table if not given)."""
+    texts: dict[str, list[str]] = {}
+    for paper, text in rows:
+        texts.setdefault(paper, []).append(text)
+    if ids is None:
+        ids = dict(db.execute("SELECT iri, id FROM entity WHERE kind = 'paper'"))
+    db.executemany(
+        "INSERT INTO topics (rowid, text) VALUES (?, ?)",
+        ((ids[paper], "\n".join(sorted(found))) for paper, found in texts.items() if paper in ids),
+    )
+
+
+def _patch_topics(db: sqlite3.Connection, store: ReadableGraph, gone: Iterable[int], papers: dict[str, int]) -> None:
+    """The topic rows of the entity ids `gone` out; those of `papers` (IRI to entity id) in again,
+    read from the store by pattern (a patch touches a few papers)."""
+    db.executemany("DELETE FROM topics WHERE rowid = ?", [(number,) for number in gone])
+    default = DefaultGraph()
+    rows = [
+        (iri, quad.object.value)
+        for iri in papers
+        for predicate in TOPIC_PREDICATES
+        for quad in store.quads_for_pattern(NamedNode(iri), predicate, None, default)
+    ]
+    _add_topics(db, rows, papers)
 
 
 def _staged(db: sqlite3.Connection, table: str, columns: str, rows: Iterable[Sequence[Any]]) -> None:
@@ -682,6 +719,8 @@ def _patch_rows(
         db.executemany(
             f"INSERT INTO {table} (rowid, names) VALUES (?, ?)", [(r[0], r[10]) for r in rows if r[2] in SEARCHED]
         )
+    old_papers = [number for number, _, kind, _ in old if kind == "paper"]
+    _patch_topics(db, store, old_papers, {r[1]: r[0] for r in rows if r[2] == "paper"})
 
 
 def ensure_index(store: ReadableGraph, generation: Path) -> Path:
@@ -970,7 +1009,8 @@ class Index:
     def match_counts(self, text: str, cap: int = 10_000) -> dict[str, int]:
         """How many entities of each searched kind have names with words beginning with the
         query's words (what search's word step matches), each counted up to `cap`: the search
-        page's tabs say "papers (1,234)" rather than the 50 it shows."""
+        page's tabs say "papers (1,234)" rather than the 50 it shows. With them, under TOPIC, the
+        papers that match as a topic (`topic_count`), where any do."""
         words = search_words(_searched(text))
         if not words:
             return {}
@@ -981,7 +1021,34 @@ class Index:
                 "WHERE words MATCH ? LIMIT ?) GROUP BY kind",
                 (match, cap * len(SEARCHED)),
             ).fetchall()
-        return {kind: min(n, cap) for kind, n in rows if kind in SEARCHED}
+        counts = {kind: min(n, cap) for kind, n in rows if kind in SEARCHED}
+        topics = self.topic_count(text, cap)
+        return counts | ({TOPIC: topics} if topics else {})
+
+    def topic_count(self, text: str, cap: int = 10_000) -> int:
+        """How many papers' titles, keywords or abstracts match `text` as a topic, up to `cap`."""
+        expression = topic_expression(_searched(text))
+        if expression is None:
+            return 0
+        with self._db() as db:
+            row = db.execute(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM topics WHERE topics MATCH ? LIMIT ?)", (expression, cap)
+            ).fetchone()
+        return int(row[0])
+
+    def topic_page(self, text: str, limit: int, offset: int) -> list[Hit]:
+        """One page of the papers matching `text` as a topic, the best match first (FTS5's bm25:
+        the query's words rare in the index and frequent in the paper's text)."""
+        expression = topic_expression(_searched(text))
+        if expression is None:
+            return []
+        with self._db() as db:
+            rows = db.execute(
+                f"SELECT {_COLUMNS} FROM (SELECT rowid, rank FROM topics WHERE topics MATCH ? "
+                "ORDER BY rank, rowid LIMIT ? OFFSET ?) t JOIN entity e ON e.id = t.rowid ORDER BY t.rank, t.rowid",
+                (expression, limit, offset),
+            ).fetchall()
+        return [Hit(*row) for row in rows]
 
     def _collect(
         self, db: sqlite3.Connection, table: str, match: str, kinds: list[str], window: int, found: dict[str, Hit]

@@ -90,3 +90,27 @@ def test_a_kinds_search_tab_pages_through_every_match_once(client) -> None:
         "/search", query_string={"q": "learning", "kind": "paper", "limit": 2, "page": 2, "format": "json"}
     ).get_json()
     assert listed["page"] == 2 and listed["pages"] == pages and [r["url"] for r in listed["results"]] == seen[2:4]
+
+
+def test_topic_search_widens_an_abbreviation_and_pages_honestly(client) -> None:
+    """Topic search reads titles (keywords and abstracts where an import brings them) with the
+    Porter stemmer and a small synonym table: "ViT" finds "Vision Transformers...", "diffusion
+    models" finds "Score-Based Generative Modeling..." as well; its tab counts and pages."""
+
+    def topic(q: str, **more: object) -> dict:
+        return client.get("/search", query_string={"q": q, "kind": "topic", "format": "json", **more}).get_json()
+
+    assert "Vision Transformers Need Registers" in {r["label"] for r in topic("ViT")["results"]}
+    diffusion = {r["label"] for r in topic("diffusion models")["results"]}
+    assert "Score-Based Generative Modeling through Stochastic Differential Equations" in diffusion
+    assert any(label.startswith("Generalization in diffusion models") for label in diffusion)
+    page = client.get("/search", query_string={"q": "diffusion models"}).get_data(as_text=True)
+    count = int(re.search(r'kind=topic">papers by topic</a> \((\d+)\)', page).group(1))
+    assert count == len(diffusion) and "Papers on this topic" in page
+    learning = int(
+        re.search(r"papers by topic</a> \((\d+)\)", client.get("/search?q=learning").get_data(as_text=True)).group(1)
+    )
+    paged = [r["url"] for p in range(1, -(-learning // 2) + 1) for r in topic("learning", limit=2, page=p)["results"]]
+    assert len(paged) == len(set(paged)) == learning > 2  # every match once, in bm25's order
+    chinese = client.get("/search", query_string={"q": "ViT", "lang": "zh"}).get_data(as_text=True)
+    assert "按主题的论文" in chinese and "该主题的论文" in chinese

@@ -314,10 +314,34 @@ def _index_rows(path: Path) -> set[tuple]:
             "JOIN entity p ON p.id = paper LEFT JOIN entity v ON v.id = via"
         )
         ratings = "SELECT p.iri, e.iri, average, ratings FROM rating JOIN entity p ON p.id = paper JOIN entity e ON e.id = edition"
-        tables = set(db.execute(pairs)) | set(db.execute(credits)) | set(db.execute(ratings))
+        topics = "SELECT 'topic', e.iri, t.text FROM topics t JOIN entity e ON e.id = t.rowid"
+        tables = set(db.execute(pairs)) | set(db.execute(credits)) | set(db.execute(ratings)) | set(db.execute(topics))
         return {row[1:] for row in db.execute("SELECT * FROM entity")} | tables
     finally:
         db.close()
+
+
+def test_a_keyword_or_abstract_changed_by_an_update_is_searched_at_once(tiny_data) -> None:
+    """The topic rows are patched with the paper's: an inserted keyword finds the paper by
+    topic, by its synonym too; deleted, it no longer does; the index stays what a build makes."""
+    from iclr_kg.index import Index
+
+    settings = tiny_data()
+    build(settings)
+    graph = "https://w3id.org/iclr-kg/graph/source/test-update"
+
+    def found(q: str) -> bool:
+        index = Index(index_path(current_generation(settings.store)))
+        return PAPER in {hit.iri for hit in index.topic_page(q, 50, 0)}
+
+    assert not found("GNN")
+    apply(settings.store, f'INSERT DATA {{ GRAPH <{graph}> {{ <{PAPER}> iclr:keyword "graph neural networks" }} }}')
+    assert found("GNN") and found("graph neural network")
+    apply(settings.store, f'INSERT DATA {{ GRAPH <{graph}> {{ <{PAPER}> iclr:abstract "On sparse rewards." }} }}')
+    assert found("sparse reward") and found("GNN")
+    apply(settings.store, f'DELETE DATA {{ GRAPH <{graph}> {{ <{PAPER}> iclr:keyword "graph neural networks" }} }}')
+    assert not found("GNN") and found("sparse reward")
+    assert_as_if_built(settings)
 
 
 def test_a_bad_update_writes_nothing(tiny_data) -> None:

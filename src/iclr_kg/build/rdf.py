@@ -195,6 +195,8 @@ PAPER_FACTS: Fields = {
     "decision": (iclr("decision"), DECISIONS),
     "presentation": (iclr("presentationType"), PRESENTATIONS),
     "summary": (iclr("summary"), "en"),
+    "abstract": (iclr("abstract"), "en"),
+    "keywords": (iclr("keyword"), "en"),
     "average_rating": (iclr("averageRating"), "decimal"),
     "all_ratings": (iclr("allRatingsEqual"), "integer"),
     "reviewer_count": (iclr("reviewerCount"), "integer"),

@@ -450,6 +450,8 @@ class PaperFacts(Curated):
     reviewer_count: int | None = Field(default=None, ge=0)
     all_ratings: int | None = None
     summary: str | None = None
+    abstract: str | None = None  # the authors' own, from an OpenReview import
+    keywords: list[str] = Field(default_factory=list)  # the authors', from an OpenReview import
     review_summary: str | None = None
     note: str | None = None
     awards: list[AwardGiven | str] = Field(default_factory=list)

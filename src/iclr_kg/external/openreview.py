@@ -72,6 +72,8 @@ class Submission(BaseModel):
     reviews: list[Score] = []
     unread_decision: str | None = None  # a decision worded as the year's table does not know
     title_withdrawn: bool = False  # OpenReview replaced the title (and authors) with "NA"
+    abstract: str = ""  # the authors' abstract, whitespace collapsed ("" where none or redacted)
+    keywords: list[str] = []  # the authors' keywords, in their order, each once
 
 
 class Position(NamedTuple):
@@ -214,6 +216,14 @@ def _author_names(value: Any, ids: list[str]) -> list[str]:
     return parts if len(parts) == len(ids) else [value.strip()]
 
 
+def _keywords(value: Any) -> list[str]:
+    """The keywords: a list in both APIs, or (some v1 notes) one string separated by commas or
+    semicolons; each once, whitespace collapsed, at most 30 (a field pasted full of them)."""
+    items = re.split(r"[,;]", value) if isinstance(value, str) else value or []
+    words = (" ".join(str(item).split()) for item in items if isinstance(item, (str, int, float)))
+    return list(dict.fromkeys(w for w in words if w and w != REDACTED))[:30]
+
+
 def _author(name: str, author_id: str) -> Author:
     if author_id.startswith("~"):
         return Author(name, author_id)
@@ -232,6 +242,7 @@ def submission_record(note: Any, fmt: YearFormat, listed: Decision | None, revie
         if not _anonymous(name, i) and name.strip() != REDACTED
     ]
     title = " ".join(str(_value(content, "title") or "").split())
+    abstract = " ".join(str(_value(content, "abstract") or "").split())
     decision, presentation, unread = _decision(note, fmt, listed)
     scores = [_score(r, fmt.reviews[1]) for r in _replies(note, fmt.reviews[0])] if reviews and fmt.reviews else []
     return Submission(
@@ -239,6 +250,8 @@ def submission_record(note: Any, fmt: YearFormat, listed: Decision | None, revie
         number=note.number,
         title="" if title == REDACTED else title,
         title_withdrawn=title == REDACTED,
+        abstract="" if abstract == REDACTED or title == REDACTED else abstract,
+        keywords=[] if title == REDACTED else _keywords(_value(content, "keywords")),
         authors=authors,
         decision=decision,
         presentation=presentation,

@@ -193,6 +193,8 @@ def _paper(
         edition=edition,
         title=record.title or None,
         title_withdrawn=record.title_withdrawn or None,
+        abstract=record.abstract or None,
+        keywords=record.keywords,
         authors=authors,
         organizations=organizations,
         organizations_complete=not (organizations and unknown_affiliation),

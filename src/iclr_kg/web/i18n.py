@@ -42,7 +42,10 @@ ZH = {
     "Triples per graph": "各图的三元组数",
     "Entities per class (inferred included)": "各类的实体数（含推理）",
     # search, lists, errors
-    "Names, titles, aliases, Chinese names": "名称、标题、别名、中文名",
+    "Names, titles, aliases, Chinese names, topics": "名称、标题、别名、中文名、主题",
+    "papers by topic": "按主题的论文",
+    "Papers on this topic": "该主题的论文",
+    "in titles, keywords and abstracts": "见于标题、关键词与摘要",
     "matches for": "条结果：",
     "Every": "全部",
     "Sort by": "排序",

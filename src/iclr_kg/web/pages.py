@@ -12,7 +12,7 @@ from flask import Blueprint, Response, abort, jsonify, redirect, render_template
 from iclr_kg import counts, vocab
 from iclr_kg.errors import IclrKgError, QueryError, StoreError
 from iclr_kg.identifiers import SCHEMES, recognize
-from iclr_kg.index import SEARCHED, Hit, Index, fold, kind_and_key
+from iclr_kg.index import SEARCHED, TOPIC, Hit, Index, fold, kind_and_key
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.query.lint import check, problem_from_error
 from iclr_kg.query.saved import ABSOLUTE_IRI, NAME, VIEWS, Param, SavedQuery, declared_view, expand
@@ -348,6 +348,7 @@ def class_kind(local: str) -> str | None:
 
 
 SEARCH_LIMIT = 50
+TOPIC_PREVIEW = 10  # papers on the topic shown under the name matches; their tab has them all
 
 
 @blueprint.route("/search")
@@ -360,7 +361,7 @@ def search() -> Response | str:
     pasted = recognize(text) if not json_asked else None
     if pasted:  # an ORCID iD, a dblp or Wikidata URL...: the entity it names, if we have it
         return redirect(url_for("resources.by_identifier", scheme=SCHEMES[pasted[0]].path, value=pasted[1]), code=303)
-    kind = request.args.get("kind") if request.args.get("kind") in SEARCHED else None
+    kind = request.args.get("kind") if request.args.get("kind") in (*SEARCHED, TOPIC) else None
     limit = min(max(request.args.get("limit", SEARCH_LIMIT, type=int) or SEARCH_LIMIT, 1), SEARCH_LIMIT)
     index = state().index()
     # the counts the tabs show and a kind's paging needs (type-ahead, JSON without a kind, does
@@ -369,7 +370,9 @@ def search() -> Response | str:
     # a kind's tab pages through all its matches (as many as its count says); else the best ones
     pages = -(-counts.get(kind or "", 0) // limit)
     page = min(max(request.args.get("page", 1, type=int) or 1, 1), max(pages, 1))
-    if index and kind and pages:
+    if index and kind == TOPIC:
+        hits = index.topic_page(text, limit, (page - 1) * limit) if pages else []
+    elif index and kind and pages:
         hits = index.search_page(text, kind, limit, (page - 1) * limit)
     else:
         hits = index.search(text, kind, limit) if index and text else []
@@ -380,7 +383,9 @@ def search() -> Response | str:
         return redirect(url_for("resources.resource", kind=exact[0].kind, key=exact[0].key), code=303)
     groups: dict[str, list[Hit]] = {}
     for hit in hits:
-        groups.setdefault(hit.kind, []).append(hit)
+        groups.setdefault(TOPIC if kind == TOPIC else hit.kind, []).append(hit)
+    if index and not kind and counts.get(TOPIC):  # after the names: the papers about it
+        groups[TOPIC] = index.topic_page(text, TOPIC_PREVIEW, 0)
     shown = ((page - 1) * limit + 1, (page - 1) * limit + len(hits)) if kind and pages else None
     return render_template(
         "search.html",
