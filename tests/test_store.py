@@ -270,3 +270,29 @@ def test_the_index_reads_names_exactly_and_a_patch_agrees_with_a_whole_index(tmp
     assert Index(unwritten).papers_of(person.value, 10) == ([], 0)
     assert Index(unwritten).credited_papers(org.value, 10) == ([], 0)
     assert Index(unwritten).top_rated(edition.value, 10) == []
+
+
+def test_what_was_kept_for_older_remote_publications_is_pruned(tmp_path: Path) -> None:
+    """A remote engine's publications leave their index, answers and counts in
+    STORE/remote/<engine>/: all but the current, the newest other and any just written go."""
+    import time
+
+    from iclr_kg.store import KEEP_SECONDS, prune_kept_beside
+
+    engine = tmp_path / "remote" / "0123456789abcdef"
+    engine.mkdir(parents=True)
+    old = time.time() - 10 * KEEP_SECONDS
+    for number, name in enumerate(("aaaa", "bbbb", "cccc", "dddd")):
+        (engine / name).mkdir()
+        for kept in (f"{name}.index.sqlite", f"{name}.answer-award-papers.srj", f".{name}.index.sqlite-77"):
+            (engine / kept).write_text("x")
+            os.utime(engine / kept, (old + number, old + number))
+        os.utime(engine / name, (old + number, old + number))
+    assert prune_kept_beside(engine / "dddd") == ["aaaa", "bbbb"]  # cccc: the newest before dddd
+    assert {p.name.lstrip(".").split(".")[0] for p in engine.iterdir()} == {"cccc", "dddd"}
+    for name in ("bbbb", "cccc", "dddd"):
+        (engine / name).mkdir(exist_ok=True)
+        os.utime(engine / name, (old, old))
+    (engine / "bbbb.counts.json").write_text("just written")  # a reader may still be on bbbb
+    assert prune_kept_beside(engine / "dddd") == ["cccc"]  # bbbb: written now, and so the newest
+    assert {p.name.lstrip(".").split(".")[0] for p in engine.iterdir()} == {"bbbb", "dddd"}

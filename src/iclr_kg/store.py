@@ -270,6 +270,32 @@ def kept_beside(generation: Path, name: str) -> Path:
     return generation.with_name(f"{generation.name}.{name}.json")
 
 
+def prune_kept_beside(current: Path) -> list[str]:
+    """For a remote engine's publications (`STORE/remote/<engine>/<generation>`, whose data lives
+    in the engine): remove what was kept beside generations other than `current` (indexes,
+    answers, counts), except the newest other one and any written within KEEP_SECONDS, which a
+    reader may still be on. Returns the generation names pruned. Without this, every publication
+    left its index and answers behind for good."""
+    others: dict[str, list[os.DirEntry[str]]] = {}
+    for entry in os.scandir(current.parent):
+        name = entry.name.lstrip(".").split(".", 1)[0]
+        if name != current.name:
+            others.setdefault(name, []).append(entry)
+    newest = {name: max(e.stat(follow_symlinks=False).st_mtime for e in entries) for name, entries in others.items()}
+    spared = set(sorted(newest, key=newest.__getitem__)[-1:]) | {
+        name for name, at in newest.items() if at > time.time() - KEEP_SECONDS
+    }
+    pruned = sorted(set(others) - spared)
+    for name in pruned:
+        for entry in others[name]:
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
+    return pruned
+
+
 def save_reasoned(generation: Path, state: dict[str, Any]) -> None:
     """Keep `state` beside a published `generation`, whole or not at all. If it cannot be written
     (a full disk), the next build or update recomputes what it would have spared; nothing else

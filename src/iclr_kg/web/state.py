@@ -25,7 +25,7 @@ from iclr_kg.index import Index, current_index, ensure_index, index_path
 from iclr_kg.processes import memory_limit
 from iclr_kg.query.pool import QueryPool
 from iclr_kg.query.saved import SavedQuery, load_saved
-from iclr_kg.store import current_generation, journal_behind, kept_beside, open_read_only
+from iclr_kg.store import current_generation, journal_behind, kept_beside, open_read_only, prune_kept_beside
 from iclr_kg.updates import Writer
 from iclr_kg.web.cache import ResponseMemo, ResultCache
 
@@ -155,9 +155,12 @@ class AppState:
             return self._store
 
     def _seen(self, generation: Path | None) -> None:
-        """Start the warmers (`warm`) the first time this process sees a generation."""
+        """Start the warmers (`warm`) the first time this process sees a generation; on a remote
+        engine, also prune what was kept for its older publications (`prune_kept_beside`)."""
         if generation is not None and generation != self._warmed:
             self._warmed = generation
+            if self.backend is not None and generation.parent.is_dir():
+                prune_kept_beside(generation)
             for start in self._warmers:
                 start(generation.name)
 
