@@ -106,9 +106,25 @@ def test_a_review_is_labelled_by_its_paper(client: FlaskClient) -> None:
     assert "<h1>Review of How Neural Networks Extrapolate" in html
 
 
-def test_the_award_page_lists_its_papers(client: FlaskClient) -> None:
-    html = page(client, "/resource/award/iclr2021-outstanding-paper")
-    assert "EigenGame: PCA as a Nash Equilibrium" in section(html, "Papers")
+def test_award_and_edition_pages_say_who_won_and_from_where_in_one_row(client: FlaskClient) -> None:
+    """Issue #37 item 1: an award paper's row names its first author, the organizations it
+    credits, the award (on an edition's page) and the committee's reason."""
+
+    def row_of(html: str, title: str) -> str:
+        found = re.search(r"<tr><td>(?:(?!</tr>).)*" + re.escape(title) + r".*?</tr>", html, re.S)
+        assert found, title
+        return text_of(found.group(0))
+
+    award = page(client, "/resource/award/iclr2021-outstanding-paper")
+    assert "first author" in section(award, "Papers") and "credited organizations" in section(award, "Papers")
+    eigengame = row_of(award, "EigenGame: PCA as a Nash Equilibrium")
+    assert "Ian Gemp" in eigengame and "Google DeepMind" in eigengame
+    edition = page(client, "/resource/edition/iclr2024")
+    flow = row_of(edition, "Flow Matching on General Geometries")
+    assert "Ricky T. Q. Chen" in flow and "ICLR 2024 Outstanding Paper Award Honorable Mention" in flow
+    assert "generative models on general manifolds" in flow  # the committee's reason
+    chinese = page(client, "/resource/edition/iclr2024?lang=zh")
+    assert "第一作者" in chinese and "评审委员会的理由" in chinese
 
 
 def test_an_article_is_headed_by_its_original_title(client: FlaskClient) -> None:

@@ -245,6 +245,8 @@ ZH = {
     "author": "作者",
     "as written": "原文写法",
     "the committee's reason": "评审委员会的理由",
+    "first author": "第一作者",
+    "credited organizations": "署名机构",
     "review": "评审",
     "rating": "评分",
     "confidence": "置信度",

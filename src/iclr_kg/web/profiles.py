@@ -311,8 +311,45 @@ EDITION_FIGURES = (
     "arxivPostedCount",
     "decisionsAnnounced",
 )
-EDITION_AWARDS = f"""
-SELECT ?paper ?award WHERE {{ ?paper iclr:submittedTo ?e ; iclr:receivedAward ?award }} ORDER BY ?award ?paper LIMIT {LIST_LIMIT}"""
+# Who won and from where, one row per award paper: its first author (more than one where sources
+# differ), the organizations it credits, the award and the committee's reason (from each source
+# that gives one). `{conferred}` binds ?c, ?paper and ?award from ?e: an award or an edition.
+AWARDED = """
+SELECT ?paper ?award (GROUP_CONCAT(DISTINCT STR(?first); separator=" ") AS ?firsts)
+       (GROUP_CONCAT(DISTINCT STR(?organization); separator=" ") AS ?organizations)
+       (GROUP_CONCAT(DISTINCT ?said; separator=" · ") AS ?reason)
+WHERE {{ {conferred}
+  OPTIONAL {{ ?c iclr:reason ?said }}
+  OPTIONAL {{ ?paper iclr:firstAuthor ?first }}
+  OPTIONAL {{ ?paper iclr:creditedOrganization ?organization }}
+}} GROUP BY ?paper ?award ORDER BY ?award ?paper LIMIT {limit}"""
+EDITION_AWARDS = AWARDED.format(
+    conferred="?c iclr:conferredAward ?award ; iclr:conferredOn ?paper . ?award iclr:awardedAt ?e .", limit=LIST_LIMIT
+)
+AWARD_PAPERS = AWARDED.format(
+    conferred="?c iclr:conferredAward ?e ; iclr:conferredOn ?paper . BIND (?e AS ?award)", limit=LIST_LIMIT
+)
+AWARDED_COLUMNS = ["paper", "first author", "credited organizations", "award", "the committee's reason"]
+
+
+def _awarded(store: ReadableGraph, query: str, iri: NamedNode, award: bool = True) -> Panel:
+    """The award papers of an edition or an award (`award`: with the award column), each row
+    answering who and from where."""
+
+    def entities(value: Any) -> list[NamedNode]:
+        return [NamedNode(v) for v in str(value.value).split()] if value is not None else []
+
+    rows = [
+        [row["paper"], entities(row["firsts"]), entities(row["organizations"]), row["award"],
+         row["reason"].value if row["reason"] is not None else ""]
+        for row in _select(store, query, iri)
+    ]  # fmt: skip
+    keep = [i for i, column in enumerate(AWARDED_COLUMNS) if award or column != "award"]
+    panel = Panel("Award papers" if award else "Papers", kind="table", columns=[AWARDED_COLUMNS[i] for i in keep])
+    panel.table = [[row[i] for i in keep] for row in rows]
+    return panel
+
+
 EDITION_DECISIONS = """
 SELECT ?decision (COUNT(DISTINCT ?paper) AS ?n) WHERE { ?paper iclr:submittedTo ?e ; iclr:decision ?decision }
 GROUP BY ?decision ORDER BY DESC(?n)"""
@@ -338,8 +375,7 @@ def edition(store: ReadableGraph, iri: NamedNode, index: Index | None = None) ->
             figures.table.append([OntologyLabel(local, "(sources differ)" if differ else ""), *values])
     decisions = Panel("Decisions (all submissions in the graph)", kind="bars")
     decisions.bars = [(row["decision"], int(row["n"].value)) for row in _select(store, EDITION_DECISIONS, iri)]
-    awards = Panel("Award papers", kind="table", columns=["paper", "award"])
-    awards.table = [[row["paper"], row["award"]] for row in _select(store, EDITION_AWARDS, iri)]
+    awards = _awarded(store, EDITION_AWARDS, iri)
     top = Panel("Top-rated papers (public reviews)", kind="table", columns=["paper", "average rating", "reviews"])
     if index is not None:  # averaged with the generation (index.py's rating table)
         top.table = [[NamedNode(paper), f"{average:.2f}", n] for paper, average, n in index.top_rated(iri.value, 10)]
@@ -404,10 +440,6 @@ def _at_a_glance(
 # --------------------------------------------------------------------------------------------
 # Award, conference, source
 
-AWARD_PAPERS = f"""
-SELECT ?paper ?reason WHERE {{ ?c iclr:conferredAward ?e ; iclr:conferredOn ?paper . OPTIONAL {{ ?c iclr:reason ?reason }} }}
-ORDER BY ?paper LIMIT {LIST_LIMIT}"""
-
 
 def award(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> tuple[str, list[Panel]]:
     heading = _heading(store, iri)
@@ -423,11 +455,7 @@ def award(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> t
             ("Note", "note"),
         ],
     )
-    papers = Panel("Papers", kind="table", columns=["paper", "the committee's reason"])
-    papers.table = [
-        [row["paper"], row["reason"].value if row["reason"] is not None else ""]
-        for row in _select(store, AWARD_PAPERS, iri)
-    ]
+    papers = _awarded(store, AWARD_PAPERS, iri, award=False)
     honoured = Panel("People honoured")
     honoured.add(
         "People", *[q.subject for q in store.quads_for_pattern(None, vocab.iclr("honoredWith"), iri, DefaultGraph())]
