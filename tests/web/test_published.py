@@ -48,3 +48,33 @@ def test_a_paper_cites_as_bibtex(client) -> None:
     assert "  year = {2021},\n" in entry and "openreview.net/forum?id=NzTU59SYbNq" in entry
     assert "?format=bibtex" in client.get("/resource/paper/NzTU59SYbNq").get_data(as_text=True)
     assert _bib("a} b{ c\\") == "a\\} b\\{ c\\textbackslash{}"  # a stray brace cannot end the field
+
+
+def test_an_entity_as_json_ld_is_compacted_with_our_prefixes(client, monkeypatch) -> None:
+    """Issue #37 item 7: JSON-LD with an @context, `iclr:title` rather than full IRIs, the same
+    triples as the Turtle; a description longer than COMPACTED_UP_TO goes out expanded (the
+    same graph, streamed)."""
+    import json
+
+    import rdflib
+    from rdflib.compare import isomorphic
+
+    from iclr_kg.web import resources
+
+    path = "/resource/paper/NzTU59SYbNq"
+    answer = client.get(path, query_string={"format": "jsonld"})
+    document = json.loads(answer.get_data(as_text=True))
+    assert answer.mimetype == "application/ld+json"
+    assert document["@context"]["iclr"] == "https://w3id.org/iclr-kg/ontology#"
+    assert document["iclr:title"] == "EigenGame: PCA as a Nash Equilibrium" or any(
+        "iclr:title" in node for node in document.get("@graph", [])
+    )
+    turtle = rdflib.Graph().parse(data=client.get(path, query_string={"format": "turtle"}).data, format="turtle")
+    compacted = rdflib.Graph().parse(data=answer.data, format="json-ld")
+    assert isomorphic(compacted, turtle)
+    ontology = json.loads(client.get("/ontology", query_string={"format": "jsonld"}).get_data(as_text=True))
+    assert "@context" in ontology
+    monkeypatch.setattr(resources, "COMPACTED_UP_TO", 10)
+    expanded = client.get(path, query_string={"format": "jsonld"})
+    assert "@context" not in expanded.get_data(as_text=True)
+    assert isomorphic(rdflib.Graph().parse(data=expanded.data, format="json-ld"), turtle)

@@ -73,7 +73,7 @@ def void() -> Response:
     for graph in sorted(g.value for g in store.named_graphs() if isinstance(g, NamedNode)):
         facts.append((_void("subset"), NamedNode(graph)))
     triples = [Triple(dataset, p, o) for p, o in facts]
-    return rdf_response(lambda: triples, fixed=requested_format() or _rdf_or_turtle())
+    return rdf_response(lambda: triples, fixed=requested_format() or _rdf_or_turtle(), compacted=True)
 
 
 def _rdf_or_turtle() -> str | None:
