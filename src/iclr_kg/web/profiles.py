@@ -42,6 +42,7 @@ class Panel:
     note: str = ""  # in English, with {fields} from `figures`: translated when the page is drawn
     figures: dict[str, str] = field(default_factory=dict)
     total: int | None = None  # a table cut short: how many rows there are in all
+    more: str = ""  # the list of every row, with its filters (a person's or an organization's papers)
 
     def add(self, label: str, *values: Value) -> None:
         kept = [v for v in values if v not in (None, "")]
@@ -220,9 +221,19 @@ def person(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> 
     co = Panel("Co-authors", kind="table", columns=["co-author", "papers together"])
     if index is not None:  # the index knows who wrote what (index.py's authorship table)
         papers.table, papers.total = _papers_of(store, index, iri)
+        key = _key(iri.value)
+        papers.more = f"/resource/paper/?author={key}"
         others, co.total = index.co_authors(iri.value, LIST_LIMIT)
-        co.table = [[NamedNode(other), n] for other, n in others]
+        co.table = [  # each count links to the papers the two wrote together
+            [NamedNode(other), Cell(f"{n:,}", href=f"/resource/paper/?author={key}&coauthor={_key(other)}")]
+            for other, n in others
+        ]
     return heading, [names, roles, papers, co]
+
+
+def _key(iri: str) -> str:
+    """An entity's key, the last segment of its IRI (person/ian-gemp -> ian-gemp)."""
+    return iri.rsplit("/", 1)[-1]
 
 
 def _papers_of(store: ReadableGraph, index: Index, iri: NamedNode) -> tuple[list[list[Any]], int]:
@@ -292,6 +303,7 @@ def organization(store: ReadableGraph, iri: NamedNode, index: Index | None = Non
         awards.table = [[NamedNode(paper), award] for paper in awarded for award in awarded[paper][1]][:LIST_LIMIT]
         listed, papers.total = index.credited_papers(iri.value, LIST_LIMIT)
         papers.table = [[NamedNode(paper), [NamedNode(v) for v in vias]] for paper, vias in listed]
+        papers.more = f"/resource/paper/?organization={_key(iri.value)}"
     return heading, [about, years, awards, papers]
 
 

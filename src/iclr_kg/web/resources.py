@@ -17,12 +17,12 @@ from iclr_kg import vocab
 from iclr_kg.errors import NotFound, QueryError
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.identifiers import ROUTES, SCHEMES, parse_for, schemes_for
-from iclr_kg.index import MAX_PAGE, SORTS, kind_and_key
+from iclr_kg.index import MAX_PAGE, SORTS, ListFilter, kind_and_key
 from iclr_kg.query.formats import RDF_ALIASES, choose
 from iclr_kg.query.saved import parse_iri
 from iclr_kg.query.streaming import stream
 from iclr_kg.store import built_on
-from iclr_kg.web.html import Labeler, cell, short
+from iclr_kg.web.html import Labeler, cell, local_path, short
 from iclr_kg.web.http import requested_format, wants_html
 from iclr_kg.web.i18n import language, translate
 from iclr_kg.web.profiles import PROFILES, about, bibtex, render_panels, schema_org
@@ -158,19 +158,18 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
     if not 1 <= page <= MAX_PAGE:
         return not_found_page(f"No page {asked!r} of {kind} entities: pages are numbered from 1.", kind)
     decisions = list(state().terms().enumeration("Decision").values())
-    year, decision = _list_filters(index, decisions)
-    filters = {k: v for k, v in (("year", year), ("decision", decision)) if v is not None}
-    hits, total = index.browse(kind, sort, BROWSE_PAGE, (page - 1) * BROWSE_PAGE, **filters) if index else ([], 0)
+    narrowed, filters, of = _list_filters(index, kind, decisions)
+    hits, total = index.browse(kind, sort, BROWSE_PAGE, (page - 1) * BROWSE_PAGE, narrowed) if index else ([], 0)
     if page > 1 and not hits:
         return not_found_page(f"No page {page} of {kind} entities: there are {total:,}.", kind)
     # the same on every page of a list, and a scan of every row per decision: once per generation
-    facets = (
-        state().per_generation(
-            f"facets {kind} {year} {decision}", lambda: index.facets(kind, decisions, year, decision)
-        )
-        if index
-        else {}
-    )
+    # for the lists of a kind by year and decision (a bounded set); a person's or an
+    # organization's papers are counted on each visit (milliseconds, and keys without end)
+    facets = {}
+    if index and (narrowed.people or narrowed.organization):
+        facets = index.facets(kind, decisions, narrowed)
+    elif index:
+        facets = state().per_generation(f"facets {kind} {narrowed}", lambda: index.facets(kind, decisions, narrowed))
     return render_template(
         "browse.html",
         kind=kind,
@@ -181,14 +180,24 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         sort=sort if sort in SORTS else "name",
         sorts=SORTS,
         filters=filters,
+        of=of,
         facets=facets,
         decision_label=lambda local: state().terms().label(local, language()),
     )
 
 
-def _list_filters(index: Any, decisions: list[str]) -> tuple[int | None, str | None]:
-    """`?year=2021` (or `?edition=iclr2021`, its year) and `?decision=Accepted` (an iclr:Decision),
-    checked: a value that is none of these is a 400 saying what is accepted."""
+# A paper list's filters by entity: the argument, the kind of entity it names, what it keeps
+ENTITY_FILTERS = {"author": "person", "coauthor": "person", "organization": "organization"}
+
+
+def _list_filters(
+    index: Any, kind: str, decisions: list[str]
+) -> tuple[ListFilter, dict[str, Any], list[tuple[str, str, str | None]]]:
+    """`?year=2021` (or `?edition=iclr2021`, its year), `?decision=Accepted` (an iclr:Decision)
+    and, for papers, `?author=` and `?coauthor=` (people's keys: papers both wrote) and
+    `?organization=` (a key: papers credited to it or below it), checked: a value that is none
+    of these is a 400 (or a 404 for an unknown entity) saying what is accepted. Returns the
+    filter, the arguments that keep it on every link, and the entities it names (their cells)."""
     year_text, edition, decision = (request.args.get(k) for k in ("year", "edition", "decision"))
     year = None
     if year_text is not None:
@@ -201,7 +210,25 @@ def _list_filters(index: Any, decisions: list[str]) -> tuple[int | None, str | N
             raise NotFound(f"edition={edition!r}: no such edition (iclr2021, iclr2024, ...)")
     if decision is not None and decision not in decisions:
         raise QueryError(f"decision={decision!r}: one of {', '.join(decisions)}")
-    return year, decision
+    kept: dict[str, Any] = {k: v for k, v in (("year", year), ("decision", decision)) if v is not None}
+    named: dict[str, str] = {}
+    for argument, of_kind in ENTITY_FILTERS.items():
+        key = request.args.get(argument)
+        if key is None:
+            continue
+        iri = f"{vocab.RESOURCE_BASE}{of_kind}/{key}"
+        if kind != "paper" or not KEY.match(key) or index is None or index.entity(iri) is None:
+            raise NotFound(f"{argument}={key!r}: no such {of_kind} (papers only are listed by {argument})")
+        named[argument], kept[argument] = iri, key
+    people = tuple(named[a] for a in ("author", "coauthor") if a in named)
+    narrowed = ListFilter(year, decision, people, named.get("organization"))
+    labels = index.labels(named.values()) if named else {}
+    zh = language() == "zh"
+    of = [  # (the argument, the entity's name, its page)
+        (argument, (labels[iri][1] if zh and labels[iri][1] else labels[iri][0]), local_path(iri))
+        for argument, iri in named.items()
+    ]
+    return narrowed, kept, of
 
 
 # Charts on entity pages: (title, the query about ?e, the view), drawn by the workbench's views (an
