@@ -311,6 +311,22 @@ def test_a_chart_says_what_it_shows_and_links_its_table(server: str, chromium) -
 
 
 @needs_chromium
+def test_an_edition_draws_its_acceptance_rate_over_the_years_in_the_pages_language(server: str, chromium) -> None:
+    """Issue #37 item 2: a small chart of the rate over the years, each edition's stated rate
+    (or accepted over submitted) in percent; its summary in the page's language (item 6)."""
+    page = chromium()
+    page.goto(server + "/resource/edition/iclr2021")
+    page.wait_for_selector(".entity-view svg .mark-line path")
+    summary = page.locator(".entity-view [role=img]").first.get_attribute("aria-label")
+    assert summary.startswith("line chart of percent by year, 2 rows: 2020: 26.5; 2021: 28.7"), summary
+    page.goto(server + "/resource/edition/iclr2021?lang=zh")
+    page.wait_for_selector(".entity-view svg .mark-line path")
+    summary = page.locator(".entity-view [role=img]").first.get_attribute("aria-label")
+    assert summary.startswith("折线图：按年份的百分比，2 行：2020: 26.5；2021: 28.7"), summary
+    assert "历年接收率" in page.locator("main").inner_text()
+
+
+@needs_chromium
 def test_the_header_search_box_offers_names_as_one_types(server: str, chromium) -> None:
     page = chromium()
     page.goto(server + "/resource/paper/")

@@ -246,6 +246,8 @@ ZH = {
     "as written": "原文写法",
     "the committee's reason": "评审委员会的理由",
     "first author": "第一作者",
+    "Acceptance rate over the years": "历年接收率",
+    "percent": "百分比",
     "by": "作者",
     "with": "合作者",
     "credited to": "署名机构",

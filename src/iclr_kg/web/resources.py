@@ -258,6 +258,25 @@ ENTITY_VIEWS = {
             "graph source=person target=coauthor weight=papers",
         ),
     ],
+    "edition": [
+        (
+            "Acceptance rate over the years",
+            # each edition of the conference: the rate stated, or accepted over submitted (the
+            # mean where sources differ), in percent
+            "SELECT ?year (ROUND(AVG(?rate) * 1000) / 10 AS ?percent) WHERE { ?e iclr:editionOf ?conference . "
+            "?edition iclr:editionOf ?conference ; iclr:year ?year . { ?edition iclr:acceptanceRate ?rate } UNION "
+            "{ ?edition iclr:acceptedCount ?accepted ; iclr:submissionCount ?submitted FILTER (?submitted > 0) "
+            "BIND (?accepted / ?submitted AS ?rate) } } GROUP BY ?year ORDER BY ?year",
+            "line x=year y=percent",
+        )
+    ],
+}
+# What a view needs on the page before it is drawn: a panel of that title, or a row of that label
+VIEW_NEEDS = {
+    "Co-author graph": "Co-authors",
+    "Review ratings": "Reviews",
+    "Papers per year": "Papers",
+    "Acceptance rate over the years": "Acceptance rate",
 }
 
 
@@ -273,12 +292,12 @@ def entity_views(kind: str, iri: NamedNode, panels: list) -> list[dict[str, obje
     """The workbench views an entity page shows, each over a query about this entity (read as
     JSON from /sparql by the page, or from the index where it holds the rows; the query rides
     along for the chart's "as a table" link); only where the panels found something to draw."""
-    shown = {p.title for p in panels if p}  # the panels as made, before their titles are translated
+    # the panels as made, before their titles and row labels are translated
+    shown = {p.title for p in panels if p} | {label for p in panels if p for label, _ in p.rows}
     indexed = state().index() is not None
     views = []
     for title, query, spec in ENTITY_VIEWS.get(kind, []):
-        source = {"Co-author graph": "Co-authors", "Review ratings": "Reviews", "Papers per year": "Papers"}[title]
-        if source in shown:
+        if VIEW_NEEDS[title] in shown:
             chart = INDEXED_VIEWS.get((kind, title)) if indexed else None
             key = iri.value.rsplit("/", 1)[1]
             results = (

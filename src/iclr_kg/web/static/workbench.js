@@ -350,10 +350,19 @@
   // A chart says what it shows in words (role=img with a summary a screen reader reads) and
   // links the same rows as a table.
   function describeChart(box, chart, kind, rows, x, y) {
-    const pairs = rows.slice(0, 12).map((r) => `${r[x]}: ${r[y]}`).join("; ");
-    const more = rows.length > 12 ? `; and ${rows.length - 12} more` : "";
+    const zh = document.documentElement.lang === "zh";
+    const titles = JSON.parse(box.dataset.titles || "{}"); // the axes' names in the page's language
+    const [xName, yName] = [titles[x] || x, titles[y] || y];
+    const pairs = rows.slice(0, 12).map((r) => `${r[x]}: ${r[y]}`).join(zh ? "；" : "; ");
     chart.setAttribute("role", "img");
-    chart.setAttribute("aria-label", `${kind} chart of ${y} by ${x}, ${rows.length} rows: ${pairs}${more}`);
+    if (zh) {
+      const kinds = { bar: "柱状图", line: "折线图", timeline: "时间线" };
+      const more = rows.length > 12 ? `；另有 ${rows.length - 12} 行` : "";
+      chart.setAttribute("aria-label", `${kinds[kind] || kind}：按${xName}的${yName}，${rows.length} 行：${pairs}${more}`);
+    } else {
+      const more = rows.length > 12 ? `; and ${rows.length - 12} more` : "";
+      chart.setAttribute("aria-label", `${kind} chart of ${yName} by ${xName}, ${rows.length} rows: ${pairs}${more}`);
+    }
     const query = new URL(box.dataset.results, location.href).searchParams.get("query");
     if (!query || box.querySelector(".as-table")) return;
     const link = document.createElement("a");
