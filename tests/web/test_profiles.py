@@ -486,3 +486,17 @@ def test_a_persons_charts_come_from_the_index_with_the_rows_of_their_queries(cli
             checked += 1
     assert checked > 50
     assert client.get("/resource/person/yang-song/chart/nothing").status_code == 404
+
+
+def test_the_coauthor_graph_links_every_coauthor_on_request(client: FlaskClient) -> None:
+    """Issue #37 item 3: the graph draws the closest co-authors; every one is a link away, the
+    same query without its cut, drawn as the same graph in the query page."""
+    import urllib.parse
+
+    html = page(client, "/resource/person/ian-gemp")
+    link = unescape(re.search(r'<a href="(/query\?[^"]+)">Every co-author, in the query page</a>', html).group(1))
+    asked = urllib.parse.parse_qs(urllib.parse.urlsplit(link).query)
+    assert "LIMIT" not in asked["query"][0] and asked["view"] == ["graph source=person target=coauthor weight=papers"]
+    answer = client.get(link)
+    assert answer.status_code == 200 and "Brian McWilliams" in answer.get_data(as_text=True)
+    assert "The 30 closest co-authors" in html

@@ -247,6 +247,8 @@ ZH = {
     "the committee's reason": "评审委员会的理由",
     "first author": "第一作者",
     "Acceptance rate over the years": "历年接收率",
+    "The {n} closest co-authors, lines as thick as their papers together.": "合作最多的 {n} 位合作者，连线粗细表示合著论文数。",
+    "Every co-author, in the query page": "在查询页查看全部合作者",
     "percent": "百分比",
     "by": "作者",
     "with": "合作者",

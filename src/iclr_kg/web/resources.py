@@ -306,9 +306,17 @@ def entity_views(kind: str, iri: NamedNode, panels: list) -> list[dict[str, obje
                 else url_for("sparql.sparql", query=about(query, iri), format="json")
             )
             titles = json.dumps({name: translate(name) for name in re.findall(r"=(\w+)", spec)}, ensure_ascii=False)
-            views.append(
-                {"title": title, "spec": spec, "results": results, "wide": spec.startswith("graph"), "titles": titles}
-            )
+            view = {
+                "title": title,
+                "spec": spec,
+                "results": results,
+                "wide": spec.startswith("graph"),
+                "titles": titles,
+            }
+            if title == "Co-author graph":  # every co-author on request: the same query without its cut
+                whole = about(query, iri).replace(f" LIMIT {GRAPH_NEIGHBOURS}", "")
+                view |= {"every": url_for("pages.index", query=whole, view=spec), "closest": GRAPH_NEIGHBOURS}
+            views.append(view)
     return views
 
 
