@@ -208,6 +208,7 @@ def test_the_chart_pickers_read_and_write_the_view_line(server: str, chromium) -
     page.select_option("#view-kind", "table")  # the table needs no line
     _until(page, "document.querySelector('#view-axes').hidden")
     assert "# view:" not in page.evaluate("document.querySelector('.CodeMirror').CodeMirror.getValue()")
+    page.close()  # its last edits' syntax checks go with it
     # A text with its own view line, linked without `view`: drawn as the line says.
     fresh = chromium(fresh=True)
     query = "# view: bar x=name y=papers\n" + text.replace("# view: line", "# old")

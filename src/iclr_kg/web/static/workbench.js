@@ -79,7 +79,6 @@
       }
     });
     editor.on("change", debounce(lint, 350));
-    lint();
   }
 
   function entityCompletions(kind, text) {
@@ -372,6 +371,20 @@
     box.appendChild(link);
   }
 
+  // A result is fetched once per page: another view or axis redraws the same rows (each fetch
+  // asked the endpoint again, and a few quick changes of a picker were a burst of queries).
+  const fetched = new Map();
+  function resultsOf(url) {
+    if (!fetched.has(url)) {
+      fetched.set(url, fetch(url, { headers: { Accept: "application/sparql-results+json" } }).then((answer) => {
+        if (!answer.ok) throw new Error(`the endpoint answered ${answer.status}`);
+        return answer.json();
+      }));
+      fetched.get(url).catch(() => fetched.delete(url)); // a failure is asked again next time
+    }
+    return fetched.get(url);
+  }
+
   async function renderView(box = $("#view")) {
     if (!box) return;
     const select = box.id === "view" ? $("#view-kind") : null;
@@ -382,7 +395,7 @@
     box.replaceChildren();
     if (select && !CHARTS.includes(kind)) showAxes(kind, [], {});
     if (kind === "table") return enhanceTable();
-    const results = await (await fetch(box.dataset.results, { headers: { Accept: "application/sparql-results+json" } })).json();
+    const results = await resultsOf(box.dataset.results);
     const columns = results.head.vars;
     let rows = rowsOf(results);
     if (kind === "bar" || kind === "line" || kind === "timeline") {
@@ -535,7 +548,8 @@
     });
   }
 
-  function initViews() {
+  // Returns when the result's first view is drawn (or could not be).
+  async function initViews() {
     const select = $("#view-kind");
     if (!select) {
       $$(".view[data-spec]").forEach((box) => renderView(box).catch((error) => showViewError(error, box))); // an entity page's views
@@ -548,7 +562,7 @@
       const kept = CHARTS.includes(kind) && CHARTS.includes(select.value) ? options : {};
       setView(specOf(select.value, kept));
     });
-    renderView().catch(showViewError);
+    await renderView().catch(showViewError);
   }
 
   function showViewError(error, box = $("#view")) {
@@ -558,7 +572,9 @@
   document.addEventListener("DOMContentLoaded", async () => {
     initEditor();
     initTools();
-    initViews();
+    // The first check of the text waits for the result's rows: a client gets its share of the
+    // query workers (half of them), and the two at once were one too many for the rows.
+    initViews().finally(lint);
     try {
       vocabulary = await (await fetch("/api/vocabulary")).json();
     } catch (error) {
