@@ -129,6 +129,12 @@ def main() -> None:
         }
         for kind in ("person", "organization", "edition"):  # the longest lists, asked a few times each
             paths[f"the {kind} with most papers"] = [f"/resource/{kind}/{heaviest(store, kind)}"] * 5
+        prolific, biggest = heaviest(store, "person"), heaviest(store, "organization")
+        paths["the most prolific person's papers as a list, a page each"] = [  # with their facets
+            f"/resource/paper/?author={prolific}&page={1 + i}" for i in range(5)
+        ]
+        paths["the largest organization's papers as a list"] = [f"/resource/paper/?organization={biggest}"] * 5
+        paths["search by topic"] = [f"/search?q={q}&kind=topic" for q in ("GNN", "reinforcement+learning", "pruning")]
         from iclr_kg.config import resource_dir
         from iclr_kg.query.saved import load_saved
 
