@@ -281,6 +281,14 @@ PAGE_KINDS = [
     "/ontology",
     "/queries",
     "/sparql",
+    "/resource/paper/?author=ian-gemp&year=2021",  # a person's papers, narrowed by a facet
+    "/resource/paper/?organization=google&decision=Accepted",
+    "/search?q=GNN&kind=topic",
+    "/search?q=diffusion+models",  # names, then papers on the topic
+    "/?lang=zh",  # the rest in Chinese (the choice is kept in a cookie)
+    "/resource/edition/iclr2021",
+    "/resource/award/iclr2021-outstanding-paper",
+    "/query?query=SELECT+%3Fyear+%28COUNT%28%3Fp%29+AS+%3Fn%29+WHERE+%7B+%3Fp+iclr%3AsubmittedTo%2Ficlr%3Ayear+%3Fyear+%7D+GROUP+BY+%3Fyear&view=bar",
 ]
 
 
