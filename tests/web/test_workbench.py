@@ -328,6 +328,29 @@ def test_an_edition_draws_its_acceptance_rate_over_the_years_in_the_pages_langua
 
 
 @needs_chromium
+def test_facets_narrow_a_list_and_the_pager_moves_through_matches(server: str, chromium) -> None:
+    """Issue #37 items 3-4 in a browser: a year facet narrows the paper list to as many as it
+    said, a decision facet under it too; a search tab's pager goes to the next matches."""
+    page = chromium()
+    page.goto(server + "/resource/paper/")
+    facet = page.locator("p.facet", has_text="year").locator("a", has_text="2021")
+    said = int(re.search(r"2021 \(([\d,]+)\)", page.locator("p.facet", has_text="year").inner_text()).group(1))
+    facet.click()
+    page.wait_for_url("**year=2021**")
+    assert f"({said:,})" in page.locator("h1").inner_text()
+    assert page.locator("tbody tr").count() == min(said, 100)
+    accepted = page.locator("p.facet", has_text="decision").locator("a").first
+    accepted.click()
+    page.wait_for_url("**decision=**")
+    assert "year=2021" in page.url and page.locator("tbody tr").count() >= 1
+    page.goto(server + "/search?q=learning&kind=paper&limit=2")
+    assert "1–2 of" in page.locator("main").inner_text()
+    page.click("a[rel=next]")
+    page.wait_for_url("**page=2**")
+    assert "3–4 of" in page.locator("main").inner_text()
+
+
+@needs_chromium
 def test_the_header_search_box_offers_names_as_one_types(server: str, chromium) -> None:
     page = chromium()
     page.goto(server + "/resource/paper/")

@@ -395,6 +395,7 @@ def search() -> Response | str:
         counts=counts,
         kind=kind,
         limit=limit,
+        pager_limit=limit if limit != SEARCH_LIMIT else None,  # a page size asked for stays on the pager's links
         page=page,
         pages=pages,
         shown=shown,
