@@ -433,7 +433,9 @@ def _row(number: int, entity: _Entity) -> tuple[object, ...]:
 
 AUTHORSHIPS = "SELECT ?person ?paper WHERE { ?person iclr:authorOf ?paper }"
 TOPIC_PREDICATES = (iclr("title"), iclr("keyword"), iclr("abstract"))
-TOPIC_TEXTS = "SELECT ?paper ?text WHERE { VALUES ?p { iclr:title iclr:keyword iclr:abstract } ?paper ?p ?text }"
+TOPIC_TEXTS = (  # every paper's texts of TOPIC_PREDICATES, for a whole index (a patch reads them by pattern)
+    f"SELECT ?paper ?text WHERE {{ VALUES ?p {{ {' '.join(f'<{p.value}>' for p in TOPIC_PREDICATES)} }} ?paper ?p ?text }}"
+)
 
 
 def _add_topics(db: sqlite3.Connection, rows: Iterable[Sequence[str]], ids: Mapping[str, int] | None = None) -> None:
