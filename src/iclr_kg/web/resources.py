@@ -22,7 +22,7 @@ from iclr_kg.query.formats import RDF_ALIASES, choose
 from iclr_kg.query.saved import parse_iri
 from iclr_kg.query.streaming import stream
 from iclr_kg.store import built_on
-from iclr_kg.web.html import Labeler, cell, local_path, short
+from iclr_kg.web.html import Cell, Labeler, cell, short
 from iclr_kg.web.http import requested_format, wants_html
 from iclr_kg.web.i18n import language, translate
 from iclr_kg.web.profiles import PROFILES, about, bibtex, render_panels, schema_org
@@ -192,12 +192,13 @@ ENTITY_FILTERS = {"author": "person", "coauthor": "person", "organization": "org
 
 def _list_filters(
     index: Any, kind: str, decisions: list[str]
-) -> tuple[ListFilter, dict[str, Any], list[tuple[str, str, str | None]]]:
+) -> tuple[ListFilter, dict[str, Any], list[tuple[str, Cell]]]:
     """`?year=2021` (or `?edition=iclr2021`, its year), `?decision=Accepted` (an iclr:Decision)
     and, for papers, `?author=` and `?coauthor=` (people's keys: papers both wrote) and
     `?organization=` (a key: papers credited to it or below it), checked: a value that is none
     of these is a 400 (or a 404 for an unknown entity) saying what is accepted. Returns the
-    filter, the arguments that keep it on every link, and the entities it names (their cells)."""
+    filter, the arguments that keep it on every link, and the entities it names (named and linked
+    as every page names them: `Labeler`)."""
     year_text, edition, decision = (request.args.get(k) for k in ("year", "edition", "decision"))
     year = None
     if year_text is not None:
@@ -222,13 +223,9 @@ def _list_filters(
         named[argument], kept[argument] = iri, key
     people = tuple(named[a] for a in ("author", "coauthor") if a in named)
     narrowed = ListFilter(year, decision, people, named.get("organization"))
-    labels = index.labels(named.values()) if named else {}
-    zh = language() == "zh"
-    of = [  # (the argument, the entity's name, its page)
-        (argument, (labels[iri][1] if zh and labels[iri][1] else labels[iri][0]), local_path(iri))
-        for argument, iri in named.items()
-    ]
-    return narrowed, kept, of
+    labeler = Labeler(index, language(), state().terms())
+    labeler.learn([NamedNode(iri) for iri in named.values()])
+    return narrowed, kept, [(argument, labeler.cell(NamedNode(iri))) for argument, iri in named.items()]
 
 
 # Charts on entity pages: (title, the query about ?e, the view), drawn by the workbench's views (an
