@@ -22,6 +22,10 @@ def test_lines_are_kept_for_every_field(tiny_data) -> None:
     assert paper.line() == 13
     assert paper.line("authors", 1) == 16
     assert dataset.organizations[2].line("parent") == 14
+    copied = paper.model_copy(update={"title": "Retitled"})  # importers copy blocks: lines go along
+    assert (copied.title, copied.line("authors", 1)) == ("Retitled", 16)
+    organization = dataset.organizations[2]
+    assert organization.file is not None and organization.model_copy().file == organization.file
 
 
 def test_invalid_yaml_names_file_and_line(tmp_path: Path) -> None:
@@ -112,8 +116,9 @@ def _shape(value: object) -> object:
     """A parsed value with every line number it carries, to compare two parsers exactly."""
     from iclr_kg.build.sources import LineDict, LineList
 
-    if isinstance(value, LineDict):
-        return ("map", value.line, value.key_lines, {k: _shape(v) for k, v in value.items()})
+    if isinstance(value, LineDict):  # a key without a line of its own is on the mapping's
+        lines = {k: value.key_lines.get(str(k), value.line) for k in value}
+        return ("map", value.line, lines, {k: _shape(v) for k, v in value.items()})
     if isinstance(value, LineList):
         return ("list", value.line, value.item_lines, [_shape(v) for v in value])
     return value
