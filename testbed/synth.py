@@ -203,15 +203,20 @@ def _ror(number: int) -> str:
 
 
 def write(papers: int, out: Path, seed: int = 7, identifiers: bool = True) -> Path:
-    """Write the synthetic data/ tree under `out` and return it. The papers and people stand for
-    what `iclr-kg import` brings (every ICLR edition), so they are written as an importer writes
-    them (`importfolder.generated_yaml`: one JSON line per item); the organizations and events
-    stand for curated files (bench/build.py edits one) and are written as a curator would."""
+    """Write the synthetic data/ tree under `out` and return it (see `write_files`)."""
+    return write_files(generate(papers, seed, identifiers), out)
+
+
+def write_files(files: dict[str, object], out: Path) -> Path:
+    """Write `generate`'s files under `out` and return it. The papers and people stand for what
+    `iclr-kg import` brings (every ICLR edition), so they are written as an importer writes them
+    (`importfolder.generated_yaml`: one JSON line per item); the organizations and events stand
+    for curated files (bench/build.py edits one) and are written as a curator would."""
     from iclr_kg.build.sources import GENERATED  # the header by which the loader reads items as JSON
     from iclr_kg.external.importfolder import generated_yaml
 
     header = f"{GENERATED}`'s writer for bench/synth.py: synthetic data, in the format of an import.\n"
-    for relative, content in generate(papers, seed, identifiers).items():
+    for relative, content in files.items():
         path = out / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         if relative == "people.yaml" or relative.startswith("sources/"):

@@ -96,8 +96,18 @@ EDITS: dict[str, Callable[[Path], None]] = {
 }
 
 
+@pytest.mark.parametrize("whole", [False, True], ids=["change-checked", "validated-and-indexed-whole"])
 @pytest.mark.parametrize("edit", EDITS)
-def test_an_edit_rebuilds_incrementally_to_what_a_full_build_makes(real_copy: Settings, tmp_path: Path, edit) -> None:
+def test_an_edit_rebuilds_incrementally_to_what_a_full_build_makes(
+    real_copy: Settings, tmp_path: Path, edit, whole: bool, monkeypatch
+) -> None:
+    """Both ways of checking a change: its own focus nodes and index rows, or (a change above
+    incremental.WHOLE_ABOVE of the quads) the whole graph validated in memory, the index built
+    whole."""
+    from iclr_kg.build import incremental
+
+    if whole:
+        monkeypatch.setattr(incremental, "WHOLE_ABOVE", 0.0)
     EDITS[edit](real_copy.data_dir)
     report = build(real_copy)
     assert report.mode == "incremental", report.mode
@@ -166,15 +176,22 @@ def test_random_edits_of_synthetic_data_rebuild_exactly(tmp_path: Path, seed: in
     assert modes.count("incremental") >= 2, modes
 
 
-@pytest.mark.parametrize("whole_above", [1000, 0], ids=["focus-nodes-named", "every-target"])
+@pytest.mark.parametrize(
+    ("whole_above", "whole_change"),
+    [(1000, False), (0, False), (1000, True)],
+    ids=["focus-nodes-named", "every-target", "whole-graph-in-memory"],
+)
 def test_a_change_that_breaks_a_shape_is_reported_as_by_a_full_build(
-    real_copy: Settings, tmp_path: Path, whole_above: int, monkeypatch
+    real_copy: Settings, tmp_path: Path, whole_above: int, whole_change: bool, monkeypatch
 ) -> None:
     """Checked on the focus nodes the change reaches, or (a change reaching more than
-    WHOLE_ABOVE of them) on every target: the same report as a full build's."""
-    from iclr_kg.build import shaclsparql
+    shaclsparql.WHOLE_ABOVE of them) on every target, or (a change above
+    incremental.WHOLE_ABOVE of the quads) on the whole graph: the same report as a full build's."""
+    from iclr_kg.build import incremental, shaclsparql
 
     monkeypatch.setattr(shaclsparql, "WHOLE_ABOVE", whole_above)
+    if whole_change:
+        monkeypatch.setattr(incremental, "WHOLE_ABOVE", 0.0)
     before = current_generation(real_copy.store)
     path = real_copy.data_dir / "sources" / "iclr2021-outstanding-papers.yaml"
     text = path.read_text(encoding="utf-8")
@@ -187,6 +204,21 @@ def test_a_change_that_breaks_a_shape_is_reported_as_by_a_full_build(
         build(full)
     assert str(incremental.value) == str(from_scratch.value)
     assert "NA" in str(incremental.value) or "3" in str(incremental.value)
+
+
+def test_a_new_year_builds_incrementally_to_what_a_full_build_makes(tmp_path: Path) -> None:
+    """Issue #35: the build after a new edition is imported (a sixth of synthetic data's papers,
+    and their people and identifiers) starts from the last one."""
+    data = synth.write(600, tmp_path / "data", identifiers=False)  # they would name the missing year
+    year = sorted((data / "sources").glob("synthetic-2*.yaml"))[-1]
+    aside = tmp_path / year.name
+    year.rename(aside)
+    settings = Settings(data_dir=data, store=tmp_path / "store")
+    assert build(settings).mode.startswith("full build")
+    aside.rename(year)
+    report = build(settings)
+    assert report.mode == "incremental", report.mode
+    assert_same_as_full(settings, tmp_path)
 
 
 def test_what_makes_a_build_full(real_copy: Settings, tmp_path: Path) -> None:

@@ -265,15 +265,20 @@ def validate_change(
         named = _named(constraint.template)
         if named is not None and not named & predicates:
             continue  # its answer is the same before and after
-        if constraint.steps is None and named is None:
+        if constraint.steps is not None:
+            found = affected(constraint, changed, back, WHOLE_ABOVE)
+        elif named is not None:
+            found = near(named, changed, back, WHOLE_ABOVE)
+        else:
             runs.append((constraint, constraint.query()))  # a variable predicate: it may read anything
             continue
-        focus = affected(constraint, changed, back) if constraint.steps is not None else near(named, changed, back)
-        focus = {f for f in focus if not isinstance(f, OxLiteral)}  # no target is a literal
+        focus = {f for f in found if not isinstance(f, OxLiteral)} if found is not None else set()
         iris = sorted(f.value for f in focus if isinstance(f, NamedNode))
-        if len(iris) != len(focus) or len(iris) > WHOLE_ABOVE:
-            # a blank focus node (VALUES cannot name it), or so many that the constraint over
-            # every target costs less than thousands of VALUES rows joined into its query
+        if found is None or len(iris) != len(focus) or len(iris) > WHOLE_ABOVE:
+            # so many focus nodes that the constraint over every target costs less than
+            # thousands of VALUES rows joined into its query (and than finding them all: a new
+            # year's change walked back from 69,000 quads for each constraint, past 100 s at
+            # 10,000 papers), or a blank one (VALUES cannot name it)
             runs.append((constraint, constraint.query()))
         elif iris:
             runs.append((constraint, constraint.query("VALUES ?this { " + " ".join(f"<{i}>" for i in iris) + " } ")))
@@ -281,11 +286,12 @@ def validate_change(
     return _run(store, runs, {"default_graph": graphs}), checks
 
 
-def affected(constraint: Constraint, changed: list[Quad], back: Neighbours) -> set[Any]:
+def affected(constraint: Constraint, changed: list[Quad], back: Neighbours, most: int) -> set[Any] | None:
     """The focus nodes whose result for `constraint` a change can alter: the subject of a changed
     type triple or target predicate (it may enter or leave the targets), and the nodes that reach
     a changed triple along the constraint's path, or reach, along the whole path, a node whose
-    type changed (for sh:class). Walking back from where the change sits gives them."""
+    type changed (for sh:class). Walking back from where the change sits gives them. None once
+    there are more than `most`."""
     steps = constraint.steps or ()
     type_iri = str(RDF.type)
     out: set[Any] = set()
@@ -298,15 +304,18 @@ def affected(constraint: Constraint, changed: list[Quad], back: Neighbours) -> s
         for i, (step, inverse) in enumerate(steps):
             if step == p:
                 out |= _walk_back(o if inverse else s, steps[:i], back)
+        if len(out) > most:
+            return None
     return out
 
 
-def near(named: set[str], changed: list[Quad], back: Neighbours) -> set[Any]:
+def near(named: set[str], changed: list[Quad], back: Neighbours, most: int) -> set[Any] | None:
     """For a SPARQL constraint naming the predicates `named`: the nodes of the changed triples
     with those predicates, and the nodes one such link away from them, either way. Enough for a
     constraint that relates the focus node to what is at most one link from a changed triple (two
     authorships of a paper, two entities sharing an item, a cycle through the changed link):
-    the shapes' own; a shape reading further must be checked by a full build (`build --full`)."""
+    the shapes' own; a shape reading further must be checked by a full build (`build --full`).
+    None once there are more than `most`."""
     out: set[Any] = set()
     for quad in changed:
         if quad.predicate.value not in named:
@@ -317,6 +326,8 @@ def near(named: set[str], changed: list[Quad], back: Neighbours) -> set[Any]:
             out.add(node)
             for predicate in named:
                 out |= set(back(node, predicate, False)) | set(back(node, predicate, True))
+        if len(out) > most:
+            return None
     return out
 
 
