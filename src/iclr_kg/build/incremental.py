@@ -17,7 +17,7 @@ closure's hidden facts), and no update has been journaled since, `build`
 
 A large change (above WHOLE_ABOVE of the asserted quads: a new year) is validated whole in memory
 and indexed whole, as a full build does: both cost less than finding what the
-change reaches. Above MAX_CHANGED the build is full.
+change reaches. Above MAX_CHANGED (or MAX_REMOVED) the build is full.
 
 The result is the quads a full build gives (tests compare them); blank nodes of the ontology
 keep the labels of the build that first stored it. Anything else (a changed ontology, a large
@@ -54,9 +54,11 @@ from iclr_kg.store import (
 from iclr_kg.updates import Journal
 
 STATE_VERSION = 1
-# Above this share of the asserted quads changed (and above MIN_CHANGED), a full build is faster:
-# a new year, 14.5% of synthetic data, took 0.83 of a full build at 10,000 papers (bench/newyear.py).
-MAX_CHANGED = 0.15
+# Above these shares of the asserted quads changed, or removed (and above MIN_CHANGED), a full
+# build is faster: a new year (added), 14.5% of synthetic data, takes 0.6-0.8 of a full build
+# (bench/newyear.py); removing what others derive from costs more (delete, then rederive).
+MAX_CHANGED = 0.25
+MAX_REMOVED = 0.05
 MIN_CHANGED = 2_000
 # Above this share of the asserted quads changed, the change is validated and indexed whole, as a
 # full build does: a new year (5% of the quads at 10,000 papers) walked back from every changed
@@ -165,6 +167,8 @@ def diff(old: Store, before: Digests, asserted: list[TermQuad], after: Digests) 
     removed, added = old_quads - new_quads, new_quads - old_quads
     if len(removed) + len(added) > max(MAX_CHANGED * len(asserted), MIN_CHANGED):
         raise Fallback(f"{len(removed) + len(added):,} asserted quads changed; a full build is faster")
+    if len(removed) > max(MAX_REMOVED * len(asserted), MIN_CHANGED):
+        raise Fallback(f"{len(removed):,} asserted quads removed; a full build is faster")
     for quad in (*removed, *added):
         if isinstance(quad.subject, BlankNode) or isinstance(quad.object, BlankNode):
             raise Fallback("the change has blank nodes")
