@@ -56,8 +56,8 @@ from iclr_kg.updates import Journal
 STATE_VERSION = 1
 # Above these shares of the asserted quads changed, or removed (and above MIN_CHANGED), a full
 # build is faster: a new year (added), 14.5% of synthetic data, takes 0.6-0.8 of a full build
-# (bench/newyear.py); one of 22% took 1.07 of it and 5.8 GiB against 4.0 (bench/openreview_import.py
-# --every-year); removing what others derive from costs more (delete, then rederive).
+# (bench/newyear.py); one of more than 15% took 1.07 of it and 5.8 GiB against 4.0
+# (bench/openreview_import.py --every-year); removing what others derive from costs more.
 MAX_CHANGED = 0.15
 MAX_REMOVED = 0.05
 MIN_CHANGED = 2_000
