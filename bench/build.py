@@ -90,6 +90,11 @@ def measured(command: list[str], env: dict[str, str] | None = None) -> tuple[flo
     return seconds, peak, output.strip()
 
 
+def built_line(said: str) -> str:
+    """The build's summary line (`built N quads ... (mode; stages)`) from its output."""
+    return next((line for line in said.splitlines() if line.startswith("built ")), "")
+
+
 def same_as_full(store: Path, env: dict[str, str], work: Path) -> str:
     """Build the edited data again from scratch and compare the two stores as the tests do
     (tests/test_incremental.py: every quad, named graph and index row)."""
@@ -125,7 +130,7 @@ def one_size(papers: int, work: Path, verify: bool = False, pairs: int = 1) -> d
         shutil.rmtree(limit_dir, ignore_errors=True)
         _, limit_mib, limit_line = measured([sys.executable, "-c", LIMIT, str(dump), str(limit_dir)])
         limit_s = float(limit_line.splitlines()[-1])
-        stages = next((line for line in said.splitlines() if line.startswith("built ")), "")
+        stages = built_line(said)
         runs.append((build_s / limit_s, build_s, limit_s, build_mib, stages))
     _, build_s, limit_s, _, stages = sorted(runs)[(len(runs) - 1) // 2]  # the pair with the median ratio
     build_mib = max(r[3] for r in runs)
@@ -137,7 +142,7 @@ def one_size(papers: int, work: Path, verify: bool = False, pairs: int = 1) -> d
     assert edited != text, "bench/synth.py no longer writes org-1 as expected"
     organizations.write_text(edited, encoding="utf-8")
     rebuild_s, rebuild_mib, said = measured([CLI, "build", "--store", str(store)], env)
-    rebuilt = next((line for line in said.splitlines() if line.startswith("built ")), "")
+    rebuilt = built_line(said)
     verdict = same_as_full(store, env, work) if verify else ""
     return {
         "papers": papers,

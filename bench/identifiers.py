@@ -24,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from build import CLI, HERE, measured  # bench/build.py: the same measuring
+from build import CLI, HERE, built_line, measured  # bench/build.py: the same measuring
 
 
 def stored_quads(store: Path) -> int:
@@ -59,7 +59,7 @@ def main() -> None:
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 seconds[kind], peak, said = measured([CLI, "build", "--store", str(store)], env)
                 print(
-                    f"    {kind}: " + next((line for line in said.splitlines() if line.startswith("built ")), ""),
+                    f"    {kind}: " + built_line(said),
                     flush=True,
                 )
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -7,10 +7,9 @@ For each size, in one run: synthetic data (bench/synth.py) without its last edit
 file, and the identifiers stated for its papers, which an import of that year would bring) is
 built from scratch; the edition is added and `iclr-kg build` runs again as a user would (it
 chooses: incremental up to `incremental.MAX_CHANGED` of the asserted quads changed); then the
-same data with the edition is built from scratch in another store, the peer. Printed: the share
-of asserted quads the year changes, each build's seconds, CPU seconds and peak memory, the
-stages of the new year's build, and its ratio to the full build (below 1: the incremental build
-pays). `--verify`: the two stores compared as tests/test_incremental.py does.
+same data with the edition is built from scratch in another store, the peer. Printed: each
+build's seconds, CPU seconds and peak memory, the summary line (mode and stages) of each, and the
+new year's ratio to the full build (below 1: the incremental build pays). `--verify`: the two stores compared as tests/test_incremental.py does.
 Needs the bench extra: pip install -e '.[bench]'.
 """
 
@@ -24,7 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from build import CLI, HERE, measured  # bench/build.py: the same measuring
+from build import CLI, HERE, built_line, measured  # bench/build.py: the same measuring
 
 
 def without_last_year(papers: int, work: Path) -> tuple[Path, Path, Path]:
@@ -50,10 +49,6 @@ def cpu_of_children() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def built_line(said: str) -> str:
-    return next((line for line in said.splitlines() if line.startswith("built ")), "")
-
-
 def one_size(papers: int, work: Path, verify: bool) -> dict[str, Any]:
     data, aside, year = without_last_year(papers, work)
     env = {"ICLR_KG_DATA_DIR": str(data), "ICLR_KG_PROGRESS": "0"}
@@ -72,12 +67,10 @@ def one_size(papers: int, work: Path, verify: bool) -> dict[str, Any]:
         same = snapshot(store) == snapshot(fresh)
         verdict = "the same as the full build's" if same else "DIFFERENT from the full build's"
     shutil.rmtree(fresh, ignore_errors=True)
-    changed = next((part for part in new_said.split("(") if "asserted quads changed" in part), "")
     return {
         "papers": papers,
         "new": (new_s, new_cpu, new_mib, built_line(new_said)),
         "full": (full_s, full_cpu, full_mib, built_line(full_said)),
-        "changed": changed,
         "verdict": verdict,
     }
 
