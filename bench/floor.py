@@ -13,6 +13,8 @@ Oxigraph's Rust server" can be read against what the stack itself allows.
 from __future__ import annotations
 
 import argparse
+import tempfile
+from pathlib import Path
 
 from flask import Flask, Response
 
@@ -40,13 +42,17 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=8)
     args = parser.parse_args()
 
+    arbiter = (
+        Path(tempfile.mkdtemp(prefix="floor-")) / "arbiter.sock"
+    )  # as `iclr-kg serve`: each process binds the port
+
     class Floor(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:
             options = {
-                "bind": f"127.0.0.1:{args.port}",
+                "bind": f"unix:{arbiter}",
                 "workers": args.processes,
                 "threads": args.threads,
-                "worker_class": gunicorn_worker_class(20.0),
+                "worker_class": gunicorn_worker_class(20.0, "127.0.0.1", args.port),
                 "accesslog": None,
                 "loglevel": "warning",
             }

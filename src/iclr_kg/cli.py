@@ -12,6 +12,7 @@ import functools
 import os
 import re
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from itertools import chain
 from pathlib import Path
@@ -734,15 +735,19 @@ def _serve_gunicorn(settings: Settings, processes: int, threads: int) -> None:
     from gunicorn.app.base import BaseApplication
 
     from iclr_kg.web import create_app
-    from iclr_kg.web.server import gunicorn_worker_class
+    from iclr_kg.web.server import check_port_free, gunicorn_worker_class
+
+    check_port_free(settings.host, settings.port)
+    private = tempfile.TemporaryDirectory(prefix="iclr-kg-")
+    arbiter = Path(private.name) / "arbiter.sock"  # see gunicorn_worker_class
 
     class Server(BaseApplication):
         def load_config(self) -> None:
             options = {
-                "bind": f"{settings.host}:{settings.port}",
+                "bind": f"unix:{arbiter}",
                 "workers": processes,
                 "threads": threads,
-                "worker_class": gunicorn_worker_class(settings.request_timeout),
+                "worker_class": gunicorn_worker_class(settings.request_timeout, settings.host, settings.port),
                 "timeout": int(settings.query_timeout) + 60,
                 "graceful_timeout": 10,
                 "accesslog": None,
@@ -755,7 +760,8 @@ def _serve_gunicorn(settings: Settings, processes: int, threads: int) -> None:
         def load(self):
             return create_app(settings)  # in each web process, after the fork
 
-    Server().run()
+    with private:
+        Server().run()
 
 
 @main.command()

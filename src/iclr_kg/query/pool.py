@@ -22,7 +22,7 @@ import signal
 import threading
 import time
 import traceback
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -43,7 +43,7 @@ from iclr_kg.errors import (
     StreamAborted,
 )
 from iclr_kg.processes import PAGE_SIZE, limit_address_space, memory_limit, start_without_main
-from iclr_kg.query.streaming import ClosingBody
+from iclr_kg.query.streaming import ClientGone, ClosingBody
 
 CHUNK = 64 * 1024
 
@@ -186,16 +186,16 @@ def _plain(term: Any) -> tuple[str, str, str | None, str | None] | None:
     return ("other", str(term), None, None)
 
 
-class _PipeWriter:
-    """A binary file object that sends what is written in chunks over the pipe.
+class _ChunkWriter:
+    """A binary file object that sends what is written in chunks (over the pipe, or a queue).
 
     Nothing is sent until the first chunk is full: a small result then goes in one `Complete`
     message together with its kind and format; a large one is announced with `Started` and
     streamed as `Data`, then `Done`.
     """
 
-    def __init__(self, conn: Connection, head: Started):
-        self.conn, self.buffer, self.head = conn, bytearray(), head
+    def __init__(self, send: Callable[[Message], None], head: Started):
+        self.send, self.buffer, self.head = send, bytearray(), head
         self.started = False
 
     def write(self, data: bytes) -> int:
@@ -211,17 +211,17 @@ class _PipeWriter:
     def _send(self) -> None:
         if self.buffer:
             if not self.started:
-                self.conn.send(self.head)
+                self.send(self.head)
                 self.started = True
-            self.conn.send(Data(bytes(self.buffer)))
+            self.send(Data(bytes(self.buffer)))
             self.buffer.clear()
 
     def finish(self) -> None:
         if not self.started:
-            self.conn.send(Complete(self.head.kind, self.head.format or "", bytes(self.buffer)))
+            self.send(Complete(self.head.kind, self.head.format or "", bytes(self.buffer)))
             return
         self._send()
-        self.conn.send(Done())
+        self.send(Done())
 
 
 def _open(generation: str, backend_auth: str | None) -> Any:
@@ -272,45 +272,62 @@ def _worker_main(conn: Connection, memory_mib: int = 0, backend_auth: str | None
             store = _empty_store() if request.syntax_only else stores.get(generation)
             if store is None:  # a new build, or an update made since: open a fresh snapshot
                 stores.clear()
-                try:
-                    store = stores[generation] = _open(generation, backend_auth)
-                except EngineError as exc:  # a remote engine that cannot be reached
-                    conn.send(Failure.of(exc))
-                    continue
-                except (OSError, RuntimeError) as exc:  # RocksDB reports damage as RuntimeError
-                    damage = f"the store cannot be read ({exc}); `iclr-kg check-store` names the damage"
-                    conn.send(Failure.of(StoreError(damage)))
-                    continue
-            result = run_request(store, request)
-        except MemoryError:
-            os._exit(3)  # the parent reports the memory limit and starts a fresh worker
-        except (QueryError, EngineError) as exc:
+                store = stores[generation] = _open_for_worker(generation, backend_auth)
+        except IclrKgError as exc:
             conn.send(Failure.of(exc))
             continue
-        except Exception as exc:  # noqa: BLE001 - a defect of ours: 500, and its traceback in the log
-            traceback.print_exc()
-            defect = f"a defect in the query worker ({type(exc).__name__}: {exc}); the server's log has its traceback"
-            conn.send(Failure.of(InternalError(defect)))
-            continue
-        kind = result_kind(result)
         try:
-            if request.row_limit is not None:
-                conn.send(Started(kind))
-                conn.send(Rows(result_rows(result, request.row_limit)))
-                continue
-            fmt = (request.formats or {}).get(kind)
-            if fmt is None:
-                conn.send(Started(kind, None))
-                continue
-            writer = _PipeWriter(conn, head=Started(kind, fmt))
-            write_result(result, writer, fmt)
-            writer.finish()
+            answer(store, request, conn.send)
         except (BrokenPipeError, EOFError):
             return
         except MemoryError:
-            os._exit(3)
-        except Exception as exc:  # noqa: BLE001 - evaluation is lazy: SERVICE calls fail here
-            conn.send(Failure.of(_evaluation_error(exc)))
+            os._exit(3)  # the parent reports the memory limit and starts a fresh worker
+
+
+def _open_for_worker(generation: str, backend_auth: str | None) -> Any:
+    try:
+        return _open(generation, backend_auth)
+    except EngineError:  # a remote engine that cannot be reached
+        raise
+    except (OSError, RuntimeError) as exc:  # RocksDB reports damage as RuntimeError
+        damage = f"the store cannot be read ({exc}); `iclr-kg check-store` names the damage"
+        raise StoreError(damage) from None
+
+
+def answer(store: Any, request: QueryRequest, send: Callable[[Message], None]) -> None:
+    """Evaluate `request` on `store` and `send` what comes of it as the messages above: the one
+    place a query is answered, in a worker process (`send`: its pipe) or on a thread of a web
+    process (`query/local.py`: a queue). MemoryError and the channel's own errors (the reader
+    went away) are raised; anything else is sent as a Failure."""
+    try:
+        result = run_request(store, request)
+    except (QueryError, EngineError) as exc:
+        send(Failure.of(exc))
+        return
+    except MemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a defect of ours: 500, and its traceback in the log
+        traceback.print_exc()
+        defect = f"a defect in the query worker ({type(exc).__name__}: {exc}); the server's log has its traceback"
+        send(Failure.of(InternalError(defect)))
+        return
+    kind = result_kind(result)
+    try:
+        if request.row_limit is not None:
+            send(Started(kind))
+            send(Rows(result_rows(result, request.row_limit)))
+            return
+        fmt = (request.formats or {}).get(kind)
+        if fmt is None:
+            send(Started(kind, None))
+            return
+        writer = _ChunkWriter(send, head=Started(kind, fmt))
+        write_result(result, writer, fmt)
+        writer.finish()
+    except (BrokenPipeError, EOFError, MemoryError, ClientGone):
+        raise
+    except Exception as exc:  # noqa: BLE001 - evaluation is lazy: SERVICE calls fail here
+        send(Failure.of(_evaluation_error(exc)))
 
 
 def result_rows(result: Any, limit: int) -> dict[str, Any]:
@@ -407,6 +424,38 @@ class _IdleWorkers(queue.Queue):
             return self.queue.popleft()
 
 
+class ClientShares:
+    """How many queries each client has admitted (waiting or running), and the most it may: one
+    client cannot take every worker (or evaluator thread) from the others."""
+
+    def __init__(self, share: int):
+        self.share = share
+        self._lock = threading.Lock()
+        self._per_client: dict[str, int] = {}
+
+    def enter(self, client: str | None) -> None:
+        """Count one more query of `client` (None: the app's own, never refused), or PoolBusy."""
+        if client is None:
+            return
+        with self._lock:
+            if self._per_client.get(client, 0) >= self.share:
+                raise PoolBusy(
+                    f"this client already has {self.share} queries running or waiting here, its share of "
+                    "the endpoint; send the next when one has finished"
+                )
+            self._per_client[client] = self._per_client.get(client, 0) + 1
+
+    def leave(self, client: str | None) -> None:
+        if client is None:
+            return
+        with self._lock:
+            left = self._per_client.get(client, 1) - 1
+            if left > 0:
+                self._per_client[client] = left
+            else:
+                self._per_client.pop(client, None)
+
+
 class QueryPool:
     """Up to `size` query worker processes, handed out one per running query.
 
@@ -440,7 +489,7 @@ class QueryPool:
         self._lock = threading.Lock()
         self._closed = False
         self._running: set[RunningQuery] = set()
-        self._per_client: dict[str, int] = {}
+        self.shares = ClientShares(max(1, size // 2))
         self._waiting = 0
         self._live = size  # workers started and not stopped: idle, running, or being handed out
         for _ in range(size):
@@ -474,36 +523,19 @@ class QueryPool:
         """The process ids of the idle workers (for tests and monitoring)."""
         return {w.process.pid for w in list(self._idle.queue)}
 
-    @property
-    def share(self) -> int:
-        """How many queries one client may have admitted (waiting or running) at once."""
-        return max(1, self.size // 2)
-
     def _admit(self, client: str | None) -> None:
         """Count the request in, or refuse it at once: a client past its share (its queued requests
         count too, so that they hold no web thread while others wait), or too long a queue."""
+        self.shares.enter(client)
         with self._lock:
-            if client is not None and self._per_client.get(client, 0) >= self.share:
-                raise PoolBusy(
-                    f"this client already has {self.share} queries running or waiting here, its share of "
-                    "the endpoint; send the next when one has finished"
-                )
             if self._idle.qsize() == 0 and self._live >= self.size and self._waiting >= 4 * self.size:
+                self.shares.leave(client)
                 raise PoolBusy(f"the endpoint is busy: {self._waiting} queries are waiting for a worker")
             self._waiting += 1
-            if client is not None:
-                self._per_client[client] = self._per_client.get(client, 0) + 1
 
     def _leave(self, client: str | None) -> None:
         """A client's admitted request that got no worker is no longer counted."""
-        if client is None:
-            return
-        with self._lock:
-            left = self._per_client.get(client, 1) - 1
-            if left > 0:
-                self._per_client[client] = left
-            else:
-                self._per_client.pop(client, None)
+        self.shares.leave(client)
 
     def _acquire(self, wait: float) -> _Worker:
         """An idle worker that is alive: one that died while idle (the kernel's OOM killer, an
@@ -600,27 +632,10 @@ class QueryPool:
                 worker.conn.send((str(generation), request))
             except OSError:  # the worker died between its check and this query: 503, not 500
                 raise worker.death() from None
-            message = running.receive()
+            running.take_first(request)
         except BaseException:
             running.abandon()
             raise
-        match message:
-            case Failure():
-                running.finish()
-                raise message.exception()
-            case Complete(kind=kind, format=fmt, body=body):  # the whole (small) result at once
-                running.kind, running.format, running.prefetched = kind, fmt, body
-                running.finish()
-            case Started(kind=kind, format=fmt):
-                running.kind, running.format = kind, fmt
-                if request.row_limit is not None:
-                    answer = running.receive()
-                    running.finish()
-                    if isinstance(answer, Failure):
-                        raise answer.exception()
-                    running.rows = answer.table
-                elif fmt is None:
-                    running.finish()  # nothing the client accepts; the worker sent no more
         return running
 
 
@@ -635,6 +650,28 @@ class RunningQuery:
         self.rows: dict[str, Any] | None = None
         self.finished = False
         self._done = threading.Lock()
+
+    def take_first(self, request: QueryRequest) -> None:
+        """Read the evaluation's first answer: the kind of result and, for a small one, the whole
+        serialization (`prefetched`), or the rows asked for; raises the error it failed with."""
+        message = self.receive()
+        match message:
+            case Failure():
+                self.finish()
+                raise message.exception()
+            case Complete(kind=kind, format=fmt, body=body):  # the whole (small) result at once
+                self.kind, self.format, self.prefetched = kind, fmt, body
+                self.finish()
+            case Started(kind=kind, format=fmt):
+                self.kind, self.format = kind, fmt
+                if request.row_limit is not None:
+                    answer = self.receive()
+                    self.finish()
+                    if isinstance(answer, Failure):
+                        raise answer.exception()
+                    self.rows = answer.table
+                elif fmt is None:
+                    self.finish()  # nothing the client accepts; the evaluation sent no more
 
     def receive(self) -> Message:
         remaining = self.deadline - time.monotonic()

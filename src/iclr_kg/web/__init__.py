@@ -11,6 +11,7 @@ from iclr_kg.store import built_on
 from iclr_kg.web.bodylimit import BodyLimit
 from iclr_kg.web.html import readable_facts
 from iclr_kg.web.http import error_response
+from iclr_kg.web.lean import LeanQueries
 from iclr_kg.web.proxies import TrustedProxies, networks
 from iclr_kg.web.state import AppState
 
@@ -81,12 +82,13 @@ def create_app(settings: Settings | None = None) -> Flask:
             )
         return response
 
+    app.wsgi_app = LeanQueries(app.wsgi_app, app, state)  # type: ignore[method-assign]
     if state.cache is not None:
         from iclr_kg.web.cache import ResponseMemo
 
         state.memo = ResponseMemo(app.wsgi_app, state.generation_key, state.cache)
         app.wsgi_app = state.memo  # type: ignore[method-assign]
-    app.wsgi_app = BodyLimit(app.wsgi_app, MAX_BODY)  # type: ignore[method-assign]
+    app.wsgi_app = BodyLimit(app.wsgi_app, MAX_BODY, settings.request_timeout)  # type: ignore[method-assign]
     if settings.trusted_proxies:  # outermost: everything after it sees the client, not the proxy
         app.wsgi_app = TrustedProxies(app.wsgi_app, networks(settings.trusted_proxies))  # type: ignore[method-assign]
     return app

@@ -20,7 +20,7 @@ from iclr_kg.query.pool import ActiveQuery, InProcessQuery, QueryRequest
 from iclr_kg.query.querytext import update_keyword
 from iclr_kg.web.html import HTML_ROW_LIMIT
 from iclr_kg.web.http import graph_list, requested_format
-from iclr_kg.web.state import state
+from iclr_kg.web.state import AppState, state
 
 
 def query_timeout() -> float:
@@ -40,7 +40,7 @@ def query_timeout() -> float:
 
 
 @functools.lru_cache(maxsize=256)
-def _negotiated(kind: str, requested: str | None, accept: str) -> Format | tuple[type[Exception], str]:
+def negotiated(kind: str, requested: str | None, accept: str) -> Format | tuple[type[Exception], str]:
     try:
         return choose(kind, requested, parse_accept_header(accept, MIMEAccept) if accept else None)
     except (NotAcceptable, UnknownFormat) as refused:
@@ -51,7 +51,7 @@ def negotiate(kind: str) -> Format:
     """`formats.choose` for this request: clients send the same few Accept headers, so each
     (kind, format parameter, Accept), and each refusal, is worked out once per process (a tenth
     of a millisecond of every uncached query, measured)."""
-    chosen = _negotiated(kind, requested_format(), request.headers.get("Accept", ""))
+    chosen = negotiated(kind, requested_format(), request.headers.get("Accept", ""))
     if isinstance(chosen, tuple):
         error, message = chosen
         raise error(message)
@@ -71,7 +71,7 @@ def preferred_formats() -> dict[str, str | None]:
 
 # The request's URL without its query string: the base IRI of relative IRIs (SPARQL Protocol
 # §2.1.4). Werkzeug's request.base_url decodes it anew on every request; the same few are cached.
-_base_url = functools.lru_cache(maxsize=64)(get_current_url)
+base_url = functools.lru_cache(maxsize=64)(get_current_url)
 
 
 def query_request(text: str, substitutions: dict | None = None, row_limit: int | None = None) -> QueryRequest:
@@ -85,7 +85,7 @@ def query_request(text: str, substitutions: dict | None = None, row_limit: int |
         substitutions={v.value: str(t) for v, t in (substitutions or {}).items()},
         row_limit=row_limit,
         services=state().settings.services,
-        base=_base_url(request.scheme, request.host, request.root_path, request.path),
+        base=base_url(request.scheme, request.host, request.root_path, request.path),
     )
 
 
@@ -100,21 +100,39 @@ def start_query(
     timeout: float | None = None,
     client: object = _CLIENT,
 ) -> ActiveQuery:
-    """Hand the query to a worker process under the time limit (in-process if workers = 0).
+    """Start the query under the time limit: on this process's lane where the server installed one
+    (query/local.py), else in a worker process (in-process without a limit if workers = 0).
 
     `client` is who counts against the per-client share of workers: the remote address, or None
     for the app's own checks (/health)."""
-    try:
-        query = prepared or query_request(text, substitutions, row_limit)
-        if state().settings.query_workers == 0:  # no isolation was asked for
+    query = prepared or query_request(text, substitutions, row_limit)
+    if state().settings.query_workers == 0:  # no isolation was asked for
+        try:
             return InProcessQuery(Store() if query.syntax_only else state().store(), query)
-        who = request.remote_addr if client is _CLIENT else client
-        limit = query_timeout() if timeout is None else min(timeout, query_timeout())
-        return state().pool.start(state().generation_key(), query, limit, client=who)  # type: ignore[arg-type]
-    except QueryError:
-        if update_keyword(text):
-            raise QueryError("SPARQL Update is not accepted at /sparql; updates go to /update (with a token)") from None
-        raise
+        except QueryError as exc:
+            raise _update_hint(text, exc) from None
+    who = request.remote_addr if client is _CLIENT else client
+    limit = query_timeout() if timeout is None else min(timeout, query_timeout())
+    return start_prepared(state(), query, limit, who)  # type: ignore[arg-type]
+
+
+def start_prepared(app_state: AppState, query: QueryRequest, limit: float, who: str | None) -> ActiveQuery:
+    """Start `query` under `limit` seconds for the client `who` (None: the app's own, never
+    refused): on this process's lane where the server installed one and the query may run
+    there (query/local.py), else in a query worker; the one place that chooses."""
+    lane = app_state.lane
+    try:
+        if lane is not None and who is not None and lane.takes(query):
+            return lane.start(query, limit, client=who)
+        return app_state.pool.start(app_state.generation_key(), query, limit, client=who)  # type: ignore[arg-type]
+    except QueryError as exc:
+        raise _update_hint(query.text, exc) from None
+
+
+def _update_hint(text: str, exc: QueryError) -> QueryError:
+    if update_keyword(text):
+        return QueryError("SPARQL Update is not accepted at /sparql; updates go to /update (with a token)")
+    return exc
 
 
 def rows_outside_request(text: str, row_limit: int) -> dict:
@@ -174,10 +192,10 @@ def result_response(body: Iterable[bytes] | bytes, media_type: str) -> Response:
     return response
 
 
-def cache_key(query: QueryRequest) -> tuple:
+def cache_key(query: QueryRequest, generation: object | None = None) -> tuple:
     """Everything the bytes of a result depend on: the store generation and the request."""
     return (
-        str(state().generation_key()),
+        str(state().generation_key() if generation is None else generation),
         query.text,
         query.include_inferred,
         None if query.default_graph is None else tuple(query.default_graph),

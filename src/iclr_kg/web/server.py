@@ -1,27 +1,33 @@
-"""The HTTP front end: waitress's event loop reads requests, gunicorn supervises the processes.
+"""The HTTP front ends: granian's Rust HTTP server in web processes that gunicorn supervises,
+and waitress for `--server waitress` (one process, any platform).
 
-Why not gunicorn's own `gthread` worker: it hands a connection to a pool thread as soon as the
-first byte arrives and that thread then blocks reading the rest of the headers, so a few dozen
-clients trickling headers (slowloris) hold every thread and `/health` stops answering. waitress
-reads each request whole in one non-blocking loop (select/poll) and only gives complete
-requests to its threads, so a slow client costs a socket, not a thread. On top of waitress's
-idle timeout, `RequestTimeoutServer` closes a connection whose request (head and body) is not
-complete `request_timeout` seconds (the setting ICLR_KG_REQUEST_TIMEOUT)
-after its first byte: a trickle cannot keep a socket open.
+`iclr-kg serve` (gunicorn): the arbiter forks the web processes, restarts one that dies or
+stops its heartbeat, replaces them all gracefully on SIGHUP, and ends them on SIGTERM. In each,
+`GranianWorker` serves the app with granian's WSGI server (Rust: hyper and tokio read and write
+every byte; Python threads run only the app). Granian's own process manager is not used: it
+gives up when a worker ends twice within seconds, and a web process here ends on purpose when
+it holds a query it cannot stop (query/local.py: it *retires*, gunicorn starts another at once).
 
-`gunicorn_worker_class()` runs that loop inside a gunicorn worker process, so `iclr-kg serve` keeps
-gunicorn's pre-fork supervision (several web processes sharing one listening socket,
-restarts, graceful shutdown, heartbeats) without its thread-per-connection reading.
+Slow clients: hyper reads headers without a Python thread, and closes a connection whose
+headers are not complete `request_timeout` seconds (ICLR_KG_REQUEST_TIMEOUT, at most 60) after
+it starts. A body is read on a Python thread, as the app asks for it: granian gets eight of
+them per `--threads`, and web/bodylimit.py cuts a body still arriving at the request timeout and
+lets one client have only a few arriving at once.
+
+waitress (`--server waitress`): its event loop reads each request whole before a thread runs
+the app, and `RequestTimeoutServer` closes a connection whose request (head and body) is not
+complete `request_timeout` seconds after its first byte.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
+import threading
 import time
 from typing import Any
 
-from waitress import wasyncore
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
 from waitress.server import TcpWSGIServer
@@ -30,6 +36,7 @@ from waitress.task import ThreadedTaskDispatcher
 IDLE_TIMEOUT = 60  # seconds a connection may sit idle between requests
 CONNECTION_LIMIT = 1000  # open connections per web process before it stops accepting
 CHECK_INTERVAL = 2  # seconds between sweeps for expired connections
+READERS_PER_THREAD = 8  # granian's Python threads per `--threads`: one is held while a body arrives
 
 
 class RequestTimeoutChannel(HTTPChannel):
@@ -104,37 +111,136 @@ def serve_forever(server: RequestTimeoutServer) -> None:
     server.run()
 
 
-def gunicorn_worker_class(request_timeout: float) -> type:
-    """`WaitressWorker`, built on demand: gunicorn is imported only where it is used (not on Windows)."""
+def gunicorn_worker_class(request_timeout: float, host: str, port: int) -> type:
+    """`GranianWorker` for host:port, built on demand: gunicorn and granian are imported only
+    where they are used (not on Windows).
+
+    Each worker listens on host:port itself, with SO_REUSEPORT (as granian's own workers do on
+    Linux), so the kernel spreads new connections over the processes: on the arbiter's one
+    shared socket, the first process to wake took every connection of a burst (one process
+    answered at 112% CPU while the other idled, measured). gunicorn's own bind is then only the
+    arbiter's: `iclr-kg serve` gives it a private Unix socket that no client uses."""
     from gunicorn.workers.base import Worker
 
-    class WaitressWorker(Worker):
-        """A gunicorn worker process whose HTTP is waitress's event loop (see the module docstring)."""
+    class GranianWorker(Worker):
+        """A gunicorn worker process whose HTTP is granian's (Rust, hyper) on gunicorn's socket."""
 
         def run(self) -> None:
-            socket_map: dict[int, Any] = {}
-            servers = [
-                make_server(self.wsgi, listener.sock, self.cfg.threads, request_timeout, socket_map=socket_map)
-                for listener in self.sockets
-            ]
-            beat = 0.0
-            while self.alive and self.ppid == os.getppid():  # stop on SIGTERM, or when the arbiter is gone
-                wasyncore.loop(timeout=1.0, map=socket_map, use_poll=True, count=1)
-                if time.monotonic() - beat > 1.0:
-                    self.notify()  # gunicorn's heartbeat: a worker that stops looping is restarted
-                    beat = time.monotonic()
-            drain(servers, socket_map, self.cfg.graceful_timeout)
+            self.retiring = threading.Event()
+            self.at_once = False
+            counted = InFlight(self.wsgi)
+            lane_state = getattr(self.wsgi, "extensions", {}).get("iclr_kg")
+            if lane_state is not None:  # this process may evaluate queries: it can be replaced
+                lane_state.install_lane(self.retire, self.cfg.threads)
+            python_threads = self.cfg.threads * READERS_PER_THREAD  # web/bodylimit.py: reading a body holds one
+            stop = serve_granian(counted, host, port, python_threads, request_timeout, self.age)
+            while self.alive and self.ppid == os.getppid() and not self.retiring.is_set():
+                self.notify()  # gunicorn's heartbeat: a worker that stops looping is restarted
+                self.retiring.wait(1.0)
+            stop.set()  # granian stops accepting; the requests in flight go on
+            grace = 0.2 if self.at_once else float(self.cfg.graceful_timeout)
+            counted.wait_idle(grace)
+            # A retiring process holds a query that cannot be stopped: its thread would keep the
+            # interpreter from ending, so the process ends here (gunicorn starts another).
+            os._exit(0)
 
-    return WaitressWorker
+        def retire(self, reason: str, at_once: bool = False) -> None:
+            """Stop this web process and let gunicorn start a fresh one (query/local.py)."""
+            self.log.warning("web process %s retires: %s", os.getpid(), reason)
+            self.at_once = at_once
+            self.retiring.set()
+
+    return GranianWorker
 
 
-def drain(servers: list[RequestTimeoutServer], socket_map: dict[int, Any], grace: float) -> None:
-    """Stop accepting, let the requests in flight finish (within `grace` seconds), then stop."""
-    for server in servers:
-        server.accepting = False
-        server.del_channel()  # the listening socket itself stays open for the other web processes
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline and any(getattr(c, "requests", None) for c in socket_map.values()):
-        wasyncore.loop(timeout=0.2, map=socket_map, use_poll=True, count=1)
-    for server in servers:
-        server.task_dispatcher.shutdown(timeout=1)
+class InFlight:
+    """The WSGI app, counting the requests whose response is not yet sent, so that a process
+    that stops lets them finish first. A list body (a whole small answer) is done when the app
+    returns: it stays a list, which granian sends in one write."""
+
+    def __init__(self, app: Any):
+        self.app = app
+        self._open: list[None] = []  # one item per request in flight: append and pop are atomic
+
+    @property
+    def count(self) -> int:
+        return len(self._open)
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        self._open.append(None)
+        try:
+            body = self.app(environ, start_response)
+        except BaseException:
+            self._open.pop()
+            raise
+        if isinstance(body, list):
+            self._open.pop()
+            return body
+        return _Counted(body, self._open.pop)
+
+    def wait_idle(self, grace: float) -> None:
+        deadline = time.monotonic() + grace
+        while self._open and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+
+class _Counted:
+    """A response body that reports when the server closes it (PEP 3333: always, once sent)."""
+
+    __slots__ = ("body", "done")
+
+    def __init__(self, body: Any, done: Any):
+        self.body, self.done = body, done
+
+    def __iter__(self) -> Any:
+        return iter(self.body)
+
+    def close(self) -> None:
+        try:
+            close = getattr(self.body, "close", None)
+            if close is not None:
+                close()
+        finally:
+            self.done()
+
+
+def check_port_free(host: str, port: int) -> None:
+    """SettingsError unless host:port can be listened on. The probe binds without SO_REUSEPORT,
+    so it fails where anything listens already, another `iclr-kg serve` included: the web
+    processes' SO_REUSEPORT would otherwise share the port with it silently."""
+    from iclr_kg.errors import SettingsError
+
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as exc:
+        raise SettingsError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+
+
+def serve_granian(app: Any, host: str, port: int, threads: int, request_timeout: float, worker_id: int) -> Any:
+    """Serve `app` with granian's WSGI server on host:port (SO_REUSEPORT), in this process;
+    returns the signal that stops it. Granian's own process manager is not used: gunicorn's
+    arbiter supervises (it replaces a retiring process at once, where granian's exits when a
+    worker ends twice within seconds). These are granian's internals, so its version is pinned."""
+    from granian import _granian
+    from granian._futures import _new_cbscheduler
+    from granian.http import HTTP1Settings
+    from granian.wsgi import _callback_wrapper
+
+    listener = _granian.ListenerSpec(host, port, 1024)
+    http1 = HTTP1Settings(header_read_timeout=int(min(60.0, request_timeout) * 1000))
+    no_tls: tuple[Any, ...] = (False, None, None, None, "tls1.3", None, [], False)
+    # As granian 2.8.9's own worker calls it (granian/server/mp.py; its .pyi is older): id, the
+    # listener, no IPC, 1 runtime thread, 512 I/O threads, `threads` Python threads kept 30 s,
+    # backpressure, HTTP/1 only, its settings, no HTTP/2, no static files, no TLS, no metrics.
+    worker_type: Any = _granian.WSGIWorker
+    server = worker_type(
+        worker_id, (listener, None), None, 1, 512, threads, 30, CONNECTION_LIMIT, "1", http1, None, None, *no_tls,
+        (None, None),
+    )  # fmt: skip
+    stop = _granian.WorkerSignal()
+    loop = asyncio.new_event_loop()
+    scheduler = _new_cbscheduler(loop, _callback_wrapper(app, {}, None), impl_asyncio=True)
+    server.serve_mtr(scheduler, loop, stop)
+    return stop

@@ -30,6 +30,7 @@ from iclr_kg.updates import Writer
 from iclr_kg.web.cache import ResponseMemo, ResultCache
 
 if TYPE_CHECKING:
+    from iclr_kg.query.local import LocalLane
     from iclr_kg.remote.store import Backend, RemoteStore
 
 T = TypeVar("T")
@@ -71,6 +72,7 @@ class AppState:
             for asked in saved.default_requests()
         }
         self._pool: QueryPool | None = None
+        self.lane: LocalLane | None = None  # set by the server where it can replace this process
         self._writer: Writer | None = None
         # Keyed by generation: an update (from any web process) makes a new one, so nothing stale is served.
         self.cache = ResultCache(settings.result_cache * 2**20) if settings.result_cache > 0 else None
@@ -94,6 +96,17 @@ class AppState:
                 if self._writer is None:
                     self._writer = Writer(memory_limit(memory))
         return self._writer
+
+    def install_lane(self, retire: Callable[[str, bool], None], threads: int) -> None:
+        """Evaluate the endpoint's queries in this process (query/local.py): only for a server
+        that replaces the process when `retire` is called. Not with a remote engine (its
+        queries are network calls), nor with `query_workers = 0` (no time limit asked for)."""
+        if self.backend is None and self.settings.query_workers > 0:
+            from iclr_kg.query.local import LocalLane
+
+            memory = memory_limit(self.settings.query_memory)
+            share = max(1, self.settings.query_workers // 2)
+            self.lane = LocalLane(self.store, retire, threads, share, memory)
 
     @property
     def pool(self) -> QueryPool:

@@ -1,0 +1,217 @@
+"""Queries evaluated in the web process that received them, under the time limit all the same.
+
+A query worker process (pool.py) costs every request a hop: pickling, a pipe, a second process
+to schedule. For a point lookup that was half of its time. Here the web process evaluates the
+query itself, on an evaluator thread of its own, while the request thread waits for the answer
+with the deadline, so a query past its limit is still answered `QueryTimeout` on time.
+
+pyoxigraph cannot stop a query that runs (no cancellation; it releases the GIL, so every other
+thread goes on). So a query still running past its deadline makes this web process *retire*:
+the lane calls `retire(reason)`, the server (web/server.py) stops taking connections, lets the
+requests in flight finish, and exits; gunicorn, its supervisor, starts a fresh process. The
+runaway burns a core until then, as it did in a worker process until the worker was killed. The
+same for memory: past the limit while queries run here, they fail `QueryMemoryExceeded` and the
+process retires at once.
+
+The lane answers only what is safe to evaluate here (`LocalLane.takes`): no syntax checks of
+the editor and no SERVICE calls (those stay with the workers), text already bounded in size and
+nesting (querytext.py: the parser recurses), and only where a supervisor replaces the process
+(`iclr-kg serve` with gunicorn installs the lane; the test client and `--server waitress` have
+none, and use the workers).
+"""
+
+from __future__ import annotations
+
+import queue
+import re
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from iclr_kg.errors import IclrKgError, QueryMemoryExceeded, QueryTimeout
+from iclr_kg.processes import PAGE_SIZE
+from iclr_kg.query.pool import ClientShares, Message, QueryRequest, RunningQuery, answer
+from iclr_kg.query.querytext import may_mention
+from iclr_kg.query.streaming import ClientGone
+
+WATCH_INTERVAL = 0.05  # seconds between the watchdog's looks at deadlines and memory
+GRACE = 0.5  # seconds a cancelled evaluation has to notice before the process retires
+SERVICE = re.compile(r"\bSERVICE\b", re.IGNORECASE)
+QUEUED = 8  # chunks of a streamed result waiting for the request thread, at most
+
+
+class _Evaluation:
+    """One query on an evaluator thread: its messages (pool.py's protocol) go into a queue.
+
+    The hand-off is C's `queue.SimpleQueue` and plain flags: queue.Queue's conditions and two
+    Events per query took a tenth of a point lookup's Python time in the web process."""
+
+    def __init__(self, store: Any, request: QueryRequest):
+        self.store, self.request = store, request
+        self.messages: queue.SimpleQueue[Message] = queue.SimpleQueue()
+        self.cancelled = False
+        self.ended = False
+        self.failure: IclrKgError | None = None  # set by the watchdog: memory
+        self.cancelled_at = 0.0
+
+    def run(self) -> None:
+        try:
+            answer(self.store, self.request, self._send)
+        except ClientGone:
+            pass
+        except MemoryError:
+            self.fail(QueryMemoryExceeded("the query used more memory than a query may (ICLR_KG_QUERY_MEMORY)"))
+        finally:
+            self.store = None  # the result's iterators were dropped on this thread, as pyoxigraph needs
+            self.ended = True
+
+    def _send(self, message: Message) -> None:
+        """Queue a message; a reader behind by QUEUED chunks (a slow client) holds the writer."""
+        while self.messages.qsize() >= QUEUED:
+            if self.cancelled:
+                raise ClientGone("the request ended")
+            time.sleep(0.005)
+        if self.cancelled:
+            raise ClientGone("the request ended")
+        self.messages.put(message)
+
+    def cancel(self) -> None:
+        if not self.cancelled:
+            self.cancelled_at = time.monotonic()
+            self.cancelled = True
+
+    def fail(self, error: IclrKgError) -> None:
+        self.failure = error
+        self.cancel()
+
+
+class LocalQuery(RunningQuery):
+    """A query evaluated on this process's evaluator thread: RunningQuery's interface, read
+    from a queue instead of a pipe."""
+
+    def __init__(self, lane: LocalLane, evaluation: _Evaluation, deadline: float, timeout: float, client: str | None):
+        super().__init__(lane, None, deadline, timeout, client)  # type: ignore[arg-type]
+        self.evaluation = evaluation
+
+    def receive(self) -> Message:
+        while True:
+            if self.evaluation.failure is not None:
+                raise self.evaluation.failure
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0:
+                raise QueryTimeout(f"the query was stopped after its time limit of {self.timeout:g} s")
+            try:
+                return self.evaluation.messages.get(timeout=min(remaining, 0.25))
+            except queue.Empty:
+                continue
+
+
+class LocalLane:
+    """Evaluator threads in this web process, the watchdog over them, and the client shares."""
+
+    def __init__(
+        self,
+        store: Callable[[], Any],
+        retire: Callable[[str, bool], None],
+        threads: int,
+        share: int,
+        memory_mib: int = 0,
+    ):
+        self._store, self._retire = store, retire
+        self.shares = ClientShares(share)
+        self.memory_mib = memory_mib
+        self._tasks: queue.SimpleQueue[_Evaluation] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._running: set[LocalQuery] = set()
+        self._retiring = False
+        self._base_rss = _rss()
+        for n in range(threads):
+            threading.Thread(target=self._evaluate, name=f"iclr-kg-evaluator-{n}", daemon=True).start()
+        threading.Thread(target=self._watch, name="iclr-kg-lane-watchdog", daemon=True).start()
+
+    @staticmethod
+    def takes(request: QueryRequest) -> bool:
+        """Whether this query may be evaluated here (see the module docstring)."""
+        text = request.text
+        return not request.syntax_only and not (may_mention(text, ("service",)) and SERVICE.search(text))
+
+    @property
+    def running(self) -> int:
+        with self._lock:
+            return len(self._running)
+
+    def start(self, request: QueryRequest, timeout: float, client: str | None = None) -> LocalQuery:
+        """Evaluate `request` here; returns once its kind (or the whole small result) is known."""
+        deadline = time.monotonic() + timeout
+        self.shares.enter(client)
+        evaluation = _Evaluation(self._store(), request)
+        running = LocalQuery(self, evaluation, deadline, timeout, client)
+        with self._lock:
+            self._running.add(running)
+        self._tasks.put(evaluation)
+        try:
+            running.take_first(request)
+        except BaseException:
+            running.abandon()
+            raise
+        return running
+
+    def _release(self, running: RunningQuery, healthy: bool) -> None:
+        """RunningQuery's end: the evaluation is told to stop if it has not ended (the watchdog
+        retires the process if it does not within GRACE)."""
+        assert isinstance(running, LocalQuery)
+        if not healthy:
+            running.evaluation.cancel()
+        with self._lock:
+            if running.evaluation.ended or healthy:
+                self._running.discard(running)
+        self.shares.leave(running.client)
+
+    def _evaluate(self) -> None:
+        while True:
+            self._tasks.get().run()
+
+    def _watch(self) -> None:
+        while not self._retiring:
+            time.sleep(WATCH_INTERVAL)
+            now = time.monotonic()
+            with self._lock:
+                running = list(self._running)
+            for query in running:
+                evaluation = query.evaluation
+                if evaluation.ended:
+                    if query.finished:
+                        with self._lock:
+                            self._running.discard(query)
+                    continue
+                if now > query.deadline:
+                    evaluation.cancel()
+                if evaluation.cancelled and now - evaluation.cancelled_at > GRACE:
+                    self._retire_now(f"a query ran past its time limit of {query.timeout:g} s and cannot be stopped")
+                    return
+            if running and self.memory_mib and _rss() - self._base_rss > self.memory_mib * 2**20:
+                for query in running:
+                    query.evaluation.fail(
+                        QueryMemoryExceeded("the query used more memory than a query may (ICLR_KG_QUERY_MEMORY)")
+                    )
+                self._retire_now("queries grew this web process past the query memory limit", at_once=True)
+                return
+
+    def _retire_now(self, reason: str, at_once: bool = False) -> None:
+        self._retiring = True
+        self._retire(reason, at_once)
+
+    def in_flight(self) -> int:
+        """Queries whose answer is still being read or written (the server waits for them)."""
+        with self._lock:
+            return sum(1 for q in self._running if not q.finished)
+
+
+def _rss() -> int:
+    """This process's resident bytes (0 where /proc cannot tell)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * PAGE_SIZE
+    except (OSError, ValueError, IndexError):
+        return 0

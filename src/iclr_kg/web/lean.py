@@ -1,0 +1,147 @@
+"""The protocol's hot path: `GET /sparql?query=...` answered without Flask's request machinery.
+
+A plain query by URL, with an Accept header and nothing else, is what SPARQL clients send most.
+Flask's request path (the request context, URL matching, the `request` proxies, the response
+object, the after-request hooks) cost a web process more than the engine's own evaluation of a
+point lookup, measured. This WSGI layer, inside the app (`create_app` wraps `app.wsgi_app`), reads
+such a request from the environ, asks the same functions the Flask view does (negotiation,
+the result cache, `querying.start_prepared`: the lane or a worker, the time limit, admission),
+and writes the same headers. Anything else (other parameters, a page for a browser, a kept
+saved answer, a conditional request, a query string that is not plain UTF-8) goes to Flask
+unchanged; so does every error: its answer is the app's one error handler's.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from flask import Flask
+
+from iclr_kg.errors import IclrKgError, NotAcceptable
+from iclr_kg.query.formats import Format
+from iclr_kg.query.pool import QueryRequest
+from iclr_kg.web.http import MAX_QUERY_BYTES, NON_ASCII_ESCAPE
+from iclr_kg.web.querying import base_url, cache_key, negotiated, start_prepared
+from iclr_kg.web.state import AppState
+
+TEXT_LIKE = ("text/", "json", "xml")
+COMMON = [("Vary", "Accept"), ("Access-Control-Allow-Origin", "*"), ("X-Content-Type-Options", "nosniff")]
+
+
+class LeanQueries:
+    """WSGI middleware: answers plain GET /sparql?query= requests itself, passes the rest on."""
+
+    def __init__(self, app: Callable[..., Iterable[bytes]], flask_app: Flask, state: AppState):
+        self.app, self.flask_app, self.state = app, flask_app, state
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        text = self._plain_query(environ)
+        if text is None:
+            return self.app(environ, start_response)
+        formats = {kind: _format(kind, environ.get("HTTP_ACCEPT", "")) for kind in ("results", "rdf")}
+        if (formats["results"] or formats["rdf"]) is None or (text, ()) in self.state.answered:
+            return self.app(environ, start_response)  # a 406, or a kept answer: Flask says it
+        query = QueryRequest(
+            text=text,
+            formats={kind: chosen.name if chosen else None for kind, chosen in formats.items()},
+            services=self.state.settings.services,
+            base=base_url(environ["wsgi.url_scheme"], environ["HTTP_HOST"], environ.get("SCRIPT_NAME", ""), "/sparql"),
+        )
+        try:
+            return self._answer(query, formats, environ, start_response)
+        except IclrKgError as exc:
+            return self._error(exc, environ, start_response)
+
+    @staticmethod
+    def _plain_query(environ: dict[str, Any]) -> str | None:
+        """The query of a request this layer answers, else None."""
+        if environ.get("PATH_INFO") != "/sparql" or environ.get("REQUEST_METHOD") != "GET":
+            return None
+        raw = environ.get("QUERY_STRING", "")
+        if not raw.startswith("query=") or "&" in raw or "HTTP_IF_NONE_MATCH" in environ or "HTTP_HOST" not in environ:
+            return None
+        encoded = raw.encode("latin-1")
+        if not encoded.isascii() or NON_ASCII_ESCAPE.search(encoded):
+            return None  # may not be UTF-8: Flask checks it and says so
+        text = _unquote(raw[6:])
+        return text if text and len(text) <= MAX_QUERY_BYTES else None
+
+    def _answer(
+        self, query: QueryRequest, formats: dict[str, Format | None], environ: dict[str, Any], start_response: Any
+    ) -> Iterable[bytes]:
+        cache = self.state.cache
+        key = (
+            cache_key(query, self.state.generation_key()) if cache is not None and cache.cacheable(query.text) else None
+        )
+        if key is not None:
+            hit = cache.get(key)  # type: ignore[union-attr]
+            if hit is not None:
+                return _respond(start_response, hit.body, hit.media_type, hit.etag)
+        limit = self.state.settings.query_timeout
+        running = start_prepared(self.state, query, limit, environ.get("REMOTE_ADDR"))
+        chosen = formats[running.kind]
+        if chosen is None:  # not acceptable for this kind: the Flask view's 406
+            running.cancel()
+            return self._error(NotAcceptable(_refusal(running.kind, environ)), environ, start_response)
+        if running.prefetched is not None:
+            etag = None
+            if key is not None and running.format == chosen.name:
+                item = cache.put(key, running.prefetched, chosen.media_type)  # type: ignore[union-attr]
+                etag = item.etag if item is not None else None
+            return _respond(start_response, running.prefetched, chosen.media_type, etag)
+        body = running.body(chosen.name)
+        start_response("200 OK", [("Content-Type", _content_type(chosen.media_type)), *COMMON])
+        return body
+
+    def _error(self, exc: IclrKgError, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        """The app's own answer to `exc` (web/__init__.py's handler and after-request hooks)."""
+        with self.flask_app.request_context(environ):
+            response = self.flask_app.handle_user_exception(exc)
+            response = self.flask_app.process_response(response)  # type: ignore[arg-type]
+        return response(environ, start_response)
+
+
+def _unquote(encoded: str) -> str | None:
+    """A form value decoded (`+` a space, %XX a byte, UTF-8), in C: every escape becomes a
+    `\\x` escape that the `unicode_escape` codec reads (urllib's decoder loops over the escapes
+    in Python: a query with our prefixes has hundreds). Text with a backslash of its own, or an
+    escape that is not two hex digits, is left to urllib; None if it is not UTF-8."""
+    if "\\" not in encoded:
+        try:
+            latin = encoded.replace("+", " ").replace("%", "\\x").encode("ascii").decode("unicode_escape")
+            return latin.encode("latin-1").decode("utf-8")
+        except UnicodeError:
+            pass
+    try:
+        return urllib.parse.unquote_plus(encoded, errors="strict")
+    except UnicodeDecodeError:
+        return None
+
+
+def _format(kind: str, accept: str) -> Format | None:
+    chosen = negotiated(kind, None, accept)
+    return None if isinstance(chosen, tuple) else chosen
+
+
+def _refusal(kind: str, environ: dict[str, Any]) -> str:
+    chosen = negotiated(kind, None, environ.get("HTTP_ACCEPT", ""))
+    return chosen[1] if isinstance(chosen, tuple) else "not acceptable"
+
+
+def _content_type(media_type: str) -> str:
+    """As `querying.result_response` writes it: text, JSON and XML say their charset."""
+    return (
+        f"{media_type}; charset=utf-8"
+        if media_type.startswith(TEXT_LIKE) or media_type.endswith(TEXT_LIKE)
+        else media_type
+    )
+
+
+def _respond(start_response: Any, body: bytes, media_type: str, etag: str | None) -> list[bytes]:
+    headers = [("Content-Type", _content_type(media_type)), ("Content-Length", str(len(body))), *COMMON]
+    if etag is not None:
+        headers.append(("ETag", etag))
+    start_response("200 OK", headers)
+    return [body]

@@ -1,0 +1,106 @@
+"""Queries evaluated in the web process (query/local.py): answered without a hop, still stopped
+at their time limit, and a process holding a query it cannot stop retires and is replaced while
+the other web process answers."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import psutil
+import pytest
+
+from iclr_kg.errors import PoolBusy, QueryMemoryExceeded, QueryTimeout
+from iclr_kg.query.local import LocalLane
+from iclr_kg.query.pool import QueryRequest
+from iclr_kg.store import open_read_only
+from testbed.helpers import get, q, serving
+
+RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
+JSON = {"results": "json", "rdf": "turtle"}
+
+
+@pytest.fixture
+def lane(real_store, real_settings):
+    """A lane over the real store whose `retire` only records why it was called."""
+    store = open_read_only(real_settings.store)
+    retired: list[tuple[str, bool]] = []
+    built = LocalLane(lambda: store, lambda reason, at_once: retired.append((reason, at_once)), threads=2, share=1)
+    built.retired = retired  # type: ignore[attr-defined]
+    return built
+
+
+def test_a_query_is_answered_on_the_lane(lane) -> None:
+    running = lane.start(QueryRequest("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }", formats=JSON), 10, client="a")
+    rows = json.loads(running.prefetched)["results"]["bindings"]
+    assert running.kind == "results" and int(rows[0]["n"]["value"]) > 1000
+    assert lane.retired == [] and lane.in_flight() == 0
+
+
+def test_a_large_result_streams_from_the_lane(lane) -> None:
+    running = lane.start(QueryRequest("SELECT * WHERE { ?s ?p ?o }", formats={"results": "tsv"}), 10, client="a")
+    body = b"".join(running.body("tsv"))
+    assert running.prefetched is None and body.count(b"\n") > 5000  # more than one chunk, streamed
+    assert lane.in_flight() == 0
+
+
+def test_a_runaway_is_answered_at_its_limit_and_the_process_retires(lane) -> None:
+    began = time.monotonic()
+    with pytest.raises(QueryTimeout, match="time limit of 1 s"):
+        lane.start(QueryRequest(RUNAWAY, formats=JSON), 1, client="a")
+    assert time.monotonic() - began < 1.5
+    deadline = time.monotonic() + 5
+    while not lane.retired and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert lane.retired and "time limit" in lane.retired[0][0] and lane.retired[0][1] is False
+
+
+def test_a_client_past_its_share_is_refused_and_others_are_served(lane) -> None:
+    held = threading.Thread(target=lambda: pytest.raises(QueryTimeout, lane.start, QueryRequest(RUNAWAY), 2, "a"))
+    held.start()
+    time.sleep(0.3)
+    with pytest.raises(PoolBusy, match="its share"):
+        lane.start(QueryRequest("ASK {}", formats=JSON), 5, client="a")
+    other = lane.start(QueryRequest("ASK { ?s ?p ?o }", formats=JSON), 5, client="b")
+    assert b"true" in other.prefetched
+    held.join()
+
+
+def test_memory_past_the_limit_fails_the_queries_and_retires_at_once(real_store, real_settings) -> None:
+    store = open_read_only(real_settings.store)
+    retired: list[tuple[str, bool]] = []
+    lane = LocalLane(lambda: store, lambda reason, at_once: retired.append((reason, at_once)), 2, 1, memory_mib=1)
+    grows = "SELECT (GROUP_CONCAT(STR(?o)) AS ?all) WHERE { ?s ?p ?o . ?x ?y ?z } "
+    with pytest.raises(QueryMemoryExceeded):
+        lane.start(QueryRequest(grows, formats=JSON), 20, client="a")
+    assert retired and retired[0][1] is True and "memory" in retired[0][0]
+
+
+def web_processes(server) -> set[int]:
+    """The web processes: gunicorn forks them from the serving process, so they share its command
+    line (its other children, such as multiprocessing's resource tracker, do not)."""
+    arbiter = psutil.Process(server.pid)
+    return {child.pid for child in arbiter.children() if child.cmdline() == arbiter.cmdline()}
+
+
+def test_the_served_endpoint_replaces_a_process_that_held_a_runaway(real_store, real_settings) -> None:
+    with serving(real_settings.store, {"ICLR_KG_QUERY_TIMEOUT": "2"}) as (base, process):
+        before = web_processes(process)
+        outcome: list[tuple[int, bytes]] = []
+        runaway = threading.Thread(target=lambda: outcome.append(get(f"{base}/sparql?{q(RUNAWAY)}", timeout=30)))
+        runaway.start()
+        answered = []
+        while runaway.is_alive():
+            answered.append(get(f"{base}/sparql?{q('ASK { ?s ?p ?o }', format='json')}", timeout=10)[0])
+            time.sleep(0.1)
+        assert outcome[0][0] == 503 and b"time limit" in outcome[0][1]
+        assert answered and set(answered) == {200}  # the other process, and this one's other threads
+        deadline = time.monotonic() + 20
+        while (web_processes(process) == before or len(web_processes(process)) < 2) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        after = web_processes(process)
+        assert len(after) == 2 and after != before  # one process retired, a fresh one took its place
+        for _ in range(10):
+            assert get(f"{base}/sparql?{q('ASK { ?s ?p ?o }', format='json')}", timeout=10)[0] == 200
+    assert "retires: a query ran past its time limit" in process.output  # type: ignore[attr-defined]
