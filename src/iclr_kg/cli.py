@@ -643,7 +643,9 @@ def _report_import(result: Any, hint: bool = True) -> None:
     help=flag_help("server", "WSGI server (waitress where gunicorn is not available)."),
 )
 @click.option("--processes", type=int, default=2, show_default=True, help="Web processes (gunicorn).")
-@click.option("--threads", type=int, default=8, show_default=True, help="Threads per web process.")
+@click.option(
+    "--threads", type=int, default=8, show_default=True, help="Threads per web process that evaluate queries."
+)
 @backend_option
 @fails_cleanly
 def serve(
@@ -657,9 +659,10 @@ def serve(
 ) -> None:
     """Serve the SPARQL endpoint and pages; builds the store first if there is none.
 
-    gunicorn runs several web processes (each with its own query workers), so the Python web
-    layer uses every core; in each, waitress's event loop reads the requests (web/server.py).
-    `--server waitress` is one such process without gunicorn, and works on any platform.
+    gunicorn supervises several web processes, so the Python web layer uses every core; in
+    each, granian's Rust HTTP server reads the requests and queries run on the process's own
+    threads (web/server.py, query/local.py). `--server waitress` is one process without
+    gunicorn, its queries in worker processes, and works on any platform.
     """
     from iclr_kg.web import create_app
 

@@ -80,10 +80,15 @@ class Settings(BaseSettings):
         30.0, description="seconds a query (or an update) may run; `timeout=` on a request may lower it"
     )
     request_timeout: PositiveSeconds = Field(
-        20.0, description="seconds a client has to send a whole request (head and body) once it starts"
+        20.0,
+        description="seconds a client has to send a request's headers (from the connection's start; at most 60 "
+        "under gunicorn) and its body (from the request's)",
     )
     query_workers: int = Field(
-        4, ge=0, description="query worker processes per web process; `0` runs queries in-process, without a time limit"
+        4,
+        ge=0,
+        description="query worker processes per web process (SERVICE calls, syntax checks; all queries under "
+        "`--server waitress`), half of it a client's share; `0`: queries in-process, without a time limit",
     )
     query_worker_idle: PositiveSeconds = Field(
         60.0,
@@ -133,7 +138,8 @@ class Settings(BaseSettings):
         None, description="`user:password` (Basic, or Digest where asked) or `bearer:TOKEN` for that engine"
     )
     server: Literal["gunicorn", "waitress"] = Field(
-        "gunicorn", description="the WSGI server of `serve`: `gunicorn` (several web processes) or `waitress`"
+        "gunicorn",
+        description="the WSGI server of `serve`: `gunicorn` (several web processes, granian's HTTP in each) or `waitress`",
     )
     trusted_proxies: Listed = Field(
         (),

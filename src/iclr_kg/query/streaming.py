@@ -14,7 +14,7 @@ import contextlib
 import io
 import queue
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, Generic, TypeVar
 
 CHUNK = 64 * 1024
@@ -30,8 +30,8 @@ class ClosingBody:
     hangs off `close()` holds for HEAD, for clients that go away, and for bodies read to the end.
     """
 
-    def __init__(self, chunks: Iterator[bytes], release: Callable[[], None]):
-        self._chunks, self._release = chunks, release
+    def __init__(self, chunks: Iterable[bytes], release: Callable[[], None]):
+        self._body, self._chunks, self._release = chunks, iter(chunks), release
 
     def __iter__(self) -> ClosingBody:
         return self
@@ -41,7 +41,7 @@ class ClosingBody:
 
     def close(self) -> None:
         try:
-            close = getattr(self._chunks, "close", None)
+            close = getattr(self._body, "close", None)
             if close is not None:
                 close()
         finally:

@@ -33,6 +33,8 @@ from waitress.channel import HTTPChannel
 from waitress.server import TcpWSGIServer
 from waitress.task import ThreadedTaskDispatcher
 
+from iclr_kg.query.streaming import ClosingBody
+
 IDLE_TIMEOUT = 60  # seconds a connection may sit idle between requests
 CONNECTION_LIMIT = 1000  # open connections per web process before it stops accepting
 CHECK_INTERVAL = 2  # seconds between sweeps for expired connections
@@ -176,32 +178,12 @@ class InFlight:
         if isinstance(body, list):
             self._open.pop()
             return body
-        return _Counted(body, self._open.pop)
+        return ClosingBody(body, self._open.pop)
 
     def wait_idle(self, grace: float) -> None:
         deadline = time.monotonic() + grace
         while self._open and time.monotonic() < deadline:
             time.sleep(0.02)
-
-
-class _Counted:
-    """A response body that reports when the server closes it (PEP 3333: always, once sent)."""
-
-    __slots__ = ("body", "done")
-
-    def __init__(self, body: Any, done: Any):
-        self.body, self.done = body, done
-
-    def __iter__(self) -> Any:
-        return iter(self.body)
-
-    def close(self) -> None:
-        try:
-            close = getattr(self.body, "close", None)
-            if close is not None:
-                close()
-        finally:
-            self.done()
 
 
 def check_port_free(host: str, port: int) -> None:
