@@ -19,7 +19,7 @@ request names another entity and another LIMIT (point lookups by paper, two-hop 
 aggregates by year), drawn from the built store; wrk cycles through them with a Lua script, each
 thread from its own offset. Also printed: each server's memory at rest, after start-up.
 
-`--floor`: bench/floor.py, our front end (gunicorn, waitress, Flask) answering a fixed result
+`--floor`: bench/floor.py, our front end (gunicorn, granian, Flask) answering a fixed result
 without running anything: the most any Flask endpoint behind it can do here, in the same run.
 """
 

@@ -2,9 +2,9 @@
 
     python bench/floor.py --port 8123       # then: curl 'http://127.0.0.1:8123/sparql?query=ASK{}'
 
-The same front end as `iclr-kg serve` (gunicorn supervising two web processes, waitress's event
-loop and 8 threads in each: web/server.py) around a Flask app whose `/sparql` answers every
-request with one fixed small SPARQL JSON result: no parsing, no store, no worker, no cache.
+The same front end as `iclr-kg serve` (gunicorn supervising two web processes, granian's Rust
+HTTP server in each: web/server.py) around a Flask app whose `/sparql` answers every request
+with one fixed small SPARQL JSON result: no parsing, no store, no worker, no cache.
 bench/endpoint.py runs it beside the real servers (`--floor`): the throughput no Flask endpoint
 behind this front end can pass on this machine, measured in the same run, so that "ours against
 Oxigraph's Rust server" can be read against what the stack itself allows.
