@@ -357,6 +357,12 @@ def main() -> None:
     )
     parser.add_argument("--no-oxigraph", action="store_true", help="skip Oxigraph's server")
     parser.add_argument(
+        "--union-peer",
+        action="store_true",
+        help="also Oxigraph's server with --union-default-graph (it then scans the named graphs beside "
+        "the merged default graph that ours and the plain peer read)",
+    )
+    parser.add_argument(
         "--floor",
         action="store_true",
         help="also our web stack answering a fixed result without any query (bench/floor.py): its ceiling",
@@ -403,6 +409,17 @@ def main() -> None:
                 Server(
                     "oxigraph",
                     [str(BIN / "oxigraph"), "serve-read-only", "--location", str(copy), "--bind", "127.0.0.1:{port}"],
+                    path="/query",
+                )
+            )
+        if args.union_peer:  # the peer: every graph of the store as the default graph
+            servers.append(
+                Server(
+                    "oxigraph, union",
+                    [
+                        *[str(BIN / "oxigraph"), "serve-read-only", "--location", str(copy)],
+                        *["--bind", "127.0.0.1:{port}", "--union-default-graph"],
+                    ],
                     path="/query",
                 )
             )

@@ -106,11 +106,6 @@ def start_query(
     `client` is who counts against the per-client share of workers: the remote address, or None
     for the app's own checks (/health)."""
     query = prepared or query_request(text, substitutions, row_limit)
-    if state().settings.query_workers == 0:  # no isolation was asked for
-        try:
-            return InProcessQuery(Store() if query.syntax_only else state().store(), query)
-        except QueryError as exc:
-            raise _update_hint(text, exc) from None
     who = request.remote_addr if client is _CLIENT else client
     limit = query_timeout() if timeout is None else min(timeout, query_timeout())
     return start_prepared(state(), query, limit, who)  # type: ignore[arg-type]
@@ -122,6 +117,8 @@ def start_prepared(app_state: AppState, query: QueryRequest, limit: float, who: 
     there (query/local.py), else in a query worker; the one place that chooses."""
     lane = app_state.lane
     try:
+        if app_state.settings.query_workers == 0:  # no isolation was asked for
+            return InProcessQuery(Store() if query.syntax_only else app_state.store(), query)
         if lane is not None and who is not None and lane.takes(query):
             return lane.start(query, limit, client=who)
         return app_state.pool.start(app_state.generation_key(), query, limit, client=who)  # type: ignore[arg-type]
