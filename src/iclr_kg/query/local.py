@@ -29,9 +29,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from iclr_kg.errors import IclrKgError, QueryMemoryExceeded, QueryTimeout
+from iclr_kg.errors import IclrKgError
 from iclr_kg.processes import PAGE_SIZE
-from iclr_kg.query.pool import ClientShares, Message, QueryRequest, RunningQuery, answer
+from iclr_kg.query.pool import ClientShares, Message, QueryRequest, RunningQuery, answer, memory_exceeded
 from iclr_kg.query.querytext import may_mention
 from iclr_kg.query.streaming import ClientGone
 
@@ -61,7 +61,7 @@ class _Evaluation:
         except ClientGone:
             pass
         except MemoryError:
-            self.fail(QueryMemoryExceeded("the query used more memory than a query may (ICLR_KG_QUERY_MEMORY)"))
+            self.fail(memory_exceeded())
         finally:
             self.store = None  # the result's iterators were dropped on this thread, as pyoxigraph needs
             self.ended = True
@@ -100,7 +100,7 @@ class LocalQuery(RunningQuery):
                 raise self.evaluation.failure
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:
-                raise QueryTimeout(f"the query was stopped after its time limit of {self.timeout:g} s")
+                raise self.timed_out()
             try:
                 return self.evaluation.messages.get(timeout=min(remaining, 0.25))
             except queue.Empty:
@@ -135,11 +135,6 @@ class LocalLane:
         """Whether this query may be evaluated here (see the module docstring)."""
         text = request.text
         return not request.syntax_only and not (may_mention(text, ("service",)) and SERVICE.search(text))
-
-    @property
-    def running(self) -> int:
-        with self._lock:
-            return len(self._running)
 
     def start(self, request: QueryRequest, timeout: float, client: str | None = None) -> LocalQuery:
         """Evaluate `request` here; returns once its kind (or the whole small result) is known."""
@@ -192,9 +187,7 @@ class LocalLane:
                     return
             if running and self.memory_mib and _rss() - self._base_rss > self.memory_mib * 2**20:
                 for query in running:
-                    query.evaluation.fail(
-                        QueryMemoryExceeded("the query used more memory than a query may (ICLR_KG_QUERY_MEMORY)")
-                    )
+                    query.evaluation.fail(memory_exceeded())
                 self._retire_now("queries grew this web process past the query memory limit", at_once=True)
                 return
 
@@ -203,7 +196,7 @@ class LocalLane:
         self._retire(reason, at_once)
 
     def in_flight(self) -> int:
-        """Queries whose answer is still being read or written (the server waits for them)."""
+        """Queries whose answer is still being read or written (for tests and monitoring)."""
         with self._lock:
             return sum(1 for q in self._running if not q.finished)
 

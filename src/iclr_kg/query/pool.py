@@ -391,7 +391,7 @@ class _Worker:
         """Why the worker ended, as the error to raise, once it has."""
         self.process.join(timeout=1)
         if self.process.exitcode in (-signal.SIGABRT, -signal.SIGKILL, 3):
-            return QueryMemoryExceeded("the query used more memory than a query may (ICLR_KG_QUERY_MEMORY)")
+            return memory_exceeded()
         return StoreError("the query worker died (out of memory?)")
 
     def kill(self) -> None:
@@ -422,6 +422,11 @@ class _IdleWorkers(queue.Queue):
             if len(self.queue) <= keep or self.queue[0].idle_since >= idle_before:
                 return None
             return self.queue.popleft()
+
+
+def memory_exceeded() -> QueryMemoryExceeded:
+    """What a client reads when its query (in a worker, or on a web process's lane) grew too large."""
+    return QueryMemoryExceeded("the query used more memory than a query may (ICLR_KG_QUERY_MEMORY)")
 
 
 class ClientShares:
@@ -651,6 +656,9 @@ class RunningQuery:
         self.finished = False
         self._done = threading.Lock()
 
+    def timed_out(self) -> QueryTimeout:
+        return QueryTimeout(f"the query was stopped after its time limit of {self.timeout:g} s")
+
     def take_first(self, request: QueryRequest) -> None:
         """Read the evaluation's first answer: the kind of result and, for a small one, the whole
         serialization (`prefetched`), or the rows asked for; raises the error it failed with."""
@@ -677,11 +685,11 @@ class RunningQuery:
         remaining = self.deadline - time.monotonic()
         try:
             if remaining <= 0 or not self.worker.conn.poll(remaining):
-                raise QueryTimeout(f"the query was stopped after its time limit of {self.timeout:g} s")
+                raise self.timed_out()
             return self.worker.conn.recv()
         except (EOFError, OSError):
             if time.monotonic() >= self.deadline:  # the watchdog stopped it
-                raise QueryTimeout(f"the query was stopped after its time limit of {self.timeout:g} s") from None
+                raise self.timed_out() from None
             raise self.worker.death() from None
 
     def _end(self, healthy: bool) -> None:

@@ -23,10 +23,9 @@ from iclr_kg.errors import IclrKgError, NotAcceptable
 from iclr_kg.query.formats import Format
 from iclr_kg.query.pool import QueryRequest
 from iclr_kg.web.http import MAX_QUERY_BYTES, NON_ASCII_ESCAPE
-from iclr_kg.web.querying import base_url, cache_key, negotiated, start_prepared
+from iclr_kg.web.querying import base_url, cache_key, negotiated, start_prepared, with_charset
 from iclr_kg.web.state import AppState
 
-TEXT_LIKE = ("text/", "json", "xml")
 COMMON = [("Vary", "Accept"), ("Access-Control-Allow-Origin", "*"), ("X-Content-Type-Options", "nosniff")]
 
 
@@ -40,7 +39,8 @@ class LeanQueries:
         text = self._plain_query(environ)
         if text is None:
             return self.app(environ, start_response)
-        formats = {kind: _format(kind, environ.get("HTTP_ACCEPT", "")) for kind in ("results", "rdf")}
+        negotiation = {kind: negotiated(kind, None, environ.get("HTTP_ACCEPT", "")) for kind in ("results", "rdf")}
+        formats = {kind: None if isinstance(chosen, tuple) else chosen for kind, chosen in negotiation.items()}
         if (formats["results"] or formats["rdf"]) is None or (text, ()) in self.state.answered:
             return self.app(environ, start_response)  # a 406, or a kept answer: Flask says it
         query = QueryRequest(
@@ -50,7 +50,7 @@ class LeanQueries:
             base=base_url(environ["wsgi.url_scheme"], environ["HTTP_HOST"], environ.get("SCRIPT_NAME", ""), "/sparql"),
         )
         try:
-            return self._answer(query, formats, environ, start_response)
+            return self._answer(query, negotiation, environ, start_response)
         except IclrKgError as exc:
             return self._error(exc, environ, start_response)
 
@@ -69,7 +69,11 @@ class LeanQueries:
         return text if text and len(text) <= MAX_QUERY_BYTES else None
 
     def _answer(
-        self, query: QueryRequest, formats: dict[str, Format | None], environ: dict[str, Any], start_response: Any
+        self,
+        query: QueryRequest,
+        negotiation: dict[str, Format | tuple[type[Exception], str]],
+        environ: dict[str, Any],
+        start_response: Any,
     ) -> Iterable[bytes]:
         cache = self.state.cache
         key = (
@@ -81,10 +85,10 @@ class LeanQueries:
                 return _respond(start_response, hit.body, hit.media_type, hit.etag)
         limit = self.state.settings.query_timeout
         running = start_prepared(self.state, query, limit, environ.get("REMOTE_ADDR"))
-        chosen = formats[running.kind]
-        if chosen is None:  # not acceptable for this kind: the Flask view's 406
+        chosen = negotiation[running.kind]
+        if isinstance(chosen, tuple):  # not acceptable for this kind: the Flask view's 406
             running.cancel()
-            return self._error(NotAcceptable(_refusal(running.kind, environ)), environ, start_response)
+            return self._error(NotAcceptable(chosen[1]), environ, start_response)
         if running.prefetched is not None:
             etag = None
             if key is not None and running.format == chosen.name:
@@ -92,7 +96,7 @@ class LeanQueries:
                 etag = item.etag if item is not None else None
             return _respond(start_response, running.prefetched, chosen.media_type, etag)
         body = running.body(chosen.name)
-        start_response("200 OK", [("Content-Type", _content_type(chosen.media_type)), *COMMON])
+        start_response("200 OK", [("Content-Type", with_charset(chosen.media_type)), *COMMON])
         return body
 
     def _error(self, exc: IclrKgError, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
@@ -120,27 +124,8 @@ def _unquote(encoded: str) -> str | None:
         return None
 
 
-def _format(kind: str, accept: str) -> Format | None:
-    chosen = negotiated(kind, None, accept)
-    return None if isinstance(chosen, tuple) else chosen
-
-
-def _refusal(kind: str, environ: dict[str, Any]) -> str:
-    chosen = negotiated(kind, None, environ.get("HTTP_ACCEPT", ""))
-    return chosen[1] if isinstance(chosen, tuple) else "not acceptable"
-
-
-def _content_type(media_type: str) -> str:
-    """As `querying.result_response` writes it: text, JSON and XML say their charset."""
-    return (
-        f"{media_type}; charset=utf-8"
-        if media_type.startswith(TEXT_LIKE) or media_type.endswith(TEXT_LIKE)
-        else media_type
-    )
-
-
 def _respond(start_response: Any, body: bytes, media_type: str, etag: str | None) -> list[bytes]:
-    headers = [("Content-Type", _content_type(media_type)), ("Content-Length", str(len(body))), *COMMON]
+    headers = [("Content-Type", with_charset(media_type)), ("Content-Length", str(len(body))), *COMMON]
     if etag is not None:
         headers.append(("ETag", etag))
     start_response("200 OK", headers)

@@ -175,12 +175,19 @@ def syntax_in_worker(text: str) -> Problem | None:
 DOWNLOAD_NAME = re.compile(r"^[A-Za-z0-9_-]{1,60}$")
 
 
+def with_charset(media_type: str) -> str:
+    """A result's Content-Type: text, JSON and XML say their charset."""
+    return (
+        f"{media_type}; charset=utf-8"
+        if media_type.startswith("text/") or media_type.endswith(("json", "xml"))
+        else media_type
+    )
+
+
 def result_response(body: Iterable[bytes] | bytes, media_type: str) -> Response:
     """A result's response; `download=<name>` (the pages' download links) makes it a file
     `<name>.<extension>` for the browser to save, instead of a page to show."""
-    response = Response(body, mimetype=media_type)
-    if media_type.startswith("text/") or media_type.endswith(("json", "xml")):
-        response.mimetype_params["charset"] = "utf-8"
+    response = Response(body, content_type=with_charset(media_type))
     response.headers["Vary"] = "Accept"
     name = request.args.get("download", "")
     chosen = next((f for f in (*RESULT_FORMATS.values(), *RDF_FORMATS.values()) if f.media_type == media_type), None)

@@ -164,10 +164,6 @@ class InFlight:
         self.app = app
         self._open: list[None] = []  # one item per request in flight: append and pop are atomic
 
-    @property
-    def count(self) -> int:
-        return len(self._open)
-
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         self._open.append(None)
         try:
