@@ -476,25 +476,25 @@ def test_the_identifiers_linked_items_state_are_imported_checked_and_attributed(
     build(settings)
     store = open_read_only(settings.store)
     stated = {
-        (r["s"].value.rsplit("/", 1)[1], r["p"].value.rsplit("#", 1)[1], r["o"].value)
+        (r["s"].value.rsplit("/", 1)[1], r["p"].value.rsplit("/", 1)[1], r["o"].value)
         for r in run_query(
             store,
             "SELECT ?s ?p ?o WHERE { GRAPH <https://w3id.org/iclr-kg/graph/source/wikidata-identifiers> { ?s ?p ?o } "
             "?s a ?kind . FILTER (?kind IN (iclr:Person, iclr:Organization)) "
-            'FILTER (STRSTARTS(STR(?p), "https://w3id.org/iclr-kg/ontology#")) }',
+            'FILTER (STRSTARTS(STR(?p), "http://www.wikidata.org/prop/direct/")) }',
         )
     }
     assert stated == {
-        ("stanford", "rorId", "00f54p054"),
-        ("stanford", "gridId", "grid.168010.e"),
-        ("yang-song", "orcid", ORCID),
-        ("yang-song", "dblpPid", "34/8532-2"),
+        ("stanford", "P6782", "00f54p054"),
+        ("stanford", "P2427", "grid.168010.e"),
+        ("yang-song", "P496", ORCID),
+        ("yang-song", "P2456", "34/8532-2"),
     }  # not the deprecated pid, not "some value", not an ORCID on an organization
     rows = select(
         store,
         """SELECT ?service WHERE { organization:stanford wdt:P6782 "00f54p054" ;
              skos:exactMatch <https://ror.org/00f54p054> .
-           GRAPH ?g { organization:stanford iclr:rorId "00f54p054" } ?g iclr:statedIn/iclr:service ?service }""",
+           GRAPH ?g { organization:stanford wdt:P6782 "00f54p054" } ?g iclr:statedIn/iclr:service ?service }""",
     )
     assert [r["service"] for r in rows] == [api]
     client_app = create_app(settings).test_client()
@@ -546,9 +546,9 @@ def test_identifiers_that_sources_disagree_on_are_reported_and_a_shared_one_link
         for c in report.curation
     ), report.curation
     store = open_read_only(settings.store)
-    orcids = {r["v"] for r in select(store, "SELECT ?v WHERE { person:yang-song iclr:orcid ?v }")}
+    orcids = {r["v"] for r in select(store, "SELECT ?v WHERE { person:yang-song wdt:P496 ?v }")}
     assert orcids == {ORCID, other}  # both kept, each in its source's graph
-    assert not select(store, 'SELECT ?s WHERE { ?s iclr:dblpPid "34/8532-2" }')  # nobody's until a curator settles
+    assert not select(store, 'SELECT ?s WHERE { ?s wdt:P2456 "34/8532-2" }')  # nobody's until a curator settles
 
 
 def test_a_malformed_identifier_in_a_data_file_names_file_line_and_field(tiny_data) -> None:

@@ -39,7 +39,7 @@ def queries() -> tuple[str, str, str, str]:
 
 
 KINDS = {kind: vocab.iclr(local) for kind, local in COVERED_KINDS.items()}  # by class, as coverage_query
-_IDENTIFIER_PREDICATES = {vocab.iclr(s.prop): s.name for s in SCHEMES.values() if s.prop}
+_IDENTIFIER_PREDICATES = {s.predicate: s.name for s in SCHEMES.values() if s.prop}
 # What an entity counts for changes only with a triple of one of these predicates about it
 FACET_PREDICATES = {vocab.RDF_TYPE, vocab.SKOS_EXACT_MATCH, *_IDENTIFIER_PREDICATES}
 

@@ -1,8 +1,11 @@
 """The identifier schemes an entity of ours may be known by elsewhere, as one table: how a value
-is written (a URL or the bare value, checked), the IRI that resolves it, and the ontology's
-property that holds it (each a subproperty of the Wikidata property with the same meaning, so
-that the reasoner states `wdt:P496 "…"` too and a federated query joins by value: the ontology
-says which Wikidata property, `terms.Terms.wikidata`).
+is written (a URL or the bare value, checked), the IRI that resolves it, and the property that
+holds it. Where Wikidata has a property with the same meaning, the value is stated under it
+(`wdt:P496 "…"`), in the graph of the source that gave it, so that a federated query joins with
+Wikidata or dblp by value; the ontology declares each of these properties with its labels. Stated
+once, not under a property of ours that the reasoner then restated under Wikidata's: that copy
+(inferred, then merged into the default graph) was a third of the quads an identifier cost the
+store (issue #38: the links may cost a build at most 10%).
 
 A scheme identifies one kind of entity; schemes that share a name in `/id/<route>/<value>`
 (dblp's person pids and publication keys, Semantic Scholar's author and paper ids, OpenReview's
@@ -11,10 +14,13 @@ profiles and submissions) are told apart by the value's shape (`schemes_for`).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
+
+from pyoxigraph import NamedNode
 
 from iclr_kg import vocab
 from iclr_kg.errors import BadIdentifier
@@ -25,7 +31,7 @@ class Scheme:
     name: str  # the scheme's own name (data files, SSSOM prefixes)
     label: str  # as a page names it
     kinds: tuple[str, ...]  # the kinds of entity it identifies
-    prop: str  # the ontology's property holding the value ("" for Wikidata: skos:exactMatch)
+    prop: str  # the IRI of the property holding the value ("" for Wikidata: skos:exactMatch)
     iri: Callable[[str], str]  # the value's resolvable IRI
     parse: Callable[[str], str]  # a URL or bare value as written -> the value, or BadIdentifier
     route: str = ""  # as in /id/<route>/<value>, if not its name
@@ -35,6 +41,20 @@ class Scheme:
     @property
     def path(self) -> str:
         return self.route or self.name
+
+    @functools.cached_property
+    def predicate(self) -> NamedNode:
+        """`prop` as a term, made once (a build states 215,000 identifiers at 50,000 papers)."""
+        return NamedNode(self.prop)
+
+    def wikidata_property(self, aligned: dict[str, str]) -> str | None:
+        """The Wikidata property (P496) whose statements give this scheme's values: the property
+        itself, or the one the ontology aligns ours with (`aligned`: `terms.Terms.wikidata`)."""
+        if self.prop.startswith(vocab.WDT):
+            return self.prop[len(vocab.WDT) :]
+        if self.prop.startswith(vocab.ONTOLOGY_NS):
+            return aligned.get(self.prop[len(vocab.ONTOLOGY_NS) :])
+        return None
 
 
 def orcid_checksum_ok(digits: str) -> bool:
@@ -206,13 +226,13 @@ _wikidata = _form(r"https?://(www\.)?wikidata\.org/(wiki|entity)/", r"Q[1-9]\d{0
 SCHEMES: dict[str, Scheme] = {
     s.name: s
     for s in (
-        Scheme("orcid", "ORCID", ("person",), "orcid", lambda v: f"https://orcid.org/{v}", _orcid),
-        Scheme("dblp", "dblp", ("person",), "dblpPid", lambda v: f"https://dblp.org/pid/{v}", _dblp),
+        Scheme("orcid", "ORCID", ("person",), vocab.WDT + "P496", lambda v: f"https://orcid.org/{v}", _orcid),
+        Scheme("dblp", "dblp", ("person",), vocab.WDT + "P2456", lambda v: f"https://dblp.org/pid/{v}", _dblp),
         Scheme(
             "s2",
             "Semantic Scholar",
             ("person",),
-            "semanticScholarAuthorId",
+            vocab.WDT + "P4012",
             lambda v: f"https://www.semanticscholar.org/author/{v}",
             _s2_author,
         ),
@@ -220,7 +240,7 @@ SCHEMES: dict[str, Scheme] = {
             "gscholar",
             "Google Scholar",
             ("person",),
-            "googleScholarId",
+            vocab.WDT + "P1960",
             lambda v: f"https://scholar.google.com/citations?user={v}",
             _gscholar,
         ),
@@ -228,19 +248,26 @@ SCHEMES: dict[str, Scheme] = {
             "openreview",
             "OpenReview",
             ("person",),
-            "openReviewProfile",
+            vocab.ONTOLOGY_NS + "openReviewProfile",
             lambda v: f"https://openreview.net/profile?id={v}",
             _openreview_profile,
         ),
-        Scheme("ror", "ROR", ("organization",), "rorId", lambda v: f"https://ror.org/{v}", _ror),
-        Scheme("grid", "GRID", ("organization",), "gridId", lambda v: f"https://www.grid.ac/institutes/{v}", _grid),
-        Scheme("arxiv", "arXiv", ("paper",), "arxivId", lambda v: f"https://arxiv.org/abs/{v}", _arxiv),
-        Scheme("doi", "DOI", ("paper",), "doi", lambda v: f"https://doi.org/{v}", _doi),
+        Scheme("ror", "ROR", ("organization",), vocab.WDT + "P6782", lambda v: f"https://ror.org/{v}", _ror),
+        Scheme(
+            "grid",
+            "GRID",
+            ("organization",),
+            vocab.WDT + "P2427",
+            lambda v: f"https://www.grid.ac/institutes/{v}",
+            _grid,
+        ),
+        Scheme("arxiv", "arXiv", ("paper",), vocab.WDT + "P818", lambda v: f"https://arxiv.org/abs/{v}", _arxiv),
+        Scheme("doi", "DOI", ("paper",), vocab.WDT + "P356", lambda v: f"https://doi.org/{v}", _doi),
         Scheme(
             "dblp-paper",
             "dblp",
             ("paper",),
-            "dblpKey",
+            vocab.WDT + "P8978",
             lambda v: f"https://dblp.org/rec/{v}",
             _dblp_record,
             route="dblp",
@@ -249,7 +276,7 @@ SCHEMES: dict[str, Scheme] = {
             "s2-paper",
             "Semantic Scholar",
             ("paper",),
-            "semanticScholarPaperId",
+            vocab.WDT + "P4011",
             lambda v: f"https://www.semanticscholar.org/paper/{v}",
             _s2_paper,
             route="s2",
@@ -258,7 +285,7 @@ SCHEMES: dict[str, Scheme] = {
             "openreview-paper",
             "OpenReview",
             ("paper",),
-            "openReviewId",
+            vocab.ONTOLOGY_NS + "openReviewId",
             lambda v: f"https://openreview.net/forum?id={v}",
             _openreview_note,
             route="openreview",
@@ -267,13 +294,19 @@ SCHEMES: dict[str, Scheme] = {
             "homepage",
             "Homepage",
             ("person",),
-            "homepage",
+            vocab.ONTOLOGY_NS + "homepage",
             lambda v: v,
             _homepage,
             linked_by=vocab.PREFIXES["foaf"] + "homepage",
         ),
         Scheme(
-            "domain", "Web domain", ("organization",), "webDomain", lambda v: f"https://{v}/", _domain, linked_by=""
+            "domain",
+            "Web domain",
+            ("organization",),
+            vocab.ONTOLOGY_NS + "webDomain",
+            lambda v: f"https://{v}/",
+            _domain,
+            linked_by="",
         ),
         Scheme(
             "wikidata",
@@ -351,7 +384,7 @@ COVERED_KINDS = {"person": "Person", "paper": "Paper", "organization": "Organiza
 def coverage_query() -> str:
     """How many people, papers and organizations have each kind of identifier (`iclr-kg stats`,
     /stats): one query, its schemes read from the table above."""
-    pairs = " ".join(f'("{s.name}" iclr:{s.prop})' for s in SCHEMES.values() if s.prop)
+    pairs = " ".join(f'("{s.name}" <{s.prop}>)' for s in SCHEMES.values() if s.prop)
     kinds = " ".join(f'("{kind}" iclr:{local})' for kind, local in COVERED_KINDS.items())
     wikidata = SCHEMES["wikidata"].iri("")
     return f"""

@@ -90,6 +90,7 @@ OWL_INVERSE_OF = NamedNode(OWL + "inverseOf")
 XSD_STRING = NamedNode(XSD + "string")
 XSD_INTEGER = NamedNode(XSD + "integer")
 SKOS_EXACT_MATCH = NamedNode(SKOS + "exactMatch")
+WDT = PREFIXES["wdt"]
 
 
 @functools.lru_cache(maxsize=1024)

@@ -552,10 +552,10 @@ def test_an_updates_generation_has_its_counts_from_the_change(tiny_data) -> None
     person = f"{RES}person/new-person"
     steps = [
         f"INSERT DATA {{ GRAPH <urn:c> {{ {authorship(1)} }} }}",
-        f'INSERT DATA {{ <{person}> a iclr:Person ; iclr:name "New" ; iclr:orcid "0000-0002-1825-0097" }}',
+        f'INSERT DATA {{ <{person}> a iclr:Person ; iclr:name "New" ; wdt:P496 "0000-0002-1825-0097" }}',
         f"INSERT DATA {{ GRAPH <urn:c> {{ {authorship(2, 'new-person')} }} }}",
         f"DELETE DATA {{ GRAPH <urn:c> {{ {authorship(1)} }} }}",
-        f'DELETE DATA {{ <{person}> iclr:orcid "0000-0002-1825-0097" }}',
+        f'DELETE DATA {{ <{person}> wdt:P496 "0000-0002-1825-0097" }}',
     ]
     for text in steps:
         apply(settings.store, text)

@@ -356,7 +356,7 @@ class _SourceBuilder:
             if (identifier.scheme, identifier.value) in self.registry.identifiers.shared:
                 continue  # stated for two of our entities: a curator settles it (resolve.py)
             scheme = SCHEMES[identifier.scheme]
-            self.out.add(node, iclr(scheme.prop), text(identifier.value))
+            self.out.add(node, scheme.predicate, text(identifier.value))
             if scheme.linked_by:  # the IRI that names the entity elsewhere (skos:exactMatch), or its page
                 self.out.add(node, NamedNode(scheme.linked_by), NamedNode(scheme.iri(identifier.value)))
         return self.out.quads

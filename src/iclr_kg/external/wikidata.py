@@ -383,8 +383,9 @@ def stated_identifiers(
     """The external identifiers (ORCID, ROR, DOI, arXiv...) that the Wikidata item of each linked
     entity states, read with wbgetentities (the reconciler's client: batched, cached), each
     checked by its scheme (identifiers.py); and a sentence for each left out. `properties`: the
-    ontology's property -> the Wikidata property it refines (`terms.Terms.wikidata`), so the
-    property numbers have one home. Deprecated statements, and "no value"/"some value", are skipped."""
+    ontology's property -> the Wikidata property it refines (`terms.Terms.wikidata`), for the
+    schemes whose values we state under a property of ours (`Scheme.wikidata_property`).
+    Deprecated statements, and "no value"/"some value", are skipped."""
     linked: dict[str, list[str]] = {}
     for link in dataset.links:
         linked.setdefault(link.qid, []).append(link.entity)
@@ -398,7 +399,7 @@ def stated_identifiers(
         for entity in linked[qid]:
             kind = entity.split("/", 1)[0]
             for scheme in SCHEMES.values():
-                pid = properties.get(scheme.prop)
+                pid = scheme.wikidata_property(properties)
                 if pid is None or kind not in scheme.kinds:
                     continue
                 for claim in claims.get(pid, []):

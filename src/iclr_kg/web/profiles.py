@@ -268,7 +268,8 @@ def _identifiers(store: ReadableGraph, iri: NamedNode, panel: Panel, kind: str) 
     panel.add("Wikidata", *wikidata)
     for scheme in SCHEMES.values():
         if scheme.prop and kind in scheme.kinds and not scheme.name.startswith("openreview"):
-            values = sorted({v.value for v in _values(store, iri, scheme.prop)})
+            stated = store.quads_for_pattern(iri, scheme.predicate, None, DefaultGraph())
+            values = sorted({q.object.value for q in stated})
             panel.add(scheme.label, *[Cell(v, href=scheme.iri(v), external=True) for v in values])
 
 

@@ -374,7 +374,7 @@ def find_by_identifier(store: ReadableGraph, scheme: str, value: str) -> str | N
     if not known.prop:  # Wikidata: the item's IRI, linked with skos:exactMatch
         matches = store.quads_for_pattern(None, vocab.SKOS_EXACT_MATCH, NamedNode(known.iri(value)), None)
     else:
-        matches = store.quads_for_pattern(None, vocab.iclr(known.prop), Literal(value), None)
+        matches = store.quads_for_pattern(None, known.predicate, Literal(value), None)
     found = sorted({q.subject.value for q in matches if isinstance(q.subject, NamedNode)})
     return found[0] if found else None
 
