@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,9 @@ def measured(command: list[str], env: dict[str, str] | None = None) -> tuple[flo
     process = subprocess.Popen(
         command, env={**os.environ, **(env or {})}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
+    said: list[str] = []  # read as it comes: an import's warnings can fill the pipe and stop it
+    reader = threading.Thread(target=lambda: said.extend(process.stdout or ()), daemon=True)
+    reader.start()
     watched, peak, peak_rss, next_pss = psutil.Process(process.pid), 0.0, 0.0, 0.0
     while process.poll() is None:
         try:
@@ -80,7 +84,8 @@ def measured(command: list[str], env: dict[str, str] | None = None) -> tuple[flo
             pass
         time.sleep(0.05)
     seconds = time.perf_counter() - start
-    output = process.stdout.read() if process.stdout else ""
+    reader.join()
+    output = "".join(said)
     if process.returncode:
         sys.exit(f"{' '.join(command)} failed:\n{output[-2000:]}")
     print(

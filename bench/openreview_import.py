@@ -22,16 +22,17 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
-
-import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 sys.path.insert(0, str(ROOT))
 from testbed import synth  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+from build import built_line  # noqa: E402
+from build import measured as measured_tree  # noqa: E402
 
 VENUE = "ICLR.cc/2021/Conference"
 
@@ -43,25 +44,11 @@ def free_port() -> int:
 
 
 def measured(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """Run a command; (seconds, peak RSS MiB of it and its children, last line of its output)."""
-    started = time.perf_counter()
-    process = psutil.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    peak = 0.0
-    output: list[str] = []
-    reader = threading.Thread(target=lambda: output.extend(process.stdout), daemon=True)  # type: ignore[arg-type]
-    reader.start()
-    while process.poll() is None:
-        try:
-            peak = max(peak, sum(p.memory_info().rss for p in [process, *process.children(recursive=True)]) / 2**20)
-        except psutil.Error:
-            pass
-        time.sleep(0.05)
-    reader.join()
-    seconds = time.perf_counter() - started
-    if process.returncode:
-        raise SystemExit(f"{' '.join(command)} failed:\n{''.join(output)[-3000:]}")
-    said = [line.strip() for line in output if line.startswith("built ")] or [line.strip() for line in output[-1:]]
-    return seconds, peak, said[0] if said else ""  # a build's summary (its mode, its stages), else the last line
+    """(seconds, peak PSS MiB of the process tree, the build's summary line or else the last line
+    of the output) of one command: bench/build.py's measuring, the forked validator's shared pages
+    counted once."""
+    seconds, peak, output = measured_tree(command, env)
+    return seconds, peak, built_line(output) or (output.splitlines() or [""])[-1].strip()
 
 
 PEER = """
@@ -156,7 +143,7 @@ def every_year(submissions: int, reviews: int, pause: float) -> None:
         finally:
             standin.stop()
     print(f"\n### OpenReview import, every edition ({submissions:,} submissions, about {reviews:,} reviews)\n")
-    print("| step | seconds | peak MiB | last line |")
+    print("| step | seconds | peak MiB (PSS) | last line |")
     print("|---|---:|---:|---|")
     for name, seconds, peak, last in rows:
         print(f"| {name} | {seconds:.1f} | {peak:.0f} | {last[:400]} |")
@@ -220,7 +207,7 @@ def main() -> None:
     print(
         f"\n### OpenReview import ({args.submissions:,} submissions x {args.reviews} reviews, pause {args.pause:g} s)\n"
     )
-    print("| step | seconds | peak MiB | last line |")
+    print("| step | seconds | peak MiB (PSS) | last line |")
     print("|---|---:|---:|---|")
     for name, seconds, peak, last in rows:
         print(f"| {name} | {seconds:.1f} | {peak:.0f} | {last[:140]} |")
