@@ -231,11 +231,32 @@ def validate(
     asserted: Iterable[Sequence[Any]], ontology: Iterable[Sequence[Any]], shapes: rdflib.Graph
 ) -> ValidationResult:
     """Validate the asserted quads (pyoxigraph's, or tuples of their terms: rdf.TermQuad), read as
-    one graph with the ontology, against `shapes`."""
+    one graph with the ontology, against `shapes`.
+
+    Only the triples a constraint can read are loaded: those whose predicate some constraint's
+    query names (`_named`: an answer depends on no other triple; all of them if a query has a
+    variable predicate). Abstracts, keywords, labels and identifier values are read by no shape,
+    and serializing them for the validator's store was most of its loading."""
+    runs = [(c, c.query()) for c in constraints(shapes)]
+    triples: Iterable[Sequence[Any]] = itertools.chain(asserted, ontology)
+    read = _read_predicates([query for _, query in runs])
+    if read is not None:
+        triples = (t for t in triples if t[1] in read)
     store = Store()
-    chunks = ntriples(itertools.chain(asserted, ontology))  # one graph: the default
+    chunks = ntriples(triples)  # one graph: the default
     store.load(input=byte_reader(chunks), format=RdfFormat.N_TRIPLES, lenient=True)  # half the time of `extend`
-    return _run(store, [(c, c.query()) for c in constraints(shapes)], {})
+    return _run(store, runs, {})
+
+
+def _read_predicates(queries: list[str]) -> set[NamedNode] | None:
+    """The predicates the triples `queries` can read have (`_named`), or None: any."""
+    read: set[NamedNode] = set()
+    for query in queries:
+        named = _named(query)
+        if named is None:
+            return None
+        read |= {NamedNode(iri) for iri in named}
+    return read
 
 
 # What an incremental build knows of a change: the triples added or removed, as (s, p, o) terms,
