@@ -67,8 +67,12 @@ class ResultCache:
             digest.update(text)
         return digest.digest()
 
-    def get(self, key: tuple) -> Cached | None:
-        key = self.digest(key)
+    def _digest_of(self, key: tuple | bytes) -> bytes:
+        """A key's digest; a caller that both gets and puts passes the digest it made once."""
+        return key if isinstance(key, bytes) else self.digest(key)
+
+    def get(self, key: tuple | bytes) -> Cached | None:
+        key = self._digest_of(key)
         with self._lock:
             found = self._items.get(key)
             if found is None:
@@ -78,11 +82,22 @@ class ResultCache:
             self.hits += 1
             return found
 
-    def put(self, key: tuple, body: bytes, media_type: str, headers: tuple[tuple[str, str], ...] = ()) -> Cached | None:
+    def put(
+        self,
+        key: tuple | bytes,
+        body: bytes,
+        media_type: str,
+        headers: tuple[tuple[str, str], ...] = (),
+        etag: str | None = None,
+    ) -> Cached | None:
+        """Keep `body` under `key` (or its digest); its ETag is made from both unless given (a
+        whole response kept by ResponseMemo has its own already)."""
         if len(body) > min(ITEM_LIMIT, self.budget):
             return None
-        digest = self.digest(key)
-        item = Cached(body, media_type, '"' + hashlib.blake2b(digest + body, digest_size=12).hexdigest() + '"', headers)
+        digest = self._digest_of(key)
+        if etag is None:
+            etag = '"' + hashlib.blake2b(digest + body, digest_size=12).hexdigest() + '"'
+        item = Cached(body, media_type, etag, headers)
         with self._lock:
             old = self._items.pop(digest, None)
             if old is not None:
@@ -132,7 +147,8 @@ class ResponseMemo:
             )
         except Exception:  # noqa: BLE001 - no store yet: the app says so properly
             return self.app(environ, start_response)
-        hit = self.memo.get(key)
+        digest = self.memo.digest(key)
+        hit = self.memo.get(digest)
         if hit is not None:
             start_response("200 OK", list(hit.headers))
             return [hit.body]
@@ -151,5 +167,6 @@ class ResponseMemo:
         finally:
             getattr(body, "close", lambda: None)()
         media_type = next((value for name, value in headers if name.lower() == "content-type"), "")
-        self.memo.put(key, whole, media_type, tuple(headers))
+        etag = next(value for name, value in headers if name.lower() == "etag")
+        self.memo.put(digest, whole, media_type, tuple(headers), etag=etag)
         return [whole]

@@ -77,7 +77,9 @@ class LeanQueries:
     ) -> Iterable[bytes]:
         cache = self.state.cache
         key = (
-            cache_key(query, self.state.generation_key()) if cache is not None and cache.cacheable(query.text) else None
+            cache.digest(cache_key(query, self.state.generation_key()))
+            if cache is not None and cache.cacheable(query.text)
+            else None
         )
         if key is not None:
             hit = cache.get(key)  # type: ignore[union-attr]

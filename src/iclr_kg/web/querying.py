@@ -215,7 +215,7 @@ def execute(text: str, *, substitutions: dict | None = None, prepared: QueryRequ
     results of the current store are served from the result cache)."""
     cache = state().cache
     query = prepared or query_request(text, substitutions)
-    key = cache_key(query) if cache is not None and cache.cacheable(text) else None
+    key = cache.digest(cache_key(query)) if cache is not None and cache.cacheable(text) else None
     if key is not None:
         hit = cache.get(key)  # type: ignore[union-attr]
         if hit is not None:
