@@ -67,12 +67,8 @@ class ResultCache:
             digest.update(text)
         return digest.digest()
 
-    def _digest_of(self, key: tuple | bytes) -> bytes:
-        """A key's digest; a caller that both gets and puts passes the digest it made once."""
-        return key if isinstance(key, bytes) else self.digest(key)
-
-    def get(self, key: tuple | bytes) -> Cached | None:
-        key = self._digest_of(key)
+    def get(self, key: bytes) -> Cached | None:
+        """The item kept under `key`, a key's `digest` (made once by a caller that also puts)."""
         with self._lock:
             found = self._items.get(key)
             if found is None:
@@ -84,25 +80,24 @@ class ResultCache:
 
     def put(
         self,
-        key: tuple | bytes,
+        key: bytes,
         body: bytes,
         media_type: str,
         headers: tuple[tuple[str, str], ...] = (),
         etag: str | None = None,
     ) -> Cached | None:
-        """Keep `body` under `key` (or its digest); its ETag is made from both unless given (a
+        """Keep `body` under `key` (a key's `digest`); its ETag is made from both unless given (a
         whole response kept by ResponseMemo has its own already)."""
         if len(body) > min(ITEM_LIMIT, self.budget):
             return None
-        digest = self._digest_of(key)
         if etag is None:
-            etag = '"' + hashlib.blake2b(digest + body, digest_size=12).hexdigest() + '"'
+            etag = '"' + hashlib.blake2b(key + body, digest_size=12).hexdigest() + '"'
         item = Cached(body, media_type, etag, headers)
         with self._lock:
-            old = self._items.pop(digest, None)
+            old = self._items.pop(key, None)
             if old is not None:
                 self.size -= _cost(old)
-            self._items[digest] = item
+            self._items[key] = item
             self.size += _cost(item)
             while self.size > self.budget:
                 _, evicted = self._items.popitem(last=False)
@@ -160,13 +155,13 @@ class ResponseMemo:
 
         body = self.app(environ, capture)
         headers = seen.get("headers") or []
-        if not seen.get("status", "").startswith("200 ") or not any(name.lower() == "etag" for name, _ in headers):
+        etag = next((value for name, value in headers if name.lower() == "etag"), None)
+        if not seen.get("status", "").startswith("200 ") or etag is None:
             return body
         try:
             whole = b"".join(body)
         finally:
             getattr(body, "close", lambda: None)()
         media_type = next((value for name, value in headers if name.lower() == "content-type"), "")
-        etag = next(value for name, value in headers if name.lower() == "etag")
         self.memo.put(digest, whole, media_type, tuple(headers), etag=etag)
         return [whole]
