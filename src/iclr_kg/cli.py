@@ -738,9 +738,10 @@ def _serve_gunicorn(settings: Settings, processes: int, threads: int) -> None:
     from gunicorn.app.base import BaseApplication
 
     from iclr_kg.web import create_app
-    from iclr_kg.web.server import check_port_free, gunicorn_worker_class
+    from iclr_kg.web.server import assign_slot, check_port_free, gunicorn_worker_class, listening_sockets
 
     check_port_free(settings.host, settings.port)
+    listeners = listening_sockets(settings.host, settings.port, processes)  # the web processes', kept across reloads
     private = tempfile.TemporaryDirectory(prefix="iclr-kg-")
     arbiter = Path(private.name) / "arbiter.sock"  # see gunicorn_worker_class
 
@@ -750,7 +751,8 @@ def _serve_gunicorn(settings: Settings, processes: int, threads: int) -> None:
                 "bind": f"unix:{arbiter}",
                 "workers": processes,
                 "threads": threads,
-                "worker_class": gunicorn_worker_class(settings.request_timeout, settings.host, settings.port),
+                "worker_class": gunicorn_worker_class(settings.request_timeout, listeners),
+                "pre_fork": assign_slot,
                 "timeout": int(settings.query_timeout) + 60,
                 "graceful_timeout": 10,
                 "accesslog": None,

@@ -113,15 +113,19 @@ def serve_forever(server: RequestTimeoutServer) -> None:
     server.run()
 
 
-def gunicorn_worker_class(request_timeout: float, host: str, port: int) -> type:
-    """`GranianWorker` for host:port, built on demand: gunicorn and granian are imported only
-    where they are used (not on Windows).
+def gunicorn_worker_class(request_timeout: float, listeners: list[socket.socket]) -> type:
+    """`GranianWorker` serving on `listeners` (from `listening_sockets`), built on demand:
+    gunicorn and granian are imported only where they are used (not on Windows).
 
-    Each worker listens on host:port itself, with SO_REUSEPORT (as granian's own workers do on
-    Linux), so the kernel spreads new connections over the processes: on the arbiter's one
-    shared socket, the first process to wake took every connection of a burst (one process
-    answered at 112% CPU while the other idled, measured). gunicorn's own bind is then only the
-    arbiter's: `iclr-kg serve` gives it a private Unix socket that no client uses."""
+    Each web process accepts on a socket of its own slot (`assign_slot`): the kernel spreads
+    new connections over the slots' sockets (SO_REUSEPORT), where on one shared socket the first
+    process to wake took every connection of a burst (one process answered at 112% CPU while
+    the other idled, measured). The sockets are the arbiter's, opened once: a web process that
+    is replaced or retires leaves its slot's socket listening, with the connections queued on
+    it, for the process that takes its place. (When each process bound its own, a reload
+    refused connections until the new processes listened and reset those queued on the old
+    ones: nginx answered 502.) gunicorn's own bind is only the arbiter's: `iclr-kg serve` gives
+    it a private Unix socket that no client uses."""
     from gunicorn.workers.base import Worker
 
     class GranianWorker(Worker):
@@ -135,7 +139,8 @@ def gunicorn_worker_class(request_timeout: float, host: str, port: int) -> type:
             if lane_state is not None:  # this process may evaluate queries: it can be replaced
                 lane_state.install_lane(self.retire, self.cfg.threads)
             python_threads = self.cfg.threads * READERS_PER_THREAD  # web/bodylimit.py: reading a body holds one
-            stop = serve_granian(counted, host, port, python_threads, request_timeout, self.age)
+            listener = listeners[getattr(self, "slot", 0) % len(listeners)]  # TTIN may add processes
+            stop = serve_granian(counted, listener, python_threads, request_timeout, self.age)
             while self.alive and self.ppid == os.getppid() and not self.retiring.is_set():
                 self.notify()  # gunicorn's heartbeat: a worker that stops looping is restarted
                 self.retiring.wait(1.0)
@@ -153,6 +158,31 @@ def gunicorn_worker_class(request_timeout: float, host: str, port: int) -> type:
             self.retiring.set()
 
     return GranianWorker
+
+
+def listening_sockets(host: str, port: int, count: int) -> list[socket.socket]:
+    """`count` sockets listening on host:port together (SO_REUSEPORT), one per web process slot,
+    inherited by the processes gunicorn forks."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listeners = []
+    for _ in range(count):
+        listener = socket.socket(family, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        listener.bind((host, port))
+        listener.listen(1024)
+        listener.set_inheritable(True)
+        listeners.append(listener)
+    return listeners
+
+
+def assign_slot(arbiter: Any, worker: Any) -> None:
+    """gunicorn's pre_fork hook: the new web process takes the slot with the fewest processes.
+    On a reload the new processes start while the old ones still run, so each slot gets one
+    new process beside its old one; a process that died is out of the arbiter's list already,
+    so its replacement takes its slot."""
+    taken = [getattr(other, "slot", 0) for other in arbiter.WORKERS.values()]
+    worker.slot = min(range(arbiter.num_workers), key=lambda slot: (taken.count(slot), slot))
 
 
 class InFlight:
@@ -196,25 +226,28 @@ def check_port_free(host: str, port: int) -> None:
         raise SettingsError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
 
 
-def serve_granian(app: Any, host: str, port: int, threads: int, request_timeout: float, worker_id: int) -> Any:
-    """Serve `app` with granian's WSGI server on host:port (SO_REUSEPORT), in this process;
-    returns the signal that stops it. Granian's own process manager is not used: gunicorn's
-    arbiter supervises (it replaces a retiring process at once, where granian's exits when a
-    worker ends twice within seconds). These are granian's internals, so its version is pinned."""
+def serve_granian(app: Any, listener: socket.socket, threads: int, request_timeout: float, worker_id: int) -> Any:
+    """Serve `app` with granian's WSGI server on `listener`, in this process; returns the signal
+    that stops it. Granian's own process manager is not used: gunicorn's arbiter supervises (it
+    replaces a retiring process at once, where granian's exits when a worker ends twice within
+    seconds). These are granian's internals, so its version is pinned."""
     from granian import _granian
     from granian._futures import _new_cbscheduler
     from granian.http import HTTP1Settings
     from granian.wsgi import _callback_wrapper
 
-    listener = _granian.ListenerSpec(host, port, 1024)
+    # (descriptor, Unix socket?, backlog), as granian pickles one for its workers (granian/net.py)
+    socket_holder: Any = _granian.SocketHolder
+    held = socket_holder(os.dup(listener.fileno()), False, 1024)
     http1 = HTTP1Settings(header_read_timeout=int(min(60.0, request_timeout) * 1000))
     no_tls: tuple[Any, ...] = (False, None, None, None, "tls1.3", None, [], False)
     # As granian 2.8.9's own worker calls it (granian/server/mp.py; its .pyi is older): id, the
-    # listener, no IPC, 1 runtime thread, 512 I/O threads, `threads` Python threads kept 30 s,
-    # backpressure, HTTP/1 only, its settings, no HTTP/2, no static files, no TLS, no metrics.
+    # socket (as granian's workers get their parent's), no IPC, 1 runtime thread, 512 I/O threads,
+    # `threads` Python threads kept 30 s, backpressure, HTTP/1 only, its settings, no HTTP/2, no
+    # static files, no TLS, no metrics.
     worker_type: Any = _granian.WSGIWorker
     server = worker_type(
-        worker_id, (listener, None), None, 1, 512, threads, 30, CONNECTION_LIMIT, "1", http1, None, None, *no_tls,
+        worker_id, (None, held), None, 1, 512, threads, 30, CONNECTION_LIMIT, "1", http1, None, None, *no_tls,
         (None, None),
     )  # fmt: skip
     stop = _granian.WorkerSignal()
