@@ -13,8 +13,6 @@ Oxigraph's Rust server" can be read against what the stack itself allows.
 from __future__ import annotations
 
 import argparse
-import tempfile
-from pathlib import Path
 
 from flask import Flask, Response
 
@@ -32,37 +30,14 @@ def create_app() -> Flask:
 
 
 def main() -> None:
-    from gunicorn.app.base import BaseApplication
-
-    from iclr_kg.web.server import gunicorn_worker_class
+    from iclr_kg.web.server import serve_gunicorn
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8)
     args = parser.parse_args()
-
-    arbiter = (
-        Path(tempfile.mkdtemp(prefix="floor-")) / "arbiter.sock"
-    )  # as `iclr-kg serve`: each process binds the port
-
-    class Floor(BaseApplication):  # type: ignore[misc]
-        def load_config(self) -> None:
-            options = {
-                "bind": f"unix:{arbiter}",
-                "workers": args.processes,
-                "threads": args.threads,
-                "worker_class": gunicorn_worker_class(20.0, "127.0.0.1", args.port),
-                "accesslog": None,
-                "loglevel": "warning",
-            }
-            for key, value in options.items():
-                self.cfg.set(key, value)
-
-        def load(self) -> Flask:
-            return create_app()
-
-    Floor().run()
+    serve_gunicorn(create_app, "127.0.0.1", args.port, args.processes, args.threads, 20.0)  # as `iclr-kg serve`
 
 
 if __name__ == "__main__":

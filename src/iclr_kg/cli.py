@@ -12,7 +12,6 @@ import functools
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from itertools import chain
 from pathlib import Path
@@ -735,38 +734,18 @@ def _gunicorn_available() -> bool:
 
 
 def _serve_gunicorn(settings: Settings, processes: int, threads: int) -> None:
-    from gunicorn.app.base import BaseApplication
-
     from iclr_kg.web import create_app
-    from iclr_kg.web.server import assign_slot, check_port_free, gunicorn_worker_class, listening_sockets
+    from iclr_kg.web.server import serve_gunicorn
 
-    check_port_free(settings.host, settings.port)
-    listeners = listening_sockets(settings.host, settings.port, processes)  # the web processes', kept across reloads
-    private = tempfile.TemporaryDirectory(prefix="iclr-kg-")
-    arbiter = Path(private.name) / "arbiter.sock"  # see gunicorn_worker_class
-
-    class Server(BaseApplication):
-        def load_config(self) -> None:
-            options = {
-                "bind": f"unix:{arbiter}",
-                "workers": processes,
-                "threads": threads,
-                "worker_class": gunicorn_worker_class(settings.request_timeout, listeners),
-                "pre_fork": assign_slot,
-                "timeout": int(settings.query_timeout) + 60,
-                "graceful_timeout": 10,
-                "accesslog": None,
-                "errorlog": "-",
-                "loglevel": "warning",
-            }
-            for key, value in options.items():
-                self.cfg.set(key, value)
-
-        def load(self):
-            return create_app(settings)  # in each web process, after the fork
-
-    with private:
-        Server().run()
+    serve_gunicorn(
+        lambda: create_app(settings),  # in each web process, after the fork
+        settings.host,
+        settings.port,
+        processes,
+        threads,
+        settings.request_timeout,
+        timeout=int(settings.query_timeout) + 60,
+    )
 
 
 @main.command()

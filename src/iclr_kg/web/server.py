@@ -24,8 +24,11 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+import tempfile
 import threading
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from waitress.adjustments import Adjustments
@@ -111,6 +114,48 @@ def serve_forever(server: RequestTimeoutServer) -> None:
     """Run one waitress server until interrupted (the `--server waitress` mode: one process)."""
     print(f"listening on http://{server.effective_host}:{server.effective_port}/", flush=True)
     server.run()
+
+
+def serve_gunicorn(
+    load_app: Callable[[], Any],
+    host: str,
+    port: int,
+    processes: int,
+    threads: int,
+    request_timeout: float,
+    timeout: int = 30,
+) -> None:
+    """Run gunicorn's arbiter over `processes` web processes serving `load_app()` on host:port
+    until it is stopped. `timeout`: seconds a web process may miss its heartbeat."""
+    from gunicorn.app.base import BaseApplication
+
+    check_port_free(host, port)
+    listeners = listening_sockets(host, port, processes)  # the web processes', kept across reloads
+
+    with tempfile.TemporaryDirectory(prefix="iclr-kg-") as private:
+        arbiter = Path(private) / "arbiter.sock"  # see gunicorn_worker_class
+
+        class Server(BaseApplication):
+            def load_config(self) -> None:
+                options = {
+                    "bind": f"unix:{arbiter}",
+                    "workers": processes,
+                    "threads": threads,
+                    "worker_class": gunicorn_worker_class(request_timeout, listeners),
+                    "pre_fork": assign_slot,
+                    "timeout": timeout,
+                    "graceful_timeout": 10,
+                    "accesslog": None,
+                    "errorlog": "-",
+                    "loglevel": "warning",
+                }
+                for key, value in options.items():
+                    self.cfg.set(key, value)
+
+            def load(self) -> Any:
+                return load_app()
+
+        Server().run()
 
 
 def gunicorn_worker_class(request_timeout: float, listeners: list[socket.socket]) -> type:
