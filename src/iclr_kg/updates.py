@@ -902,8 +902,8 @@ def _writer_main(
     one_at_a_time = threading.Lock()
     # Stopped with the web process that started it (multiprocessing terminates a daemon child
     # at exit): what it acknowledged is published first
-    signal.signal(signal.SIGTERM, lambda *_: _publish_and_end(one_at_a_time))
-    threading.Thread(target=_end_with, args=(parent, one_at_a_time), daemon=True).start()
+    signal.signal(signal.SIGTERM, lambda *_: _publish_and_end(one_at_a_time, address))
+    threading.Thread(target=_end_with, args=(parent, one_at_a_time, address), daemon=True).start()
     threading.Thread(target=_publisher, args=(one_at_a_time,), daemon=True).start()
     while True:
         try:
@@ -913,19 +913,23 @@ def _writer_main(
         threading.Thread(target=_serve, args=(conn, one_at_a_time), daemon=True).start()
 
 
-def _end_with(parent: int, one_at_a_time: threading.Lock) -> None:  # pragma: no cover - child process
+def _end_with(parent: int, one_at_a_time: threading.Lock, address: str) -> None:  # pragma: no cover
     """End the writer when the web process that started it has gone (killed, not exited),
     after publishing what it acknowledged."""
     while os.getppid() == parent:
         time.sleep(1.0)
-    _publish_and_end(one_at_a_time)
+    _publish_and_end(one_at_a_time, address)
 
 
-def _publish_and_end(one_at_a_time: threading.Lock) -> None:  # pragma: no cover - child process
+def _publish_and_end(one_at_a_time: threading.Lock, address: str) -> None:  # pragma: no cover - child process
+    """Publish what was acknowledged, remove the socket (the store's lock is still held, so no
+    other writer listens there yet) and end."""
     with one_at_a_time:
         for store_dir in list(_PENDING):
             with contextlib.suppress(Exception):  # journaled: the next writer or build publishes it
                 publish(store_dir)
+        with contextlib.suppress(OSError):
+            os.unlink(address)
     os._exit(0)
 
 
