@@ -5,6 +5,7 @@ the other web process answers."""
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 
@@ -122,3 +123,20 @@ def test_the_served_endpoint_replaces_a_process_that_held_a_runaway(real_store, 
         for _ in range(10):
             assert get(f"{base}/sparql?{q('ASK { ?s ?p ?o }', format='json')}", timeout=10)[0] == 200
     assert "retires: a query ran past its time limit" in process.output  # type: ignore[attr-defined]
+
+
+def test_each_web_process_keeps_to_its_own_cores_and_starts_its_children_on_all(real_store, real_settings) -> None:
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        pytest.skip("one CPU: nothing to share out")
+    with serving(real_settings.store, {}) as (base, process):
+        assert get(f"{base}/health", timeout=30)[0] == 200  # /health asks a query worker: one starts
+        assert get(f"{base}/health", timeout=30)[0] == 200  # (each web process may have answered one)
+        shares = []
+        for pid in web_processes(process):
+            threads = {tid: os.sched_getaffinity(tid) for tid in map(int, os.listdir(f"/proc/{pid}/task"))}
+            assert len(set(map(frozenset, threads.values()))) == 1, threads  # every thread, the same share
+            shares.append(set(next(iter(threads.values()))))
+            for child in psutil.Process(pid).children():
+                assert sorted(os.sched_getaffinity(child.pid)) == cpus  # a query worker, the writer: unpinned
+        assert len(shares) == 2 and not shares[0] & shares[1] and shares[0] | shares[1] == set(cpus), shares

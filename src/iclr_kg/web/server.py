@@ -36,6 +36,7 @@ from waitress.channel import HTTPChannel
 from waitress.server import TcpWSGIServer
 from waitress.task import ThreadedTaskDispatcher
 
+from iclr_kg.processes import pin_to_cores
 from iclr_kg.query.streaming import ClosingBody
 
 IDLE_TIMEOUT = 60  # seconds a connection may sit idle between requests
@@ -177,6 +178,7 @@ def gunicorn_worker_class(request_timeout: float, listeners: list[socket.socket]
         """A gunicorn worker process whose HTTP is granian's (Rust, hyper) on gunicorn's socket."""
 
         def run(self) -> None:
+            pin_to_cores(getattr(self, "slot", 0), len(listeners))  # before any thread is started
             self.retiring = threading.Event()
             self.at_once = False
             counted = InFlight(self.wsgi)
