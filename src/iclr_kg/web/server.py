@@ -175,7 +175,7 @@ def gunicorn_worker_class(request_timeout: float, listeners: list[socket.socket]
     from gunicorn.workers.base import Worker
 
     class GranianWorker(Worker):
-        """A gunicorn worker process whose HTTP is granian's (Rust, hyper) on gunicorn's socket."""
+        """A gunicorn worker process whose HTTP is granian's (Rust, hyper), on its slot's socket."""
 
         def run(self) -> None:
             pin_to_cores(getattr(self, "slot", 0), len(listeners))  # before any thread is started
