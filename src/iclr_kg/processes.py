@@ -74,7 +74,7 @@ def pin_to_cores(slot: int, slots: int) -> None:
         return
     cpus = sorted(os.sched_getaffinity(0))
     share = set(cpus[slot % slots :: slots]) if slots <= len(cpus) else {cpus[slot % len(cpus)]}
-    if len(cpus) > 1 and share:
+    if len(cpus) > 1:
         _UNPINNED = set(cpus)
         os.sched_setaffinity(0, share)
 

@@ -178,7 +178,8 @@ def gunicorn_worker_class(request_timeout: float, listeners: list[socket.socket]
         """A gunicorn worker process whose HTTP is granian's (Rust, hyper), on its slot's socket."""
 
         def run(self) -> None:
-            pin_to_cores(getattr(self, "slot", 0), len(listeners))  # before any thread is started
+            slot = getattr(self, "slot", 0) % len(listeners)  # TTIN may add processes beyond the slots
+            pin_to_cores(slot, len(listeners))  # before any thread is started
             self.retiring = threading.Event()
             self.at_once = False
             counted = InFlight(self.wsgi)
@@ -186,8 +187,7 @@ def gunicorn_worker_class(request_timeout: float, listeners: list[socket.socket]
             if lane_state is not None:  # this process may evaluate queries: it can be replaced
                 lane_state.install_lane(self.retire, self.cfg.threads)
             python_threads = self.cfg.threads * READERS_PER_THREAD  # web/bodylimit.py: reading a body holds one
-            listener = listeners[getattr(self, "slot", 0) % len(listeners)]  # TTIN may add processes
-            stop = serve_granian(counted, listener, python_threads, request_timeout, self.age)
+            stop = serve_granian(counted, listeners[slot], python_threads, request_timeout, self.age)
             while self.alive and self.ppid == os.getppid() and not self.retiring.is_set():
                 self.notify()  # gunicorn's heartbeat: a worker that stops looping is restarted
                 self.retiring.wait(1.0)
@@ -210,10 +210,9 @@ def gunicorn_worker_class(request_timeout: float, listeners: list[socket.socket]
 def listening_sockets(host: str, port: int, count: int) -> list[socket.socket]:
     """`count` sockets listening on host:port together (SO_REUSEPORT), one per web process slot,
     inherited by the processes gunicorn forks; set as granian sets its own (reuse, no delay)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
     listeners = []
     for _ in range(count):
-        listener = socket.socket(family, socket.SOCK_STREAM)
+        listener = socket.socket(_family(host), socket.SOCK_STREAM)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         # as granian's own listener: the connections accepted inherit it; without, a response
@@ -224,6 +223,10 @@ def listening_sockets(host: str, port: int, count: int) -> list[socket.socket]:
         listener.set_inheritable(True)
         listeners.append(listener)
     return listeners
+
+
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
 
 
 def assign_slot(arbiter: Any, worker: Any) -> None:
@@ -269,7 +272,7 @@ def check_port_free(host: str, port: int) -> None:
     from iclr_kg.errors import SettingsError
 
     try:
-        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        with socket.socket(_family(host)) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             probe.bind((host, port))
     except OSError as exc:
