@@ -23,7 +23,7 @@ from iclr_kg.errors import IclrKgError, NotAcceptable
 from iclr_kg.query.formats import Format
 from iclr_kg.query.pool import QueryRequest
 from iclr_kg.web.http import MAX_QUERY_BYTES, NON_ASCII_ESCAPE
-from iclr_kg.web.querying import base_url, cache_key, negotiated, start_prepared, with_charset
+from iclr_kg.web.querying import base_url, negotiated, result_key, start_prepared, with_charset
 from iclr_kg.web.state import AppState
 
 COMMON = [("Vary", "Accept"), ("Access-Control-Allow-Origin", "*"), ("X-Content-Type-Options", "nosniff")]
@@ -76,11 +76,7 @@ class LeanQueries:
         start_response: Any,
     ) -> Iterable[bytes]:
         cache = self.state.cache
-        key = (
-            cache.digest(cache_key(query, self.state.generation_key()))
-            if cache is not None and cache.cacheable(query.text)
-            else None
-        )
+        key = result_key(cache, query, self.state.generation_key())
         if key is not None:
             hit = cache.get(key)  # type: ignore[union-attr]
             if hit is not None:

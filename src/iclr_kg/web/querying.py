@@ -18,6 +18,7 @@ from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS, Format, choose
 from iclr_kg.query.lint import Problem, problem_from_error
 from iclr_kg.query.pool import ActiveQuery, InProcessQuery, QueryRequest
 from iclr_kg.query.querytext import update_keyword
+from iclr_kg.web.cache import ResultCache
 from iclr_kg.web.html import HTML_ROW_LIMIT
 from iclr_kg.web.http import graph_list, requested_format
 from iclr_kg.web.state import AppState, state
@@ -196,17 +197,23 @@ def result_response(body: Iterable[bytes] | bytes, media_type: str) -> Response:
     return response
 
 
-def cache_key(query: QueryRequest, generation: object | None = None) -> tuple:
-    """Everything the bytes of a result depend on: the store generation and the request."""
-    return (
-        str(state().generation_key() if generation is None else generation),
-        query.text,
-        query.include_inferred,
-        None if query.default_graph is None else tuple(query.default_graph),
-        None if query.named_graphs is None else tuple(query.named_graphs),
-        tuple(sorted(query.substitutions.items())),
-        tuple(sorted((query.formats or {}).items(), key=str)),
-        query.base,
+def result_key(cache: ResultCache | None, query: QueryRequest, generation: object | None = None) -> bytes | None:
+    """The result cache's key for `query`'s answer: the digest of everything its bytes depend
+    on (the store generation and the request); None where no cache keeps it (none configured,
+    or a query whose answer may change between evaluations)."""
+    if cache is None or not cache.cacheable(query.text):
+        return None
+    return cache.digest(
+        (
+            str(state().generation_key() if generation is None else generation),
+            query.text,
+            query.include_inferred,
+            None if query.default_graph is None else tuple(query.default_graph),
+            None if query.named_graphs is None else tuple(query.named_graphs),
+            tuple(sorted(query.substitutions.items())),
+            tuple(sorted((query.formats or {}).items(), key=str)),
+            query.base,
+        )
     )
 
 
@@ -215,7 +222,7 @@ def execute(text: str, *, substitutions: dict | None = None, prepared: QueryRequ
     results of the current store are served from the result cache)."""
     cache = state().cache
     query = prepared or query_request(text, substitutions)
-    key = cache.digest(cache_key(query)) if cache is not None and cache.cacheable(text) else None
+    key = result_key(cache, query)
     if key is not None:
         hit = cache.get(key)  # type: ignore[union-attr]
         if hit is not None:
