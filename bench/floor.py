@@ -8,11 +8,21 @@ with one fixed small SPARQL JSON result: no parsing, no store, no worker, no cac
 bench/endpoint.py runs it beside the real servers (`--floor`): the throughput no Flask endpoint
 behind this front end can pass on this machine, measured in the same run, so that "ours against
 Oxigraph's Rust server" can be read against what the stack itself allows.
+
+    python bench/floor.py --port 8123 --store STORE   # the same front end, and the engine
+
+`--store`: the same front end around a plain WSGI callable that runs each `GET /sparql?query=`
+on pyoxigraph (the store's current generation, our prefixes) and answers its JSON: no Flask, no
+cache, no checks, no time limit, no admission. No endpoint of ours built on this front end and
+this engine can answer more; bench/endpoint.py prints it as "floor, engine" (`--floor`).
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
 
 from flask import Flask, Response
 
@@ -29,6 +39,30 @@ def create_app() -> Flask:
     return app
 
 
+def create_engine_app(store_dir: Path) -> Callable[..., Iterable[bytes]]:
+    """A WSGI callable: the query of `GET /sparql?query=...` run by pyoxigraph, JSON back."""
+    from pyoxigraph import QueryResultsFormat, RdfFormat, Store, serialize
+
+    from iclr_kg.query.pool import result_kind
+    from iclr_kg.store import current_generation
+    from iclr_kg.vocab import QUERY_PREFIXES
+    from iclr_kg.web.lean import _unquote
+
+    store = Store.read_only(str(current_generation(store_dir)))
+
+    def engine(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        text = _unquote(environ.get("QUERY_STRING", "").removeprefix("query="))
+        result = store.query(text or "ASK {}", prefixes=QUERY_PREFIXES, base_iri="http://127.0.0.1/sparql")
+        if result_kind(result) == "results":
+            body, media_type = result.serialize(format=QueryResultsFormat.JSON), "application/sparql-results+json"
+        else:  # CONSTRUCT / DESCRIBE
+            body, media_type = serialize(result, format=RdfFormat.N_TRIPLES), "application/n-triples"
+        start_response("200 OK", [("Content-Type", media_type), ("Content-Length", str(len(body)))])
+        return [body]
+
+    return engine
+
+
 def main() -> None:
     from iclr_kg.web.server import serve_gunicorn
 
@@ -36,8 +70,10 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--store", type=Path, help="answer each query with pyoxigraph on this store")
     args = parser.parse_args()
-    serve_gunicorn(create_app, "127.0.0.1", args.port, args.processes, args.threads, 20.0)  # as `iclr-kg serve`
+    load = create_app if args.store is None else lambda: create_engine_app(args.store)
+    serve_gunicorn(load, "127.0.0.1", args.port, args.processes, args.threads, 20.0)  # as `iclr-kg serve`
 
 
 if __name__ == "__main__":
