@@ -67,6 +67,13 @@ class ResultCache:
             digest.update(text)
         return digest.digest()
 
+    @staticmethod
+    def etag(body: bytes, media_type: str) -> str:
+        """A strong ETag for these bytes in this media type: the representation's own, so a
+        conditional request matches however the answer was made (cached or evaluated again, in
+        this generation or a later one with the same answer)."""
+        return '"' + hashlib.blake2b(media_type.encode() + b"\n" + body, digest_size=12).hexdigest() + '"'
+
     def get(self, key: bytes) -> Cached | None:
         """The item kept under `key`, a key's `digest` (made once by a caller that also puts)."""
         with self._lock:
@@ -86,13 +93,11 @@ class ResultCache:
         headers: tuple[tuple[str, str], ...] = (),
         etag: str | None = None,
     ) -> Cached | None:
-        """Keep `body` under `key` (a key's `digest`); its ETag is made from both unless given (a
-        whole response kept by ResponseMemo has its own already)."""
+        """Keep `body` under `key` (a key's `digest`), with its `etag` unless given (a whole
+        response kept by ResponseMemo has its own already)."""
         if len(body) > min(ITEM_LIMIT, self.budget):
             return None
-        if etag is None:
-            etag = '"' + hashlib.blake2b(key + body, digest_size=12).hexdigest() + '"'
-        item = Cached(body, media_type, etag, headers)
+        item = Cached(body, media_type, etag or self.etag(body, media_type), headers)
         with self._lock:
             old = self._items.pop(key, None)
             if old is not None:

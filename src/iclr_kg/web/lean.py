@@ -5,10 +5,15 @@ Flask's request path (the request context, URL matching, the `request` proxies, 
 object, the after-request hooks) cost a web process more than the engine's own evaluation of a
 point lookup, measured. This WSGI layer, inside the app (`create_app` wraps `app.wsgi_app`), reads
 such a request from the environ, asks the same functions the Flask view does (negotiation,
-the result cache, `querying.start_prepared`: the lane or a worker, the time limit, admission),
-and writes the same headers. Anything else (other parameters, a page for a browser, a kept
-saved answer, a conditional request, a query string that is not plain UTF-8) goes to Flask
-unchanged; so does every error: its answer is the app's one error handler's.
+`querying.start_prepared`: the lane or a worker, the time limit, admission), and writes the
+same headers. It keeps no answer itself: where a result cache is configured, the response memo
+in front of it (web/cache.py) has looked this very request up and missed, and it keeps the
+response if it carries an ETag, which this layer gives each small answer of a deterministic
+query. (A second lookup here, under the Flask view's key, and a second copy of each answer
+cost every uncached request, for the rare one the memo missed and that lookup found.)
+Anything else (other parameters, a page for a browser, a kept saved answer, a conditional
+request, a query string that is not plain UTF-8) goes to Flask unchanged; so does every error:
+its answer is the app's one error handler's.
 """
 
 from __future__ import annotations
@@ -22,8 +27,9 @@ from flask import Flask
 from iclr_kg.errors import IclrKgError, NotAcceptable
 from iclr_kg.query.formats import Format
 from iclr_kg.query.pool import QueryRequest
+from iclr_kg.web.cache import ResultCache
 from iclr_kg.web.http import MAX_QUERY_BYTES, NON_ASCII_ESCAPE
-from iclr_kg.web.querying import base_url, negotiated, result_key, start_prepared, with_charset
+from iclr_kg.web.querying import base_url, negotiated, start_prepared, with_charset
 from iclr_kg.web.state import AppState
 
 COMMON = [("Vary", "Accept"), ("Access-Control-Allow-Origin", "*"), ("X-Content-Type-Options", "nosniff")]
@@ -75,27 +81,20 @@ class LeanQueries:
         environ: dict[str, Any],
         start_response: Any,
     ) -> Iterable[bytes]:
-        cache = self.state.cache
-        key = result_key(cache, query, self.state.generation_key())
-        if key is not None:
-            hit = cache.get(key)  # type: ignore[union-attr]
-            if hit is not None:
-                return _respond(start_response, hit.body, hit.media_type, hit.etag)
         limit = self.state.settings.query_timeout
         running = start_prepared(self.state, query, limit, environ.get("REMOTE_ADDR"))
         chosen = negotiation[running.kind]
         if isinstance(chosen, tuple):  # not acceptable for this kind: the Flask view's 406
             running.cancel()
             return self._error(NotAcceptable(chosen[1]), environ, start_response)
-        if running.prefetched is not None:
-            etag = None
-            if key is not None and running.format == chosen.name:
-                item = cache.put(key, running.prefetched, chosen.media_type)  # type: ignore[union-attr]
-                etag = item.etag if item is not None else None
-            return _respond(start_response, running.prefetched, chosen.media_type, etag)
-        body = running.body(chosen.name)
+        body = running.prefetched
+        if body is not None:
+            kept = self.state.cache is not None and running.format == chosen.name and ResultCache.cacheable(query.text)
+            return _respond(
+                start_response, body, chosen.media_type, ResultCache.etag(body, chosen.media_type) if kept else None
+            )
         start_response("200 OK", [("Content-Type", with_charset(chosen.media_type)), *COMMON])
-        return body
+        return running.body(chosen.name)
 
     def _error(self, exc: IclrKgError, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
         """The app's own answer to `exc` (web/__init__.py's handler and after-request hooks)."""

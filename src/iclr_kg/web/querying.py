@@ -240,8 +240,10 @@ def execute(text: str, *, substitutions: dict | None = None, prepared: QueryRequ
     prefetched = running.prefetched
     if key is not None and prefetched is not None and running.format == chosen.name:
         item = cache.put(key, prefetched, chosen.media_type)  # type: ignore[union-attr]
+        etag = item.etag if item is not None else ResultCache.etag(prefetched, chosen.media_type)
+        if request.if_none_match.contains(etag.strip('"')):  # the same bytes as the client holds
+            return Response(status=304, headers={"ETag": etag, "Vary": "Accept"})
         response = result_response(prefetched, chosen.media_type)
-        if item is not None:
-            response.headers["ETag"] = item.etag
+        response.headers["ETag"] = etag
         return response
     return result_response(running.body(chosen.name), chosen.media_type)
