@@ -197,7 +197,7 @@ def result_response(body: Iterable[bytes] | bytes, media_type: str) -> Response:
     return response
 
 
-def result_key(cache: ResultCache | None, query: QueryRequest, generation: object | None = None) -> bytes | None:
+def result_key(cache: ResultCache | None, query: QueryRequest) -> bytes | None:
     """The result cache's key for `query`'s answer: the digest of everything its bytes depend
     on (the store generation and the request); None where no cache keeps it (none configured,
     or a query whose answer may change between evaluations)."""
@@ -205,7 +205,7 @@ def result_key(cache: ResultCache | None, query: QueryRequest, generation: objec
         return None
     return cache.digest(
         (
-            str(state().generation_key() if generation is None else generation),
+            str(state().generation_key()),
             query.text,
             query.include_inferred,
             None if query.default_graph is None else tuple(query.default_graph),
@@ -239,8 +239,8 @@ def execute(text: str, *, substitutions: dict | None = None, prepared: QueryRequ
         raise
     prefetched = running.prefetched
     if key is not None and prefetched is not None and running.format == chosen.name:
-        item = cache.put(key, prefetched, chosen.media_type)  # type: ignore[union-attr]
-        etag = item.etag if item is not None else ResultCache.etag(prefetched, chosen.media_type)
+        etag = ResultCache.etag(prefetched, chosen.media_type)
+        cache.put(key, prefetched, chosen.media_type, etag=etag)  # type: ignore[union-attr]
         if request.if_none_match.contains(etag.strip('"')):  # the same bytes as the client holds
             return Response(status=304, headers={"ETag": etag, "Vary": "Accept"})
         response = result_response(prefetched, chosen.media_type)
