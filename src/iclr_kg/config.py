@@ -5,6 +5,7 @@ Nothing here touches the disk at import time; paths are computed when asked for.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -28,8 +29,9 @@ def resource_dir(name: str) -> Path:
 
 
 def default_store() -> Path:
-    """`./var/store` under the current directory: writable on a fresh machine, easy to find."""
-    return Path("var") / "store"
+    """`./var/store` under the current directory: writable on a fresh machine, easy to find
+    (absolute, as every path of the settings is: `_absolute`)."""
+    return Path(os.path.abspath(Path("var") / "store"))
 
 
 WIKIDATA_SERVICES = (
@@ -154,6 +156,18 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return tuple(part.strip() for part in value.split(",") if part.strip())
         return value
+
+    @field_validator(
+        "store", "data_dir", "ontology_dir", "queries_dir", "update_token_file", "imports_dir", "releases_dir"
+    )
+    @classmethod
+    def _absolute(cls, value: Path | None) -> Path | None:
+        """Every path is made absolute here, once, against the directory the command runs in:
+        a relative `./var/store` then behaves exactly as an absolute one everywhere after (a
+        generation's `current` link, the writer's socket, a child process started elsewhere)."""
+        if value is None:
+            return None
+        return Path(os.path.abspath(value.expanduser()))
 
     @field_validator("trusted_proxies")
     @classmethod

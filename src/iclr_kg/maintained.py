@@ -130,6 +130,18 @@ def load_state(generation: Path) -> State:
     return State(hidden, counts, chain=len(changes), saved=time.time() if not changes else 0.0)
 
 
+def hold(key: Path, state: State) -> None:
+    """Keep `state` in memory under `key` (a generation being made: a replay, a recomputed write),
+    for the next update's `maintain`; the state held before is dropped."""
+    _LAST.clear()
+    _LAST[str(key)] = state
+
+
+def held(key: Path) -> State | None:
+    """The state held in memory under `key`, if it still is."""
+    return _LAST.get(str(key))
+
+
 def save_state(generation: Path, state: State) -> None:
     """Keep `state`, whole, beside `generation` and in memory (the previous generation's is dropped)."""
     _LAST.clear()
@@ -211,6 +223,7 @@ class Change:
         return quad in self.added or (quad not in self.removed and quad in self.db)
 
     def add(self, quad: Quad) -> None:
+        self.dropped.discard(quad.graph_name)  # a graph written after its DROP is there again
         if self.present(quad):
             return
         if quad in self.removed:
@@ -249,7 +262,6 @@ class Change:
     def empty(self, graph: NamedNode) -> None:
         """Every quad of `graph` goes (CLEAR GRAPH): read from the store, as many as the change has."""
         for quad in self.quads_of(graph):
-            _check_maintainable(quad)
             self.remove(quad)
 
     def drop(self, graph: NamedNode) -> None:
@@ -261,8 +273,7 @@ class Change:
         for quad in self.removed:
             self.db.remove(quad)
         for graph in self.dropped:  # emptied: DROP removes the graph itself (Graph Store DELETE then 404s)
-            if not any(q.graph_name == graph for q in self.added):
-                self.db.remove_graph(graph)
+            self.db.remove_graph(graph)
         self.db.extend(self.added)
 
 
@@ -356,7 +367,6 @@ def stated_quads(verb: str, operation: str, base: str | None) -> list[Quad]:
     for quad in quads:
         if verb == "DELETE" and (isinstance(quad.subject, BlankNode) or isinstance(quad.object, BlankNode)):
             raise NotMaintained("DELETE DATA with blank nodes (the full path says why it may not)")
-        _check_maintainable(quad)
     return quads  # an inserted blank node is new: Oxigraph's parser gave it a label of its own
 
 
@@ -385,14 +395,19 @@ def _insert_stated(change: Change, quad: Quad) -> None:
     """A quad an update inserts: into the default graph, kept in graph/updates; into the
     inferred graph, refused (it holds only what the reasoner derives)."""
     if quad.graph_name == INFERRED:
-        raise QueryError(
-            f"the update adds to {vocab.GRAPH_INFERRED}, which holds only what the reasoner derives "
-            f"(e.g. {quad.triple}); put asserted triples in another graph"
-        )
+        if change.present(quad):
+            return  # adds nothing
+        raise QueryError(inferred_refusal(quad.triple))
     graph = UPDATES if quad.graph_name == DEFAULT else quad.graph_name
-    quad = Quad(quad.subject, quad.predicate, quad.object, graph)
-    _check_maintainable(quad)
-    change.add(quad)
+    change.add(Quad(quad.subject, quad.predicate, quad.object, graph))
+
+
+def inferred_refusal(example: Triple) -> str:
+    """Why an update that adds to the inferred graph is refused (a QueryError: 400)."""
+    return (
+        f"the update adds to {vocab.GRAPH_INFERRED}, which holds only what the reasoner derives "
+        f"(e.g. {example}); put asserted triples in another graph"
+    )
 
 
 def _delete_stated(change: Change, quad: Quad) -> None:
@@ -401,7 +416,6 @@ def _delete_stated(change: Change, quad: Quad) -> None:
     if quad.graph_name == INFERRED:
         return
     for held in change.holding(quad.triple) if quad.graph_name == DEFAULT else [quad]:
-        _check_maintainable(held)
         change.remove(held)
 
 
@@ -555,8 +569,8 @@ def _plan_graph_operation(change: Change, operation: str) -> None:
     assert matched is not None  # data_operations matched it
     verb, silent, iri = matched.group(1).upper(), matched.group(2), matched.group(3)
     graph = NamedNode(iri)
-    if graph in (INFERRED, ONTOLOGY):
-        raise NotMaintained(f"the update empties {iri}")
+    if graph == INFERRED:
+        return  # what it holds follows from the other graphs: it comes back as it was
     there = change.db.contains_named_graph(graph) or any(q.graph_name == graph for q in change.added)
     if not there and not silent:
         raise NotMaintained(f"{verb} of a graph that is not there")
@@ -573,19 +587,16 @@ def _plan_graph_copy(change: Change, operation: str) -> None:
     matched = _GRAPH_COPY.fullmatch(operation)
     assert matched is not None  # data_operations matched it
     verb, source, target = matched.group(1).upper(), NamedNode(matched.group(3)), NamedNode(matched.group(4))
-    if {source, target} & {INFERRED, ONTOLOGY}:
-        raise NotMaintained(f"{verb} of the inferred or the ontology graph")
     quads = change.quads_of(source)
     if not quads and not change.db.contains_named_graph(source):
         raise NotMaintained(f"{verb} of a graph that is not there")
     if source == target:
         return  # SPARQL 1.1 Update 3.2.3-3.2.5: nothing happens
-    if verb != "ADD":
+    if verb != "ADD" and target != INFERRED:
         change.empty(target)
     for quad in quads:
-        _check_maintainable(quad)
-        change.add(Quad(quad.subject, quad.predicate, quad.object, target))
-    if verb == "MOVE":
+        _insert_stated(change, Quad(quad.subject, quad.predicate, quad.object, target))
+    if verb == "MOVE" and source != INFERRED:
         change.drop(source)
 
 
@@ -612,6 +623,8 @@ def maintain(db: Store, source: Path, update: str, base: str | None, max_new: in
     TooLarge past `max_new` new inferred triples; nothing is written then, nor on NotMaintained."""
     state = load_state(source)
     change = plan_change(db, update, base)
+    for quad in (*change.added, *change.removed):
+        _check_maintainable(quad)
     removed = {q.triple for q in change.removed if not change.holding(q.triple)}
     added = {q.triple for q in change.added if not change.stated_before(q.triple)}
 

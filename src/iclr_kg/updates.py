@@ -71,6 +71,7 @@ from iclr_kg.errors import (
     InconsistentGraph,
     QueryError,
     StoreError,
+    TooLarge,
     UpdateTimeout,
 )
 from iclr_kg.index import build_index, index_path, patch_index
@@ -530,16 +531,15 @@ def _recomputed(
     checkpoint of `source`, the inferred graph and the index recomputed from the whole store;
     and the state to keep beside it."""
     target = _checkpoint(source)
+    key = source
     with _writing(target) as db:
-        hidden: list[Any] | None = [] if reasoner == "fast" else None
         runs = [(e.update, e.base, 0) for e in missing] + ([(update, base, max_derived)] if update is not None else [])
         for number, (text, its_base, bound) in enumerate(runs, 1):
-            last = number == len(runs)
-            run_entry(db, text, its_base, reasoner, max_derived=bound, hidden=hidden if last else None)
+            after = Path(f"{target}#{number}")
+            apply_entry(db, key, after, text, its_base, reasoner, max_derived=bound)
+            key = after
         build_index(db, target)
-        counts = Counter(q.graph_name.value for q in db if q.graph_name != DefaultGraph())
-    state = maintained.State(set(hidden), dict(counts)) if hidden is not None else None
-    return target, state
+    return target, maintained.held(key) if reasoner == "fast" else None
 
 
 def _checkpoint(source: Path) -> Path:
@@ -566,23 +566,66 @@ def _writing(target: Path) -> Iterator[Store]:
     del db
 
 
-def replay(db: Store, store_dir: Path, reasoner: str = "fast") -> dict[str, int]:
-    """Run the whole journal onto a freshly built database (for `build`, under the write lock);
-    what the generation's record says it holds (the last id run, the journal's length)."""
+def replay(
+    db: Store, store_dir: Path, reasoner: str = "fast", state: maintained.State | None = None
+) -> tuple[dict[str, int], maintained.State | None]:
+    """Run the whole journal onto a freshly built database (for `build`, under the write lock),
+    each entry exactly as the writer ran it (`apply_entry`), on `state`: the build's reasoning
+    state (the closure's hidden facts and quads per graph; None: every entry recomputes).
+
+    Returns what the generation's record says it holds (the last id run, the journal's length)
+    and the reasoning state after the last entry (what the generation keeps beside it). An
+    entry that cannot run any more is a StoreError naming it and how to give it up: the build
+    publishes nothing, and the last good generation stays current."""
     journal = Journal(store_dir)
+    key = store_dir / "replaying-0"
+    if state is not None:
+        maintained.hold(key, state)
     last = 0
     for entry in journal.entries():
+        after = store_dir / f"replaying-{entry.id}"
         try:
-            run_entry(db, entry.update, entry.base, reasoner, maintain_after=False)
-        except QueryError as exc:
+            apply_entry(db, key, after, entry.update, entry.base, reasoner)
+        except (QueryError, TooLarge) as exc:
+            first = next((line.strip() for line in entry.update.splitlines() if line.strip()), "")
             raise StoreError(
-                f"journal entry {entry.id} ({entry.at}) no longer applies: {exc}; "
-                f"`iclr-kg updates drop {entry.id}` to give it up"
+                f"journal entry {entry.id} ({entry.at}, `{first[:80]}`) cannot be replayed onto this build: "
+                f"{exc}. Nothing was published; `iclr-kg updates list` shows it, "
+                f"`iclr-kg updates drop {entry.id}` gives it up"
             ) from None
-        last = entry.id
-    if last:
-        maintain(db, reasoner)
-    return {"journal": last, "journal_bytes": journal.intact}
+        key, last = after, entry.id
+    final = maintained.held(key) if reasoner == "fast" else None
+    return {"journal": last, "journal_bytes": journal.intact}, final
+
+
+def apply_entry(
+    db: Store, key: Path, after: Path, update: str, base: str | None, reasoner: str, max_derived: int = 0
+) -> maintained.Step | None:
+    """The one way an update changes a store: `db`, whose reasoning state is known as `key`
+    (maintained.load_state), becomes the state after `update`, known as `after`. Maintained from
+    its change (maintained.maintain: the same plan, then delete and rederive) where the fast
+    path takes it, which returns its Step; otherwise `run_entry`, the reference, on `db` itself
+    (None: the index is rebuilt whole). The writer's recomputed writes and a build's replay of
+    the journal run it; the writer's bursts run its fast half on their working copy."""
+    if reasoner == "fast":
+        try:
+            step = maintained.maintain(db, key, update, base, max_derived)
+        except maintained.NotMaintained:
+            pass
+        else:
+            maintained.advance(key, after, step)
+            maintained.keep_context(key, after)
+            return step
+    hidden: list[Any] | None = [] if reasoner == "fast" else None
+    run_entry(db, update, base, reasoner, max_derived=max_derived, hidden=hidden)
+    if hidden is not None:
+        maintained.hold(after, maintained.State(set(hidden), graph_counts(db)))
+    return None
+
+
+def graph_counts(db: Store) -> dict[str, int]:
+    """Quads per named graph (what the reasoning state keeps)."""
+    return dict(Counter(q.graph_name.value for q in db if q.graph_name != DefaultGraph()))
 
 
 def run_entry(
@@ -590,35 +633,47 @@ def run_entry(
     update: str,
     base: str | None,
     reasoner: str,
-    maintain_after: bool = True,
     max_derived: int = 0,
     hidden: list[Any] | None = None,
 ) -> None:
-    """Run one update with the union-default-graph rules of the module docstring.
+    """Run one update, the reference way: each operation in order over our dataset, as
+    docs/updates.md states it. An operation is planned as the fast path plans it
+    (`maintained.plan_change`: what it deletes and inserts under the union-default-graph rule)
+    and written, or, where no plan is made (DROP ALL, CLEAR DEFAULT, LOAD, CREATE...), run by
+    Oxigraph and its change to the default graph carried over to the named graphs. After each
+    operation that a later one could read through, and after the last, the inferred graph is
+    recomputed from the whole store and the default graph made the union again. The request
+    stays atomic: the caller publishes nothing unless all succeed."""
+    operations = split_update(update) or [update]
+    for number, operation in enumerate(operations, 1):
+        _run_operation(db, operation, base)
+        last = number == len(operations)
+        if last or not all(_writes_data_only(later) for later in operations[number:]):
+            maintain(db, reasoner, max_new=max_derived if last else 0, hidden=hidden if last else None)
 
-    Each operation of the request runs on its own, so that what it did to the default graph is
-    told by comparing the store before and after it: `CLEAR ALL ; INSERT DATA {…}` first
-    clears, then inserts. The request stays atomic: nothing is published unless all succeed.
-    The store is read whole around each operation, and the rest is worked out in memory.
-    """
-    inferred = NamedNode(vocab.GRAPH_INFERRED)
-    written: set[Triple] = set()
-    quads: set[Quad] | None = None
-    for operation in split_update(update) or [update]:
-        before = quads if quads is not None else _quads(db)
+
+def _writes_data_only(operation: str) -> bool:
+    """Whether an operation is INSERT DATA or DELETE DATA: it reads nothing of the dataset, so
+    the closure need not be brought up to date before it."""
+    with contextlib.suppress(maintained.NotMaintained):
+        return all(verb in ("INSERT", "DELETE") for verb, _ in maintained.data_operations(operation))
+    return False
+
+
+def _run_operation(db: Store, operation: str, base: str | None) -> None:
+    """One operation's change to the asserted graphs (the inferred graph is brought up to date after)."""
+    try:
+        change = maintained.plan_change(db, operation, base)
+    except maintained.NotMaintained:
+        inferred = NamedNode(vocab.GRAPH_INFERRED)
+        before = _quads(db)
         run_update(db, operation, base)
-        quads = _settle_default_graph(db, before, _quads(db))
-        written |= {q.triple for q in quads - before if q.graph_name == inferred}
-    if not (maintain_after or written):
+        after = _settle_default_graph(db, before, _quads(db))
+        written = [q.triple for q in after - before if q.graph_name == inferred]
+        if written:
+            raise QueryError(maintained.inferred_refusal(written[0])) from None
         return
-    derived = maintain(db, reasoner, quads, max_new=max_derived, hidden=hidden)
-    refused = written - derived
-    if refused:
-        example = next(iter(refused))
-        raise QueryError(
-            f"the update adds to {vocab.GRAPH_INFERRED}, which holds only what the reasoner derives "
-            f"(e.g. {example}); put asserted triples in another graph"
-        )
+    change.write()
 
 
 def _settle_default_graph(db: Store, before: set[Quad], after: set[Quad]) -> set[Quad]:

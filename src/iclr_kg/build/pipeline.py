@@ -24,7 +24,7 @@ from typing import Any, NoReturn, TypeVar
 import rdflib
 from pyoxigraph import NamedNode, Store
 
-from iclr_kg import gcpause, vocab
+from iclr_kg import gcpause, maintained, vocab
 from iclr_kg.build import incremental, rdf, shaclsparql
 from iclr_kg.build.convert import to_rdflib
 from iclr_kg.build.reason import infer_terms
@@ -36,7 +36,7 @@ from iclr_kg.config import Settings
 from iclr_kg.errors import Failure, IclrKgError, SettingsError, ValidationFailed
 from iclr_kg.progress import Progress
 from iclr_kg.store import build_lock, drain, publish
-from iclr_kg.updates import replay
+from iclr_kg.updates import Journal, replay
 
 T = TypeVar("T")
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
@@ -123,28 +123,29 @@ def build(settings: Settings, progress: Progress | None = None, full: bool = Fal
     `full`; it says why when it cannot be."""
     report = BuildReport(progress=progress or Progress.silent())
 
-    def replay_journal(db: Store) -> dict[str, int]:
-        """Accepted updates outlive the build: run them onto the new generation (updates.py)."""
-        return replay(db, settings.store, settings.reasoner)
+    def nothing_journaled(db: Store) -> dict[str, int]:
+        """An incremental build starts only with an empty journal; an update accepted while it
+        ran makes it a full build, which replays the journal (`_build_full`)."""
+        if Journal(settings.store).entries():
+            raise incremental.Fallback("updates were journaled while it ran (they are replayed onto a full build)")
+        return {}
 
     with build_lock(settings.store), gcpause.paused():
         compiled = compile_unvalidated(settings, report)
         start = incremental.base(settings) if not full else "a full build was asked for"
         if isinstance(start, incremental.Base):
             try:
-                generation = incremental.build_from(settings, start, compiled.asserted, report, replay_journal)
+                generation = incremental.build_from(settings, start, compiled.asserted, report, nothing_journaled)
                 report.generation, report.mode = str(generation), "incremental"
                 return report
             except incremental.Fallback as why:
                 start = str(why)
         report.mode = f"full build: {start}"
-        _build_full(settings, compiled, report, replay_journal)
+        _build_full(settings, compiled, report)
     return report
 
 
-def _build_full(
-    settings: Settings, compiled: Compiled, report: BuildReport, replay_journal: Callable[[Store], dict[str, int]]
-) -> None:
+def _build_full(settings: Settings, compiled: Compiled, report: BuildReport) -> None:
     """Validate beside reasoning, then store everything in a new generation."""
     shapes = load_shapes(settings.ontology_dir / "shapes.ttl")
     aside = _validate_aside(compiled, shapes, _validator(settings))
@@ -173,11 +174,22 @@ def _build_full(
     # The asserted list is emptied as it is stored (`drain`): nothing reads it after this stage.
     quads = itertools.chain(drain(compiled.asserted), compiled.ontology)
     inferred_graph = {NamedNode(vocab.GRAPH_INFERRED): inferred}  # the reasoner's terms, by id (fastrl.TermTriples)
+    state = maintained.State(set(hidden), dict(report.counts))
+
+    def replay_journal(db: Store) -> dict[str, int]:
+        """Accepted updates outlive the build: each entry runs onto the new generation as the
+        writer ran it (updates.replay), and the reasoning state kept beside the generation is
+        the one after the last."""
+        nonlocal state
+        record, replayed = replay(db, settings.store, settings.reasoner, state)
+        state = replayed or state
+        return record
+
     with report.stage("store", "quads", total=2 * sum(report.counts.values())) as shown:
         generation = publish(settings.store, quads, finish=replay_journal, loaded=shown.advance, graphs=inferred_graph)
     report.generation = str(generation)
     if settings.reasoner == "fast":
-        incremental.save(generation, settings, report.counts, done.digests, hidden)
+        incremental.save(generation, settings, state.counts, done.digests, list(state.hidden))
     report.made += [compiled, inferred, hidden]
 
 
