@@ -24,9 +24,9 @@ from iclr_kg.store import current_generation, open_read_only
 CLI = str(Path(sys.executable).with_name("iclr-kg"))
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """`iclr-kg ARGS` as a user runs it; `env` replaces the environment (default: this one)."""
-    return subprocess.run([CLI, *args], capture_output=True, text=True, env=env, check=False)
+def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`iclr-kg ARGS` as a user runs it (from `cwd`); `env` replaces the environment (default: this one)."""
+    return subprocess.run([CLI, *args], capture_output=True, text=True, env=env, cwd=cwd, check=False)
 
 
 def free_port() -> int:
@@ -56,16 +56,19 @@ def wait_for(url: str, seconds: float = 60) -> None:
 
 @contextlib.contextmanager
 def serving(
-    store: Path, env: dict[str, str] | None = None, wait: float = 120
+    store: Path | None, env: dict[str, str] | None = None, wait: float = 120, cwd: Path | None = None
 ) -> Iterator[tuple[str, subprocess.Popen]]:
     """`iclr-kg serve` as shipped (gunicorn) on a free port; yields (base URL, process).
+    `store` None: no `--store`, README's default (`./var/store` under `cwd`, relative).
 
     Its output (stdout and stderr together) is `process.output` once the block ends; it goes to
     a file meanwhile, so that a chatty server never blocks on a full pipe."""
     port = free_port()
+    where = ["--store", str(store)] if store is not None else []
     with tempfile.TemporaryFile("w+") as output:
         process = subprocess.Popen(
-            [CLI, "serve", "--store", str(store), "--port", str(port)],
+            [CLI, "serve", *where, "--port", str(port)],
+            cwd=cwd,
             env={**os.environ, **(env or {})},
             stdout=output,
             stderr=subprocess.STDOUT,

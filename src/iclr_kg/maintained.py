@@ -254,6 +254,13 @@ class Change:
         quads = self.db.quads_for_pattern(triple.subject, triple.predicate, triple.object, None)
         return any(q.graph_name not in NOT_ASSERTED for q in quads)
 
+    def graphs(self) -> list[NamedNode]:
+        """The named graphs but the inferred one, as the change leaves them so far."""
+        there = {g for g in self.db.named_graphs() if isinstance(g, NamedNode)} | {
+            q.graph_name for q in self.added if isinstance(q.graph_name, NamedNode)
+        }
+        return sorted(there - {INFERRED}, key=str)
+
     def quads_of(self, graph: NamedNode) -> list[Quad]:
         """The quads of `graph` once the change is made so far."""
         held = [q for q in self.db.quads_for_pattern(None, None, None, graph) if q not in self.removed]
@@ -278,12 +285,16 @@ class Change:
 
 
 # DROP or CLEAR of one graph named by a full IRI: what a Graph Store PUT or DELETE sends
-_GRAPH_OPERATION = re.compile(r"\s*(DROP|CLEAR)\s+(SILENT\s+)?GRAPH\s+<([^<>\s]+)>\s*", re.IGNORECASE)
+_GRAPH_OPERATION = re.compile(
+    r"\s*(DROP|CLEAR)\s+(SILENT\s+)?(?:GRAPH\s+<([^<>\s]+)>|(DEFAULT|NAMED|ALL))\s*", re.IGNORECASE
+)
 
 
 # ADD, COPY or MOVE of one graph to another, both named by full IRIs
 _GRAPH_COPY = re.compile(
-    r"\s*(ADD|COPY|MOVE)\s+(SILENT\s+)?(?:GRAPH\s+)?<([^<>\s]+)>\s+TO\s+(?:GRAPH\s+)?<([^<>\s]+)>\s*", re.IGNORECASE
+    r"\s*(ADD|COPY|MOVE)\s+(SILENT\s+)?(?:(?:GRAPH\s+)?<([^<>\s]+)>|(DEFAULT))"
+    r"\s+TO\s+(?:(?:GRAPH\s+)?<([^<>\s]+)>|(DEFAULT))\s*",
+    re.IGNORECASE,
 )
 
 
@@ -300,10 +311,10 @@ def data_operations(update: str) -> list[tuple[str, str]]:
         words = [word for _, word in top_level_words(operation)]
         verb = next((w for w in words if w not in ("PREFIX", "BASE")), "")
         following = words[words.index(verb) + 1] if verb in words[:-1] else ""
-        if verb in ("DROP", "CLEAR") and _GRAPH_OPERATION.fullmatch(operation):
+        if verb in ("DROP", "CLEAR") and _GRAPH_OPERATION.fullmatch(_body(operation)):
             found.append((verb, operation))
             continue
-        if verb in ("ADD", "COPY", "MOVE") and _GRAPH_COPY.fullmatch(operation):
+        if verb in ("ADD", "COPY", "MOVE") and _GRAPH_COPY.fullmatch(_body(operation)):
             found.append(("COPY", operation))
             continue
         if verb in ("WITH", "INSERT", "DELETE") and following != "DATA" and "WHERE" in words:
@@ -316,6 +327,15 @@ def data_operations(update: str) -> list[tuple[str, str]]:
             )
         found.append((verb, operation))
     return found
+
+
+def _body(operation: str) -> str:
+    """The operation without the PREFIX declarations before it (a BASE stays: its graph IRIs may be relative)."""
+    words = top_level_words(operation)
+    if any(word == "BASE" for _, word in words):
+        return operation
+    start = next((index for index, word in words if word not in ("PREFIX", "BASE")), 0)
+    return operation[start:]
 
 
 def _templates(operation: str) -> tuple[str | None, str | None] | None:
@@ -563,11 +583,21 @@ def _constructed(db: Store, query: str | None, base: str | None) -> list[Triple]
 
 
 def _plan_graph_operation(change: Change, operation: str) -> None:
-    """DROP or CLEAR of one graph: its quads, read from the store (as many as the change has),
-    are removed; a graph that is not there is left to the full path (an error, unless SILENT)."""
-    matched = _GRAPH_OPERATION.fullmatch(operation)
+    """DROP or CLEAR: of one graph, its quads (read from the store, as many as the change has)
+    are removed; of the default graph, every triple of the union from every graph that states
+    it, so every graph is emptied; NAMED or ALL, every named graph. The inferred graph follows
+    from the others (it comes back as they leave it). A graph that is not there is left to the
+    full path (an error, unless SILENT)."""
+    matched = _GRAPH_OPERATION.fullmatch(_body(operation))
     assert matched is not None  # data_operations matched it
-    verb, silent, iri = matched.group(1).upper(), matched.group(2), matched.group(3)
+    verb, silent, iri, which = matched.group(1).upper(), matched.group(2), matched.group(3), matched.group(4)
+    if which is not None:
+        for graph in change.graphs():
+            if verb == "DROP" and which.upper() != "DEFAULT":
+                change.drop(graph)
+            else:
+                change.empty(graph)
+        return
     graph = NamedNode(iri)
     if graph == INFERRED:
         return  # what it holds follows from the other graphs: it comes back as it was
@@ -580,24 +610,44 @@ def _plan_graph_operation(change: Change, operation: str) -> None:
         change.empty(graph)
 
 
+def _emptied(change: Change, graph: NamedNode | DefaultGraph) -> list[NamedNode]:
+    """The graphs emptying `graph` empties: the default graph, every one; the inferred graph, none."""
+    if isinstance(graph, DefaultGraph):
+        return change.graphs()
+    return [graph] if graph != INFERRED else []
+
+
 def _plan_graph_copy(change: Change, operation: str) -> None:
-    """ADD, COPY or MOVE of one named graph to another: the source's quads, read from the store
-    (the change), go into the target (COPY and MOVE empty it first; MOVE then drops the source).
-    A source that is not there, the inferred or ontology graph, is left to the full path."""
-    matched = _GRAPH_COPY.fullmatch(operation)
+    """ADD, COPY or MOVE: the source's triples (the default graph's: the union of all graphs, the
+    inferred one too) are read, then COPY and MOVE empty the target (the default graph: every
+    graph) and MOVE drops the source, then the triples go into the target (the default graph:
+    graph/updates), as one operation's deletes come before its inserts. A source graph that is
+    not there is left to the full path; nothing may go into the inferred graph."""
+    matched = _GRAPH_COPY.fullmatch(_body(operation))
     assert matched is not None  # data_operations matched it
-    verb, source, target = matched.group(1).upper(), NamedNode(matched.group(3)), NamedNode(matched.group(4))
-    quads = change.quads_of(source)
-    if not quads and not change.db.contains_named_graph(source):
-        raise NotMaintained(f"{verb} of a graph that is not there")
+    verb = matched.group(1).upper()
+    source = NamedNode(matched.group(3)) if matched.group(3) else DEFAULT
+    target = NamedNode(matched.group(5)) if matched.group(5) else DEFAULT
+    if source == DEFAULT:
+        triples = {q.triple for graph in [*change.graphs(), INFERRED] for q in change.quads_of(graph)}
+    else:
+        assert isinstance(source, NamedNode)
+        quads = change.quads_of(source)
+        if not quads and not change.db.contains_named_graph(source):
+            raise NotMaintained(f"{verb} of a graph that is not there")
+        triples = {q.triple for q in quads}
     if source == target:
         return  # SPARQL 1.1 Update 3.2.3-3.2.5: nothing happens
-    if verb != "ADD" and target != INFERRED:
-        change.empty(target)
-    for quad in quads:
-        _insert_stated(change, Quad(quad.subject, quad.predicate, quad.object, target))
-    if verb == "MOVE" and source != INFERRED:
-        change.drop(source)
+    if verb != "ADD":
+        for graph in _emptied(change, target):
+            change.empty(graph)
+    if verb == "MOVE":
+        for graph in _emptied(change, source):
+            change.empty(graph)
+        if isinstance(source, NamedNode) and source != INFERRED:
+            change.drop(source)
+    for triple in triples:
+        _insert_stated(change, Quad(triple.subject, triple.predicate, triple.object, target))
 
 
 # --------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ import json
 import operator
 import os
 import pickle
+import re
 import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -654,7 +655,17 @@ def run_update(store: Store, text: str, base: str | None) -> None:
     """Run SPARQL Update `text` on `store` with our prefixes; a syntax error or a refusal
     becomes a QueryError with the parser's message in words (`lint.friendly_syntax`)."""
     with _query_errors(text, "the update failed", (ValueError,)):
-        store.update(text, base_iri=base, prefixes=vocab.QUERY_PREFIXES)
+        try:
+            store.update(text, base_iri=base, prefixes=vocab.QUERY_PREFIXES)
+        except RuntimeError as exc:  # also RocksDB's failures: only the graph's existence is the request's fault
+            if _GRAPH_EXISTENCE.fullmatch(str(exc)):
+                raise QueryError(f"the update failed: {exc} (SILENT makes that no error)") from None
+            raise
+
+
+# What Oxigraph raises (as RuntimeError) for CREATE of a graph that is there, or DROP, CLEAR, ADD,
+# COPY, MOVE of one that is not: SPARQL 1.1 Update says the operation fails, unless SILENT.
+_GRAPH_EXISTENCE = re.compile(r"The graph \S+ (does not exist|already exists)")
 
 
 def run_query(

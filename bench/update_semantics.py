@@ -1,0 +1,111 @@
+"""The differential test of updates, long: N random requests (seeded) sent to `/update` of a real
+`iclr-kg serve` on the tiny fixture store (README's default relative store, in a folder of its
+own), the dataset read after each and compared with the reference (testbed/update_model.py);
+then the journal replayed by `iclr-kg build` and compared again. Prints progress, the first
+difference found (the requests that led to it), and the counts.
+
+    python bench/update_semantics.py --requests 10000 [--seed 1] [--reasoner fast]
+
+`--reasoner owlrl` (the default) checks the closure against owlrl after every request, which
+costs about 2 s per changed closure on the tiny store; `fast` uses fastrl as the reference's
+reasoner (tests/test_reason.py holds it equal to owlrl) and owlrl every `--owlrl-every` requests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from pyoxigraph import DefaultGraph
+
+from iclr_kg.config import resource_dir
+from testbed.helpers import run_cli, serving
+from testbed.update_model import RandomChooser, Reference, Refused, difference, request, request_text
+from tests.conftest import TINY_REGISTRIES, TINY_SOURCE
+from tests.web.test_update_semantics import SERVER_ENV, dataset, named_graphs, post, restore
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--reasoner", choices=["owlrl", "fast"], default="owlrl")
+    parser.add_argument(
+        "--owlrl-every", type=int, default=200, help="with --reasoner fast: check with owlrl this often"
+    )
+    parser.add_argument("--existence", action="store_true", help="graph operations without SILENT too")
+    parser.add_argument("--restart-every", type=int, default=25, help="requests between two fresh starting points")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    folder = Path(tempfile.mkdtemp(prefix="update-semantics-"))
+    (folder / "data" / "sources").mkdir(parents=True)
+    for name, text in TINY_REGISTRIES.items():
+        (folder / "data" / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    (folder / "data" / "sources" / "tiny.yaml").write_text(textwrap.dedent(TINY_SOURCE).lstrip(), encoding="utf-8")
+    shutil.copytree(resource_dir("ontology"), folder / "ontology")
+    counts = {"acknowledged": 0, "refused": 0, "compared": 0}
+    began = time.perf_counter()
+    with serving(None, SERVER_ENV, cwd=folder) as (base, _):
+        first = dataset(base)
+        reference: Reference | None = None
+        history: list[str] = []
+        for number in range(1, args.requests + 1):
+            if reference is None or number % args.restart_every == 1:
+                now = dataset(base)
+                restore(base, first, now)
+                now = dataset(base)
+                reasoner = "owlrl" if args.reasoner == "owlrl" or number % args.owlrl_every == 1 else "fast"
+                reference = Reference([q for q in now if q.graph_name != DefaultGraph()], reasoner, named_graphs(base))
+                found = difference(reference.quads(), now)
+                if found:
+                    print(f"the starting point before request {number} differs:\n{found}")
+                    return 1
+                history = []
+
+            operations = request(RandomChooser(rng), reference.held, args.existence)
+            text = request_text(operations)
+            history.append(text)
+            status, body = post(base, text)
+            try:
+                reference.apply(operations)
+                expected = 204
+            except Refused:
+                expected = 400
+            if status != expected:
+                print(f"request {number}: the server answered {status} {body[:300]!r}, the reference {expected}")
+                print("\n---\n".join(history))
+                return 1
+            counts["acknowledged" if status == 204 else "refused"] += 1
+            found = difference(reference.quads(), dataset(base))
+            counts["compared"] += 1
+            if found:
+                print(f"request {number}: the dataset differs from the reference's\n{found}\nafter:")
+                print("\n---\n".join(history))
+                return 1
+            if number % 50 == 0:
+                rate = number / (time.perf_counter() - began)
+                print(f"{number:,} requests, {counts}, {rate:.1f} requests/s", flush=True)
+        before = dataset(base)
+        built = run_cli("build", env={**os.environ, **SERVER_ENV}, cwd=folder)
+        if built.returncode != 0:
+            print(f"the build that replays the journal failed: {built.stderr}")
+            return 1
+        found = difference(before, dataset(base))
+        print(f"journal replayed by a build: {found or 'the same dataset'}")
+    seconds = time.perf_counter() - began
+    print(f"{args.requests:,} requests in {seconds:.0f} s: {counts}; differences found: {0 if not found else 1}")
+    shutil.rmtree(folder, ignore_errors=True)
+    return 0 if not found else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,202 @@
+"""Every update means one thing: after each request `/update` acknowledged, the server's whole
+dataset, read from fresh connections (both web processes), is what the reference gives
+(testbed/update_model.py: pyoxigraph over the dataset in memory, the default-graph rule written
+plainly, owlrl's closure); a refused request changes nothing there either. Then `iclr-kg build`
+replays the journal and the dataset is the same again. The server runs as README's first command
+runs it: from a folder of its own, with the default, relative store (`./var/store`).
+
+Random requests of one to three operations from all of SPARQL 1.1 Update, seeded (a failure
+prints every request of its seed); `bench/update_semantics.py` runs the same for thousands."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import textwrap
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, RdfFormat, parse
+
+from iclr_kg.build.pipeline import build
+from iclr_kg.config import Settings, resource_dir
+from iclr_kg.store import current_generation
+from iclr_kg.updates import Journal
+from testbed.helpers import run_cli, serving
+from testbed.update_model import (
+    INFERRED,
+    ONTOLOGY,
+    RandomChooser,
+    Reference,
+    Refused,
+    difference,
+    request,
+    request_text,
+)
+from tests.conftest import TINY_REGISTRIES, TINY_SOURCE
+from tests.web.test_updates import AUTH, http
+
+pytestmark = pytest.mark.slow
+# relative, as a user in that folder would give them
+SERVER_ENV = {"ICLR_KG_UPDATE_TOKEN": "s3cret", "ICLR_KG_DATA_DIR": "data", "ICLR_KG_ONTOLOGY_DIR": "ontology"}
+
+
+@pytest.fixture(scope="module")
+def semantics_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path, list[Quad]]]:
+    """`iclr-kg serve` with no `--store`, from a folder holding a tiny data/; yields its URL,
+    the folder, and the dataset as first built."""
+    folder = tmp_path_factory.mktemp("semantics")
+    (folder / "data" / "sources").mkdir(parents=True)
+    for name, text in TINY_REGISTRIES.items():
+        (folder / "data" / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    (folder / "data" / "sources" / "tiny.yaml").write_text(textwrap.dedent(TINY_SOURCE).lstrip(), encoding="utf-8")
+    shutil.copytree(resource_dir("ontology"), folder / "ontology")
+    with serving(None, SERVER_ENV, cwd=folder) as (base, process):
+        assert (folder / "var" / "store" / "current").exists()  # the relative default, under the folder
+        yield base, folder, dataset(base)
+    assert "Traceback" not in process.output, process.output  # type: ignore[attr-defined]
+
+
+def dataset(base: str) -> list[Quad]:
+    """Every quad the server holds: each named graph's (/data) and the default graph's."""
+    status, named = http(f"{base}/data", headers={"Accept": "application/n-quads"})
+    assert status == 200, named
+    status, default = http(f"{base}/data?default", headers={"Accept": "application/n-triples"})
+    assert status == 200, default
+    quads = list(parse(named, format=RdfFormat.N_QUADS))
+    return quads + [Quad(t.subject, t.predicate, t.object, DefaultGraph()) for t in parse(default, RdfFormat.N_TRIPLES)]
+
+
+def named_graphs(base: str) -> list[NamedNode]:
+    """The named graphs the server has, empty ones too (which the dumps cannot show)."""
+    query = urllib.parse.urlencode({"query": "SELECT ?g WHERE { GRAPH ?g { } }", "format": "json"})
+    status, body = http(f"{base}/sparql?{query}")
+    assert status == 200, body
+    return [NamedNode(row["g"]["value"]) for row in json.loads(body)["results"]["bindings"]]
+
+
+def post(base: str, text: str) -> tuple[int, bytes]:
+    return http(f"{base}/update", text.encode(), {**AUTH, "Content-Type": "application/sparql-update"})
+
+
+def restore(base: str, first: list[Quad], now: list[Quad]) -> None:
+    """Put back, through Graph Store POSTs, what the first build held in its named graphs where
+    it is gone (a DROP ALL drawn earlier leaves nothing to reason over). Quads with blank nodes
+    only when none of the ontology's is left (posted again, they are new nodes)."""
+    held = {(q.graph_name, q.triple) for q in now}
+    bnodes_left = any(q.graph_name == ONTOLOGY and _blank(q) for q in now)
+    blocks: dict[Any, list[str]] = {}
+    for quad in first:
+        if quad.graph_name in (DefaultGraph(), INFERRED) or (quad.graph_name, quad.triple) in held:
+            continue
+        if _blank(quad) and bnodes_left:
+            continue
+        if "service" in str(quad.object).lower():
+            # a known defect, left for the reader of query text (issue 55, item 5): a write whose
+            # literal holds the word SERVICE is refused as if it called one
+            continue
+        blocks.setdefault(quad.graph_name, []).append(f"{quad.subject} {quad.predicate} {quad.object} .\n")
+    for graph, lines in blocks.items():
+        url = f"{base}/data?" + urllib.parse.urlencode({"graph": graph.value})
+        status, body = http(url, "".join(lines).encode(), {**AUTH, "Content-Type": "application/n-triples"}, "POST")
+        assert status in (200, 201, 204), body
+
+
+def _blank(quad: Quad) -> bool:
+    return isinstance(quad.subject, BlankNode) or isinstance(quad.object, BlankNode)
+
+
+def check(base: str, reference: Reference, what: str) -> None:
+    """The server's dataset, read twice on fresh connections, is the reference's."""
+    for _ in range(2):
+        found = difference(reference.quads(), dataset(base))
+        assert not found, f"after:\n{what}\n{found}"
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_every_update_does_what_the_reference_does(semantics_server, seed: int) -> None:
+    base, _, first = semantics_server
+    now = dataset(base)
+    restore(base, first, now)
+    now = dataset(base)
+    reference = Reference([q for q in now if q.graph_name != DefaultGraph()], graphs=named_graphs(base))
+    found = difference(reference.quads(), now)
+    assert not found, f"the starting point differs from the reference's closure:\n{found}"
+    history: list[str] = []
+
+    choose = RandomChooser(random.Random(seed))
+    for _ in range(choose.number(1, 4)):
+        operations = request(choose, reference.held)
+        text = request_text(operations)
+        history.append(text)
+        status, body = post(base, text)
+        assert status in (204, 400), f"{text}\n{status} {body[:400]!r}"
+        try:
+            reference.apply(operations)
+            expected = 204
+        except Refused as why:
+            expected = 400
+            reason = str(why)
+        assert status == expected, f"{text}\nthe server answered {status} {body[:300]!r}; the reference " + (
+            "accepts it" if expected == 204 else f"refuses it ({reason})"
+        )
+        check(base, reference, "\n---\n".join(history))
+
+
+def test_a_build_replays_the_journal_to_the_same_dataset(semantics_server) -> None:
+    """After the random requests above: `iclr-kg build`, run as a user runs it (the folder's
+    default store) while the server serves, replays every journaled entry onto a fresh build."""
+    base, folder, _ = semantics_server
+    before = dataset(base)
+    listed = run_cli("updates", "list", env={**os.environ, **SERVER_ENV}, cwd=folder)
+    assert listed.returncode == 0, listed.stderr
+    built = run_cli("build", env={**os.environ, **SERVER_ENV}, cwd=folder)
+    assert built.returncode == 0, built.stderr
+    found = difference(before, dataset(base))
+    assert not found, f"the journal replayed by a build gives another dataset:\n{found}"
+
+
+def test_a_graph_dropped_and_loaded_again_in_one_request_keeps_what_was_loaded(semantics_server) -> None:
+    """What the W3C protocol suite does to load its fixtures: DROP SILENT then INSERT DATA."""
+    base, _, _ = semantics_server
+    triple = "<urn:reload-s> <urn:reload-p> <urn:reload-o>"
+    text = f"DROP SILENT GRAPH <urn:reload> ; INSERT DATA {{ GRAPH <urn:reload> {{ {triple} }} }}"
+    for _ in range(2):
+        assert post(base, text)[0] == 204
+        query = urllib.parse.urlencode({"query": f"ASK {{ GRAPH <urn:reload> {{ {triple} }} }}", "format": "json"})
+        assert http(f"{base}/sparql?{query}")[1].find(b"true") > 0
+
+
+def test_a_build_that_cannot_replay_an_entry_names_it_and_keeps_the_last_generation(tiny_data) -> None:
+    """An entry that no longer applies (here one added to the journal by hand) stops the build
+    with the entry's number, its first line and how to drop it; the current generation stays,
+    and the build after `updates drop` succeeds."""
+    settings = tiny_data()
+    build(settings)
+    kept = current_generation(settings.store)
+    Journal(settings.store).append(
+        "update", f"INSERT DATA {{ GRAPH <{INFERRED.value}> {{ <urn:a> <urn:b> <urn:c> }} }}", None, 0
+    )
+    failed = run_cli("build", "--store", str(settings.store), env=_env(settings))
+    assert failed.returncode == 1
+    assert "journal entry 1" in failed.stderr and "INSERT DATA" in failed.stderr, failed.stderr
+    assert "iclr-kg updates drop 1" in failed.stderr and "Traceback" not in failed.stderr
+    assert [line for line in failed.stderr.splitlines() if line.startswith("error:")] == [
+        failed.stderr.strip().splitlines()[-1]
+    ], failed.stderr  # one error line, the last
+    assert current_generation(settings.store) == kept
+    assert run_cli("updates", "drop", "1", "--store", str(settings.store), env=_env(settings)).returncode == 0
+    assert run_cli("build", "--store", str(settings.store), env=_env(settings)).returncode == 0
+
+
+def _env(settings: Settings) -> dict[str, str]:
+    return {
+        **os.environ,
+        "ICLR_KG_DATA_DIR": str(settings.data_dir),
+        "ICLR_KG_ONTOLOGY_DIR": str(settings.ontology_dir),
+    }
