@@ -19,12 +19,16 @@ The reference is written the plain way, sharing no code with the product's updat
 
 from __future__ import annotations
 
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, Store, Triple
+from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, RdfFormat, Store, Triple, parse
 
 from iclr_kg import vocab
 from iclr_kg.build.reason import infer_triples
@@ -356,3 +360,71 @@ def request(choose: Chooser, held: Callable[[str], list[str]], existence_errors:
 
 def request_text(operations: Sequence[Operation]) -> str:
     return " ;\n".join(o.text for o in operations)
+
+
+# ------------------------------------------------------------------------------------------------
+# The server side: what the test and the bench read and send
+
+# relative, as a user in the server's folder would give them
+SERVER_ENV = {"ICLR_KG_UPDATE_TOKEN": "s3cret", "ICLR_KG_DATA_DIR": "data", "ICLR_KG_ONTOLOGY_DIR": "ontology"}
+AUTH = {"Authorization": f"Bearer {SERVER_ENV['ICLR_KG_UPDATE_TOKEN']}"}
+
+
+def http(
+    url: str, data: bytes | None = None, headers: dict | None = None, method: str | None = None
+) -> tuple[int, bytes]:
+    request = urllib.request.Request(url, data=data, headers=headers or {}, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=120) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def dataset(base: str) -> list[Quad]:
+    """Every quad the server holds: each named graph's (/data) and the default graph's."""
+    status, named = http(f"{base}/data", headers={"Accept": "application/n-quads"})
+    assert status == 200, named
+    status, default = http(f"{base}/data?default", headers={"Accept": "application/n-triples"})
+    assert status == 200, default
+    quads = list(parse(named, format=RdfFormat.N_QUADS))
+    return quads + [Quad(t.subject, t.predicate, t.object, DefaultGraph()) for t in parse(default, RdfFormat.N_TRIPLES)]
+
+
+def named_graphs(base: str) -> list[NamedNode]:
+    """The named graphs the server has, empty ones too (which the dumps cannot show)."""
+    query = urllib.parse.urlencode({"query": "SELECT ?g WHERE { GRAPH ?g { } }", "format": "json"})
+    status, body = http(f"{base}/sparql?{query}")
+    assert status == 200, body
+    return [NamedNode(row["g"]["value"]) for row in json.loads(body)["results"]["bindings"]]
+
+
+def post(base: str, text: str) -> tuple[int, bytes]:
+    return http(f"{base}/update", text.encode(), {**AUTH, "Content-Type": "application/sparql-update"})
+
+
+def restore(base: str, first: list[Quad], now: list[Quad]) -> None:
+    """Put back, through Graph Store POSTs, what the first build held in its named graphs where
+    it is gone (a DROP ALL drawn earlier leaves nothing to reason over). Quads with blank nodes
+    only when none of the ontology's is left (posted again, they are new nodes)."""
+    held = {(q.graph_name, q.triple) for q in now}
+    bnodes_left = any(q.graph_name == ONTOLOGY and _blank(q) for q in now)
+    blocks: dict[Any, list[str]] = {}
+    for quad in first:
+        if quad.graph_name in (DefaultGraph(), INFERRED) or (quad.graph_name, quad.triple) in held:
+            continue
+        if _blank(quad) and bnodes_left:
+            continue
+        if "service" in str(quad.object).lower():
+            # a known defect, left for the reader of query text (issue 55, item 5): a write whose
+            # literal holds the word SERVICE is refused as if it called one
+            continue
+        blocks.setdefault(quad.graph_name, []).append(f"{quad.subject} {quad.predicate} {quad.object} .\n")
+    for graph, lines in blocks.items():
+        url = f"{base}/data?" + urllib.parse.urlencode({"graph": graph.value})
+        status, body = http(url, "".join(lines).encode(), {**AUTH, "Content-Type": "application/n-triples"}, "POST")
+        assert status in (200, 201, 204), body
+
+
+def _blank(quad: Quad) -> bool:
+    return isinstance(quad.subject, BlankNode) or isinstance(quad.object, BlankNode)
