@@ -29,6 +29,7 @@ from pyoxigraph import DefaultGraph
 from iclr_kg.config import resource_dir
 from testbed.helpers import run_cli, serving
 from testbed.update_model import (
+    INFERRED,
     SERVER_ENV,
     RandomChooser,
     Reference,
@@ -39,7 +40,7 @@ from testbed.update_model import (
     post,
     request,
     request_text,
-    restore,
+    reset,
 )
 
 
@@ -66,8 +67,7 @@ def main() -> int:
         history: list[str] = []
         for number in range(1, args.requests + 1):
             if reference is None or number % args.restart_every == 1:
-                now = dataset(base)
-                restore(base, first, now)
+                reset(base, first)
                 now = dataset(base)
                 reasoner = "owlrl" if args.reasoner == "owlrl" or number % args.owlrl_every == 1 else "fast"
                 reference = Reference([q for q in now if q.graph_name != DefaultGraph()], reasoner, named_graphs(base))
@@ -76,10 +76,16 @@ def main() -> int:
                     print(f"the starting point before request {number} differs:\n{found}")
                     return 1
                 history = []
+                start, start_graphs, requests = (
+                    [q for q in now if q.graph_name != DefaultGraph()],
+                    named_graphs(base),
+                    [],
+                )
 
             operations = request(RandomChooser(rng), reference.held, args.existence)
             text = request_text(operations)
             history.append(text)
+            requests.append(operations)
             status, body = post(base, text)
             try:
                 reference.apply(operations)
@@ -94,8 +100,13 @@ def main() -> int:
             found = difference(reference.quads(), dataset(base))
             counts["compared"] += 1
             if found:
-                print(f"request {number}: the dataset differs from the reference's\n{found}\nafter:")
+                graphs = sorted(str(g) for g in named_graphs(base))
+                print(
+                    f"request {number}: the dataset differs from the reference's\n{found}\nthe server's graphs: {graphs}"
+                )
+                print("after:")
                 print("\n---\n".join(history))
+                print(f"in-process, from the same start: {in_process(folder, start, start_graphs, requests)}")
                 return 1
             if number % 50 == 0:
                 rate = number / (time.perf_counter() - began)
@@ -111,6 +122,50 @@ def main() -> int:
     print(f"{args.requests:,} requests in {seconds:.0f} s: {counts}; differences found: {0 if not found else 1}")
     shutil.rmtree(folder, ignore_errors=True)
     return 0 if not found else 1
+
+
+def in_process(folder: Path, start: list, graphs: list, requests: list) -> str:
+    """The same requests from the same start, on `updates.apply` in this process (the writer's
+    code without HTTP and processes): where the difference shows again, it can be debugged here."""
+    from iclr_kg.build.pipeline import build
+    from iclr_kg.config import Settings
+    from iclr_kg.store import open_read_only
+    from iclr_kg.updates import apply, publish
+
+    settings = Settings(store=folder / "replay", data_dir=folder / "data", ontology_dir=folder / "ontology")
+    build(settings)
+    blocks: dict = {}
+    for quad in start:
+        if quad.graph_name == INFERRED:
+            continue
+        blocks.setdefault(quad.graph_name, []).append(f"{quad.subject} {quad.predicate} {quad.object} .")
+    apply(settings.store, "DROP ALL")
+    apply(settings.store, " ; ".join(f"CREATE SILENT GRAPH {g}" for g in graphs) or "CLEAR SILENT ALL")
+    apply(
+        settings.store, "INSERT DATA { " + " ".join(f"GRAPH {g} {{ {' '.join(t)} }}" for g, t in blocks.items()) + " }"
+    )
+    publish(settings.store)
+    reference = Reference(start, "fast", graphs)
+    for number, operations in enumerate(requests, 1):
+        try:
+            apply(settings.store, request_text(operations), defer=True)
+        except Exception as exc:  # noqa: BLE001 - what the server answered 400 to
+            refused = str(exc)
+        else:
+            refused = ""
+        try:
+            reference.apply(operations)
+        except Refused:
+            if not refused:
+                return f"request {number}: applied here, refused by the reference"
+            continue
+        if refused:
+            return f"request {number}: refused here ({refused}), applied by the reference"
+        publish(settings.store)
+        found = difference(reference.quads(), list(open_read_only(settings.store)))
+        if found:
+            return f"request {number} differs again:\n{found}"
+    return "no difference"
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, RdfFormat, Stor
 
 from iclr_kg import vocab
 from iclr_kg.build.reason import infer_triples
+from iclr_kg.errors import IclrKgError
 
 INFERRED = NamedNode(vocab.GRAPH_INFERRED)
 ONTOLOGY = NamedNode(vocab.GRAPH_ONTOLOGY)
@@ -49,9 +50,15 @@ class Operation:
     # the operation's inserts into the default graph put into MARKER instead (None: it has none):
     # what it inserts there, even where the union already holds it
     marked: str | None = None
+    # ADD, COPY, MOVE: the source graph; where it is not there the operation does nothing (SILENT)
+    # or fails, whatever its deletes alone would do
+    source: str | None = None
 
 
 MARKER = "urn:update-model:inserted-into-the-default-graph"
+
+
+_CLOSURES: dict[tuple[str, frozenset[Any]], set[Triple]] = {}  # the reasoner's closures, by what they closed
 
 
 class Refused(Exception):
@@ -69,7 +76,6 @@ class Reference:
         for graph in graphs:
             if graph != INFERRED:
                 self.store.add_graph(graph)
-        self._closures: dict[frozenset[Any], set[Triple]] = {}
         self._close()
 
     def apply(self, operations: Sequence[Operation]) -> None:
@@ -102,6 +108,8 @@ class Reference:
     def _apply(self, operation: Operation) -> None:
         before = _graphs(self.store)
         after = self._run(operation.text)
+        if operation.source is not None and NamedNode(operation.source) not in set(self.store.named_graphs()):
+            return  # SILENT (else `_run` raised)
         deleting = self._run(operation.deletes_only) if operation.deletes_only is not None else self.store
         without_inserts = _graphs(deleting)
         inserted = _graphs(after)
@@ -149,15 +157,19 @@ class Reference:
         graphs = _graphs(self.store)
         asserted = set().union(*(t for g, t in graphs.items() if g not in (DEFAULT, INFERRED, ONTOLOGY)))
         key = frozenset(asserted) | frozenset((ONTOLOGY, t) for t in graphs.get(ONTOLOGY, set()))
-        derived = self._closures.get(key)
+        derived = _CLOSURES.get((self.reasoner, key))
         if derived is None:
             schema = list(graphs.get(ONTOLOGY, set()))
-            derived = set(infer_triples(list(asserted), schema, self.reasoner)) - asserted
-            if len(self._closures) > 256:
-                self._closures.clear()
-            self._closures[key] = derived
+            try:
+                derived = set(infer_triples(list(asserted), schema, self.reasoner)) - asserted
+            except IclrKgError as exc:  # inconsistent (disjoint classes...): the request is refused
+                raise Refused(str(exc)) from None
+            if len(_CLOSURES) > 256:
+                _CLOSURES.clear()
+            _CLOSURES[(self.reasoner, key)] = derived
         self.store.remove_graph(INFERRED)
         self.store.clear_graph(DEFAULT)
+        self.store.add_graph(INFERRED)  # always there, empty or not
         self.store.extend(Quad(*t, INFERRED) for t in derived)
         union = set().union(*(t for g, t in graphs.items() if g not in (DEFAULT, INFERRED))) | derived
         self.store.extend(Quad(*t, DEFAULT) for t in union)
@@ -342,12 +354,13 @@ def operation(choose: Chooser, held: Callable[[str], list[str]], existence_error
         return [Operation(text, None)]
     emptied = "DEFAULT" if destination == "DEFAULT" else f"GRAPH {destination}"
     marked = f"ADD {silent}{source} TO <{MARKER}>" if destination == "DEFAULT" else None
+    named = source.strip("<>") if source != "DEFAULT" else None
     if kind == "add":
-        return [Operation(text, None, marked)]
+        return [Operation(text, None, marked, named)]
     if kind == "copy":
-        return [Operation(text, f"DROP SILENT {emptied}", marked)]
+        return [Operation(text, f"DROP SILENT {emptied}", marked, named)]
     moved = "DEFAULT" if source == "DEFAULT" else f"GRAPH {source}"
-    return [Operation(text, f"DROP SILENT {emptied} ; DROP SILENT {moved}", marked)]
+    return [Operation(text, f"DROP SILENT {emptied} ; DROP SILENT {moved}", marked, named)]
 
 
 def request(choose: Chooser, held: Callable[[str], list[str]], existence_errors: bool = False) -> list[Operation]:
@@ -403,23 +416,16 @@ def post(base: str, text: str) -> tuple[int, bytes]:
     return http(f"{base}/update", text.encode(), {**AUTH, "Content-Type": "application/sparql-update"})
 
 
-def restore(base: str, first: list[Quad], now: list[Quad]) -> None:
-    """Put back, through Graph Store POSTs, what the first build held in its named graphs where
-    it is gone (a DROP ALL drawn earlier leaves nothing to reason over). Quads with blank nodes
-    only when none of the ontology's is left (posted again, they are new nodes)."""
-    held = {(q.graph_name, q.triple) for q in now}
-    bnodes_left = any(q.graph_name == ONTOLOGY and _blank(q) for q in now)
+def reset(base: str, first: list[Quad]) -> None:
+    """Bring the server back to the dataset `first` (its named graphs; the inferred graph follows):
+    DROP ALL, then a Graph Store POST of each graph, so that every example starts from the same
+    dataset and a failure can be replayed from it."""
+    status, body = post(base, "DROP ALL")
+    assert status == 204, body
     blocks: dict[Any, list[str]] = {}
     for quad in first:
-        if quad.graph_name in (DefaultGraph(), INFERRED) or (quad.graph_name, quad.triple) in held:
-            continue
-        if _blank(quad) and bnodes_left:
-            continue
-        if "service" in str(quad.object).lower():
-            # a known defect, left for the reader of query text (issue 55, item 5): a write whose
-            # literal holds the word SERVICE is refused as if it called one
-            continue
-        blocks.setdefault(quad.graph_name, []).append(f"{quad.subject} {quad.predicate} {quad.object} .\n")
+        if quad.graph_name not in (DefaultGraph(), INFERRED):
+            blocks.setdefault(quad.graph_name, []).append(f"{quad.subject} {quad.predicate} {quad.object} .\n")
     for graph, lines in blocks.items():
         url = f"{base}/data?" + urllib.parse.urlencode({"graph": graph.value})
         status, body = http(url, "".join(lines).encode(), {**AUTH, "Content-Type": "application/n-triples"}, "POST")

@@ -40,7 +40,7 @@ from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store,
 from iclr_kg import vocab
 from iclr_kg.build import dred, fastrl
 from iclr_kg.counts import FACET_PREDICATES, Facets, facets
-from iclr_kg.errors import QueryError, TooLarge
+from iclr_kg.errors import InconsistentGraph, QueryError, TooLarge
 from iclr_kg.index import neighbourhood
 from iclr_kg.query.querytext import split_update, top_level_words
 from iclr_kg.store import load_reasoned, run_query, run_update, save_reasoned
@@ -422,6 +422,11 @@ def _insert_stated(change: Change, quad: Quad) -> None:
     change.add(Quad(quad.subject, quad.predicate, quad.object, graph))
 
 
+def inconsistency(exc: InconsistentGraph) -> str:
+    """Why an update that makes the graph inconsistent is refused (a QueryError: 400)."""
+    return f"the update would make the graph inconsistent: {exc}"
+
+
 def inferred_refusal(example: Triple) -> str:
     """Why an update that adds to the inferred graph is refused (a QueryError: 400)."""
     return (
@@ -622,7 +627,8 @@ def _plan_graph_copy(change: Change, operation: str) -> None:
     inferred one too) are read, then COPY and MOVE empty the target (the default graph: every
     graph) and MOVE drops the source, then the triples go into the target (the default graph:
     graph/updates), as one operation's deletes come before its inserts. A source graph that is
-    not there is left to the full path; nothing may go into the inferred graph."""
+    not there makes it fail: with SILENT it does nothing, else Oxigraph says why (the full path);
+    nothing may go into the inferred graph."""
     matched = _GRAPH_COPY.fullmatch(_body(operation))
     assert matched is not None  # data_operations matched it
     verb = matched.group(1).upper()
@@ -634,6 +640,8 @@ def _plan_graph_copy(change: Change, operation: str) -> None:
         assert isinstance(source, NamedNode)
         quads = change.quads_of(source)
         if not quads and not change.db.contains_named_graph(source):
+            if matched.group(2):  # SILENT: the operation fails and does nothing (Oxigraph would empty the target)
+                return
             raise NotMaintained(f"{verb} of a graph that is not there")
         triples = {q.triple for q in quads}
     if source == target:
@@ -690,6 +698,8 @@ def maintain(db: Store, source: Path, update: str, base: str | None, max_new: in
         reasoned = dred.update(db, start.schema, state.hidden, removed, added, given, start)
     except dred.Fallback as exc:
         raise NotMaintained(str(exc)) from None
+    except InconsistentGraph as exc:
+        raise QueryError(inconsistency(exc)) from None
     check_growth(len(reasoned.inferred_added), max_new)
     triples = {q.triple for q in (*change.removed, *change.added)}
     triples |= {*reasoned.inferred_added, *reasoned.inferred_removed}

@@ -723,7 +723,7 @@ def maintain(
         derived = {Triple(*t) for t in infer_terms(list(asserted), list(by_graph[ontology]), reasoner, hidden)}
         derived -= asserted
     except InconsistentGraph as exc:
-        raise QueryError(f"the update would make the graph inconsistent: {exc}") from None
+        raise QueryError(maintained.inconsistency(exc)) from None
     maintained.check_growth(len(derived - by_graph[inferred]), max_new)
     _replace(db, inferred, by_graph[inferred], derived)
     _replace(db, default, by_graph[default], asserted | by_graph[ontology] | derived)

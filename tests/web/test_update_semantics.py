@@ -5,20 +5,25 @@ plainly, owlrl's closure); a refused request changes nothing there either. Then 
 replays the journal and the dataset is the same again. The server runs as README's first command
 runs it: from a folder of its own, with the default, relative store (`./var/store`).
 
-Random requests of one to three operations from all of SPARQL 1.1 Update, seeded (a failure
-prints every request of its seed); `bench/update_semantics.py` runs the same for thousands."""
+Random requests of one to three operations from all of SPARQL 1.1 Update, drawn by Hypothesis
+(each example starts from the dataset as built, so a failure shrinks to a short request list);
+`bench/update_semantics.py` runs the same for thousands."""
 
 from __future__ import annotations
 
 import os
-import random
 import shutil
 import textwrap
 import urllib.parse
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from pyoxigraph import DefaultGraph, Quad
 
 from iclr_kg.build.pipeline import build
@@ -29,7 +34,6 @@ from testbed.helpers import run_cli, serving
 from testbed.update_model import (
     INFERRED,
     SERVER_ENV,
-    RandomChooser,
     Reference,
     Refused,
     dataset,
@@ -39,15 +43,24 @@ from testbed.update_model import (
     post,
     request,
     request_text,
-    restore,
+    reset,
 )
 from tests.conftest import TINY_REGISTRIES, TINY_SOURCE
 
 pytestmark = pytest.mark.slow
 
 
+@dataclass
+class Served:
+    """The server under test: its URL, its folder, and its dataset as first built."""
+
+    base: str
+    folder: Path
+    first: list[Quad] = field(repr=False)
+
+
 @pytest.fixture(scope="module")
-def semantics_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path, list[Quad]]]:
+def semantics_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """`iclr-kg serve` with no `--store`, from a folder holding a tiny data/; yields its URL,
     the folder, and the dataset as first built."""
     folder = tmp_path_factory.mktemp("semantics")
@@ -58,7 +71,7 @@ def semantics_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple
     shutil.copytree(resource_dir("ontology"), folder / "ontology")
     with serving(None, SERVER_ENV, cwd=folder) as (base, process):
         assert (folder / "var" / "store" / "current").exists()  # the relative default, under the folder
-        yield base, folder, dataset(base)
+        yield Served(base, folder, dataset(base))
     assert "Traceback" not in process.output, process.output  # type: ignore[attr-defined]
 
 
@@ -69,20 +82,41 @@ def check(base: str, reference: Reference, what: str) -> None:
         assert not found, f"after:\n{what}\n{found}"
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_every_update_does_what_the_reference_does(semantics_server, seed: int) -> None:
-    base, _, first = semantics_server
-    now = dataset(base)
-    restore(base, first, now)
+class Drawn:
+    """Choices drawn by Hypothesis, so that a failure shrinks to fewer and smaller requests."""
+
+    def __init__(self, data: Any):
+        self.data = data
+
+    def pick(self, options: Any) -> Any:
+        return self.data.draw(st.sampled_from(list(options)))
+
+    def number(self, low: int, high: int) -> int:
+        return int(self.data.draw(st.integers(low, high)))
+
+
+@pytest.mark.filterwarnings("ignore:Generating overly large repr")  # Hypothesis on the drawn data's repr
+@hypothesis_settings(
+    max_examples=15,
+    deadline=None,
+    derandomize=True,  # the same requests on every run; the bench draws new ones (--seed)
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(data=st.data())
+def test_every_update_does_what_the_reference_does(semantics_server, data) -> None:
+    """Each example starts from the dataset as built (`reset`), so that Hypothesis replays it faithfully."""
+    base, first = semantics_server.base, semantics_server.first
+    reset(base, first)
     now = dataset(base)
     reference = Reference([q for q in now if q.graph_name != DefaultGraph()], graphs=named_graphs(base))
     found = difference(reference.quads(), now)
     assert not found, f"the starting point differs from the reference's closure:\n{found}"
     history: list[str] = []
 
-    choose = RandomChooser(random.Random(seed))
+    choose = Drawn(data)
     for _ in range(choose.number(1, 4)):
-        operations = request(choose, reference.held)
+        operations = request(choose, reference.held, existence_errors=True)
         text = request_text(operations)
         history.append(text)
         status, body = post(base, text)
@@ -102,7 +136,7 @@ def test_every_update_does_what_the_reference_does(semantics_server, seed: int) 
 def test_a_build_replays_the_journal_to_the_same_dataset(semantics_server) -> None:
     """After the random requests above: `iclr-kg build`, run as a user runs it (the folder's
     default store) while the server serves, replays every journaled entry onto a fresh build."""
-    base, folder, _ = semantics_server
+    base, folder = semantics_server.base, semantics_server.folder
     before = dataset(base)
     listed = run_cli("updates", "list", env={**os.environ, **SERVER_ENV}, cwd=folder)
     assert listed.returncode == 0, listed.stderr
@@ -114,7 +148,7 @@ def test_a_build_replays_the_journal_to_the_same_dataset(semantics_server) -> No
 
 def test_a_graph_dropped_and_loaded_again_in_one_request_keeps_what_was_loaded(semantics_server) -> None:
     """What the W3C protocol suite does to load its fixtures: DROP SILENT then INSERT DATA."""
-    base, _, _ = semantics_server
+    base = semantics_server.base
     triple = "<urn:reload-s> <urn:reload-p> <urn:reload-o>"
     text = f"DROP SILENT GRAPH <urn:reload> ; INSERT DATA {{ GRAPH <urn:reload> {{ {triple} }} }}"
     for _ in range(2):

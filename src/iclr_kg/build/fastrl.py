@@ -594,9 +594,9 @@ def _check_consistency(schema: _Encoded, facts: _Facts, terms: list[Term]) -> No
     members = facts.subjects_of(schema.type, schema.checked)
     for a, b in schema.disjoint:  # cax-dw, cax-adc
         both = set(members.get(a, ())) & set(members.get(b, ()))
-        for x in sorted(terms[i] for i in both):
+        for x in sorted((terms[i] for i in both), key=str):
             problems.append(f"- {x} is in the disjoint classes {terms[a]} and {terms[b]}")
-    for x in sorted(terms[i] for i in members.get(schema.nothing, ())):  # cls-nothing2
+    for x in sorted((terms[i] for i in members.get(schema.nothing, ())), key=str):  # cls-nothing2
         problems.append(f"- {x} is an instance of owl:Nothing")
     if problems:
         raise InconsistentGraph(

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 
 from iclr_kg.errors import QueryError
-from iclr_kg.query.querytext import may_mention
+from iclr_kg.query.querytext import may_mention, only_data_and_graphs
 
 ESCAPE = re.compile(r"\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}")
 # The keyword, not preceded or followed by a character that would make it part of a name.
@@ -141,6 +141,8 @@ def check_update(
     text: str, allowed_services: tuple[str, ...], allowed_loads: tuple[str, ...], prefixes: dict[str, str]
 ) -> None:
     """An update may call allow-listed SERVICEs and LOAD only from the allow-listed sources."""
+    if only_data_and_graphs(text):
+        return
     check_services(text, allowed_services, prefixes)
     for target in outbound_targets(text, "LOAD", prefixes):
         if target is None or target not in allowed_loads:

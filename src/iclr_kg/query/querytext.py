@@ -49,13 +49,28 @@ def brackets(text: str) -> Iterator[tuple[int, str]]:
     """(index, bracket) of each bracket outside strings and comments, in one linear scan."""
     i, n = 0, len(text)
     while i < n:
-        skipped = past_comment_or_string(text, i)
+        skipped = past_comment_string_or_iri(text, i)
         if skipped is not None:
             i = skipped
             continue
         if text[i] in OPENERS or text[i] in CLOSERS:
             yield i, text[i]
         i += 1
+
+
+# An IRI written out (SPARQL's IRIREF): its `#` starts no comment, and it holds no bracket or quote
+IRIREF = re.compile(r"<[^<>\"{}|^`\\\x00-\x20]*>")
+
+
+def past_comment_string_or_iri(text: str, i: int) -> int | None:
+    """The index after the comment, string literal or written-out IRI that starts at `i`, or None.
+    An IRI is read at any depth: inside `{ }`, `<…#…>` once read the rest of the line as a
+    comment, losing the brackets that close a block and the operations after it. (A `<` that
+    starts no IRI is the less-than operator.)"""
+    if text[i] == "<":
+        found = IRIREF.match(text, i)
+        return found.end() if found is not None else None
+    return past_comment_or_string(text, i)
 
 
 def past_comment_or_string(text: str, i: int) -> int | None:
@@ -133,7 +148,7 @@ def triple_patterns(text: str) -> int:
     and comments, and not inside a name or a number), plus one per `{` and `[`."""
     count, stack, i, n = 0, [], 0, len(text)
     while i < n:
-        skipped = past_comment_or_string(text, i)
+        skipped = past_comment_string_or_iri(text, i)
         if skipped is not None:
             i = skipped
             continue
@@ -144,13 +159,8 @@ def triple_patterns(text: str) -> int:
         elif c in CLOSERS:
             if stack:
                 stack.pop()
-        elif stack and stack[-1] != "(":
-            if c == "<":  # an IRI: where a pattern's term stands, `<` cannot be an operator
-                end = text.find(">", i)
-                i = n if end < 0 else end + 1
-                continue
-            if c in ";," or (c == "." and (i + 1 == n or text[i + 1] not in NAME_CHARS)):
-                count += 1
+        elif stack and stack[-1] != "(" and (c in ";," or (c == "." and (i + 1 == n or text[i + 1] not in NAME_CHARS))):
+            count += 1
         i += 1
     return count
 
@@ -199,7 +209,7 @@ def _top_level(text: str) -> Iterator[tuple[int, str]]:
     (`ex:with`, `with:x`) are not keywords and are left out; words come upper-cased."""
     depth, i, n = 0, 0, len(text)
     while i < n:
-        skipped = past_comment_or_string(text, i)
+        skipped = past_comment_string_or_iri(text, i)
         if skipped is not None:
             i = skipped
             continue
@@ -208,10 +218,6 @@ def _top_level(text: str) -> Iterator[tuple[int, str]]:
             depth += 1
         elif c in CLOSERS:
             depth = max(0, depth - 1)
-        elif c == "<" and depth == 0:
-            end = text.find(">", i)
-            i = n if end < 0 else end + 1
-            continue
         elif c == ";" and depth == 0:
             yield i, ";"
         elif c.isalpha() or c == "_":
@@ -282,6 +288,21 @@ def split_update(update: str) -> list[str]:
         operations.append(prologue + part)
         prologue += part[:first] + "\n"
     return operations
+
+
+def only_data_and_graphs(update: str) -> bool:
+    """Whether every operation of an update is INSERT DATA, DELETE DATA or a graph operation
+    (CREATE, DROP, CLEAR, ADD, COPY, MOVE): none can call a SERVICE or fetch, so the checks on
+    what leaves the process need not read its data (whose literals may hold any word)."""
+    for operation in split_update(update) or [update]:
+        words = [word for _, word in top_level_words(operation) if word not in ("PREFIX", "BASE")]
+        if not words:
+            return False
+        if words[0] in ("INSERT", "DELETE") and words[1:2] == ["DATA"]:
+            continue
+        if words[0] not in ("CREATE", "DROP", "CLEAR", "ADD", "COPY", "MOVE"):
+            return False
+    return True
 
 
 def unclosed(text: str) -> int | None:
