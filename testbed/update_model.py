@@ -26,6 +26,7 @@ import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from http.client import HTTPConnection
 from typing import Any, Protocol
 
 from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, RdfFormat, Store, Triple, parse
@@ -53,6 +54,9 @@ class Operation:
     # ADD, COPY, MOVE: the source graph; where it is not there the operation does nothing (SILENT)
     # or fails, whatever its deletes alone would do
     source: str | None = None
+    # it reads what the operations before it leave (a WHERE; ADD, COPY, MOVE from the default or
+    # the inferred graph): the closure is brought up to date, and checked, before it
+    reads: bool = False
 
 
 MARKER = "urn:update-model:inserted-into-the-default-graph"
@@ -83,9 +87,12 @@ class Reference:
         kept = list(self.store)
         kept_graphs = set(self.store.named_graphs())
         try:
-            for operation in operations:
+            for number, operation in enumerate(operations, 1):
                 self._apply(operation)
-                self._close()
+                if number == len(operations) or any(later.reads for later in operations[number:]):
+                    self._close()
+                else:
+                    self._union()
         except Refused:
             self.store = Store()
             self.store.extend(kept)
@@ -151,6 +158,12 @@ class Reference:
         except (SyntaxError, OSError, ValueError, RuntimeError) as exc:
             raise Refused(str(exc)) from None
         return copy
+
+    def _union(self) -> None:
+        """The default graph made the union of the named graphs again (the inferred graph as it is)."""
+        graphs = _graphs(self.store)
+        self.store.clear_graph(DEFAULT)
+        self.store.extend(Quad(*t, DEFAULT) for g, triples in graphs.items() if g != DEFAULT for t in triples)
 
     def _close(self) -> None:
         """The inferred graph and the default graph made what the asserted graphs give."""
@@ -319,7 +332,7 @@ def operation(choose: Chooser, held: Callable[[str], list[str]], existence_error
         if kind == "delete where":  # its pattern is its template: no BIND
             triple = f"{choose.pick(['?s', *SUBJECTS[:3]])} {choose.pick(PREDICATES)} {choose.pick(['?o', *OBJECTS])} ."
             text = f"DELETE WHERE {{ {_wrapped(where_graph, triple)} }}"
-            return [Operation(text, text)]
+            return [Operation(text, text, reads=True)]
         delete = _wrapped(choose.pick(GRAPHS[:4]), template) if choose.pick([True, False]) else ""
         _, other = _pattern(choose)
         insert_graph, inserted = choose.pick(GRAPHS), choose.pick([template, other])
@@ -331,7 +344,7 @@ def operation(choose: Chooser, held: Callable[[str], list[str]], existence_error
         marked = (
             f"INSERT {{ GRAPH <{MARKER}> {{ {inserted} }} }} {where}" if insert and insert_graph == "DEFAULT" else None
         )
-        return [Operation(text, f"DELETE {{ {delete} }} {where}" if delete else None, marked)]
+        return [Operation(text, f"DELETE {{ {delete} }} {where}" if delete else None, marked, reads=True)]
     target = choose.pick(
         ["GRAPH <urn:g1>", "GRAPH <urn:g2>", "DEFAULT", "ALL", "NAMED", f"GRAPH <{vocab.GRAPH_UPDATES}>"]
     )
@@ -350,17 +363,18 @@ def operation(choose: Chooser, held: Callable[[str], list[str]], existence_error
     source = choose.pick(["<urn:g1>", "<urn:g2>", "DEFAULT", f"<{vocab.GRAPH_INFERRED}>"])
     destination = choose.pick(["<urn:g1>", "<urn:g2>", "DEFAULT"])
     text = f"{kind.upper()} {silent}{source} TO {destination}"
+    reads = source in ("DEFAULT", f"<{vocab.GRAPH_INFERRED}>")
     if source == destination:
-        return [Operation(text, None)]
+        return [Operation(text, None, reads=reads)]
     emptied = "DEFAULT" if destination == "DEFAULT" else f"GRAPH {destination}"
     marked = f"ADD {silent}{source} TO <{MARKER}>" if destination == "DEFAULT" else None
     named = source.strip("<>") if source != "DEFAULT" else None
     if kind == "add":
-        return [Operation(text, None, marked, named)]
+        return [Operation(text, None, marked, named, reads)]
     if kind == "copy":
-        return [Operation(text, f"DROP SILENT {emptied}", marked, named)]
+        return [Operation(text, f"DROP SILENT {emptied}", marked, named, reads)]
     moved = "DEFAULT" if source == "DEFAULT" else f"GRAPH {source}"
-    return [Operation(text, f"DROP SILENT {emptied} ; DROP SILENT {moved}", marked, named)]
+    return [Operation(text, f"DROP SILENT {emptied} ; DROP SILENT {moved}", marked, named, reads)]
 
 
 def request(choose: Chooser, held: Callable[[str], list[str]], existence_errors: bool = False) -> list[Operation]:
@@ -394,14 +408,42 @@ def http(
         return exc.code, exc.read()
 
 
-def dataset(base: str) -> list[Quad]:
-    """Every quad the server holds: each named graph's (/data) and the default graph's."""
-    status, named = http(f"{base}/data", headers={"Accept": "application/n-quads"})
+def dataset(base: str, connection: HTTPConnection | None = None) -> list[Quad]:
+    """Every quad the server holds: each named graph's (/data) and the default graph's; read on
+    `connection` (one web process's: `each_process`) or on fresh connections."""
+    status, named = _get(base, "/data", "application/n-quads", connection)
     assert status == 200, named
-    status, default = http(f"{base}/data?default", headers={"Accept": "application/n-triples"})
+    status, default = _get(base, "/data?default", "application/n-triples", connection)
     assert status == 200, default
     quads = list(parse(named, format=RdfFormat.N_QUADS))
     return quads + [Quad(t.subject, t.predicate, t.object, DefaultGraph()) for t in parse(default, RdfFormat.N_TRIPLES)]
+
+
+def _get(base: str, path: str, accept: str, connection: HTTPConnection | None) -> tuple[int, bytes]:
+    if connection is None:
+        return http(f"{base}{path}", headers={"Accept": accept})
+    connection.request("GET", path, headers={"Accept": accept})
+    response = connection.getresponse()
+    return response.status, response.read()
+
+
+def each_process(base: str, processes: int = 2, attempts: int = 60) -> dict[int, HTTPConnection]:
+    """A kept-alive connection to each web process (`/health` says which answered): the kernel
+    spreads new connections over them, so a few tries find them all."""
+    found: dict[int, HTTPConnection] = {}
+    parts = urllib.parse.urlsplit(base)
+    for _ in range(attempts):
+        connection = HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=120)
+        connection.request("GET", "/health")
+        response = connection.getresponse()
+        process = json.loads(response.read())["process"]
+        if process in found:
+            connection.close()
+        else:
+            found[process] = connection
+        if len(found) == processes:
+            return found
+    raise AssertionError(f"found {len(found)} web processes of {processes} in {attempts} connections")
 
 
 def named_graphs(base: str) -> list[NamedNode]:

@@ -338,6 +338,24 @@ def _body(operation: str) -> str:
     return operation[start:]
 
 
+def reads_dataset(operation: str) -> bool:
+    """Whether an operation reads what the operations before it leave, the inferred graph
+    included (so the closure is brought up to date before it): a WHERE clause, or ADD, COPY or
+    MOVE from the default or the inferred graph. One not planned here (LOAD...) counts as reading;
+    CREATE does not."""
+    try:
+        ((verb, text),) = data_operations(operation)
+    except NotMaintained:
+        words = [word for _, word in top_level_words(operation) if word not in ("PREFIX", "BASE")]
+        return words[:1] != ["CREATE"]
+    if verb == "MODIFY":
+        return True
+    if verb == "COPY":
+        matched = _GRAPH_COPY.fullmatch(_body(text))
+        return matched is None or matched.group(3) in (None, vocab.GRAPH_INFERRED)
+    return False
+
+
 def _templates(operation: str) -> tuple[str | None, str | None] | None:
     """The CONSTRUCT queries giving what a DELETE/INSERT ... WHERE on the default graph deletes
     and inserts (None where it has no such template); None if it is not one: WITH, USING or a
@@ -632,6 +650,8 @@ def _plan_graph_copy(change: Change, operation: str) -> None:
     matched = _GRAPH_COPY.fullmatch(_body(operation))
     assert matched is not None  # data_operations matched it
     verb = matched.group(1).upper()
+    if reads_dataset(operation) and (change.added or change.removed or change.dropped):
+        raise NotMaintained(f"{verb} from the default or the inferred graph after another operation in the same update")
     source = NamedNode(matched.group(3)) if matched.group(3) else DEFAULT
     target = NamedNode(matched.group(5)) if matched.group(5) else DEFAULT
     if source == DEFAULT:

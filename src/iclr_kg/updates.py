@@ -375,7 +375,8 @@ def _publish_pending(store_dir: Path) -> None:
     try:
         work.db.backup(str(target))  # RocksDB flushes, then hard-links
         maintained.save(pending.source, target)
-        complete_generation(target, {"journal": pending.entry.id, "journal_bytes": pending.journal_bytes})
+        record = {"journal": pending.entry.id, "journal_bytes": pending.journal_bytes}
+        complete_generation(target, {**record, **quads_record(maintained.held(target))})
         if pending.stats is not None:
             counts.write(target, pending.stats)
         patch_index(work.db, target, index_path(pending.source), pending.iris, pending.touched, in_place=True)
@@ -385,6 +386,12 @@ def _publish_pending(store_dir: Path) -> None:
         discard_unpublished(store_dir, target)
         raise
     work.generation = target
+
+
+def quads_record(state: maintained.State | None) -> dict[str, int]:
+    """What a generation's record says of its size: the quads of its named graphs (what
+    /health shows without counting them), where the reasoning state knows them."""
+    return {"quads": sum(state.counts.values())} if state is not None else {}
 
 
 def _abandon(store_dir: Path) -> None:
@@ -412,7 +419,7 @@ def _recomputed_write(
     target, state = _recomputed(source, missing, update, base, reasoner, max_derived)
     try:
         entry = journal.append(kind, update, base, after=applied) if update is not None else missing[-1]
-        complete_generation(target, {"journal": entry.id, "journal_bytes": journal.intact})
+        complete_generation(target, {"journal": entry.id, "journal_bytes": journal.intact, **quads_record(state)})
         publish_generation(store_dir, target)
     except BaseException:
         discard_unpublished(store_dir, target)
@@ -641,23 +648,15 @@ def run_entry(
     (`maintained.plan_change`: what it deletes and inserts under the union-default-graph rule)
     and written, or, where no plan is made (DROP ALL, CLEAR DEFAULT, LOAD, CREATE...), run by
     Oxigraph and its change to the default graph carried over to the named graphs. After each
-    operation that a later one could read through, and after the last, the inferred graph is
-    recomputed from the whole store and the default graph made the union again. The request
+    operation that a later one reads through (`maintained.reads_dataset`), and after the last,
+    the inferred graph is recomputed from the whole store and the default graph made the union again. The request
     stays atomic: the caller publishes nothing unless all succeed."""
     operations = split_update(update) or [update]
     for number, operation in enumerate(operations, 1):
         _run_operation(db, operation, base)
         last = number == len(operations)
-        if last or not all(_writes_data_only(later) for later in operations[number:]):
+        if last or any(maintained.reads_dataset(later) for later in operations[number:]):
             maintain(db, reasoner, max_new=max_derived if last else 0, hidden=hidden if last else None)
-
-
-def _writes_data_only(operation: str) -> bool:
-    """Whether an operation is INSERT DATA or DELETE DATA: it reads nothing of the dataset, so
-    the closure need not be brought up to date before it."""
-    with contextlib.suppress(maintained.NotMaintained):
-        return all(verb in ("INSERT", "DELETE") for verb, _ in maintained.data_operations(operation))
-    return False
 
 
 def _run_operation(db: Store, operation: str, base: str | None) -> None:

@@ -11,6 +11,7 @@ Random requests of one to three operations from all of SPARQL 1.1 Update, drawn 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import textwrap
@@ -38,6 +39,7 @@ from testbed.update_model import (
     Refused,
     dataset,
     difference,
+    each_process,
     http,
     named_graphs,
     post,
@@ -76,10 +78,18 @@ def semantics_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve
 
 
 def check(base: str, reference: Reference, what: str) -> None:
-    """The server's dataset, read twice on fresh connections, is the reference's."""
-    for _ in range(2):
-        found = difference(reference.quads(), dataset(base))
-        assert not found, f"after:\n{what}\n{found}"
+    """The server's dataset, read on each web process's own connection, is the reference's, and
+    /health's count of quads is the dataset's."""
+    expected = reference.quads()
+    for process, connection in each_process(base).items():
+        try:
+            found = difference(expected, dataset(base, connection))
+        finally:
+            connection.close()
+        assert not found, f"web process {process}, after:\n{what}\n{found}"
+    status, body = http(f"{base}/health")
+    named = sum(1 for q in expected if q.graph_name != DefaultGraph())
+    assert status == 200 and json.loads(body)["quads"] == named, (body, named, what)
 
 
 class Drawn:

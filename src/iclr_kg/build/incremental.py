@@ -262,13 +262,17 @@ def build_from(
 
         return index
 
-    with report.stage("publish"):
-        generation = publish_changed(settings.store, start.generation, apply, finish)
     counts = dict(start.counts)
     for graph, delta in _count_changes(change, reasoned).items():
         counts[graph] = counts.get(graph, 0) + delta
         if not counts[graph]:
             del counts[graph]
+
+    def finished(db: Store) -> dict[str, Any]:
+        return {**finish(db), "quads": sum(counts.values())}  # what /health shows
+
+    with report.stage("publish"):
+        generation = publish_changed(settings.store, start.generation, apply, finished)
     report.counts.update(counts)
     save(generation, settings, counts, after, reasoned.hidden_after(start.hidden))
     return generation

@@ -36,7 +36,7 @@ from iclr_kg.config import Settings
 from iclr_kg.errors import Failure, IclrKgError, SettingsError, ValidationFailed
 from iclr_kg.progress import Progress
 from iclr_kg.store import build_lock, drain, publish
-from iclr_kg.updates import Journal, replay
+from iclr_kg.updates import Journal, quads_record, replay
 
 T = TypeVar("T")
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
@@ -182,8 +182,10 @@ def _build_full(settings: Settings, compiled: Compiled, report: BuildReport) -> 
         the one after the last."""
         nonlocal state
         record, replayed = replay(db, settings.store, settings.reasoner, state)
+        if replayed is None and record["journal"]:
+            return record  # recomputed by another reasoner: the build's counts are no longer the store's
         state = replayed or state
-        return record
+        return {**record, **quads_record(state)}
 
     with report.stage("store", "quads", total=2 * sum(report.counts.values())) as shown:
         generation = publish(settings.store, quads, finish=replay_journal, loaded=shown.advance, graphs=inferred_graph)
