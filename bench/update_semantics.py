@@ -1,5 +1,5 @@
 """The differential test of updates, long: N random requests (seeded) sent to `/update` of a real
-`iclr-kg serve` on the curated graph (README's default relative store, in a folder of its
+`iclr-kg serve` on the tests' tiny store (README's default relative store, in a folder of its
 own), the dataset read after each and compared with the reference (testbed/update_model.py);
 then the journal replayed by `iclr-kg build` and compared again. Prints progress, the first
 difference found (the requests that led to it), and the counts.
@@ -19,6 +19,7 @@ import random
 import shutil
 import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from pyoxigraph import DefaultGraph
 
 from iclr_kg.config import resource_dir
 from testbed.helpers import run_cli, serving
+from testbed.tiny import TINY_REGISTRIES, TINY_SOURCE
 from testbed.update_model import (
     INFERRED,
     SERVER_ENV,
@@ -57,7 +59,10 @@ def main() -> int:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     folder = Path(tempfile.mkdtemp(prefix="update-semantics-"))
-    shutil.copytree(resource_dir("data"), folder / "data")  # the curated graph
+    (folder / "data" / "sources").mkdir(parents=True)  # the tests' tiny data: every request is checked whole
+    for name, text in TINY_REGISTRIES.items():
+        (folder / "data" / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    (folder / "data" / "sources" / "tiny.yaml").write_text(textwrap.dedent(TINY_SOURCE).lstrip(), encoding="utf-8")
     shutil.copytree(resource_dir("ontology"), folder / "ontology")
     counts = {"acknowledged": 0, "refused": 0, "compared": 0}
     began = time.perf_counter()

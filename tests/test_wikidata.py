@@ -30,7 +30,7 @@ from iclr_kg.external.wikidata import (
 )
 from iclr_kg.store import open_read_only, run_query
 from testbed.helpers import dead_url
-from tests.conftest import TINY_SOURCE as TINY_SOURCE_TEXT
+from testbed.tiny import TINY_SOURCE as TINY_SOURCE_TEXT
 
 from .conftest import select
 

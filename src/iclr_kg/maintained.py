@@ -1,12 +1,15 @@
-"""Updates maintained from their change: the fast path of `updates.apply`.
+"""Updates planned, and maintained from their change: the fast path of `updates.apply`.
 
-An update made of INSERT DATA and DELETE DATA operations says exactly which quads it adds and
-removes; DROP GRAPH and CLEAR GRAPH of one graph named by its IRI (what a Graph Store PUT or
-DELETE sends) remove that graph's quads, read from the store: the cost of the change, as ADD,
-COPY and MOVE of one graph to another carry them over; a DELETE/INSERT ... WHERE (DELETE WHERE too) matches its pattern once, before the change: on the
-default graph by a CONSTRUCT of each template, with WITH, USING or GRAPH by a SELECT whose
-solutions fill the templates. So nothing but the change's neighbourhood need be
-read. In the writer's working copy of the current generation the quads are written, then:
+The plan (`plan_change`) is what an update means, under the union-default-graph rule of
+docs/updates.md, and both paths write it: an INSERT DATA or DELETE DATA says exactly which quads
+it adds and removes; DROP and CLEAR (of a graph, DEFAULT, NAMED or ALL) remove quads read from the
+store, as ADD, COPY and MOVE carry them over; a DELETE/INSERT ... WHERE (DELETE WHERE too) matches
+its pattern once, before the change: on the default graph by a CONSTRUCT of each template, with
+WITH, USING or GRAPH by a SELECT whose solutions fill the templates. An operation's deletes come
+before its inserts. So nothing but the change's neighbourhood need be read.
+
+Maintained (`maintain`), in the writer's working copy of the current generation the quads are
+written, then:
 
 - the inferred graph is brought up to date by delete and rederive (`build/dred.py`, the code an
   incremental build runs), from the current generation's closure and its hidden facts;
@@ -19,11 +22,12 @@ What a generation's maintenance needs next time (the closure's hidden facts and 
 kept beside it (`<generation>.reasoned`: whole, or the change since the generation before) and,
 in the writer process, in memory.
 
-Anything else raises NotMaintained with the reason, and the update recomputes the inferred graph
-and the index from the whole store (`updates.run_entry`): DROP ALL, CLEAR DEFAULT, LOAD, ADD,
-COPY or MOVE of the default graph; an operation with a WHERE clause after another in the same request; DELETE DATA with
-blank nodes; schema triples or the ontology graph; owl:sameAs in the graph (DRed's equality rules
-would need whole-graph indexes); a current generation without its reasoning state.
+Anything else raises NotMaintained with the reason, and the update takes the reference path
+(`updates.run_entry`: the same plan per operation, the inferred graph and the index recomputed
+from the whole store): LOAD, CREATE, an operation that reads the dataset after another in the
+same request (a WHERE; ADD, COPY or MOVE from the default or inferred graph), DELETE DATA with
+blank nodes; schema triples or the ontology graph; owl:sameAs in the graph (DRed's equality
+rules would need whole-graph indexes); a current generation without its reasoning state.
 """
 
 from __future__ import annotations

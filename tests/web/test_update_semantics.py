@@ -32,6 +32,7 @@ from iclr_kg.config import Settings, resource_dir
 from iclr_kg.store import current_generation
 from iclr_kg.updates import Journal
 from testbed.helpers import run_cli, serving
+from testbed.tiny import TINY_REGISTRIES, TINY_SOURCE
 from testbed.update_model import (
     INFERRED,
     SERVER_ENV,
@@ -47,7 +48,6 @@ from testbed.update_model import (
     request_text,
     reset,
 )
-from tests.conftest import TINY_REGISTRIES, TINY_SOURCE
 
 pytestmark = pytest.mark.slow
 
