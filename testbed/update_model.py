@@ -57,6 +57,9 @@ class Operation:
     # it reads what the operations before it leave (a WHERE; ADD, COPY, MOVE from the default or
     # the inferred graph): the closure is brought up to date, and checked, before it
     reads: bool = False
+    # ADD, COPY, MOVE to a named graph: it is there afterwards, empty or not (SPARQL 1.1 Update
+    # 3.2.3-3.2.5; Oxigraph leaves it out when the source is empty)
+    creates: str | None = None
 
 
 MARKER = "urn:update-model:inserted-into-the-default-graph"
@@ -141,6 +144,8 @@ class Reference:
             target = UPDATES if graph == DEFAULT else graph
             result.setdefault(target, set()).update(triples)
         existing = set(after.named_graphs()) | {g for g, t in result.items() if t}
+        if operation.creates is not None:
+            existing.add(NamedNode(operation.creates))
         fresh = Store()
         fresh.extend(Quad(*t, g) for g, triples in result.items() for t in triples)
         for graph in existing - {INFERRED}:
@@ -369,12 +374,13 @@ def operation(choose: Chooser, held: Callable[[str], list[str]], existence_error
     emptied = "DEFAULT" if destination == "DEFAULT" else f"GRAPH {destination}"
     marked = f"ADD {silent}{source} TO <{MARKER}>" if destination == "DEFAULT" else None
     named = source.strip("<>") if source != "DEFAULT" else None
+    created = destination.strip("<>") if destination != "DEFAULT" else None
     if kind == "add":
-        return [Operation(text, None, marked, named, reads)]
+        return [Operation(text, None, marked, named, reads, created)]
     if kind == "copy":
-        return [Operation(text, f"DROP SILENT {emptied}", marked, named, reads)]
+        return [Operation(text, f"DROP SILENT {emptied}", marked, named, reads, created)]
     moved = "DEFAULT" if source == "DEFAULT" else f"GRAPH {source}"
-    return [Operation(text, f"DROP SILENT {emptied} ; DROP SILENT {moved}", marked, named, reads)]
+    return [Operation(text, f"DROP SILENT {emptied} ; DROP SILENT {moved}", marked, named, reads, created)]
 
 
 def request(choose: Chooser, held: Callable[[str], list[str]], existence_errors: bool = False) -> list[Operation]:

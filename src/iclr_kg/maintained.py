@@ -222,6 +222,7 @@ class Change:
     # the planned additions by triple, so that `holding` reads no more than the triple's quads
     _added_by_triple: dict[Triple, set[Quad]] = field(default_factory=dict)
     dropped: set[NamedNode] = field(default_factory=set)  # graphs a DROP GRAPH emptied
+    created: set[NamedNode] = field(default_factory=set)  # graphs an ADD, COPY or MOVE writes to (there, if empty)
 
     def present(self, quad: Quad) -> bool:
         return quad in self.added or (quad not in self.removed and quad in self.db)
@@ -279,12 +280,20 @@ class Change:
         """`empty`, and the graph itself goes unless the change adds to it again (DROP GRAPH)."""
         self.empty(graph)
         self.dropped.add(graph)
+        self.created.discard(graph)
+
+    def create(self, graph: NamedNode) -> None:
+        """The graph is there after the change, empty or not (the target of ADD, COPY, MOVE)."""
+        self.created.add(graph)
+        self.dropped.discard(graph)
 
     def write(self) -> None:
         for quad in self.removed:
             self.db.remove(quad)
         for graph in self.dropped:  # emptied: DROP removes the graph itself (Graph Store DELETE then 404s)
             self.db.remove_graph(graph)
+        for graph in self.created:
+            self.db.add_graph(graph)
         self.db.extend(self.added)
 
 
@@ -678,6 +687,8 @@ def _plan_graph_copy(change: Change, operation: str) -> None:
             change.empty(graph)
         if isinstance(source, NamedNode) and source != INFERRED:
             change.drop(source)
+    if isinstance(target, NamedNode) and target != INFERRED:
+        change.create(target)  # SPARQL 1.1 Update 3.2.3-3.2.5: the destination is created
     for triple in triples:
         _insert_stated(change, Quad(triple.subject, triple.predicate, triple.object, target))
 
