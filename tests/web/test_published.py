@@ -47,7 +47,15 @@ def test_a_paper_cites_as_bibtex(client) -> None:
     assert "  author = {Ian Gemp and Brian McWilliams and Claire Vernade and Thore Graepel},\n" in entry
     assert "  year = {2021},\n" in entry and "openreview.net/forum?id=NzTU59SYbNq" in entry
     assert "?format=bibtex" in client.get("/resource/paper/NzTU59SYbNq").get_data(as_text=True)
-    assert _bib("a} b{ c\\") == "a\\} b\\{ c\\textbackslash{}"  # a stray brace cannot end the field
+    # issue #54 item 7: a stray brace cannot end the field (BibTeX counts `\}` too): every value's braces balance
+    assert _bib("a} b{ c\\") == "a\\textbraceright{} b\\textbraceleft{} c\\textbackslash{}"
+    assert _bib("{Deep} nets}", keep=True) == "{Deep\\textbraceright{} nets}"
+    for value in ("a}", "}{", "{a", "x\\}"):
+        depth = 0
+        for c in "{" + _bib(value) + "}":
+            depth += {"{": 1, "}": -1}.get(c, 0)
+            assert depth > 0 or c == "}", value  # the field closes at its last brace only
+        assert depth == 0, value
 
 
 def test_an_entity_as_json_ld_is_compacted_with_our_prefixes(client, monkeypatch) -> None:

@@ -318,3 +318,38 @@ def test_a_circle_of_replaced_iris_answers_without_a_redirect_loop(tiny_app) -> 
     assert done.status_code == 204
     answer = client.get("/resource/paper/circle-a", headers={"Accept": "text/html"})
     assert answer.status_code == 200  # shown as it is; before: 301 to b, 301 to a, ...
+
+
+def test_a_javascript_homepage_is_shown_never_linked(tiny_app) -> None:
+    """Issue #54 item 9: the identifiers panel linked a `javascript:` homepage (round one's D20,
+    in a new panel); only http(s) addresses are ever made clickable (html.web_link)."""
+    _, client = tiny_app(update_token="secret")
+    person = f"{vocab.RESOURCE_BASE}person/ben-poole"
+    facts = f'<{person}> iclr:homepage "javascript:alert(1)" .'
+    done = client.post(
+        "/update", data={"update": f"INSERT DATA {{ {facts} }}"}, headers={"Authorization": "Bearer secret"}
+    )
+    assert done.status_code == 204, done.data
+    page = client.get("/resource/person/ben-poole", headers={"Accept": "text/html"}).get_data(as_text=True)
+    assert "javascript:alert(1)" in page  # shown, as stated
+    assert 'href="javascript:' not in page.lower()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "42",
+        "[1, 2]",
+        '"iris"',
+        "{",
+        '{"iris": 5}',
+        '{"iris": [1, 2]}',
+        "[" * 5000 + "]" * 5000,
+        '{"a":' * 200 + "1" + "}" * 200,
+    ],
+)
+def test_labels_answer_malformed_json_with_a_400(client: FlaskClient, body: str) -> None:
+    """Issue #54 item 11: a number, a list or deep nesting posted to /api/labels was a 500."""
+    answer = client.post("/api/labels", data=body, content_type="application/json")
+    assert answer.status_code == 400, answer.data
+    assert answer.get_data(as_text=True).strip()  # says what is wrong

@@ -47,13 +47,19 @@ def short(iri: str) -> str:
     return iri
 
 
+def web_link(address: str) -> str | None:
+    """`address` if our pages may link it: http(s) only. javascript:, data:, urn: and the like
+    are shown, never linked (the one place that decides it, for every page)."""
+    return address if address.lower().startswith(("http://", "https://")) else None
+
+
 def cell(term: object) -> Cell:
     if term is None:
         return Cell("")
     if isinstance(term, NamedNode):
         local = local_path(term.value)
-        if local is None and not term.value.startswith(("http://", "https://")):
-            return Cell(short(term.value))  # javascript:, data:, urn: and the like are shown, never linked
+        if local is None and web_link(term.value) is None:
+            return Cell(short(term.value))
         return Cell(short(term.value), href=local or term.value, external=local is None)
     if isinstance(term, BlankNode):
         return Cell(f"_:{term.value}")

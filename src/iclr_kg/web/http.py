@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 import urllib.parse
 
 from flask import Response, render_template, request
 from pyoxigraph import NamedNode
 
-from iclr_kg.errors import IclrKgError, QueryError, TooLarge
+from iclr_kg.errors import IclrKgError, QueryError, RequestError, TooLarge
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.query.saved import parse_iri
 
@@ -99,6 +100,39 @@ def utf8_body(what: str) -> str:
         return request.get_data(cache=False).decode("utf-8")
     except UnicodeDecodeError:
         raise QueryError(f"the {what} is not valid UTF-8") from None
+
+
+JSON_MAX_NESTING = 32
+
+
+def json_object(what: str, max_nesting: int = JSON_MAX_NESTING) -> dict:
+    """The request body as a JSON object, or RequestError saying what is wrong with it (not JSON,
+    not an object, nested deeper than any request of ours: Python's parser recurses, and a
+    body of ten thousand `[` took the process's stack)."""
+    text = utf8_body(what)
+    depth = deepest = 0
+    i, n = 0, len(text)
+    while i < n:  # one linear scan; strings skipped, with their escapes
+        c = text[i]
+        if c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth -= 1
+        i += 1
+    if deepest > max_nesting:
+        raise RequestError(f"the {what} nests {deepest} levels deep; at most {max_nesting} are accepted")
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise RequestError(f"the {what} is not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise RequestError(f"the {what} must be a JSON object, not {type(value).__name__}")
+    return value
 
 
 NON_ASCII_ESCAPE = re.compile(rb"%[89a-fA-F]")

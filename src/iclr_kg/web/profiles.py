@@ -21,7 +21,7 @@ from iclr_kg import vocab
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.identifiers import SCHEMES
 from iclr_kg.index import Index, ranked_titles
-from iclr_kg.web.html import Cell, Labeler, OntologyLabel
+from iclr_kg.web.html import Cell, Labeler, OntologyLabel, web_link
 from iclr_kg.web.i18n import translate
 
 LIST_LIMIT = 200
@@ -270,7 +270,7 @@ def _identifiers(store: ReadableGraph, iri: NamedNode, panel: Panel, kind: str) 
         if scheme.prop and kind in scheme.kinds and not scheme.name.startswith("openreview"):
             stated = store.quads_for_pattern(iri, scheme.predicate, None, DefaultGraph())
             values = sorted({q.object.value for q in stated})
-            panel.add(scheme.label, *[Cell(v, href=scheme.iri(v), external=True) for v in values])
+            panel.add(scheme.label, *[Cell(v, href=web_link(scheme.iri(v)), external=True) for v in values])
 
 
 # --------------------------------------------------------------------------------------------
@@ -649,7 +649,9 @@ def bibtex(store: ReadableGraph, iri: NamedNode, index: Index | None) -> str:
     return "@inproceedings{" + f"iclr{year}-{re.sub(r'[^A-Za-z0-9_-]', '', key)},\n" + "\n".join(lines) + "\n}\n"
 
 
-_BIB_ESCAPES = {"\\": "\\textbackslash{}", "{": "\\{", "}": "\\}"}
+# BibTeX counts every brace, `\}` too, when it finds a field's end: a stray one is written as a
+# command whose own braces balance
+_BIB_ESCAPES = {"\\": "\\textbackslash{}", "{": "\\textbraceleft{}", "}": "\\textbraceright{}"}
 
 
 def _bib(text: str, keep: bool = False) -> str:

@@ -21,9 +21,9 @@ from flask import Blueprint, Response, abort, jsonify, redirect, request, url_fo
 from pyoxigraph import NamedNode
 
 from iclr_kg import vocab
-from iclr_kg.errors import QueryError, TooLarge
+from iclr_kg.errors import QueryError, RequestError, TooLarge
 from iclr_kg.query.lint import check
-from iclr_kg.web.http import MAX_QUERY_BYTES
+from iclr_kg.web.http import MAX_QUERY_BYTES, json_object
 from iclr_kg.web.querying import syntax_in_worker
 from iclr_kg.web.resources import ontology_terms
 from iclr_kg.web.state import state
@@ -148,8 +148,12 @@ def check_json() -> Response:
 
 @blueprint.route("/api/labels", methods=["POST"])
 def labels_json() -> Response:
-    """Names of entities by IRI (at most 2,000 at a time), for the graph and tree views."""
-    iris = [str(i) for i in (request.get_json(silent=True) or {}).get("iris", [])][:2000]
+    """Names of entities by IRI (at most 2,000 at a time), for the graph and tree views: the body
+    is `{"iris": [...]}`; anything else is a 400 that says what is wrong."""
+    asked = json_object("body").get("iris", [])
+    if not isinstance(asked, list) or not all(isinstance(i, str) for i in asked):
+        raise RequestError('"iris" must be a list of IRIs (strings)')
+    iris = asked[:2000]
     index = state().index()
     found = index.labels(iris) if index else {}
     return jsonify({iri: names[0] for iri, names in found.items()})
