@@ -9,8 +9,10 @@ from pathlib import Path
 
 import rdflib
 import yaml
-from pyoxigraph import NamedNode, RdfFormat, Store, parse
+from pyoxigraph import Literal, NamedNode, Quad, RdfFormat, Store, parse
 
+from iclr_kg import vocab
+from iclr_kg.release import graph_files, write_release
 from testbed.helpers import run_cli
 
 DCAT = rdflib.Namespace("http://www.w3.org/ns/dcat#")
@@ -60,3 +62,23 @@ def test_a_release_loads_back_whole_and_describes_itself(real_store, real_settin
     assert again.returncode != 0 and "never overwritten" in again.stderr  # a release is never rewritten
     bad = run_cli("dump", "--store", str(real_settings.store), "--to", str(tmp_path), "--version", "../x")
     assert bad.returncode != 0 and "letters, digits" in bad.stderr and not (tmp_path.parent / "x").exists()
+
+
+def test_every_graph_gets_a_file_of_its_own(real_store, real_settings, tmp_path: Path) -> None:
+    """Issue #54 item 10: `urn:a/b` and `urn:a-b` got one Turtle file (one overwritten), and a
+    graph IRI over ~250 bytes made every dump fail; a --to that cannot be made was a traceback."""
+    long = "urn:x:" + "y" * 400
+    names = graph_files(["urn:a/b", "urn:a-b", long, vocab.GRAPH_BASE + "source/tiny"])
+    assert len(set(names.values())) == 4 and names[vocab.GRAPH_BASE + "source/tiny"] == "source-tiny.ttl"
+    assert all(len(n.encode()) < 200 and "/" not in n for n in names.values())
+    store = Store()
+    for graph in ("urn:a/b", "urn:a-b", long):
+        store.add(Quad(NamedNode("urn:s"), NamedNode("urn:p"), Literal(graph), NamedNode(graph)))
+    folder = write_release(store, tmp_path / "releases", "1.0")
+    assert len(list((folder / "graphs").iterdir())) == 3
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    done = run_cli("dump", "--store", str(real_settings.store), "--to", str(blocked / "releases"))
+    assert done.returncode != 0 and "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, (
+        done.stderr
+    )

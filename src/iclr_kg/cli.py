@@ -425,7 +425,6 @@ def dump(store: Path | None, parent: Path | None, version: str | None, backend: 
     version = version or built_on(generation.name if generation else None) or dt.date.today().isoformat()
     if not re.fullmatch(VERSION, version):
         raise SettingsError(f"--version {version!r}: letters, digits, '.' and '-' only (2026-12-01, 1.0)")
-    parent.mkdir(parents=True, exist_ok=True)
     try:
         with engine_errors("the dump"):
             folder = write_release(open_graph(settings), parent, version, Progress.for_terminal(settings))

@@ -282,6 +282,13 @@ class Change:
         self.dropped.add(graph)
         self.created.discard(graph)
 
+    def exists(self, graph: NamedNode) -> bool:
+        """Whether the graph is there once the change is made so far (the store's, less what it
+        drops, and what it writes to)."""
+        if graph in self.created or any(q.graph_name == graph for q in self.added):
+            return True
+        return graph not in self.dropped and self.db.contains_named_graph(graph)
+
     def create(self, graph: NamedNode) -> None:
         """The graph is there after the change, empty or not (the target of ADD, COPY, MOVE)."""
         self.created.add(graph)
@@ -637,7 +644,7 @@ def _plan_graph_operation(change: Change, operation: str) -> None:
     graph = NamedNode(iri)
     if graph == INFERRED:
         return  # what it holds follows from the other graphs: it comes back as it was
-    there = change.db.contains_named_graph(graph) or any(q.graph_name == graph for q in change.added)
+    there = change.exists(graph)
     if not there and not silent:
         raise NotMaintained(f"{verb} of a graph that is not there")
     if verb == "DROP":
@@ -672,7 +679,7 @@ def _plan_graph_copy(change: Change, operation: str) -> None:
     else:
         assert isinstance(source, NamedNode)
         quads = change.quads_of(source)
-        if not quads and not change.db.contains_named_graph(source):
+        if not quads and not change.exists(source):
             if matched.group(2):  # SILENT: the operation fails and does nothing (Oxigraph would empty the target)
                 return
             raise NotMaintained(f"{verb} of a graph that is not there")

@@ -13,6 +13,7 @@ import gzip
 import hashlib
 import re
 import shutil
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ import yaml
 from pyoxigraph import Literal, NamedNode, RdfFormat, Triple, serialize
 
 from iclr_kg import vocab
+from iclr_kg.errors import SettingsError
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.progress import Progress
 
@@ -31,9 +33,26 @@ VOID = vocab.PREFIXES["void"]
 DCTERMS = vocab.DCTERMS
 
 
-def graph_file(graph: str) -> str:
-    """graph/source/iclr2021-outstanding-papers -> source-iclr2021-outstanding-papers.ttl"""
-    return graph.removeprefix(vocab.GRAPH_BASE).replace("/", "-") + ".ttl"
+def graph_files(graphs: Iterable[str]) -> dict[str, str]:
+    """Each graph's Turtle file name in a release, one per graph: graph/source/iclr2021-outstanding-papers
+    -> source-iclr2021-outstanding-papers.ttl. A name that two graphs would share (`urn:a/b` and
+    `urn:a-b`), that is long, or that holds characters a file name should not is made from a
+    shortened readable part and a digest of the whole IRI."""
+    readable = {
+        g: re.sub(r"[^A-Za-z0-9._-]+", "-", g.removeprefix(vocab.GRAPH_BASE).replace("/", "-")).strip("-.")
+        for g in graphs
+    }
+    shared = Counter(readable.values())
+    out = {}
+    for graph, name in readable.items():
+        plain = name == graph.removeprefix(vocab.GRAPH_BASE).replace("/", "-")
+        if shared[name] > 1 or not plain or not name or len(name) > MAX_NAME:
+            name = f"{name[: MAX_NAME // 2]}-{hashlib.sha256(graph.encode()).hexdigest()[:16]}".lstrip("-")
+        out[graph] = name + ".ttl"
+    return out
+
+
+MAX_NAME = 120  # a file name's readable part (file systems allow 255 bytes)
 
 
 def write_release(store: ReadableGraph, parent: Path, version: str, progress: Progress | None = None) -> Path:
@@ -44,17 +63,21 @@ def write_release(store: ReadableGraph, parent: Path, version: str, progress: Pr
         raise FileExistsError(f"{final} exists: a release is never overwritten")
     work = parent / f".iclr-kg-{version}.partial"
     shutil.rmtree(work, ignore_errors=True)
-    (work / "graphs").mkdir(parents=True)
+    try:
+        (work / "graphs").mkdir(parents=True)
+    except OSError as exc:
+        raise SettingsError(f"cannot write a release into {parent}: {exc.strerror or exc}") from None
     graphs = sorted(g.value for g in store.named_graphs() if isinstance(g, NamedNode))
+    names = graph_files(graphs)
     try:
         with progress.stage("dump", unit="quads") as shown, gzip.open(work / "iclr-kg.nq.gz", "wb") as out:
             quads = (q for g in graphs for q in store.quads_for_pattern(None, None, None, NamedNode(g)))
             serialize(shown.track(quads), cast(IO[bytes], out), RdfFormat.N_QUADS)
         sizes: dict[str, int] = {}
         for graph in graphs:
-            with (work / "graphs" / graph_file(graph)).open("wb") as turtle:
+            with (work / "graphs" / names[graph]).open("wb") as turtle:
                 serialize(_counted(store, graph, sizes), turtle, RdfFormat.TURTLE, prefixes=vocab.EXPORT_PREFIXES)
-        files = {"iclr-kg.nq.gz": "", **{f"graphs/{graph_file(g)}": g for g in graphs}}  # file -> its graph
+        files = {"iclr-kg.nq.gz": "", **{f"graphs/{names[g]}": g for g in graphs}}  # file -> its graph
         sums = {name: _sha256(work / name) for name in files}
         (work / "CITATION.cff").write_text(_citation(version), encoding="utf-8")
         with (work / "void.ttl").open("wb") as void:
