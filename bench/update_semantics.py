@@ -92,13 +92,14 @@ def main() -> int:
             history.append(text)
             requests.append(operations)
             status, body = post(base, text)
+            why = ""
             try:
                 reference.apply(operations)
                 expected = 204
-            except Refused:
-                expected = 400
+            except Refused as refused:
+                expected, why = 400, f" ({refused})"
             if status != expected:
-                print(f"request {number}: the server answered {status} {body[:300]!r}, the reference {expected}")
+                print(f"request {number}: the server answered {status} {body[:300]!r}, the reference {expected}{why}")
                 print("\n---\n".join(history))
                 return 1
             counts["acknowledged" if status == 204 else "refused"] += 1

@@ -261,9 +261,8 @@ class Change:
 
     def graphs(self) -> list[NamedNode]:
         """The named graphs but the inferred one, as the change leaves them so far."""
-        there = {g for g in self.db.named_graphs() if isinstance(g, NamedNode)} | {
-            q.graph_name for q in self.added if isinstance(q.graph_name, NamedNode)
-        }
+        there = {g for g in self.db.named_graphs() if isinstance(g, NamedNode)} - self.dropped
+        there |= self.created | {q.graph_name for q in self.added if isinstance(q.graph_name, NamedNode)}
         return sorted(there - {INFERRED}, key=str)
 
     def quads_of(self, graph: NamedNode) -> list[Quad]:
