@@ -1028,3 +1028,19 @@ def test_abstracts_and_keywords_are_imported_and_found_by_topic(tmp_path: Path, 
     assert topic("nothing here") == {"TopicNone01"}  # titles too
     page = client.get("/search", query_string={"q": "GNN"}).get_data(as_text=True)
     assert f"papers by topic</a> ({len(gnn)})" in page and "Papers on this topic" in page
+
+
+def test_a_profile_homepage_no_iri_may_hold_is_left_out_with_a_warning() -> None:
+    """Issue #54 item 4: one profile whose homepage holds a `"` stopped a whole venue's import
+    (`Invalid IRI code point` when the build made its IRI); it is left out, with one warning
+    naming the profile, and the other links stay."""
+    from iclr_kg.external.openreview import Profile
+    from iclr_kg.external.openreview_import import profile_identifiers
+
+    profiles = {
+        "~Jane_Doe1": Profile(id="~Jane_Doe1", links={"homepage": 'https://jane.example.org/"home"'}),
+        "~John_Roe1": Profile(id="~John_Roe1", links={"homepage": "https://john.example.org/"}),
+    }
+    kept, warnings = profile_identifiers(profiles)
+    assert [(i.profile, i.value) for i in kept] == [("~John_Roe1", "https://john.example.org/")]
+    assert len(warnings) == 1 and warnings[0].startswith("~Jane_Doe1: ") and "left out" in warnings[0]

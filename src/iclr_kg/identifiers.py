@@ -207,7 +207,12 @@ def _homepage(text: str) -> str:
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.hostname or re.search(r"\s", value) or len(value) > 300:
         raise BadIdentifier(f"{text!r} is not a web page's address (https://host/...)")
+    if _NOT_IN_IRI.search(value):  # `"`, `<`, `{`...: no IRI holds them, and the build would stop on one
+        raise BadIdentifier(f"{text!r} is not a web page's address: it holds a character no IRI may")
     return value
+
+
+_NOT_IN_IRI = re.compile(r'[<>"{}|^`\\\x00-\x20]')
 
 
 # An institution's web domain (stanford.edu), as OpenReview profiles state it, in lower case.
