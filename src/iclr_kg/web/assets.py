@@ -40,16 +40,20 @@ def static_version(folder: Path) -> str:
 
 class _StaticCache:
     """Flask-Compress's cache of compressed bodies, kept for static files only (their content
-    is fixed by their version); a page's key is None and is never kept."""
+    is fixed by their version), by path: whatever the query string, one entry per file, and at
+    most `limit` bytes in all (a page's key is None and is never kept)."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = 64 * 2**20) -> None:
         self.bodies: dict[str, bytes] = {}
+        self.limit = limit
 
     def get(self, key: str) -> bytes | None:
         return self.bodies.get(key)
 
     def set(self, key: str, value: bytes) -> None:
-        if not key.endswith(";None"):
+        if key.endswith(";None") or key in self.bodies:
+            return
+        if sum(map(len, self.bodies.values())) + len(value) <= self.limit:
             self.bodies[key] = value
 
 
@@ -64,7 +68,8 @@ def install(app: Flask) -> None:
     )
     cache = _StaticCache()
     app.config["COMPRESS_CACHE_BACKEND"] = lambda: cache
-    app.config["COMPRESS_CACHE_KEY"] = lambda req: req.full_path if req.endpoint == "static" else None
+    # by path: `?r=1`, `?r=2`... name the same file (keyed by the whole URL, 500 of them took 83 MiB)
+    app.config["COMPRESS_CACHE_KEY"] = lambda req: req.path if req.endpoint == "static" else None
     app.jinja_env.globals["static_version"] = version
 
     @app.url_defaults
