@@ -92,3 +92,34 @@ def test_result_cache_keys_do_not_grow_memory() -> None:
         tracemalloc.stop()
     assert held < 2 * 2**20  # 200 keys of 250 KB would hold 50 MB
     assert cache.get(cache.digest(("generation", "SELECT * {} # 7 " + "x" * 250_000))) is not None
+
+
+def test_a_kept_response_is_sent_gzip_only_to_clients_that_offered_it() -> None:
+    """Issue #54 item 3: the response memo ignored Accept-Encoding: after one client asked for a
+    gzip'd answer, clients that never offered gzip got gzip bytes until the next generation.
+    The memo in front of a WSGI app that answers as ours does (gzip where offered, an ETag)."""
+    import gzip
+
+    from iclr_kg.web.cache import ResponseMemo, ResultCache
+
+    def answering(environ: dict, start_response) -> list[bytes]:
+        body = b'{"a": 1}'
+        headers = [("Content-Type", "application/ld+json"), ("ETag", '"e1"')]
+        if "gzip" in environ.get("HTTP_ACCEPT_ENCODING", ""):
+            body, headers = gzip.compress(body), [*headers, ("Content-Encoding", "gzip")]
+        start_response("200 OK", [*headers, ("Content-Length", str(len(body)))])
+        return [body]
+
+    memo = ResponseMemo(answering, lambda: "generation-1", ResultCache(2**20))
+
+    def get(**headers: str) -> tuple[bytes, dict]:
+        seen: dict = {}
+        environ = {"REQUEST_METHOD": "GET", "PATH_INFO": "/sparql", "QUERY_STRING": "query=x", **headers}
+        body = b"".join(memo(environ, lambda status, hs, exc=None: seen.update(hs)))
+        return body, seen
+
+    zipped, headers = get(HTTP_ACCEPT_ENCODING="gzip, deflate")
+    assert headers.get("Content-Encoding") == "gzip" and gzip.decompress(zipped) == b'{"a": 1}'
+    for _ in range(2):
+        plain, headers = get()
+        assert plain == b'{"a": 1}' and "Content-Encoding" not in headers

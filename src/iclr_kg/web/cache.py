@@ -142,6 +142,8 @@ class ResponseMemo:
                 str(self.generation_key()),
                 environ["QUERY_STRING"],
                 environ.get("HTTP_ACCEPT", ""),
+                # the one encoding we send: a client that never offered gzip never gets gzip bytes
+                "gzip" in environ.get("HTTP_ACCEPT_ENCODING", "").lower(),
                 environ.get("wsgi.url_scheme", ""),  # relative IRIs resolve against the URL asked
                 environ.get("HTTP_HOST", ""),
             )
@@ -161,8 +163,11 @@ class ResponseMemo:
         body = self.app(environ, capture)
         headers = seen.get("headers") or []
         etag = next((value for name, value in headers if name.lower() == "etag"), None)
+        length = next((value for name, value in headers if name.lower() == "content-length"), "")
         if not seen.get("status", "").startswith("200 ") or etag is None:
             return body
+        if not length.isdigit() or int(length) > ITEM_LIMIT:
+            return body  # streamed, or larger than what is kept: never read whole to decide
         try:
             whole = b"".join(body)
         finally:
