@@ -119,7 +119,9 @@ class Reference:
         before = _graphs(self.store)
         after = self._run(operation.text)
         if operation.source is not None and NamedNode(operation.source) not in set(self.store.named_graphs()):
-            return  # SILENT (else `_run` raised)
+            if " SILENT " not in f" {operation.text.upper()} ":
+                raise Refused(f"the graph <{operation.source}> does not exist")  # SPARQL 1.1 Update 3.2.3-3.2.5
+            return  # SILENT: it fails and does nothing
         deleting = self._run(operation.deletes_only) if operation.deletes_only is not None else self.store
         without_inserts = _graphs(deleting)
         inserted = _graphs(after)

@@ -681,7 +681,8 @@ def _plan_graph_copy(change: Change, operation: str) -> None:
         if not quads and not change.exists(source):
             if matched.group(2):  # SILENT: the operation fails and does nothing (Oxigraph would empty the target)
                 return
-            raise NotMaintained(f"{verb} of a graph that is not there")
+            # SPARQL 1.1 Update 3.2.3-3.2.5: it fails (Oxigraph refuses MOVE only, and COPY empties the target)
+            raise QueryError(f"the update failed: The graph {source} does not exist (SILENT makes that no error)")
         triples = {q.triple for q in quads}
     if source == target:
         return  # SPARQL 1.1 Update 3.2.3-3.2.5: nothing happens
