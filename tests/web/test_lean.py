@@ -73,3 +73,12 @@ def test_without_query_workers_the_lean_path_evaluates_in_process(real_store, re
     client = create_app(real_settings.replace(query_workers=0, result_cache=0)).test_client()
     answer = lean(client, "ASK { ?s ?p ?o }")
     assert answer.status_code == 200 and b"true" in answer.data
+
+
+@pytest.mark.parametrize("host", ["[::1", "e:99999", "[::1]:x"])
+def test_a_malformed_host_is_answered_as_flask_answers_it(client, host: str) -> None:
+    """Issue #54 item 8: the lean path answered a malformed Host with a bare 500; Flask's path with 200."""
+    answer = client.get(
+        "/sparql", query_string={"query": "ASK {}"}, headers={"Host": host, "Accept": "application/sparql-results+json"}
+    )
+    assert answer.status_code < 500, answer.data

@@ -49,11 +49,15 @@ class LeanQueries:
         formats = {kind: None if isinstance(chosen, tuple) else chosen for kind, chosen in negotiation.items()}
         if (formats["results"] or formats["rdf"]) is None or (text, ()) in self.state.answered:
             return self.app(environ, start_response)  # a 406, or a kept answer: Flask says it
+        try:
+            base = base_url(environ["wsgi.url_scheme"], environ["HTTP_HOST"], environ.get("SCRIPT_NAME", ""), "/sparql")
+        except ValueError:  # a malformed Host (`[::1`, `e:99999`): Flask's path answers it as it does any
+            return self.app(environ, start_response)
         query = QueryRequest(
             text=text,
             formats={kind: chosen.name if chosen else None for kind, chosen in formats.items()},
             services=self.state.settings.services,
-            base=base_url(environ["wsgi.url_scheme"], environ["HTTP_HOST"], environ.get("SCRIPT_NAME", ""), "/sparql"),
+            base=base,
         )
         try:
             return self._answer(query, negotiation, environ, start_response)
