@@ -673,6 +673,8 @@ def _plan_graph_copy(change: Change, operation: str) -> None:
         raise NotMaintained(f"{verb} from the default or the inferred graph after another operation in the same update")
     source = NamedNode(matched.group(3)) if matched.group(3) else DEFAULT
     target = NamedNode(matched.group(5)) if matched.group(5) else DEFAULT
+    if source == target:
+        return  # SPARQL 1.1 Update 3.2.3-3.2.5: nothing happens, whether the graph is there or not
     if source == DEFAULT:
         triples = {q.triple for graph in [*change.graphs(), INFERRED] for q in change.quads_of(graph)}
     else:
@@ -684,8 +686,6 @@ def _plan_graph_copy(change: Change, operation: str) -> None:
             # SPARQL 1.1 Update 3.2.3-3.2.5: it fails (Oxigraph refuses MOVE only, and COPY empties the target)
             raise QueryError(f"the update failed: The graph {source} does not exist (SILENT makes that no error)")
         triples = {q.triple for q in quads}
-    if source == target:
-        return  # SPARQL 1.1 Update 3.2.3-3.2.5: nothing happens
     if verb != "ADD":
         for graph in _emptied(change, target):
             change.empty(graph)
