@@ -74,6 +74,9 @@ def test_the_client_behind_a_trusted_proxy_is_the_last_address_it_did_not_add() 
     assert via("127.0.0.1", HTTP_X_FORWARDED_FOR="unknown, 10.0.0.2") == ("10.0.0.2", "http")  # all ours
     assert via("127.0.0.1", HTTP_FORWARDED="for=192.0.2.60;proto=https, for=10.0.0.2") == ("192.0.2.60", "https")
     assert via("127.0.0.1", HTTP_X_FORWARDED_PROTO="gopher") == ("127.0.0.1", "http")
+    # issue #54 item 2: behind nginx a client's own Forwarded passed through and was believed first
+    nginx = {"HTTP_X_FORWARDED_FOR": "198.51.100.7", "HTTP_X_FORWARDED_PROTO": "http"}
+    assert via("127.0.0.1", HTTP_FORWARDED="for=6.6.6.6;proto=https", **nginx) == ("198.51.100.7", "http")
     assert via("192.0.2.1", HTTP_X_FORWARDED_FOR="198.51.100.7") == ("192.0.2.1", "http")
 
 

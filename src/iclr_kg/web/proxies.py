@@ -63,10 +63,13 @@ class TrustedProxies:
 
     @staticmethod
     def _forwarded(environ: dict[str, Any]) -> tuple[list[str], str]:
-        """The addresses the request went through, client first, and the client's scheme:
-        from `Forwarded` where the proxy sends it, else from the X-Forwarded-* headers."""
+        """The addresses the request went through, client first, and the client's scheme: from the
+        X-Forwarded-* headers where there are any (the shipped nginx site appends X-Forwarded-For
+        and sets X-Forwarded-Proto, and a client's own `Forwarded` passes through a proxy that does
+        not set it: believed first, it let any client choose its address and scheme), else from
+        `Forwarded`, for a proxy that sends only that."""
         forwarded = environ.get("HTTP_FORWARDED", "")
-        if forwarded:
+        if forwarded and "HTTP_X_FORWARDED_FOR" not in environ:
             hops, scheme = [], ""
             for element in forwarded.split(","):
                 pairs = {k.lower(): v.strip('"') for k, v in _PAIR.findall(element)}
