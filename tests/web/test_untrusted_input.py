@@ -353,3 +353,29 @@ def test_labels_answer_malformed_json_with_a_400(client: FlaskClient, body: str)
     answer = client.post("/api/labels", data=body, content_type="application/json")
     assert answer.status_code == 400, answer.data
     assert answer.get_data(as_text=True).strip()  # says what is wrong
+
+
+@pytest.mark.parametrize(
+    ("media_type", "body"),
+    [
+        ("application/ld+json", '{"@id": "urn:a", "urn:p": ' * 1500 + '"x"' + "}" * 1500),
+        ("application/ld+json", "[" * 1500 + "]" * 1500),
+        ("text/turtle", "<urn:a> <urn:p> " + "[ <urn:p> " * 1500 + "]" * 1500 + " ."),
+        ("text/turtle", "<urn:a> <urn:p> " + "( " * 1500 + ")" * 1500 + " ."),
+        (
+            "application/rdf+xml",
+            '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+            + "<a>" * 1500
+            + "</a>" * 1500
+            + "</rdf:RDF>",
+        ),
+    ],
+)
+def test_a_deeply_nested_body_is_refused_before_any_parser_reads_it(tiny_app, media_type: str, body: str) -> None:
+    """Issue #54 item 5: a 17 KB JSON-LD body of 1,500 nested objects posted to /data killed a
+    web process (SIGSEGV); nesting is bounded, in every RDF format a write takes."""
+    _, client = tiny_app(update_token="secret")
+    answer = client.post(
+        "/data?graph=urn:deep", data=body, content_type=media_type, headers={"Authorization": "Bearer secret"}
+    )
+    assert answer.status_code == 400 and b"levels deep" in answer.data, answer.data[:300]

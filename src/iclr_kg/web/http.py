@@ -110,9 +110,23 @@ def json_object(what: str, max_nesting: int = JSON_MAX_NESTING) -> dict:
     not an object, nested deeper than any request of ours: Python's parser recurses, and a
     body of ten thousand `[` took the process's stack)."""
     text = utf8_body(what)
+    deepest = json_depth(text)
+    if deepest > max_nesting:
+        raise RequestError(f"the {what} nests {deepest} levels deep; at most {max_nesting} are accepted")
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise RequestError(f"the {what} is not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise RequestError(f"the {what} must be a JSON object, not {type(value).__name__}")
+    return value
+
+
+def json_depth(text: str) -> int:
+    """How deep JSON text nests its arrays and objects: one linear scan, strings skipped."""
     depth = deepest = 0
     i, n = 0, len(text)
-    while i < n:  # one linear scan; strings skipped, with their escapes
+    while i < n:
         c = text[i]
         if c == '"':
             i += 1
@@ -124,15 +138,22 @@ def json_object(what: str, max_nesting: int = JSON_MAX_NESTING) -> dict:
         elif c in "]}":
             depth -= 1
         i += 1
-    if deepest > max_nesting:
-        raise RequestError(f"the {what} nests {deepest} levels deep; at most {max_nesting} are accepted")
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise RequestError(f"the {what} is not JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise RequestError(f"the {what} must be a JSON object, not {type(value).__name__}")
-    return value
+    return deepest
+
+
+_XML_TAG = re.compile(r"<(/?)([^<>]*?)(/?)>")
+
+
+def xml_depth(text: str) -> int:
+    """How deep XML text nests its elements (comments, declarations and instructions skipped)."""
+    depth = deepest = 0
+    for tag in _XML_TAG.finditer(text):
+        closing, inside, empty = tag.groups()
+        if inside[:1] in ("!", "?") or empty:
+            continue
+        depth += -1 if closing else 1
+        deepest = max(deepest, depth)
+    return deepest
 
 
 NON_ASCII_ESCAPE = re.compile(rb"%[89a-fA-F]")

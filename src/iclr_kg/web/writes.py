@@ -19,9 +19,9 @@ from iclr_kg import vocab
 from iclr_kg.errors import Forbidden, NotFound, QueryError, ReadOnlyBackend, Unauthorized, UnsupportedMediaType
 from iclr_kg.query.federation import check_update
 from iclr_kg.query.formats import RDF_FORMATS
-from iclr_kg.query.querytext import add_using, check_nesting
+from iclr_kg.query.querytext import add_using, check_nesting, nesting_depth
 from iclr_kg.query.saved import parse_iri
-from iclr_kg.web.http import graph_list, utf8_body
+from iclr_kg.web.http import graph_list, json_depth, utf8_body, xml_depth
 from iclr_kg.web.state import state
 
 blueprint = Blueprint("writes", __name__)
@@ -156,6 +156,25 @@ def _written(response: Response, graph_iri: str | None, what: str) -> Response:
     return response
 
 
+MAX_BODY_NESTING = 100  # real data nests a few levels; the parsers recurse (1,500 JSON-LD objects: SIGSEGV)
+
+
+def _check_nesting(body: bytes, rdf_format: RdfFormat, media_type: str) -> None:
+    """Refuse a body nested deeper than MAX_BODY_NESTING before any parser sees it, in every
+    format a write takes. A body with fewer brackets than that cannot be, and is not scanned."""
+    text = body.decode("utf-8", errors="replace")
+    if rdf_format == RdfFormat.RDF_XML:
+        deepest = xml_depth(text) if text.count("<") > MAX_BODY_NESTING else 0
+    elif sum(map(text.count, "[({")) <= MAX_BODY_NESTING:
+        return
+    elif rdf_format == RdfFormat.JSON_LD:
+        deepest = json_depth(text)
+    else:  # Turtle, N3, TriG, N-Triples: brackets outside strings, comments and IRIs
+        deepest = nesting_depth(text)
+    if deepest > MAX_BODY_NESTING:
+        raise QueryError(f"the {media_type} body nests {deepest} levels deep; at most {MAX_BODY_NESTING} are accepted")
+
+
 def read_triples(base: str) -> list:
     """The request body's triples, parsed by its Content-Type (a 400 names what is wrong)."""
     media_type = request.mimetype
@@ -171,6 +190,7 @@ def _parse(body: bytes, media_type: str, base: str) -> list:
         raise QueryError(
             f"cannot read {media_type or 'a body without a Content-Type'}; send one of {', '.join(BODY_FORMATS)}"
         )
+    _check_nesting(body, rdf_format, media_type)
     try:
         return [quad.triple for quad in parse(body, format=rdf_format, base_iri=base)]
     except SyntaxError as exc:
