@@ -228,7 +228,8 @@ class Change:
         return quad in self.added or (quad not in self.removed and quad in self.db)
 
     def add(self, quad: Quad) -> None:
-        self.dropped.discard(quad.graph_name)  # a graph written after its DROP is there again
+        if isinstance(quad.graph_name, NamedNode):  # a graph written to is there, even if emptied later
+            self.create(quad.graph_name)
         if self.present(quad):
             return
         if quad in self.removed:
