@@ -656,7 +656,7 @@ def run_entry(
         _run_operation(db, operation, base)
         last = number == len(operations)
         if last or any(maintained.reads_dataset(later) for later in operations[number:]):
-            maintain(db, reasoner, max_new=max_derived if last else 0, hidden=hidden if last else None)
+            recompute_closure(db, reasoner, max_new=max_derived if last else 0, hidden=hidden if last else None)
 
 
 def _run_operation(db: Store, operation: str, base: str | None) -> None:
@@ -697,23 +697,16 @@ def _quads(db: Store) -> set[Quad]:
     return set(db.quads_for_pattern(None, None, None, None))
 
 
-def maintain(
-    db: Store,
-    reasoner: str = "fast",
-    quads: set[Quad] | None = None,
-    max_new: int = 0,
-    hidden: list[Any] | None = None,
-) -> set[Triple]:
+def recompute_closure(db: Store, reasoner: str = "fast", max_new: int = 0, hidden: list[Any] | None = None) -> None:
     """Make the inferred graph what full reasoning over the asserted graphs gives, and the
-    default graph the union of all graphs; writes only the differences. `quads`: the store's
-    content if the caller has it. Past `max_new` new inferred triples (0: no bound), TooLarge
-    and nothing written. `hidden` receives the closure's hidden facts (the fast reasoner's), for
-    the next update (maintained.py). Returns the inferred triples."""
+    default graph the union of all graphs; writes only the differences. Past `max_new` new
+    inferred triples (0: no bound), TooLarge and nothing written. `hidden` receives the
+    closure's hidden facts (the fast reasoner's), for the next update (maintained.py)."""
     from iclr_kg.build.reason import infer_terms
 
     inferred, ontology, default = NamedNode(vocab.GRAPH_INFERRED), NamedNode(vocab.GRAPH_ONTOLOGY), DefaultGraph()
     by_graph: dict[Any, set[Triple]] = {inferred: set(), ontology: set(), default: set()}
-    for quad in _quads(db) if quads is None else quads:
+    for quad in _quads(db):
         by_graph.setdefault(quad.graph_name, set()).add(quad.triple)
     asserted = set().union(
         *(triples for graph, triples in by_graph.items() if graph not in (inferred, ontology, default))
@@ -726,7 +719,6 @@ def maintain(
     maintained.check_growth(len(derived - by_graph[inferred]), max_new)
     _replace(db, inferred, by_graph[inferred], derived)
     _replace(db, default, by_graph[default], asserted | by_graph[ontology] | derived)
-    return derived
 
 
 def _replace(db: Store, graph: Any, old: set[Triple], new: set[Triple]) -> None:
