@@ -12,7 +12,8 @@ The reference is written the plain way, sharing no code with the product's updat
 - the rule for the default graph: what is deleted from it is deleted from every named graph
   that states it, first; what is inserted into it goes into the updates graph; nothing may be
   inserted into the inferred graph (the request is refused, the dataset unchanged); what is
-  deleted from the inferred graph comes back while its premises stand;
+  deleted from the inferred graph comes back while its premises stand; `owl:sameAs` to a literal
+  is refused (OWL's sameAs links two resources);
 - after each operation the inferred graph is the reasoner's closure of the asserted graphs with
   the ontology (owlrl, the reference reasoner, unless told otherwise), less what is asserted.
 """
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from http.client import HTTPConnection
 from typing import Any, Protocol
 
-from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, RdfFormat, Store, Triple, parse
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store, Triple, parse
 
 from iclr_kg import vocab
 from iclr_kg.build.reason import infer_triples
@@ -38,6 +39,7 @@ from iclr_kg.errors import IclrKgError
 INFERRED = NamedNode(vocab.GRAPH_INFERRED)
 ONTOLOGY = NamedNode(vocab.GRAPH_ONTOLOGY)
 UPDATES = NamedNode(vocab.GRAPH_UPDATES)
+SAME_AS = NamedNode(vocab.OWL + "sameAs")
 DEFAULT = DefaultGraph()
 
 
@@ -135,6 +137,8 @@ class Reference:
             }
         if added.get(INFERRED, set()) - before.get(INFERRED, set()):
             raise Refused("an insert into the inferred graph")
+        if any(t.predicate == SAME_AS and isinstance(t.object, Literal) for ts in added.values() for t in ts):
+            raise Refused("owl:sameAs to a literal")
         result: dict[Any, set[Triple]] = {}
         for graph, triples in before.items():
             if graph in (DEFAULT, INFERRED):

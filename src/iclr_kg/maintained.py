@@ -228,6 +228,7 @@ class Change:
         return quad in self.added or (quad not in self.removed and quad in self.db)
 
     def add(self, quad: Quad) -> None:
+        check_statable(quad.triple)
         if isinstance(quad.graph_name, NamedNode):  # a graph written to is there, even if emptied later
             self.create(quad.graph_name)
         if self.present(quad):
@@ -463,6 +464,21 @@ def _insert_stated(change: Change, quad: Quad) -> None:
 def inconsistency(exc: InconsistentGraph) -> str:
     """Why an update that makes the graph inconsistent is refused (a QueryError: 400)."""
     return f"the update would make the graph inconsistent: {exc}"
+
+
+SAME_AS = NamedNode(vocab.OWL + "sameAs")
+
+
+def check_statable(triple: Triple) -> None:
+    """QueryError (400) for a triple no graph here may state: `owl:sameAs` with a literal. OWL 2
+    makes sameAs an object property, linking two resources; under OWL RL's RDF-based semantics the
+    link would make an IRI denote the literal's value (owlrl then types the IRI `xsd:integer`,
+    `rdfs:Datatype`), which no entity of this graph is, and which the fast reasoner leaves out."""
+    if triple.predicate == SAME_AS and isinstance(triple.object, Literal):
+        raise QueryError(
+            f"owl:sameAs links two resources, and {triple.object} is a literal: {triple}; "
+            "to give an entity a value, use a data property (rdfs:label, schema:identifier...)"
+        )
 
 
 def inferred_refusal(example: Triple) -> str:

@@ -668,6 +668,8 @@ def _run_operation(db: Store, operation: str, base: str | None) -> None:
         before = _quads(db)
         run_update(db, operation, base)
         after = _settle_default_graph(db, before, _quads(db))
+        for quad in after - before:
+            maintained.check_statable(quad.triple)
         written = [q.triple for q in after - before if q.graph_name == inferred]
         if written:
             raise QueryError(maintained.inferred_refusal(written[0])) from None

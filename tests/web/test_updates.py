@@ -259,6 +259,21 @@ def test_an_update_may_not_add_to_the_inferred_graph(update_server) -> None:
     assert not ask(base, "ASK { <urn:x> <urn:y> <urn:z> }")
 
 
+def test_same_as_to_a_literal_is_refused_on_both_paths(update_server) -> None:
+    """owlrl types an IRI made the same as `"1"^^xsd:integer` as xsd:integer and rdfs:Datatype and
+    the fast reasoner does not: refused (400) whichever path the update takes (the fast path for
+    data and for a WHERE; the slow path once a request states schema), and nothing is written."""
+    base, _, _ = update_server
+    for update in (
+        'INSERT DATA { GRAPH <urn:g> { <urn:x> owl:sameAs "1"^^xsd:integer } }',
+        'INSERT { <urn:x> owl:sameAs ?v } WHERE { BIND("x"@en AS ?v) }',
+        'INSERT DATA { <urn:x> rdfs:subClassOf <urn:y> } ; INSERT DATA { <urn:x> owl:sameAs "x" }',
+    ):
+        status, body = post_update(base, update)
+        assert status == 400 and b"owl:sameAs links two resources" in body, (update, body)
+    assert not ask(base, "ASK { <urn:x> ?p ?o }")
+
+
 PEOPLE = ["yang-song", "ben-poole", "new-1", "new-2"]
 step = st.tuples(
     st.sampled_from(["insert", "delete"]),
