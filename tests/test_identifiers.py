@@ -277,6 +277,26 @@ def test_the_mappings_export_as_valid_sssom_with_source_and_date(imported, tmp_p
     assert not any("99/1" in str(r["object_id"]) for r in rows)  # claimed by two profiles: no mapping
 
 
+def test_the_mappings_keep_one_row_per_line_and_run_no_formula(imported) -> None:
+    """An imported name with a line break and a tab, starting like a spreadsheet formula: the
+    SSSOM file keeps one row per mapping, and the name as text (round four's item 6)."""
+    import io
+
+    from iclr_kg.build.sources import load_dataset
+    from iclr_kg.external.wikidata import SSSOM_COLUMNS, write_sssom
+
+    settings, _ = imported
+    dataset = load_dataset(settings.data_dir, settings.imports)
+    hostile = '=HYPERLINK("https://evil.example/","Jane")\nRoe\tJr'
+    dataset.people = [p.model_copy(update={"name": hostile}) if p.key == "or-jane-roe1" else p for p in dataset.people]
+    out = io.StringIO()
+    write_sssom(dataset, out)
+    rows = [line.split("\t") for line in out.getvalue().splitlines() if not line.startswith("#")]
+    assert all(len(row) == len(SSSOM_COLUMNS) for row in rows), [r for r in rows if len(r) != len(SSSOM_COLUMNS)]
+    janes = [row for row in rows if row[0] == "iclr:person/or-jane-roe1"]
+    assert janes and all(row[1] == "'" + '=HYPERLINK("https://evil.example/","Jane") Roe Jr' for row in janes)
+
+
 def test_our_people_join_with_dblp_by_their_pid(imported, wikidata_standin: str) -> None:
     """dblp-publications: our person's dblp pid, joined live with a dblp-shaped SPARQL service
     (the local stand-in answers in the SPARQL results format dblp's QLever service uses)."""

@@ -194,6 +194,27 @@ def test_downloads_offer_only_formats_that_answer(client: FlaskClient) -> None:
             assert re.match(r'attachment; filename="query\.\w+"', response.headers["Content-Disposition"])
 
 
+def test_a_downloaded_table_runs_no_formula_in_a_spreadsheet(client: FlaskClient) -> None:
+    """CSV injection (round four's item 6): the pages' CSV and TSV downloads keep a cell that
+    starts like a formula as text (`'`), numbers as they are; the endpoint's own CSV, asked for
+    by a program, stays as the W3C format says, and each has its own ETag."""
+    query = 'SELECT ?v WHERE { VALUES ?v { "=HYPERLINK(\\"https://evil.example/\\")" "@SUM(1)" "-1" -2 "a,b" } }'
+    plain = client.get("/sparql", query_string={"query": query, "format": "csv"})
+    assert plain.data.decode().splitlines()[1:3] == ['"=HYPERLINK(""https://evil.example/"")"', "@SUM(1)"]
+    sheet = client.get("/sparql", query_string={"query": query, "format": "csv", "download": "q"})
+    assert sheet.data.decode().splitlines() == [
+        "v",
+        '"\'=HYPERLINK(""https://evil.example/"")"',
+        "'@SUM(1)",
+        "-1",
+        "-2",
+        '"a,b"',
+    ]
+    assert sheet.headers.get("ETag") != plain.headers.get("ETag")
+    tsv = client.get("/sparql", query_string={"query": query, "format": "tsv", "download": "q"}).data.decode()
+    assert tsv.splitlines()[1:4] == ['"\'=HYPERLINK(\\"https://evil.example/\\")"', '"\'@SUM(1)"', '"-1"']
+
+
 def test_saved_query_parameters_by_name_or_prefixed_name(client: FlaskClient) -> None:
     def rows(**values: str) -> int:
         return int(re.search(r"(\d+)\+? rows?", page(client, "/queries/coauthors", **values)).group(1))

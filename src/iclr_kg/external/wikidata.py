@@ -35,6 +35,7 @@ from iclr_kg.external.importfolder import ImportFolder, ImportResult, write_impo
 from iclr_kg.external.jsoncache import JsonCache
 from iclr_kg.external.session import RETRY_STATUSES, polite_session
 from iclr_kg.identifiers import SCHEMES
+from iclr_kg.query.spreadsheet import sssom_cell
 
 DEFAULT_API = "https://www.wikidata.org/w/api.php"
 BATCH = 50
@@ -549,10 +550,12 @@ def sssom_rows(dataset: Dataset) -> list[tuple[str, ...]]:
 
 
 def write_sssom(dataset: Dataset, out: Any) -> None:
+    """The mappings as SSSOM TSV: a row per line whatever an imported name holds, and no cell a
+    spreadsheet would run (query/spreadsheet.py)."""
     out.write(SSSOM_HEADER)
     out.write("\t".join(SSSOM_COLUMNS) + "\n")
     for row in sssom_rows(dataset):
-        out.write("\t".join(cell.replace("\t", " ") for cell in row) + "\n")
+        out.write("\t".join(map(sssom_cell, row)) + "\n")
 
 
 # Hosts of ICLR's own announcements: what Wikidata editors accept as a reference for an award.

@@ -115,9 +115,7 @@ def kept_response(query: QueryRequest) -> Response | None:
         body: Any = _KeptFile(path)
     else:
         body = stream(lambda: parse_query_results(path=path, format=QueryResultsFormat.JSON), _serializer(chosen.name))
-    response = result_response(body, chosen.media_type)
-    response.headers["ETag"] = f'"{etag}"'
-    return response
+    return result_response(body, chosen.media_type, f'"{etag}"')
 
 
 def kept_rows(saved: SavedQuery, limit: int) -> dict[str, Any] | None:

@@ -14,10 +14,12 @@ from werkzeug.sansio.utils import get_current_url
 
 from iclr_kg import counts
 from iclr_kg.errors import IclrKgError, NotAcceptable, QueryError, UnknownFormat
+from iclr_kg.query import spreadsheet
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS, Format, choose
 from iclr_kg.query.lint import Problem, problem_from_error
 from iclr_kg.query.pool import ActiveQuery, InProcessQuery, QueryRequest
 from iclr_kg.query.querytext import update_keyword
+from iclr_kg.query.streaming import ClosingBody
 from iclr_kg.web.cache import ResultCache
 from iclr_kg.web.html import HTML_ROW_LIMIT
 from iclr_kg.web.http import graph_list, requested_format
@@ -185,16 +187,28 @@ def with_charset(media_type: str) -> str:
     )
 
 
-def result_response(body: Iterable[bytes] | bytes, media_type: str) -> Response:
+def result_response(body: Iterable[bytes] | bytes, media_type: str, etag: str | None = None) -> Response:
     """A result's response; `download=<name>` (the pages' download links) makes it a file
-    `<name>.<extension>` for the browser to save, instead of a page to show."""
-    response = Response(body, content_type=with_charset(media_type))
-    response.headers["Vary"] = "Accept"
+    `<name>.<extension>` for the browser to save, instead of a page to show, and a CSV or TSV
+    file one whose cells no spreadsheet runs as formulas (query/spreadsheet.py; its own ETag)."""
     name = request.args.get("download", "")
     chosen = next((f for f in (*RESULT_FORMATS.values(), *RDF_FORMATS.values()) if f.media_type == media_type), None)
-    if DOWNLOAD_NAME.match(name) and chosen is not None:
+    download = DOWNLOAD_NAME.match(name) is not None and chosen is not None
+    if download and chosen is not None and chosen.name in ("csv", "tsv"):
+        body, etag = _for_a_spreadsheet(body, chosen.name), None if etag is None else etag[:-1] + '-sheet"'
+    response = Response(body, content_type=with_charset(media_type))
+    response.headers["Vary"] = "Accept"
+    if etag is not None:
+        response.headers["ETag"] = etag
+    if download and chosen is not None:
         response.headers["Content-Disposition"] = f'attachment; filename="{name}.{chosen.file_extension}"'
     return response
+
+
+def _for_a_spreadsheet(body: Iterable[bytes] | bytes, format_name: str) -> Iterable[bytes] | bytes:
+    if isinstance(body, bytes):
+        return b"".join(spreadsheet.guarded([body], format_name))
+    return ClosingBody(spreadsheet.guarded(body, format_name), getattr(body, "close", lambda: None))
 
 
 def result_key(cache: ResultCache | None, query: QueryRequest) -> bytes | None:
@@ -228,9 +242,7 @@ def execute(text: str, *, substitutions: dict | None = None, prepared: QueryRequ
         if hit is not None:
             if request.if_none_match.contains(hit.etag.strip('"')):
                 return Response(status=304, headers={"ETag": hit.etag, "Vary": "Accept"})
-            response = result_response(hit.body, hit.media_type)
-            response.headers["ETag"] = hit.etag
-            return response
+            return result_response(hit.body, hit.media_type, hit.etag)
     running = start_query(text, substitutions, prepared=query)
     try:
         chosen = negotiate(running.kind)  # raises 406 / 400
@@ -243,7 +255,5 @@ def execute(text: str, *, substitutions: dict | None = None, prepared: QueryRequ
         cache.put(key, prefetched, chosen.media_type, etag=etag)  # type: ignore[union-attr]
         if request.if_none_match.contains(etag.strip('"')):  # the same bytes as the client holds
             return Response(status=304, headers={"ETag": etag, "Vary": "Accept"})
-        response = result_response(prefetched, chosen.media_type)
-        response.headers["ETag"] = etag
-        return response
+        return result_response(prefetched, chosen.media_type, etag)
     return result_response(running.body(chosen.name), chosen.media_type)
