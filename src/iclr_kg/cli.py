@@ -23,7 +23,16 @@ from pyoxigraph import NamedNode, serialize
 from iclr_kg import gcpause, terms, vocab
 from iclr_kg.atomic import atomic_output, check_writable
 from iclr_kg.config import Settings, flag_help
-from iclr_kg.errors import Failure, IclrKgError, ImportFailed, QueryError, SettingsError, StoreError, engine_errors
+from iclr_kg.errors import (
+    Failure,
+    IclrKgError,
+    ImportFailed,
+    QueryError,
+    QueryMemoryExceeded,
+    SettingsError,
+    StoreError,
+    engine_errors,
+)
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.identifiers import SCHEMES, coverage_query
 from iclr_kg.processes import memory_limit
@@ -39,6 +48,7 @@ from iclr_kg.store import (
     check_generation,
     current_generation,
     generations,
+    lost_files,
     open_read_only,
     query_graphs,
 )
@@ -306,9 +316,17 @@ def isolated_query(settings: Settings, request: QueryRequest) -> Iterator[Runnin
         generation = current_generation(settings.store)
         if generation is None:
             open_read_only(settings.store)  # raises the clear "no store" error
-    pool = QueryPool(1, memory_mib=settings.query_memory, backend_auth=settings.backend_auth)
+    pool = QueryPool(1, memory_mib=settings.query_memory, backend_auth=settings.backend_auth, quiet=True)
     try:
         yield pool.start(generation, request, settings.query_timeout)
+    except (QueryMemoryExceeded, StoreError) as exc:  # the reader died: a damaged store, or the query
+        lost = lost_files(generation) if isinstance(generation, Path) else None
+        if lost is None:
+            raise
+        raise StoreError(
+            f"the store is damaged ({lost}, in generation {generation.name}): `iclr-kg check-store` "
+            "says which generations can be read; `iclr-kg build` makes a new one"
+        ) from exc
     finally:
         pool.close()
 
@@ -858,15 +876,13 @@ def check_store(store: Path | None) -> None:
 def stats(store: Path | None, backend: str | None) -> None:
     """Triples per graph and entities per class of the ontology."""
     settings = Settings.from_env(store=store, backend=backend)
-    click.echo("triples per graph:")
-    for graph, triples in _rows(settings, STATS_GRAPHS):
-        click.echo(f"  {int(triples[1]):>8}  {graph[1]}")
-    click.echo("entities per class (inferred included):")
-    for cls, entities in _rows(settings, STATS_CLASSES):
-        click.echo(f"  {int(entities[1]):>8}  iclr:{cls[1].split('#', 1)[1]}")
-    click.echo("entities with an identifier elsewhere, per kind and scheme:")
-    for kind, scheme, entities in _rows(settings, coverage_query()):
-        click.echo(f"  {int(entities[1]):>8}  {kind[1]:<13} {SCHEMES[scheme[1]].label}")
+    graphs, classes, coverage = (_rows(settings, q) for q in (STATS_GRAPHS, STATS_CLASSES, coverage_query()))
+    lines = ["triples per graph:", *(f"  {int(triples[1]):>8}  {graph[1]}" for graph, triples in graphs)]
+    lines.append("entities per class (inferred included):")
+    lines += (f"  {int(entities[1]):>8}  iclr:{cls[1].split('#', 1)[1]}" for cls, entities in classes)
+    lines.append("entities with an identifier elsewhere, per kind and scheme:")
+    lines += (f"  {int(n[1]):>8}  {kind[1]:<13} {SCHEMES[scheme[1]].label}" for kind, scheme, n in coverage)
+    click.echo("\n".join(lines))  # all read first: an error is the only line printed
 
 
 if __name__ == "__main__":

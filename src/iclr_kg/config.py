@@ -5,7 +5,6 @@ Nothing here touches the disk at import time; paths are computed when asked for.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -31,7 +30,7 @@ def resource_dir(name: str) -> Path:
 def default_store() -> Path:
     """`./var/store` under the current directory: writable on a fresh machine, easy to find
     (absolute, as every path of the settings is: `_absolute`)."""
-    return Path(os.path.abspath(Path("var") / "store"))
+    return (Path("var") / "store").resolve()
 
 
 WIKIDATA_SERVICES = (
@@ -162,12 +161,14 @@ class Settings(BaseSettings):
     )
     @classmethod
     def _absolute(cls, value: Path | None) -> Path | None:
-        """Every path is made absolute here, once, against the directory the command runs in:
-        a relative `./var/store` then behaves exactly as an absolute one everywhere after (a
-        generation's `current` link, the writer's socket, a child process started elsewhere)."""
+        """Every path is made absolute here, once, against the directory the command runs in,
+        and canonical (symbolic links followed): a relative `./var/store`, or a store reached
+        through a link, then behaves exactly as the store's own path everywhere after (a
+        generation's `current` link, which is read resolved; the writer's socket; a child process
+        started elsewhere)."""
         if value is None:
             return None
-        return Path(os.path.abspath(value.expanduser()))
+        return value.expanduser().resolve()
 
     @field_validator("trusted_proxies")
     @classmethod

@@ -187,7 +187,7 @@ def discard_unpublished(store_dir: Path, generation: Path) -> None:
     """After a failure while making `generation`: remove it and its index, unless it became current."""
     from iclr_kg.index import index_path  # here: the index module imports this one
 
-    if current_generation(store_dir) != generation:
+    if current_generation(store_dir) != generation.resolve():
         shutil.rmtree(generation, ignore_errors=True)
         index_path(generation).unlink(missing_ok=True)
 
@@ -206,8 +206,27 @@ def write_lock(store_dir: Path) -> Iterator[None]:
 
 
 def complete_generation(generation: Path, record: dict[str, Any]) -> None:
-    """Mark a flushed and closed generation complete; `record` says what it holds (journal id)."""
-    write_text(_marker(generation), json.dumps(record), durable=True)
+    """Mark a flushed and closed generation complete; `record` says what it holds (journal id),
+    and the size of each of its table files, which nothing writes again (`lost_files`)."""
+    files = record.get("files") or {e.name: e.stat().st_size for e in os.scandir(generation) if e.name.endswith(".sst")}
+    write_text(_marker(generation), json.dumps({**record, "files": files}), durable=True)
+
+
+def lost_files(generation: Path) -> str | None:
+    """What a generation lacks of the table files it was completed with (missing, or of another
+    size), in words; None when nothing is seen lost. A stat per file: what a command checks
+    before it blames a query for a reader that died (a missing file makes RocksDB's reader
+    abort or allocate without bound); damage inside a file is `check_generation`'s to find."""
+    lost = []
+    for name, size in sorted(generation_record(generation).get("files", {}).items()):
+        try:
+            found = (generation / name).stat().st_size
+        except FileNotFoundError:
+            lost.append(f"{name} is missing")
+            continue
+        if found != size:
+            lost.append(f"{name} has {found:,} bytes of {size:,}")
+    return "; ".join(lost) or None
 
 
 def generation_record(generation: Path) -> dict[str, Any]:
@@ -558,7 +577,7 @@ def being_written(folder: Path) -> bool:
 
 def generations(store_dir: Path) -> list[Path]:
     """The complete generations of a store, oldest first (the current one among them)."""
-    folder = store_dir / "generations"
+    folder = (store_dir / "generations").resolve()  # as `current_generation` gives it (a store behind a link)
     if not folder.is_dir():
         return []
     current = current_generation(store_dir)
@@ -587,6 +606,9 @@ def check_generation(generation: Path, memory_mib: int = 2048, timeout: float = 
     make it allocate without bound; the child has a memory limit and a time limit)."""
     import multiprocessing
 
+    lost = lost_files(generation)
+    if lost is not None:
+        return False, f"table files lost since it was made: {lost}"
     context = multiprocessing.get_context("spawn")
     parent, child = context.Pipe(duplex=False)
     process = context.Process(target=_read_everything, args=(str(generation), memory_mib, child), daemon=True)

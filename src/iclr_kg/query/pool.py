@@ -260,7 +260,13 @@ def _evaluation_error(exc: Exception) -> IclrKgError:
     return EvaluationFailed(f"the query failed while running: {type(exc).__name__}: {exc}")
 
 
-def _worker_main(conn: Connection, memory_mib: int = 0, backend_auth: str | None = None) -> None:  # pragma: no cover
+def _worker_main(
+    conn: Connection, memory_mib: int = 0, backend_auth: str | None = None, quiet: bool = False
+) -> None:  # pragma: no cover
+    if quiet:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
     limit_address_space(memory_mib)
     stores: dict[str, Any] = {}
     while True:
@@ -366,11 +372,11 @@ RETIRE_INTERVAL = 5.0  # seconds between its looks for workers idle too long
 
 
 class _Worker:
-    def __init__(self, context: Any, memory_mib: int, backend_auth: str | None = None):
+    def __init__(self, context: Any, memory_mib: int, backend_auth: str | None = None, quiet: bool = False):
         self.idle_since = time.monotonic()
         self.conn, child = context.Pipe()
         self.process = context.Process(
-            target=_worker_main, args=(child, memory_mib, backend_auth), daemon=True, name="iclr-kg-query"
+            target=_worker_main, args=(child, memory_mib, backend_auth, quiet), daemon=True, name="iclr-kg-query"
         )
         start_without_main(self.process)
         child.close()
@@ -483,8 +489,12 @@ class QueryPool:
         backend_auth: str | None = None,
         keep: int = 1,
         retire_after: float = 60.0,
+        quiet: bool = False,
     ):
+        """`quiet`: the workers' own error output (a dying reader's allocator or C++ runtime
+        lines) goes nowhere; a command that prints one line for the error says it."""
         self._context = multiprocessing.get_context("spawn")
+        self.quiet = quiet
         self.backend_auth = backend_auth  # for workers that read a remote engine
         self.size = size
         self.keep, self.retire_after = keep, retire_after
@@ -503,7 +513,7 @@ class QueryPool:
         self._watchdog.start()
 
     def _spawn(self) -> _Worker:
-        return _Worker(self._context, self.memory_mib, self.backend_auth)
+        return _Worker(self._context, self.memory_mib, self.backend_auth, self.quiet)
 
     def close(self) -> None:
         self._closed = True
