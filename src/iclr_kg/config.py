@@ -114,7 +114,7 @@ class Settings(BaseSettings):
     update_max_derived: int = Field(
         200_000,
         ge=0,
-        description="triples one update may add to the inferred graph (an `owl:sameAs` can copy every triple of two entities); past it the update is refused (413), nothing written; `0`: no bound",
+        description="triples one update may add to the inferred graph (an `owl:sameAs` can copy every triple of two entities); past it the update is refused (413), nothing written; and an update may not bring `owl:sameAs` into a graph that has none (413: after it every update recomputes the whole closure); `0`: neither bound",
     )
     wikidata_api: str = Field("https://www.wikidata.org/w/api.php", description="the Action API the reconciler asks")
     imports_dir: Path | None = Field(

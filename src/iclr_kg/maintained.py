@@ -411,6 +411,8 @@ def _check_maintainable(quad: Quad) -> None:
         raise NotMaintained(f"the update states schema ({quad.predicate})")
     if quad.graph_name == ONTOLOGY:
         raise NotMaintained("the update changes the ontology graph")
+    if quad.predicate == SAME_AS:  # even `x owl:sameAs x`, which derives nothing new
+        raise NotMaintained("the update states owl:sameAs")
 
 
 def stated_quads(verb: str, operation: str, base: str | None) -> list[Quad]:
@@ -796,6 +798,28 @@ def check_growth(added: int, max_new: int) -> None:
         raise TooLarge(
             f"the update would add {added:,} triples to the inferred graph; one update may add at most "
             f"{max_new:,} (ICLR_KG_UPDATE_MAX_DERIVED). Nothing was written"
+        )
+
+
+def states_equality(db: Store) -> bool:
+    """Whether the dataset holds owl:sameAs (asserted or derived): then no update is maintained
+    here (DRed's equality rules would need whole-graph indexes), each recomputes the closure."""
+    return any(db.quads_for_pattern(None, SAME_AS, None, DEFAULT))
+
+
+def check_equality(db: Store) -> None:
+    """TooLarge (413) if the update brought owl:sameAs into a dataset that had none: one such
+    link makes every later update recompute the whole closure (seconds at 10,000 papers where
+    the fast path takes milliseconds), and a link between two entities copies each one's triples
+    to the other. Like ICLR_KG_UPDATE_MAX_DERIVED, this bounds what the update costs, now and
+    after; 0 there lifts both. Nothing is written."""
+    found = next(iter(db.quads_for_pattern(None, SAME_AS, None, DEFAULT)), None)
+    if found is not None:
+        raise TooLarge(
+            f"the update would bring owl:sameAs into the graph ({found.triple}), after which every update "
+            "recomputes the whole closure: merge two entities in the registries (data/*.yaml), or link to "
+            "another dataset with skos:exactMatch as our Wikidata links do (ICLR_KG_UPDATE_MAX_DERIVED=0 "
+            "lifts this bound). Nothing was written"
         )
 
 

@@ -650,13 +650,17 @@ def run_entry(
     Oxigraph and its change to the default graph carried over to the named graphs. After each
     operation that a later one reads through (`maintained.reads_dataset`), and after the last,
     the inferred graph is recomputed from the whole store and the default graph made the union again. The request
-    stays atomic: the caller publishes nothing unless all succeed."""
+    stays atomic: the caller publishes nothing unless all succeed. A bounded update
+    (`max_derived`) may not bring owl:sameAs into a graph that has none (`maintained.check_equality`)."""
     operations = split_update(update) or [update]
+    had_equality = maintained.states_equality(db)
     for number, operation in enumerate(operations, 1):
         _run_operation(db, operation, base)
         last = number == len(operations)
         if last or any(maintained.reads_dataset(later) for later in operations[number:]):
             recompute_closure(db, reasoner, max_new=max_derived if last else 0, hidden=hidden if last else None)
+    if max_derived and not had_equality:
+        maintained.check_equality(db)
 
 
 def _run_operation(db: Store, operation: str, base: str | None) -> None:

@@ -210,6 +210,28 @@ def test_an_update_that_would_derive_past_the_bound_is_refused_whole(tiny_app) -
     assert small.status_code == 204 and quads() > before
 
 
+def test_an_update_may_not_bring_equality_that_slows_every_later_update(tiny_app) -> None:
+    """Round four's item 13: one accepted owl:sameAs made every later update recompute the whole
+    closure (0.02 s to 14.9 s at scale). With the default bound, an update that brings owl:sameAs
+    into a graph that has none (stated, even `x owl:sameAs x`, or derived through a functional
+    property) is refused whole (413); the graph keeps none, so later updates keep the fast path."""
+    _, client = tiny_app(update_token="secret")
+    auth = {"Authorization": "Bearer secret"}
+    for update in (
+        "INSERT DATA { <urn:a> owl:sameAs <urn:b> }",
+        "INSERT DATA { GRAPH <urn:g> { <urn:a> owl:sameAs <urn:a> } }",
+        "INSERT DATA { <urn:x> iclr:decision <urn:y1> , <urn:y2> }",  # a functional property
+    ):
+        refused = client.post("/update", data={"update": update}, headers=auth)
+        assert refused.status_code == 413 and "would bring owl:sameAs" in refused.data.decode(), (update, refused.data)
+    answer = client.get(
+        "/sparql", query_string={"query": "ASK { ?s owl:sameAs ?o }"}, headers={"Accept": "application/json"}
+    )
+    assert answer.get_json()["boolean"] is False
+    fine = client.post("/update", data={"update": "INSERT DATA { <urn:x> <urn:y> <urn:z> }"}, headers=auth)
+    assert fine.status_code == 204
+
+
 class _Trickler(http.server.BaseHTTPRequestHandler):
     """An engine that starts a SPARQL JSON answer and then sends a byte every 0.2 s, for ever."""
 
