@@ -407,8 +407,8 @@ def _templates(operation: str) -> tuple[str | None, str | None] | None:
 
 def _check_maintainable(quad: Quad) -> None:
     """NotMaintained for a quad the fast path does not handle."""
-    if quad.predicate in fastrl.OXIGRAPH_SCHEMA_PREDICATES:
-        raise NotMaintained(f"the update states schema ({quad.predicate})")
+    if fastrl.is_schema(quad):
+        raise NotMaintained(f"the update states schema ({quad.predicate} {quad.object})")
     if quad.graph_name == ONTOLOGY:
         raise NotMaintained("the update changes the ontology graph")
     if quad.predicate == SAME_AS:  # even `x owl:sameAs x`, which derives nothing new
@@ -726,12 +726,9 @@ def _plan_graph_copy(change: Change, operation: str) -> None:
 def _schema(db: Store) -> fastrl.Schema:
     """The ontology and any schema triples of the asserted graphs (few; read by predicate)."""
     ontology = [q.triple for q in db.quads_for_pattern(None, None, None, ONTOLOGY)]
-    data = [
-        q.triple
-        for p in fastrl.OXIGRAPH_SCHEMA_PREDICATES
-        for q in db.quads_for_pattern(None, p, None, None)
-        if q.graph_name not in (*NOT_ASSERTED, ONTOLOGY)
-    ]
+    declared = (q for c in fastrl.OXIGRAPH_DECLARATIONS for q in db.quads_for_pattern(None, fastrl.TYPE_NODE, c, None))
+    stated = (q for p in fastrl.OXIGRAPH_SCHEMA_PREDICATES for q in db.quads_for_pattern(None, p, None, None))
+    data = [q.triple for q in (*stated, *declared) if q.graph_name not in (*NOT_ASSERTED, ONTOLOGY)]
     return fastrl.oxigraph_schema(ontology, data)
 
 

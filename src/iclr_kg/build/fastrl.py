@@ -125,6 +125,12 @@ class Schema:
         for chain, q in self.chains:
             for i, p in enumerate(chain):
                 self.chain_steps[p].append((i, chain, q))
+        # scm-cls, scm-op, scm-dp: what is declared a class or a property is its own subclass,
+        # subproperty and equivalent; anything else only where a cycle makes it so (scm-sco)
+        self.declared_classes = set(triples.subjects(TYPE, OWL.Class))
+        self.declared_props = set(triples.subjects(TYPE, OWL.ObjectProperty)) | set(
+            triples.subjects(TYPE, OWL.DatatypeProperty)
+        )
         self.disjoint: list[tuple[Term, Term]] = list(triples.subject_objects(OWL.disjointWith))
         for group in triples.subjects(TYPE, OWL.AllDisjointClasses):
             members = list(Collection(triples, triples.value(group, OWL.members)))
@@ -170,16 +176,19 @@ class Schema:
         """The schema-level consequences owlrl adds: closed subClassOf / subPropertyOf,
         equivalences, and widened domains and ranges."""
         out: set[Triple] = set()
-        for c, supers in self.super_classes.items():
-            for d in supers:
-                out.add((c, RDFS.subClassOf, d))
-                if c in self.super_classes.get(d, ()):
-                    out.add((c, OWL.equivalentClass, d))
-        for p, supers in self.super_props.items():
-            for q in supers:
-                out.add((p, RDFS.subPropertyOf, q))
-                if p in self.super_props.get(q, ()):
-                    out.add((p, OWL.equivalentProperty, q))
+        for table, declared, sub, equivalent in (
+            (self.super_classes, self.declared_classes, RDFS.subClassOf, OWL.equivalentClass),
+            (self.super_props, self.declared_props, RDFS.subPropertyOf, OWL.equivalentProperty),
+        ):
+            for c in declared:
+                out |= {(c, sub, c), (c, equivalent, c)}
+            for c, supers in table.items():
+                for d in supers:
+                    if d == c and not any(c in table.get(e, ()) for e in supers - {c}):
+                        continue  # reflexive only where declared (above) or on a cycle: no rule derives it else
+                    out.add((c, sub, d))
+                    if c in table.get(d, ()):
+                        out.add((c, equivalent, d))
         for p, classes in self.domains.items():
             out |= {(p, RDFS.domain, c) for c in classes}
         for p, classes in self.ranges.items():
@@ -355,6 +364,15 @@ SCHEMA_PREDICATES = (
 
 
 OXIGRAPH_SCHEMA_PREDICATES = frozenset(NamedNode(str(p)) for p in SCHEMA_PREDICATES)
+TYPE_NODE = NamedNode(str(TYPE))
+# declarations the schema reads from the data too (scm-cls, scm-op, scm-dp)
+OXIGRAPH_DECLARATIONS = frozenset(NamedNode(str(c)) for c in (OWL.Class, OWL.ObjectProperty, OWL.DatatypeProperty))
+
+
+def is_schema(triple: Any) -> bool:
+    """Whether a data triple (pyoxigraph terms, or a tuple of them) is schema the fast reasoner
+    compiles: a schema predicate, or a class or property declared."""
+    return triple[1] in OXIGRAPH_SCHEMA_PREDICATES or (triple[1] == TYPE_NODE and triple[2] in OXIGRAPH_DECLARATIONS)
 
 
 class TermTriples(Sequence[tuple[Any, Any, Any]]):
@@ -386,7 +404,7 @@ def oxigraph_schema(ontology: list[Any], data: tuple[Any, ...] | list[Any] = ())
     from iclr_kg.build.convert import term_to_rdflib as to_rdflib
 
     tbox = Graph()
-    for t in (*ontology, *(t for t in data if t[1] in OXIGRAPH_SCHEMA_PREDICATES)):
+    for t in (*ontology, *(t for t in data if is_schema(t))):
         tbox.add((to_rdflib(t[0]), to_rdflib(t[1]), to_rdflib(t[2])))
     return Schema(tbox)
 

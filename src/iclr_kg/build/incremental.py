@@ -173,8 +173,8 @@ def diff(old: Store, before: Digests, asserted: list[TermQuad], after: Digests) 
     for quad in (*removed, *added):
         if isinstance(quad.subject, BlankNode) or isinstance(quad.object, BlankNode):
             raise Fallback("the change has blank nodes")
-        if quad.predicate in fastrl.OXIGRAPH_SCHEMA_PREDICATES:
-            raise Fallback(f"the change states schema ({quad.predicate})")
+        if fastrl.is_schema(quad):
+            raise Fallback(f"the change states schema ({quad.predicate} {quad.object})")
     in_changed_after = [NamedNode(g) for g in changed if g in after]
     in_changed_before = [NamedNode(g) for g in changed if g in before]
 
