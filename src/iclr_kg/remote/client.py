@@ -12,6 +12,7 @@ operator configured (an allow-list of one): nothing a web user sends picks where
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import time
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -24,6 +25,33 @@ from iclr_kg.remote.engines import Engine, engine_for, kind_from_server, mend
 from iclr_kg.remote.names import Names
 
 RDF_ACCEPT = "application/n-triples"  # CONSTRUCT and DESCRIBE: the one line format every engine writes
+
+# When every call to the engine made for one web request must end: a page or a search makes
+# several, each bounded by the client's timeout, so a slow engine held a request for as many
+# times that bound (round four's item 12). Set by `time_budget`; None outside a request.
+_DEADLINE: contextvars.ContextVar[tuple[float, float] | None] = contextvars.ContextVar("engine_deadline", default=None)
+
+
+@contextlib.contextmanager
+def time_budget(seconds: float) -> Iterator[None]:
+    """Every engine call made inside shares one time limit of `seconds`, however many there are."""
+    token = _DEADLINE.set((time.monotonic() + seconds, seconds))
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def start_budget(seconds: float) -> contextvars.Token:
+    """`time_budget` for a web request, whose start and end are two hooks: give the token to `end_budget`."""
+    return _DEADLINE.set((time.monotonic() + seconds, seconds))
+
+
+def end_budget(token: contextvars.Token) -> None:
+    try:
+        _DEADLINE.reset(token)
+    except ValueError:  # ended in another context (a streamed body closed elsewhere)
+        _DEADLINE.set(None)
 
 
 class _Bearer(requests.auth.AuthBase):
@@ -106,15 +134,34 @@ class SparqlClient:
         data = [("query", self.engine.query_prologue + text)]
         data += [("default-graph-uri", g) for g in default_graphs]
         data += [("named-graph-uri", g) for g in named_graphs]
-        deadline = time.monotonic() + self.timeout
-        response = self._send("POST", self.engine.query_url, data=data, headers={"Accept": accept}, stream=True)
+        deadline, seconds = self._deadline()
+        wait = min(self.timeout, deadline - time.monotonic())
+        try:
+            response = self._send(
+                "POST", self.engine.query_url, data=data, headers={"Accept": accept}, stream=True, timeout=wait
+            )
+        except EngineError:
+            if time.monotonic() < deadline - 0.05:
+                raise
+            raise EngineError(f"the SPARQL engine did not answer within {seconds:g} s") from None
         response.raw.decode_content = True
-        body: Any = Deadlined(response, deadline, self.timeout)
+        body: Any = Deadlined(response, deadline, seconds)
         if answers is not None:
             body = answers.answers(body, xml=kind == "results" and self.engine.results == QueryResultsFormat.XML)
         if kind == "results":
             return parse_query_results(mend(self.engine, body), self.engine.results)
         return (quad.triple for quad in parse(body, RdfFormat.N_TRIPLES))
+
+    def _deadline(self) -> tuple[float, float]:
+        """When this call must end, and the limit that says so: the client's timeout, or the
+        request's shared budget (`time_budget`) where it ends sooner; EngineError if spent."""
+        own = (time.monotonic() + self.timeout, self.timeout)
+        shared = _DEADLINE.get()
+        if shared is None or shared[0] >= own[0]:
+            return own
+        if shared[0] <= time.monotonic():
+            raise EngineError(f"the SPARQL engine did not finish this request's queries within {shared[1]:g} s")
+        return shared
 
     def select(self, text: str, answers: Names | None = None, **dataset: Iterable[str]) -> Iterator[dict[str, Any]]:
         """The rows of a SELECT as {variable: term} (unbound ones left out). An answer that does

@@ -61,6 +61,9 @@ def create_app(settings: Settings | None = None) -> Flask:
             as_of = None
         return {"data_as_of": as_of, "licence": vocab.LICENSE}
 
+    if settings.remote is not None:
+        _bound_engine_time(app, settings.query_timeout)
+
     @app.errorhandler(IclrKgError)
     def our_error(exc: IclrKgError) -> Response:
         return error_response(exc)
@@ -92,3 +95,22 @@ def create_app(settings: Settings | None = None) -> Flask:
     if settings.trusted_proxies:  # outermost: everything after it sees the client, not the proxy
         app.wsgi_app = TrustedProxies(app.wsgi_app, networks(settings.trusted_proxies))  # type: ignore[method-assign]
     return app
+
+
+def _bound_engine_time(app: Flask, seconds: float) -> None:
+    """With a remote engine, the calls one request makes to it share the query time limit
+    (remote.client.time_budget): a page that asks five questions of a slow engine ends in
+    `seconds`, not five times that."""
+    from flask import g
+
+    from iclr_kg.remote.client import end_budget, start_budget
+
+    @app.before_request
+    def engine_budget_starts() -> None:
+        g.engine_budget = start_budget(seconds)
+
+    @app.teardown_request
+    def engine_budget_ends(_error: BaseException | None) -> None:
+        token = g.pop("engine_budget", None)
+        if token is not None:
+            end_budget(token)
