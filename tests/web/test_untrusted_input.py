@@ -232,17 +232,20 @@ def test_an_update_may_not_bring_equality_that_slows_every_later_update(tiny_app
     assert fine.status_code == 204
 
 
+def _answer_json(handler: http.server.BaseHTTPRequestHandler, body: bytes) -> None:
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/sparql-results+json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 class _Trickler(http.server.BaseHTTPRequestHandler):
     """An engine that starts a SPARQL JSON answer and then sends a byte every 0.2 s, for ever
     (but answers the `ASK {}` by GET that a client connects with)."""
 
     def do_GET(self) -> None:
-        body = b'{"head":{},"boolean":true}'
-        self.send_response(200)
-        self.send_header("Content-Type", "application/sparql-results+json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        _answer_json(self, b'{"head":{},"boolean":true}')
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -313,12 +316,7 @@ class _Slowpoke(http.server.BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
         time.sleep(0.8)
-        body = b'{"head":{"vars":["x"]},"results":{"bindings":[]}}'
-        self.send_response(200)
-        self.send_header("Content-Type", "application/sparql-results+json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        _answer_json(self, b'{"head":{"vars":["x"]},"results":{"bindings":[]}}')
 
     def log_message(self, *args: object) -> None:
         pass
