@@ -48,7 +48,6 @@ from iclr_kg.store import (
     check_generation,
     current_generation,
     generations,
-    lost_files,
     open_read_only,
     query_graphs,
 )
@@ -319,14 +318,10 @@ def isolated_query(settings: Settings, request: QueryRequest) -> Iterator[Runnin
     pool = QueryPool(1, memory_mib=settings.query_memory, backend_auth=settings.backend_auth, quiet=True)
     try:
         yield pool.start(generation, request, settings.query_timeout)
-    except (QueryMemoryExceeded, StoreError) as exc:  # the reader died: a damaged store, or the query
-        lost = lost_files(generation) if isinstance(generation, Path) else None
-        if lost is None:
-            raise
-        raise StoreError(
-            f"the store is damaged ({lost}, in generation {generation.name}): `iclr-kg check-store` "
-            "says which generations can be read; `iclr-kg build` makes a new one"
-        ) from exc
+    except QueryMemoryExceeded as exc:  # the reader died: the query, or a damaged store
+        raise QueryMemoryExceeded(
+            f"{exc}, or the store is damaged: `iclr-kg check-store` reads every generation and names the damage"
+        ) from None
     finally:
         pool.close()
 

@@ -206,27 +206,8 @@ def write_lock(store_dir: Path) -> Iterator[None]:
 
 
 def complete_generation(generation: Path, record: dict[str, Any]) -> None:
-    """Mark a flushed and closed generation complete; `record` says what it holds (journal id),
-    and the size of each of its table files, which nothing writes again (`lost_files`)."""
-    files = record.get("files") or {e.name: e.stat().st_size for e in os.scandir(generation) if e.name.endswith(".sst")}
-    write_text(_marker(generation), json.dumps({**record, "files": files}), durable=True)
-
-
-def lost_files(generation: Path) -> str | None:
-    """What a generation lacks of the table files it was completed with (missing, or of another
-    size), in words; None when nothing is seen lost. A stat per file: what a command checks
-    before it blames a query for a reader that died (a missing file makes RocksDB's reader
-    abort or allocate without bound); damage inside a file is `check_generation`'s to find."""
-    lost = []
-    for name, size in sorted(generation_record(generation).get("files", {}).items()):
-        try:
-            found = (generation / name).stat().st_size
-        except FileNotFoundError:
-            lost.append(f"{name} is missing")
-            continue
-        if found != size:
-            lost.append(f"{name} has {found:,} bytes of {size:,}")
-    return "; ".join(lost) or None
+    """Mark a flushed and closed generation complete; `record` says what it holds (journal id)."""
+    write_text(_marker(generation), json.dumps(record), durable=True)
 
 
 def generation_record(generation: Path) -> dict[str, Any]:
@@ -606,9 +587,6 @@ def check_generation(generation: Path, memory_mib: int = 2048, timeout: float = 
     make it allocate without bound; the child has a memory limit and a time limit)."""
     import multiprocessing
 
-    lost = lost_files(generation)
-    if lost is not None:
-        return False, f"table files lost since it was made: {lost}"
     context = multiprocessing.get_context("spawn")
     parent, child = context.Pipe(duplex=False)
     process = context.Process(target=_read_everything, args=(str(generation), memory_mib, child), daemon=True)
