@@ -27,7 +27,8 @@ ZH = {
     "Skip to content": "跳到正文",
     "A knowledge graph of ICLR papers, people, organizations and awards, from five news articles and "
     "OpenReview imports.": "ICLR 论文、人物、机构与奖项的知识图谱，来自五篇新闻报道与 OpenReview 导入。",
-    "all graphs (N-Quads)": "全部图（N-Quads）",
+    "every graph, with its name": "全部命名图（带图名）",
+    "the whole graph, merged": "合并后的整个图",
     "OpenAPI description": "OpenAPI 描述",
     # query page, saved queries, stats
     "Query the ICLR knowledge graph": "查询 ICLR 知识图谱",
@@ -197,7 +198,7 @@ ZH = {
     "Downloads": "下载",
     "The graph is published under": "本图谱的发布许可为",
     "The graph now": "当前图谱",
-    "streamed from the store as it is": "从存储实时流式导出",
+    "streamed from the store as it is; gzip-compressed when your client accepts it": "从存储实时流式导出；客户端支持时以 gzip 压缩",
     "Releases": "版本发布",
     "bytes": "字节",
     "file": "文件",

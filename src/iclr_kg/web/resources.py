@@ -5,22 +5,24 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import zlib
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from pyoxigraph import DefaultGraph, Literal, NamedNode, RdfFormat, serialize
+from werkzeug.datastructures import MIMEAccept
 
 from iclr_kg import vocab
 from iclr_kg.errors import NotFound, QueryError
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.identifiers import ROUTES, SCHEMES, parse_for, schemes_for
 from iclr_kg.index import MAX_PAGE, SORTS, ListFilter, kind_and_key
-from iclr_kg.query.formats import RDF_ALIASES, choose
+from iclr_kg.query.formats import choose
 from iclr_kg.query.saved import parse_iri
-from iclr_kg.query.streaming import stream
+from iclr_kg.query.streaming import ClosingBody, stream
 from iclr_kg.store import built_on
 from iclr_kg.web.html import Cell, Labeler, cell, short
 from iclr_kg.web.http import requested_format, wants_html
@@ -525,38 +527,67 @@ def ontology_terms(store: object, graph: NamedNode) -> dict[str, object]:
 
 @blueprint.route("/data")
 def data() -> Response:
-    """Graph Store Protocol reads: ?default (the merged graph), ?graph=IRI, or every graph (writes: writes.py)."""
+    """Graph Store Protocol reads: ?default (the merged graph), ?graph=IRI, or the whole graph
+    (writes: writes.py). The whole graph is every named graph in N-Quads or TriG, the formats
+    that carry graph names (the default), or their union in any other RDF format (Turtle,
+    N-Triples, JSON-LD, RDF/XML); `?format=` makes it a file named for the dataset and its date.
+    Gzip'd when the client offers it: N-Quads of 10,000 papers are 278 MB, a tenth of that so."""
     store = state().store()
     graph_iri = request.args.get("graph")
     if "default" in request.args and graph_iri is None:
-        return rdf_response(lambda: (q.triple for q in store.quads_for_pattern(None, None, None, DefaultGraph())))
-    if graph_iri is None:
-        # every named graph: only N-Quads or TriG can carry them
-        asked = requested_format()
-        if asked:
-            name = RDF_ALIASES.get(asked.strip().lower())
-        else:
-            name = (
-                "trig"
-                if request.accept_mimetypes.best_match(["application/n-quads", "application/trig"])
-                == "application/trig"
-                and request.accept_mimetypes["application/trig"] > request.accept_mimetypes["application/n-quads"]
-                else "nquads"
-            )
-        if name not in ("nquads", "trig"):
-            raise QueryError("give ?default or ?graph=IRI for a single graph; every named graph needs N-Quads or TriG")
+        return gzipped(
+            rdf_response(lambda: (q.triple for q in store.quads_for_pattern(None, None, None, DefaultGraph())))
+        )
+    if graph_iri is not None:
+        return gzipped(named_graph_response(graph_iri))
+    asked = requested_format()
+    chosen = choose("rdf", asked or None, request.accept_mimetypes if asked else _quads_first())
+    if chosen.supports_graphs:
 
         def every_quad() -> Iterable[Any]:
             named = list(store.named_graphs())
             return chain.from_iterable(store.quads_for_pattern(None, None, None, g) for g in named)
 
-        response = rdf_response(every_quad, graph_aware=True, fixed=name)
-        if asked:  # the footer's download link: saved as a file named for the dataset and its date
-            day = built_on(state().generation) or "current"
-            extension = "nq" if name == "nquads" else "trig"
-            response.headers["Content-Disposition"] = f'attachment; filename="iclr-kg-{day}.{extension}"'
+        response = rdf_response(every_quad, graph_aware=True, fixed=chosen.name)
+    else:
+        response = rdf_response(
+            lambda: (q.triple for q in store.quads_for_pattern(None, None, None, DefaultGraph())), fixed=chosen.name
+        )
+    if asked:  # the Data page's links: saved as a file named for the dataset and its date
+        day = built_on(state().generation) or "current"
+        response.headers["Content-Disposition"] = f'attachment; filename="iclr-kg-{day}.{chosen.file_extension}"'
+    return gzipped(response)
+
+
+def _quads_first() -> Any:
+    """The client's Accept, with N-Quads first where it accepts anything (`*/*`, none given): a
+    bare GET of the whole graph keeps every graph's name."""
+    accept = request.accept_mimetypes
+    if not request.headers.get("Accept") or accept.best == "*/*":
+        return MIMEAccept([("application/n-quads", 1)])
+    return accept
+
+
+def gzipped(response: Response) -> Response:
+    """`response`'s streamed body gzip'd as it goes, where the client offers gzip (level 1: a
+    graph's N-Quads shrink about tenfold at a fraction of the CPU of the default level)."""
+    response.vary.add("Accept-Encoding")
+    if "gzip" not in request.headers.get("Accept-Encoding", "") or response.status_code != 200:
         return response
-    return named_graph_response(graph_iri)
+    body = response.response
+    response.response = ClosingBody(_gzip(body), getattr(body, "close", lambda: None))
+    response.headers["Content-Encoding"] = "gzip"
+    response.headers.pop("Content-Length", None)
+    return response
+
+
+def _gzip(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    compressor = zlib.compressobj(1, zlib.DEFLATED, 31)  # 31: a gzip header and trailer
+    for chunk in chunks:
+        packed = compressor.compress(chunk)
+        if packed:
+            yield packed
+    yield compressor.flush()
 
 
 @blueprint.route("/data/<path:_>")
