@@ -199,6 +199,42 @@ def test_stats(built: Path) -> None:
     assert "https://w3id.org/iclr-kg/graph/inferred" in done.stdout and "iclr:Paper" in done.stdout
 
 
+def test_serve_on_a_busy_port_says_only_that(built: Path) -> None:
+    """Pages round two, item 17: `serve` printed "serving at ..." before failing on a busy port."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        done = run("serve", "--store", str(built), "--port", port)
+    assert done.returncode != 0 and done.stdout == "", done.stdout
+    assert done.stderr == f"error: cannot listen on 127.0.0.1:{port}: Address already in use\n", done.stderr
+
+
+def test_stats_says_only_the_error_without_a_store(tmp_path: Path) -> None:
+    done = run("stats", "--store", str(tmp_path / "none"))
+    assert done.returncode != 0 and done.stdout == "" and done.stderr.count("\n") == 1, (done.stdout, done.stderr)
+
+
+def test_a_failed_first_build_leaves_no_store_folder(tmp_path: Path) -> None:
+    """Item 17 too: a build that failed left `store/` with only `build.lock`, which read as a store."""
+    (tmp_path / "data" / "sources").mkdir(parents=True)
+    done = run_cli(
+        "build", "--store", str(tmp_path / "store"), env={**os.environ, "ICLR_KG_DATA_DIR": str(tmp_path / "data")}
+    )
+    assert done.returncode != 0 and "registry file missing" in done.stderr, done.stderr
+    assert not (tmp_path / "store").exists()
+
+
+def test_an_undeclared_prefix_is_one_line(built: Path) -> None:
+    """Item 17: the editor's check and then the engine each said it (two error lines)."""
+    done = run("query", "SELECT * WHERE { ?s foo:bar ?o }", "--store", str(built))
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("error: line 1, column 21: the prefix foo: is not declared")
+    assert done.stderr.count("\n") == 1, done.stderr
+
+
 def test_validate_reports_conformance(built: Path) -> None:
     done = run("validate")
     assert done.returncode == 0 and "Conforms" in done.stdout

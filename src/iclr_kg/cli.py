@@ -280,10 +280,14 @@ def query(
 def _say_problems(text: str, settings: Settings) -> None:
     """What the query page's editor would underline (`lint.check`: undeclared prefixes, terms
     the ontology lacks, with the nearest one), on standard error before the query runs: 0 rows
-    for `iclr:titel` then come with the reason. Syntax errors are the query's own failure."""
+    for `iclr:titel` then come with the reason. An error (the query cannot run) is the command's
+    one line: the query is not run to say it again in the engine's words."""
     known = terms.read(settings.ontology_dir / "iclr.ttl").names
     for problem in check(text, known):
-        click.echo(f"{problem.severity}: line {problem.line}, column {problem.column}: {problem.message}", err=True)
+        where = f"line {problem.line}, column {problem.column}: {problem.message}"
+        if problem.severity == "error":
+            raise QueryError(where)
+        click.echo(f"{problem.severity}: {where}", err=True)
 
 
 def _write_running(running: RunningQuery, fmt: str | None, output: Path | None) -> None:
@@ -695,6 +699,9 @@ def serve(
     chosen = settings.server
     if chosen == "gunicorn" and not _gunicorn_available():
         chosen = "waitress"
+    from iclr_kg.web.server import check_port_free
+
+    check_port_free(settings.host, settings.port)  # before saying "serving": a busy port is the one line
     click.echo(f"serving {where} at http://{settings.host}:{settings.port}/ (SPARQL endpoint: /sparql) with {chosen}")
     if chosen == "gunicorn":
         _serve_gunicorn(settings, processes, threads)

@@ -93,8 +93,12 @@ def open_read_only(store_dir: Path) -> Store:
 
 @contextlib.contextmanager
 def build_lock(store_dir: Path) -> Iterator[None]:
-    """Hold the store's build lock; a second concurrent build is refused, not queued."""
+    """Hold the store's build lock; a second concurrent build is refused, not queued. A build
+    that made the store's folder and failed before anything was published takes it away again
+    (an empty folder holding `build.lock` read as a store that is there)."""
+    made = not store_dir.exists()
     store_dir.mkdir(parents=True, exist_ok=True)
+    failed = False
     with open(store_dir / "build.lock", "a+") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -102,7 +106,13 @@ def build_lock(store_dir: Path) -> Iterator[None]:
             raise StoreError(f"another build of {store_dir} is running; try again when it ends") from None
         try:
             yield
+        except BaseException:
+            failed = True
+            raise
         finally:
+            if failed and made and [p.name for p in store_dir.iterdir()] == ["build.lock"]:
+                (store_dir / "build.lock").unlink()
+                store_dir.rmdir()
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
