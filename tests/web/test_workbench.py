@@ -219,6 +219,30 @@ def test_the_chart_pickers_read_and_write_the_view_line(server: str, chromium) -
 
 
 @needs_chromium
+def test_a_chart_of_no_rows_says_so_and_two_labels_make_a_series(server: str, chromium) -> None:
+    """Pages round two, items 10 and 11: a 0-row result asked for as a bar chart showed a raw
+    Vega exception, the bar option left enabled; organization x year rows drawn as a plain bar
+    chart had no series, so each organization's years stacked into one unlabelled bar."""
+    from iclr_kg.config import resource_dir
+
+    page = chromium()
+    for lang, said in (("en", "bar: no rows to draw"), ("zh", "柱状图：没有可绘制的结果")):
+        query = "SELECT ?name (COUNT(*) AS ?n) WHERE { ?x iclr:name ?name ; iclr:nothing ?y } GROUP BY ?name"
+        page.goto(server + "/query?" + urllib.parse.urlencode({"query": query, "view": "bar", "lang": lang}))
+        page.wait_for_selector("#results-table")
+        assert page.locator("#view-kind").input_value() == "table"
+        assert page.locator("#view-kind option[value=bar]").is_disabled()
+        assert said.replace("：", ": ") in page.locator("#view-unfit").inner_text().replace("：", ": ")
+        assert "could not be drawn" not in page.locator("main").inner_text()
+    text = (resource_dir("queries") / "awards-per-organization.rq").read_text(encoding="utf-8")
+    plain = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+    page.goto(server + "/query?" + urllib.parse.urlencode({"query": plain, "view": "bar"}))
+    page.wait_for_selector("#view svg .mark-rect path")
+    assert page.locator("#view-series").input_value() == "year"
+    assert page.locator("#view svg .role-legend").count() == 1  # the years, told apart
+
+
+@needs_chromium
 def test_graph_and_tree_views_draw_names(server: str, chromium) -> None:
     page = chromium()
     page.goto(server + "/resource/person/ian-gemp")

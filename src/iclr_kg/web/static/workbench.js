@@ -339,11 +339,20 @@
     const isNumber = (c) => rows.length > 0 && rows.every((r) => r[c] === undefined || typeof r[c] === "number");
     const numbers = columns.filter(isNumber);
     const others = columns.filter((c) => !numbers.includes(c) && !rows.some((r) => String(r[c] || "").startsWith("http")));
-    return {
-      x: options.x || others[0] || columns[0],
-      y: options.y || numbers[numbers.length - 1] || columns[1],
-      series: options.series,
+    const x = options.x || others[0] || columns[0];
+    const y = options.y || numbers[numbers.length - 1] || columns[1];
+    // Two label columns and a number (organization, year, papers), axes not chosen: the second
+    // label is the series, or the years stack into one unlabelled bar. A label: not a number, or
+    // a year. Axes chosen without a series (the pickers' "none") keep none.
+    // One that varies where x does not (a name beside its IRI does not).
+    const isYear = (c) => rows.every((r) => Number.isInteger(r[c]) && r[c] >= 1900 && r[c] <= 2100);
+    const varies = (c) => {
+      const first = new Map();
+      return rows.some((r) => (first.has(r[x]) ? first.get(r[x]) !== r[c] : (first.set(r[x], r[c]), false)));
     };
+    const label = columns.find((c) => c !== x && c !== y && (!numbers.includes(c) || isYear(c)) && varies(c));
+    const chosen = options.x || options.y || options.series !== undefined;
+    return { x, y, series: chosen ? options.series : label };
   }
 
   // A chart says what it shows in words (role=img with a summary a screen reader reads) and
@@ -401,6 +410,13 @@
     if (kind === "bar" || kind === "line" || kind === "timeline") {
       const names = await labels(rows.flatMap((r) => Object.values(r))); // entities by name on the axes
       rows = rows.map((r) => Object.fromEntries(Object.entries(r).map(([c, v]) => [c, names[v] || v])));
+    }
+    if (rows.length === 0) { // nothing to draw: said, as the view picker says it
+      const note = document.createElement("p");
+      note.className = "note";
+      note.textContent = document.documentElement.lang === "zh" ? "没有可绘制的结果" : "no rows to draw";
+      box.appendChild(note);
+      return;
     }
     const chart = document.createElement("div");
     chart.className = "chart";
