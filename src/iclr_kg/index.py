@@ -160,7 +160,10 @@ def _label(entity: _Entity) -> tuple[str, str]:
         if slot not in least or text < least[slot]:
             least[slot] = text
     english = ranked_titles(entity.titles)[0] if entity.titles else ""
-    return english or least.get("name") or least.get("title") or least.get("en", ""), least.get("zh", "")
+    chinese = least.get("zh", "")  # shown on pages in Simplified (zh-Hans), whatever script a source used
+    return english or least.get("name") or least.get("title") or least.get("en", ""), (
+        _simplified(chinese) if _HAN.search(chinese) else chinese
+    )
 
 
 FACTS = {

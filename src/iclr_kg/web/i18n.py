@@ -27,6 +27,7 @@ ZH = {
     "Skip to content": "跳到正文",
     "A knowledge graph of ICLR papers, people, organizations and awards, from five news articles and "
     "OpenReview imports.": "ICLR 论文、人物、机构与奖项的知识图谱，来自五篇新闻报道与 OpenReview 导入。",
+    "all graphs (N-Quads)": "全部图（N-Quads）",
     "every graph, with its name": "全部命名图（带图名）",
     "the whole graph, merged": "合并后的整个图",
     "OpenAPI description": "OpenAPI 描述",
