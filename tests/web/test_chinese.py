@@ -98,7 +98,7 @@ def test_result_pages_speak_chinese_around_the_data(client) -> None:
     saved = client.get("/queries/award-papers", query_string={"lang": "zh"}).get_data(as_text=True)
     assert "在查询页面打开" in saved and "（带这些参数）" in saved and ">运行<" in saved
     none = client.get("/search", query_string={"q": "zzzqqq", "lang": "zh"}).get_data(as_text=True)
-    assert "“zzzqqq”共 0 条结果。" in none and "matches for" not in none
+    assert "“zzzqqq”按名称共 0 条结果。" in none and "matches for" not in none
     asked = {"query": "SELECT * WHERE { ?s ?p ?o } LIMIT 3", "lang": "en"}  # the cookie remembers zh
     english = client.get("/query", query_string=asked).get_data(as_text=True)
     assert "3 rows" in english and "Download:" in english  # English stays as it was
@@ -124,3 +124,16 @@ def test_the_pages_own_sentences_and_role_words_are_chinese(
     text = " ".join(visible_segments(page)) + page  # a role's words in its table cell (a role's name is data)
     assert [e for e in english if e in text] == [], path
     assert all(c in text for c in chinese), path
+
+
+def test_topic_search_reads_chinese_topic_words_and_says_when_it_cannot(client) -> None:
+    """Pages round two, items 5 and 9: 图神经网络 found nothing and said nothing; "GNN" said "0
+    matches" (or 1) above the topic's papers, and listed a paper found by name twice."""
+    chinese = client.get("/search", query_string={"q": "图神经网络", "lang": "zh"}).get_data(as_text=True)
+    assert "篇论文涉及该主题" in chinese and "Graph Neural Networks" in chinese
+    unknown = client.get("/search", query_string={"q": "量子纠缠", "lang": "zh"}).get_data(as_text=True)
+    assert 'id="topics-in-english"' in unknown and "主题按英文索引" in unknown
+    english = client.get("/search", query_string={"q": "GNN", "all": 1, "lang": "en"}).get_data(as_text=True)
+    assert re.search(r"\d+ match(es)? by name for “GNN”, and \d+ papers? on the topic\.", english), english
+    links = re.findall(r'<li><a href="(/resource/paper/[^"]+)"', english)
+    assert len(links) == len(set(links)) > 0  # each paper once

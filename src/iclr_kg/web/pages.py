@@ -19,6 +19,7 @@ from iclr_kg.query.lint import check, problem_from_error
 from iclr_kg.query.saved import ABSOLUTE_IRI, NAME, VIEWS, Param, SavedQuery, declared_view, expand
 from iclr_kg.release import released_file, releases
 from iclr_kg.store import generation_record
+from iclr_kg.topics import untranslated
 from iclr_kg.web.answers import answers_to_keep, kept_rows, run_saved
 from iclr_kg.web.cache import ResultCache
 from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, rows_table
@@ -389,8 +390,9 @@ def search() -> Response | str:
     groups: dict[str, list[Hit]] = {}
     for hit in hits:
         groups.setdefault(TOPIC if kind == TOPIC else hit.kind, []).append(hit)
-    if index and not kind and counts.get(TOPIC):  # after the names: the papers about it
-        groups[TOPIC] = index.topic_page(text, TOPIC_PREVIEW, 0)
+    if index and not kind and counts.get(TOPIC):  # after the names: the papers about it, not again
+        listed = {hit.iri for hit in hits}
+        groups[TOPIC] = [hit for hit in index.topic_page(text, TOPIC_PREVIEW, 0) if hit.iri not in listed]
     shown = ((page - 1) * limit + 1, (page - 1) * limit + len(hits)) if kind and pages else None
     return render_template(
         "search.html",
@@ -404,4 +406,6 @@ def search() -> Response | str:
         page=page,
         pages=pages,
         shown=shown,
+        # Chinese words topic search cannot read: it says topics are English, with examples
+        topics_in_english=bool(text) and not counts.get(TOPIC) and untranslated(fold(text)),
     )
