@@ -163,6 +163,28 @@ def test_browse_lists_every_entity_of_a_kind(client: FlaskClient) -> None:
     assert 'href="/resource/paper/"' in stats
 
 
+def test_lists_say_what_they_hold_and_refuse_what_they_do_not_take(client: FlaskClient) -> None:
+    """Pages round two, item 8: a filtered list said "Every paper"; unknown arguments were
+    ignored; names sorted as text ("paper 1022, 1028 ... 110"); a paper list offered a "papers"
+    sort; person lists showed empty columns; the current kind was not marked."""
+    from iclr_kg.index import natural_key
+
+    filtered = page(client, "/resource/paper/", year="2021", lang="en")
+    assert re.search(r"<h1>Filtered: paper \(\d+\)</h1>", filtered) and "Every paper" not in filtered
+    assert '<strong aria-current="page">paper</strong>' in filtered
+    assert ">papers</a>" not in filtered.split("Sort by")[1].split("</p>")[0]
+    wrong = client.get("/resource/paper/", query_string={"yaer": "2021", "lang": "en"}, headers=PAGE)
+    assert wrong.status_code == 400 and "does not take yaer" in wrong.data.decode()
+    assert client.get("/resource/paper/", query_string={"sort": "papers"}, headers=PAGE).status_code == 400
+    people = page(client, "/resource/person/", lang="en").split("<thead>")[1].split("</thead>")[0]
+    assert ">year<" not in people and ">papers<" in people  # people have no year: no empty column
+    names = re.findall(
+        r'<tr><td><a href="/resource/edition/[^"]+"[^>]*>([^<]+)</a>', page(client, "/resource/edition/")
+    )
+    assert names == sorted(names, key=lambda n: natural_key(n.casefold())) and len(names) > 2
+    assert sorted(["paper 110", "paper 1022", "paper 9"], key=natural_key) == ["paper 9", "paper 110", "paper 1022"]
+
+
 def test_unknown_urls_get_our_404_with_suggestions(client: FlaskClient) -> None:
     response = client.get("/resource/person/ian-gem", headers=PAGE)
     assert response.status_code == 404

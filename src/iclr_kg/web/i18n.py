@@ -28,6 +28,7 @@ ZH = {
     "A knowledge graph of ICLR papers, people, organizations and awards, from five news articles and "
     "OpenReview imports.": "ICLR 论文、人物、机构与奖项的知识图谱，来自五篇新闻报道与 OpenReview 导入。",
     "all graphs (N-Quads)": "全部图（N-Quads）",
+    "Filtered": "筛选结果",
     "Topics are indexed in English (titles, keywords and abstracts); try, for example:": "主题按英文索引（标题、关键词与摘要），可试试：",
     "every graph, with its name": "全部命名图（带图名）",
     "the whole graph, merged": "合并后的整个图",

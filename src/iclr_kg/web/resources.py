@@ -154,7 +154,15 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
     if kind not in vocab.ENTITY_KINDS:
         return not_found_page(f"No kind of entity called {kind!r}.", kind)
     index = state().index()
+    sorts = [name for name in SORTS if not (kind == "paper" and name == "papers")]  # a paper has no papers
+    unknown = sorted(set(request.args) - LIST_ARGUMENTS)
+    if unknown:
+        raise QueryError(
+            f"a list does not take {', '.join(unknown)}; it takes {', '.join(sorted(LIST_ARGUMENTS - {'lang'}))}"
+        )
     sort = request.args.get("sort", "name")
+    if sort not in sorts:
+        raise QueryError(f"sort={sort!r}: a list of {kind} entities is sorted by {', '.join(sorts)}")
     asked = request.args.get("page", "1")
     page = int(asked) if asked.isascii() and asked.isdigit() and len(asked) < 10 else 0
     if not 1 <= page <= MAX_PAGE:
@@ -179,8 +187,10 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         total=total,
         page=page,
         pages=max(1, -(-total // BROWSE_PAGE)),
-        sort=sort if sort in SORTS else "name",
-        sorts=SORTS,
+        sort=sort,
+        sorts=sorts,
+        # a column no entity of the page fills is left out (people have no year, most no summary)
+        columns={"about": any(h.facts for h in hits), "year": any(h.year for h in hits)},
         filters=filters,
         of=of,
         facets=facets,
@@ -190,6 +200,8 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
 
 # A paper list's filters by entity: the argument, the kind of entity it names, what it keeps
 ENTITY_FILTERS = {"author": "person", "coauthor": "person", "organization": "organization"}
+# What a list's URL may say (anything else is a 400 naming it, not silently ignored)
+LIST_ARGUMENTS = {"sort", "page", "year", "edition", "decision", *ENTITY_FILTERS, "lang"}
 
 
 def _list_filters(
