@@ -57,9 +57,10 @@ def create_app(settings: Settings | None = None) -> Flask:
         """What every page's footer says of the dataset: its licence and how current it is."""
         try:
             as_of = built_on(state.generation)
+            sources = state.per_generation("footer sources", lambda: _sources(state))
         except IclrKgError:  # no store yet (the error page says so)
-            as_of = None
-        return {"data_as_of": as_of, "licence": vocab.LICENSE}
+            as_of, sources = None, 0
+        return {"data_as_of": as_of, "licence": vocab.LICENSE, "sources": sources}
 
     if settings.remote is not None:
         _bound_engine_time(app, settings.query_timeout)
@@ -95,6 +96,12 @@ def create_app(settings: Settings | None = None) -> Flask:
     if settings.trusted_proxies:  # outermost: everything after it sees the client, not the proxy
         app.wsgi_app = TrustedProxies(app.wsgi_app, networks(settings.trusted_proxies))  # type: ignore[method-assign]
     return app
+
+
+def _sources(state: AppState) -> int:
+    """How many sources the graph is built from (news articles, imports): the footer says it."""
+    index = state.index()
+    return index.browse("source", "name", 1)[1] if index is not None else 0
 
 
 def _bound_engine_time(app: Flask, seconds: float) -> None:

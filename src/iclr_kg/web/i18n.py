@@ -25,8 +25,10 @@ ZH = {
     "Search": "搜索",
     "Search papers, people, organizations…": "搜索论文、人物、机构……",
     "Skip to content": "跳到正文",
-    "A knowledge graph of ICLR papers, people, organizations and awards, from five news articles and "
-    "OpenReview imports.": "ICLR 论文、人物、机构与奖项的知识图谱，来自五篇新闻报道与 OpenReview 导入。",
+    "A knowledge graph of ICLR papers, people, organizations and awards, from {sources} sources.": (
+        "ICLR 论文、人物、机构与奖项的知识图谱，来自 {sources} 个来源。"
+    ),
+    "A knowledge graph of ICLR papers, people, organizations and awards.": "ICLR 论文、人物、机构与奖项的知识图谱。",
     "all graphs (N-Quads)": "全部图（N-Quads）",
     "Filtered": "筛选结果",
     "Topics are indexed in English (titles, keywords and abstracts); try, for example:": "主题按英文索引（标题、关键词与摘要），可试试：",
@@ -99,7 +101,7 @@ ZH = {
     "all": "全部",
     "Data as of": "数据截至",
     "data as of": "数据截至",
-    "the date of each source": "各来源的日期",
+    "its sources": "其来源",
     "Licence": "许可",
     "Cite as": "引用",
     "Identifiers elsewhere": "外部标识符",

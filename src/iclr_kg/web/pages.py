@@ -130,10 +130,20 @@ def home() -> Response | str:
 FRONT_PAGE_COUNTS = ("paper", "person", "organization", "edition", "award", "source")
 
 
+# ICLR's own editions and the awards given at them: what the front page's panels list (the graph
+# also holds NeurIPS 2020 and the Turing Award, context for its people; their lists show them)
+ICLR_EDITIONS_AND_AWARDS = f"""
+SELECT DISTINCT ?e WHERE {{
+  {{ ?e iclr:editionOf <{vocab.entity("conference", "iclr").value}> }}
+  UNION {{ ?e iclr:awardedAt/iclr:editionOf <{vocab.entity("conference", "iclr").value}> }}
+}}"""
+
+
 def _front_page_lists(index: Index) -> dict[str, object]:
     """What the front page lists, from the entity index (read once per store generation)."""
-    editions, _ = index.browse("edition", "year", 50)
-    awards, _ = index.browse("award", "year", 12)
+    iclr = {row[0].value for row in state().store().query(ICLR_EDITIONS_AND_AWARDS, prefixes=vocab.QUERY_PREFIXES)}
+    editions = [h for h in index.browse("edition", "year", 50)[0] if h.iri in iclr]
+    awards = [h for h in index.browse("award", "year", 50)[0] if h.iri in iclr][:12]
     organizations, _ = index.browse("organization", "papers", 10)
     counts = {kind: index.browse(kind, "name", 1)[1] for kind in FRONT_PAGE_COUNTS}
     return {"editions": editions, "awards": awards, "organizations": organizations, "counts": counts}

@@ -190,7 +190,11 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         sort=sort,
         sorts=sorts,
         # a column no entity of the page fills is left out (people have no year, most no summary)
-        columns={"about": any(h.facts for h in hits), "year": any(h.year for h in hits)},
+        columns={
+            "about": any(h.facts for h in hits),
+            "year": any(h.year for h in hits),
+            "papers": kind != "paper" and any(h.papers for h in hits),
+        },
         filters=filters,
         of=of,
         facets=facets,
