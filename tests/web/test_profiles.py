@@ -528,9 +528,7 @@ def test_a_persons_charts_come_from_the_index_with_the_rows_of_their_queries(cli
     import re
     from urllib.parse import parse_qs, urlsplit
 
-    people = re.findall(
-        r'href="/resource/person/([^"/?]+)"', client.get("/resource/person/").get_data(as_text=True)
-    )
+    people = re.findall(r'href="/resource/person/([^"/?]+)"', client.get("/resource/person/").get_data(as_text=True))
     assert len(people) > 50
     checked = 0
     for key in people:

@@ -363,10 +363,39 @@ SCHEMA_PREDICATES = (
 )
 
 
-OXIGRAPH_SCHEMA_PREDICATES = frozenset(NamedNode(str(p)) for p in SCHEMA_PREDICATES)
+# Everything else `Schema` reads, wherever it is stated: owlrl reads an axiom in a data graph as
+# in the ontology (a graph copied from the default graph holds the ontology's disjointness), so
+# the fast reasoner must too (bench/update_semantics.py: `COPY DEFAULT TO <g>`, then the ontology
+# dropped, left the disjointness in <g> only, which owlrl saw and the fast reasoner did not).
+AXIOM_PREDICATES = (
+    OWL.disjointWith,
+    OWL.members,
+    OWL.onProperty,
+    OWL.someValuesFrom,
+    OWL.hasValue,
+    OWL.allValuesFrom,
+    RDF.first,
+    RDF.rest,
+    *(p for p in UNSUPPORTED if p[len(str(OWL)) :][:1].islower()),
+)
+OXIGRAPH_SCHEMA_PREDICATES = frozenset(NamedNode(str(p)) for p in (*SCHEMA_PREDICATES, *AXIOM_PREDICATES))
 TYPE_NODE = NamedNode(str(TYPE))
-# declarations the schema reads from the data too (scm-cls, scm-op, scm-dp)
-OXIGRAPH_DECLARATIONS = frozenset(NamedNode(str(c)) for c in (OWL.Class, OWL.ObjectProperty, OWL.DatatypeProperty))
+# declarations the schema reads from the data too: classes and properties (scm-cls, scm-op,
+# scm-dp), property characteristics, disjoint groups, and the types it does not support
+OXIGRAPH_DECLARATIONS = frozenset(
+    NamedNode(str(c))
+    for c in (
+        OWL.Class,
+        OWL.ObjectProperty,
+        OWL.DatatypeProperty,
+        OWL.TransitiveProperty,
+        OWL.SymmetricProperty,
+        OWL.FunctionalProperty,
+        OWL.InverseFunctionalProperty,
+        OWL.AllDisjointClasses,
+        *(t for t in UNSUPPORTED if t[len(str(OWL)) :][:1].isupper()),
+    )
+)
 
 
 def is_schema(triple: Any) -> bool:
