@@ -4,6 +4,7 @@
     python bench/load.py --clients 32 --seconds 30 --url http://127.0.0.1:8000
     python bench/load.py --seconds 30 --slowloris 300 --slow-queries 8 --non-readers 8   # under attack
     python bench/load.py --seconds 30 --slow-queries 16 --lint-bombs 4 --search-bombs 4   # hardening #2, #4, #10
+    python bench/load.py --seconds 30 --cache-busters 2 --encoding-mixers 2 --forgers 4   # round four, items 1-3
 
 Without --url it builds the real graph into a temporary store and starts `iclr-kg serve` on a
 free 127.0.0.1 port. Each client loops over the saved queries (JSON results, keep-alive
@@ -15,8 +16,12 @@ trickling header lines (reopening any the server closes), `--slow-queries N` loo
 on a query that runs to its time limit, `--non-readers N` keeps N connections that ask for a
 large result and never read it, `--lint-bombs N` loops N clients on the editor's check
 (`/api/check`) with a query whose preparation sorts 8 million rows and one nested 20,000 deep,
-`--search-bombs N` loops N clients on a search of forty repeated words. The figures are then
-those of the well-behaved clients.
+`--search-bombs N` loops N clients on a search of forty repeated words, `--cache-busters N`
+asks a static file under ever new query strings (the server's resident memory is printed before
+and after), `--encoding-mixers N` asks one JSON-LD answer with gzip and without and counts any
+gzip'd answer to a client that did not offer it as `wrong`, `--forgers N` loop on slow queries
+from one address each claiming another client in `Forwarded`. The figures are then those of the
+well-behaved clients.
 
 Every client has a loopback address of its own (127.0.0.10, 127.0.0.11, ...), as clients on a
 network would: the server gives each address a share of its query workers, so clients sharing
@@ -167,6 +172,93 @@ LINT_BOMBS = [
 SEARCH_BOMB = [("GET", "/search?" + urllib.parse.urlencode({"q": "paper " * 40, "format": "json"}), None)]
 
 
+def cache_buster(url: str, source: str, until: float, tally: dict) -> None:
+    """Round four's item 1: a static file under ever new query strings, gzip offered (each URL
+    was cached apart, without bound: 500 added 83 MiB to a web process)."""
+    connection, turn = connect(url, source), 0
+    while time.monotonic() < until:
+        turn += 1
+        try:
+            connection.request("GET", f"/static/vendor/vega/vega.min.js?r={source}-{turn}", headers=GZIP)
+            response = connection.getresponse()
+            response.read()
+            tally[response.status] = tally.get(response.status, 0) + 1
+        except (OSError, http.client.HTTPException):
+            tally["broken"] = tally.get("broken", 0) + 1
+            connection.close()
+            connection = connect(url, source)
+        tally["sent"] += 1
+
+
+GZIP = {"Accept-Encoding": "gzip"}
+JSONLD_CONSTRUCT = "/sparql?" + urllib.parse.urlencode(
+    {"query": "CONSTRUCT { ?p a iclr:Paper } WHERE { ?p a iclr:Paper } LIMIT 50", "format": "jsonld"}
+)
+
+
+def encoding_mixer(url: str, source: str, until: float, tally: dict) -> None:
+    """Round four's item 3: one JSON-LD answer asked for with gzip and without, in turn; an
+    answer gzip'd for a client that did not offer gzip is counted as `wrong` (the response memo
+    served the first client's gzip bytes to everyone until the next generation)."""
+    connection, turn = connect(url, source), 0
+    while time.monotonic() < until:
+        turn += 1
+        offered = turn % 2 == 0
+        try:
+            connection.request("GET", JSONLD_CONSTRUCT, headers=GZIP if offered else {"Accept-Encoding": "identity"})
+            response = connection.getresponse()
+            body = response.read()
+            gzipped = response.getheader("Content-Encoding") == "gzip" or body[:2] == b"\x1f\x8b"
+            key = "wrong" if gzipped and not offered else response.status
+            tally[key] = tally.get(key, 0) + 1
+        except (OSError, http.client.HTTPException):
+            tally["broken"] = tally.get("broken", 0) + 1
+            connection.close()
+            connection = connect(url, source)
+        tally["sent"] += 1
+
+
+FORGED = [("GET", SLOW_QUERY[0][1], None)]
+
+
+def forger(url: str, source: str, until: float, tally: dict) -> None:
+    """Round four's item 2: one address loops on slow queries, each claiming another client in
+    `Forwarded` (the app believed it before X-Forwarded-For, and the shipped nginx site passed it
+    on): with the fix, an address the app does not trust as its proxy is one client, whatever it
+    says, and waits its share (429/503 past it)."""
+    turn = 0
+    while time.monotonic() < until:
+        turn += 1
+        try:
+            connection = connect(url, source, timeout=120)
+            connection.request("GET", FORGED[0][1], headers={"Forwarded": f"for=10.9.{turn // 250}.{turn % 250}"})
+            response = connection.getresponse()
+            response.read()
+            tally[response.status] = tally.get(response.status, 0) + 1
+            connection.close()
+        except http.client.IncompleteRead:  # streamed, then stopped at its time limit: it ran
+            tally["ran to its limit"] = tally.get("ran to its limit", 0) + 1
+        except (OSError, http.client.HTTPException) as exc:
+            tally[type(exc).__name__] = tally.get(type(exc).__name__, 0) + 1
+        tally["sent"] += 1
+
+
+def web_rss(process: subprocess.Popen | None) -> int:
+    """Resident bytes of the server's process tree (its web processes and workers), from /proc."""
+    if process is None:
+        return 0
+    total, pids = 0, [process.pid]
+    while pids:
+        pid = pids.pop()
+        try:
+            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                pids += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+    return total
+
+
 def non_reader(host: str, port: int, until: float, tally: dict) -> None:
     path = "/sparql?" + urllib.parse.urlencode({"query": "SELECT * WHERE { ?s ?p ?o }", "format": "tsv"})
     while time.monotonic() < until:
@@ -185,6 +277,9 @@ def start_attacks(url: str, args: argparse.Namespace, until: float) -> tuple[lis
         "non-readers": {"sent": 0},
         "lint bombs": {"sent": 0},
         "search bombs": {"sent": 0},
+        "cache busters": {"sent": 0},
+        "encoding mixers": {"sent": 0},
+        "forgers (one address)": {"sent": 0},
     }
     threads = []
     if args.slowloris:
@@ -211,6 +306,19 @@ def start_attacks(url: str, args: argparse.Namespace, until: float) -> tuple[lis
         )
         for _ in range(args.non_readers)
     ]
+    for target, count, name, prefix in (
+        (cache_buster, args.cache_busters, "cache busters", "127.0.4."),
+        (encoding_mixer, args.encoding_mixers, "encoding mixers", "127.0.5."),
+        (forger, args.forgers, "forgers (one address)", None),
+    ):
+        threads += [
+            threading.Thread(
+                target=target,
+                args=(url, f"{prefix}{10 + i}" if prefix else "127.0.6.1", until, tallies[name]),
+                daemon=True,
+            )
+            for i in range(count)
+        ]
     for thread in threads:
         thread.start()
     return threads, tallies
@@ -229,6 +337,11 @@ def main() -> None:
     parser.add_argument("--non-readers", type=int, default=0, help="connections that never read their large result")
     parser.add_argument("--lint-bombs", type=int, default=0, help="clients looping on costly /api/check queries")
     parser.add_argument("--search-bombs", type=int, default=0, help="clients looping on a search of 40 repeated words")
+    parser.add_argument("--cache-busters", type=int, default=0, help="clients asking a static file under new URLs")
+    parser.add_argument(
+        "--encoding-mixers", type=int, default=0, help="clients asking one answer with gzip and without"
+    )
+    parser.add_argument("--forgers", type=int, default=0, help="clients on one address claiming others in Forwarded")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "src"))
     from iclr_kg.config import resource_dir
@@ -245,6 +358,7 @@ def main() -> None:
             results: list[tuple[str, float]] = []
             errors: list[tuple] = []
             until = time.monotonic() + args.seconds
+            rss_before = web_rss(process)
             attackers, tallies = start_attacks(url, args, until)
             time.sleep(2 if attackers else 0)  # let the attack take hold first
             threads = [
@@ -257,6 +371,7 @@ def main() -> None:
             for thread in threads:
                 thread.join()
             wall = time.monotonic() - started
+            rss_after = web_rss(process)
         finally:
             if process is not None:
                 process.terminate()
@@ -264,6 +379,8 @@ def main() -> None:
     latencies = [t for _, t in results]
     if attackers:
         print("under attack:", "; ".join(f"{name} {tally}" for name, tally in tallies.items() if any(tally.values())))
+    if process is not None:
+        print(f"server resident memory: {rss_before / 2**20:.0f} MiB before, {rss_after / 2**20:.0f} MiB after")
     by_status: dict[object, int] = {}
     for error in errors:
         by_status[error[1]] = by_status.get(error[1], 0) + 1
