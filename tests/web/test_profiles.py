@@ -195,6 +195,9 @@ def test_the_front_page_lists_iclr_and_the_footer_counts_the_sources(client: Fla
     sources = int(re.search(r"Every source \((\d+)\)", page(client, "/resource/source/")).group(1))
     assert re.search(rf'from <a href="/resource/source/">{sources}</a> sources\.', home), home[-1500:]
     assert "five news articles" not in home
+    # item 1: what the ranking of organizations counts, and the award papers it cannot
+    assert "Papers credited to the organization itself" in home
+    assert re.search(r"\d+ award papers credit no organization in their sources", home)
 
 
 def test_unknown_urls_get_our_404_with_suggestions(client: FlaskClient) -> None:

@@ -30,6 +30,8 @@ ZH = {
     ),
     "A knowledge graph of ICLR papers, people, organizations and awards.": "ICLR 论文、人物、机构与奖项的知识图谱。",
     "all graphs (N-Quads)": "全部图（N-Quads）",
+    "Papers credited to the organization itself; its page adds those of its units.": "仅计机构本身署名的论文；机构页另计其下属单位的论文。",
+    "{n} award papers credit no organization in their sources.": "另有 {n} 篇获奖论文在来源中未署任何机构。",
     "Filtered": "筛选结果",
     "Topics are indexed in English (titles, keywords and abstracts); try, for example:": "主题按英文索引（标题、关键词与摘要），可试试：",
     "every graph, with its name": "全部命名图（带图名）",

@@ -139,14 +139,29 @@ SELECT DISTINCT ?e WHERE {{
 }}"""
 
 
+# What a ranking of organizations cannot count: award papers whose sources credit no organization
+# (ICLR 2024's honorable mentions), said beside the ranking rather than silently left out
+AWARD_PAPERS_WITHOUT_CREDIT = """
+SELECT (COUNT(DISTINCT ?paper) AS ?n) WHERE {
+  ?paper iclr:receivedAward ?award . FILTER NOT EXISTS { ?paper iclr:creditedOrganization ?any }
+}"""
+
+
 def _front_page_lists(index: Index) -> dict[str, object]:
     """What the front page lists, from the entity index (read once per store generation)."""
     iclr = {row[0].value for row in state().store().query(ICLR_EDITIONS_AND_AWARDS, prefixes=vocab.QUERY_PREFIXES)}
     editions = [h for h in index.browse("edition", "year", 50)[0] if h.iri in iclr]
     awards = [h for h in index.browse("award", "year", 50)[0] if h.iri in iclr][:12]
     organizations, _ = index.browse("organization", "papers", 10)
+    uncredited = next(iter(state().store().query(AWARD_PAPERS_WITHOUT_CREDIT, prefixes=vocab.QUERY_PREFIXES)))[0]
     counts = {kind: index.browse(kind, "name", 1)[1] for kind in FRONT_PAGE_COUNTS}
-    return {"editions": editions, "awards": awards, "organizations": organizations, "counts": counts}
+    return {
+        "editions": editions,
+        "awards": awards,
+        "organizations": organizations,
+        "counts": counts,
+        "uncredited_award_papers": int(uncredited.value),
+    }
 
 
 @blueprint.route("/query")
