@@ -326,14 +326,36 @@ def stats() -> str | tuple[str, int]:
         if kind:
             row[1].href = url_for("resources.browse", kind=kind)
     engine = state().settings.remote  # the SPARQL engine answering, on a remote backend
+    named = [(*graph_name(row[0].text), int(row[1].text.replace(",", "") or 0), row[0].text) for row in graphs.rows]
     return render_template(
         "stats.html",
-        graphs=graphs,
+        graphs=named,
+        triples=sum(n for _, _, n, _ in named),
         classes=classes,
         identifiers=identifiers,
         generation=state().generation,
         engine=engine,
     )
+
+
+# What each of our graphs holds, in words: /stats names them so (the IRI on hover)
+GRAPH_NAMES = {
+    vocab.GRAPH_ENTITIES: "the registries (people, organizations, editions, awards)",
+    vocab.GRAPH_INFERRED: "derived by reasoning",
+    vocab.GRAPH_ONTOLOGY: "the ontology",
+    vocab.GRAPH_WIKIDATA: "links to Wikidata",
+    vocab.GRAPH_UPDATES: "written by updates",
+}
+
+
+def graph_name(iri: str) -> tuple[str, str | None]:
+    """A graph's name for people, and the page about it (None: none)."""
+    if iri in GRAPH_NAMES:
+        return translate(GRAPH_NAMES[iri]), url_for("resources.ontology") if iri == vocab.GRAPH_ONTOLOGY else None
+    if iri.startswith(vocab.GRAPH_SOURCE_BASE):
+        key = iri.removeprefix(vocab.GRAPH_SOURCE_BASE)
+        return f"{translate('source')}: {key}", url_for("resources.resource", kind="source", key=key)
+    return iri, None
 
 
 @blueprint.route("/downloads")
