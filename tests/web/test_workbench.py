@@ -381,6 +381,14 @@ def test_the_header_search_box_offers_names_as_one_types(server: str, chromium) 
     page.click("#site-search")
     page.keyboard.type("Ian Ge")
     _until(page, "[...document.querySelectorAll('#site-search-names option')].some(o => o.value === 'Ian Gemp')")
+    # pages round two, item 9: the front page's and the search page's boxes too, and from one
+    # Chinese character (a word in itself)
+    for path, box in (("/?lang=zh", "#front-q"), ("/search?q=x&lang=zh", "#q")):
+        page.goto(server + path)
+        page.fill(box, "")
+        page.click(box)
+        page.keyboard.type("朱")
+        _until(page, f"[...document.querySelectorAll('{box}-names option')].some(o => o.value === '朱军')")
 
 
 def test_the_view_picker_greys_out_views_the_rows_cannot_make_and_says_why(client) -> None:
