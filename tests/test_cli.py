@@ -179,6 +179,10 @@ def test_export_turtle_round_trips_through_rdflib(built: Path, tmp_path: Path) -
     nt = run("export", "--store", str(built), "--format", "ntriples").stdout
     assert isomorphic(rdflib.Graph().parse(data=nt, format="nt"), expected)
     assert "@prefix paper: <https://w3id.org/iclr-kg/resource/paper/>" in out.read_text(encoding="utf-8")
+    for fmt, parser in (("jsonld", "json-ld"), ("rdfxml", "xml")):  # pages round two, item 17: JSON-LD too
+        written = tmp_path / f"all.{fmt}"
+        assert run("export", "--store", str(built), "--format", fmt, "-o", str(written)).returncode == 0
+        assert isomorphic(rdflib.Graph().parse(written, format=parser), expected), fmt
 
 
 def test_export_named_graphs_keep_their_names(built: Path) -> None:

@@ -59,7 +59,7 @@ RDF_FORMATS: dict[str, Format] = {
     )
 }
 
-EXPORT_FORMATS = ("turtle", "ntriples", "nquads", "trig")
+EXPORT_FORMATS = ("turtle", "ntriples", "nquads", "trig", "jsonld", "rdfxml")
 
 # What clients send in `format=`, `output=` or `results=` (SPARQLWrapper, YASGUI, browsers),
 # mapped to our format names. `xml` means SPARQL XML for SELECT/ASK and RDF/XML for graphs.
