@@ -51,5 +51,8 @@ class BuildReport:
     def summary(self) -> str:
         total = sum(self.counts.values())
         stages = ", ".join(f"{name} {seconds:.2f}s" for name, seconds in self.timings.items())
-        lines = [f"built {total} quads in {len(self.counts)} graphs ({self.mode}; {stages})"]
+        lines = [
+            f"built {total:,} quads in {len(self.counts)} graphs, each also in the merged default graph "
+            f"({self.mode}; {stages})"
+        ]
         return "\n".join(lines + [f"curation: {line}" for line in self.curation])
