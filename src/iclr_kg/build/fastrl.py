@@ -99,12 +99,17 @@ class Schema:
         self.functional = set(triples.subjects(TYPE, OWL.FunctionalProperty))
         self.inverse_functional = set(triples.subjects(TYPE, OWL.InverseFunctionalProperty))
         self.chains: list[tuple[list[Term], Term]] = [
-            (list(Collection(triples, chain)), q) for q, chain in triples.subject_objects(OWL.propertyChainAxiom)
+            (steps, q)
+            for q, chain in triples.subject_objects(OWL.propertyChainAxiom)
+            if (steps := list(Collection(triples, chain)))  # an empty (or broken) list chains nothing
         ]
         # restrictions: someValuesFrom (p, filler), hasValue (p, value), allValuesFrom (p, filler)
-        self.svf = {r: (triples.value(r, OWL.onProperty), f) for r, f in triples.subject_objects(OWL.someValuesFrom)}
-        self.hv = {r: (triples.value(r, OWL.onProperty), v) for r, v in triples.subject_objects(OWL.hasValue)}
-        self.avf = {r: (triples.value(r, OWL.onProperty), f) for r, f in triples.subject_objects(OWL.allValuesFrom)}
+        # (a restriction without its property, as in a graph holding part of an ontology, says
+        # nothing: no OWL RL rule reads it)
+        self.svf, self.hv, self.avf = (
+            {r: (p, x) for r, x in triples.subject_objects(kind) if (p := triples.value(r, OWL.onProperty)) is not None}
+            for kind in (OWL.someValuesFrom, OWL.hasValue, OWL.allValuesFrom)
+        )
         self._add_schema_subsumptions(sub_class, sub_prop)
         self.super_classes = _closure(sub_class)
         self.super_props = _closure(sub_prop)
