@@ -33,7 +33,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, QueryResultsFormat, Que
 
 from iclr_kg import terms, vocab
 from iclr_kg.graph import ReadableGraph
-from iclr_kg.topics import topic_expression
+from iclr_kg.topics import HAN, topic_expression
 
 SUFFIX = ".index.sqlite"
 SCHEMA_VERSION = 6  # 2: the authorship table; 3: the credit table; 4: the rating table; 5: topics; 6: natural
@@ -66,10 +66,7 @@ def fold(text: str) -> str:
         return text.casefold()
     decomposed = unicodedata.normalize("NFKD", text)
     folded = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
-    return _simplified(folded) if _HAN.search(folded) else folded
-
-
-_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+    return _simplified(folded) if HAN.search(folded) else folded
 
 
 @functools.cache
@@ -164,7 +161,7 @@ def _label(entity: _Entity) -> tuple[str, str]:
     english = ranked_titles(entity.titles)[0] if entity.titles else ""
     chinese = least.get("zh", "")  # shown on pages in Simplified (zh-Hans), whatever script a source used
     return english or least.get("name") or least.get("title") or least.get("en", ""), (
-        _simplified(chinese) if _HAN.search(chinese) else chinese
+        _simplified(chinese) if HAN.search(chinese) else chinese
     )
 
 

@@ -801,7 +801,11 @@ def check_growth(added: int, max_new: int) -> None:
 def states_equality(db: Store) -> bool:
     """Whether the dataset holds owl:sameAs (asserted or derived): then no update is maintained
     here (DRed's equality rules would need whole-graph indexes), each recomputes the closure."""
-    return any(db.quads_for_pattern(None, SAME_AS, None, DEFAULT))
+    return _an_equality(db) is not None
+
+
+def _an_equality(db: Store) -> Quad | None:
+    return next(iter(db.quads_for_pattern(None, SAME_AS, None, DEFAULT)), None)
 
 
 def check_equality(db: Store) -> None:
@@ -810,7 +814,7 @@ def check_equality(db: Store) -> None:
     the fast path takes milliseconds), and a link between two entities copies each one's triples
     to the other. Like ICLR_KG_UPDATE_MAX_DERIVED, this bounds what the update costs, now and
     after; 0 there lifts both. Nothing is written."""
-    found = next(iter(db.quads_for_pattern(None, SAME_AS, None, DEFAULT)), None)
+    found = _an_equality(db)
     if found is not None:
         raise TooLarge(
             f"the update would bring owl:sameAs into the graph ({found.triple}), after which every update "

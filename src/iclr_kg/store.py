@@ -98,7 +98,6 @@ def build_lock(store_dir: Path) -> Iterator[None]:
     (an empty folder holding `build.lock` read as a store that is there)."""
     made = not store_dir.exists()
     store_dir.mkdir(parents=True, exist_ok=True)
-    failed = False
     with open(store_dir / "build.lock", "a+") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -107,12 +106,11 @@ def build_lock(store_dir: Path) -> Iterator[None]:
         try:
             yield
         except BaseException:
-            failed = True
-            raise
-        finally:
-            if failed and made and [p.name for p in store_dir.iterdir()] == ["build.lock"]:
+            if made and [p.name for p in store_dir.iterdir()] == ["build.lock"]:
                 (store_dir / "build.lock").unlink()
                 store_dir.rmdir()
+            raise
+        finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 

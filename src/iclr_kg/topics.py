@@ -87,12 +87,12 @@ CHINESE: dict[str, str] = {
     "量化": "quantization",
 }
 _CHINESE_FIRST = sorted(CHINESE, key=len, reverse=True)
-_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")  # a Chinese character (index.fold reads it too)
 
 
 def in_english(folded: str) -> str:
     """`folded` with the Chinese topic words of CHINESE put in English."""
-    if not _HAN.search(folded):
+    if not HAN.search(folded):
         return folded
     for chinese in _CHINESE_FIRST:
         if chinese in folded:
@@ -102,7 +102,7 @@ def in_english(folded: str) -> str:
 
 def untranslated(folded: str) -> bool:
     """Whether Chinese words are left that topic search cannot read (it says so, with examples)."""
-    return bool(_HAN.search(in_english(folded)))
+    return bool(HAN.search(in_english(folded)))
 
 
 def _key(words: tuple[str, ...] | list[str]) -> tuple[str, ...]:

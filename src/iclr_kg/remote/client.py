@@ -35,11 +35,11 @@ _DEADLINE: contextvars.ContextVar[tuple[float, float] | None] = contextvars.Cont
 @contextlib.contextmanager
 def time_budget(seconds: float) -> Iterator[None]:
     """Every engine call made inside shares one time limit of `seconds`, however many there are."""
-    token = _DEADLINE.set((time.monotonic() + seconds, seconds))
+    token = start_budget(seconds)
     try:
         yield
     finally:
-        _DEADLINE.reset(token)
+        end_budget(token)
 
 
 def start_budget(seconds: float) -> contextvars.Token:

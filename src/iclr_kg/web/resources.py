@@ -550,10 +550,12 @@ def data() -> Response:
     Gzip'd when the client offers it: N-Quads of 10,000 papers are 278 MB, a tenth of that so."""
     store = state().store()
     graph_iri = request.args.get("graph")
+
+    def merged() -> Iterable[Any]:
+        return (q.triple for q in store.quads_for_pattern(None, None, None, DefaultGraph()))
+
     if "default" in request.args and graph_iri is None:
-        return gzipped(
-            rdf_response(lambda: (q.triple for q in store.quads_for_pattern(None, None, None, DefaultGraph())))
-        )
+        return gzipped(rdf_response(merged))
     if graph_iri is not None:
         return gzipped(named_graph_response(graph_iri))
     asked = requested_format()
@@ -566,9 +568,7 @@ def data() -> Response:
 
         response = rdf_response(every_quad, graph_aware=True, fixed=chosen.name)
     else:
-        response = rdf_response(
-            lambda: (q.triple for q in store.quads_for_pattern(None, None, None, DefaultGraph())), fixed=chosen.name
-        )
+        response = rdf_response(merged, fixed=chosen.name)
     if asked:  # the Data page's links: saved as a file named for the dataset and its date
         day = built_on(state().generation) or "current"
         response.headers["Content-Disposition"] = f'attachment; filename="iclr-kg-{day}.{chosen.file_extension}"'
