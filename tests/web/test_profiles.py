@@ -499,15 +499,30 @@ def test_search_folds_traditional_and_simplified_chinese(client: FlaskClient) ->
 
 
 def test_an_edition_gives_its_headline_figures_and_links_its_decisions(client: FlaskClient) -> None:
+    """Issue #56 item 2: what the sources state beside what the graph counts, each labelled; a
+    stated rate as stated (29%), with the fraction it rounds (860 / 2,997 is 28.7%)."""
     html = page(client, "/resource/edition/iclr2021")
     glance = section(html, "At a glance")
-    assert "2,997 – 3,013 (sources differ)" in glance and "29.0%" in glance
-    assert "8 of 860 accepted papers are in the graph" in glance
-    assert "ICLR 2020" in glance and "ICLR 2024" in glance  # previous and next edition
+    assert "figure stated by sources counted in the graph" in glance
+    assert "Submissions 2,997 – 3,013 (sources differ) 13" in glance  # the graph holds 13 of 2021's papers
+    assert "Accepted 860 8 Acceptance rate 29% 28.7% (860 / 2,997) 61.5% (8 / 13)" in glance
+    assert "Orals 53" in glance and "Spotlights 114" in glance
+    assert "The graph holds 13 of the 3,013 submissions its sources count" in glance
+    assert "ICLR 2020" in section(html, "Edition") and "ICLR 2024" in section(html, "Edition")  # previous, next
     assert 'href="/resource/paper/?edition=iclr2021&amp;decision=Accepted"' in html
-    assert "0.29" not in section(html, "Figures by source")  # a rate reads as a percentage
+    figures = section(html, "Figures by source")
+    assert "0.29" not in figures and "29%" in figures  # a rate reads as the percentage stated
+    assert "Counted when submissions closed" in figures  # why the sources differ, said by the source
     chinese = page(client, "/resource/edition/iclr2021", lang="zh")
-    assert "图中收录了 860 篇接收论文中的 8 篇" in chinese and "概览" in chinese
+    assert "来源所述" in chinese and "图中计数" in chinese and "（来源不一）" in chinese and "概览" in chinese
+
+
+def test_an_edition_lists_outstanding_papers_before_honorable_mentions(client: FlaskClient) -> None:
+    panel = re.search(r"<h2>Award papers</h2>(.*?)</section>", page(client, "/resource/edition/iclr2024"), re.S)
+    assert panel
+    awards = [text_of(re.findall(r"<td>(.*?)</td>", row, re.S)[3]) for row in re.findall(r"<tr><td>.*?</tr>", panel[1])]
+    mentions = [award.endswith("Honorable Mention") for award in awards]
+    assert mentions == sorted(mentions) and 0 < sum(mentions) < len(awards), awards
 
 
 def test_the_statements_fold_shows_a_few_values_per_property_and_says_how_many_more(

@@ -154,6 +154,14 @@ class OntologyLabel:
     remark: str = ""  # a word of the page's own after the label: "(sources differ)"
 
 
+@dataclass(frozen=True)
+class Remarked:
+    """A figure with a remark in the page's own words beside it: "2,997 – 3,013 (sources differ)"."""
+
+    text: str
+    remark: str
+
+
 def readable_facts(text: str, lang: str, known: terms.Terms) -> str:
     """An index's facts line (`ICLR 2021 · iclr:Accepted (iclr:Oral) · Yang Song et al.`) in `lang`."""
     text = known.readable(text, lang)
@@ -193,6 +201,8 @@ class Labeler:
         if isinstance(term, OntologyLabel):
             remark = f" {translate(term.remark, self.lang)}" if term.remark else ""
             return Cell(self.terms.label(term.local, self.lang) + remark)
+        if isinstance(term, Remarked):
+            return Cell(term.text, note=translate(term.remark, self.lang))
         if isinstance(term, NamedNode):
             base = cell(term)
             label = self.name(term.value)

@@ -21,7 +21,7 @@ from iclr_kg import vocab
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.identifiers import SCHEMES
 from iclr_kg.index import Index, ranked_titles
-from iclr_kg.web.html import Cell, Labeler, OntologyLabel, web_link
+from iclr_kg.web.html import Cell, Labeler, OntologyLabel, Remarked, web_link
 from iclr_kg.web.i18n import translate
 
 LIST_LIMIT = 200
@@ -326,16 +326,18 @@ EDITION_FIGURES = (
 )
 # Who won and from where, one row per award paper: its first author (more than one where sources
 # differ), the organizations it credits, the award and the committee's reason (from each source
-# that gives one). `{conferred}` binds ?c, ?paper and ?award from ?e: an award or an edition.
+# that gives one), outstanding papers before honorable mentions. `{conferred}` binds ?c, ?paper
+# and ?award from ?e: an award or an edition.
 AWARDED = """
 SELECT ?paper ?award (GROUP_CONCAT(DISTINCT STR(?first); separator=" ") AS ?firsts)
        (GROUP_CONCAT(DISTINCT STR(?organization); separator=" ") AS ?organizations)
        (GROUP_CONCAT(DISTINCT ?said; separator=" · ") AS ?reason)
 WHERE {{ {conferred}
+  BIND (EXISTS {{ ?award a iclr:HonorableMention }} AS ?mention)
   OPTIONAL {{ ?c iclr:reason ?said }}
   OPTIONAL {{ ?paper iclr:firstAuthor ?first }}
   OPTIONAL {{ ?paper iclr:creditedOrganization ?organization }}
-}} GROUP BY ?paper ?award ORDER BY ?award ?paper LIMIT {limit}"""
+}} GROUP BY ?paper ?award ?mention ORDER BY ?mention ?award ?paper LIMIT {limit}"""
 EDITION_AWARDS = AWARDED.format(
     conferred="?c iclr:conferredAward ?award ; iclr:conferredOn ?paper . ?award iclr:awardedAt ?e .", limit=LIST_LIMIT
 )
@@ -366,6 +368,11 @@ def _awarded(store: ReadableGraph, query: str, iri: NamedNode, award: bool = Tru
 EDITION_DECISIONS = """
 SELECT ?decision (COUNT(DISTINCT ?paper) AS ?n) WHERE { ?paper iclr:submittedTo ?e ; iclr:decision ?decision }
 GROUP BY ?decision ORDER BY DESC(?n)"""
+# What the graph itself holds of an edition: its submissions, and its accepted papers per tier
+EDITION_SUBMISSIONS = "SELECT (COUNT(DISTINCT ?paper) AS ?n) WHERE { ?paper iclr:submittedTo ?e }"
+EDITION_TIERS = """
+SELECT ?tier (COUNT(DISTINCT ?paper) AS ?n) WHERE { ?paper iclr:submittedTo ?e ; iclr:presentationType/iclr:tier ?tier }
+GROUP BY ?tier"""
 
 
 def edition(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> tuple[str, list[Panel]]:
@@ -377,15 +384,19 @@ def edition(store: ReadableGraph, iri: NamedNode, index: Index | None = None) ->
         "Dates", " – ".join(str(v.value) for local in ("startDate", "endDate") for v in _values(store, iri, local))
     )
     about.properties(store, iri, [("Held online", "heldOnline"), ("Rating scale", "ratingScaleLevel")])
+    _neighbours(store, iri, about)
     figures = Panel("Figures by source", kind="table")
     stated = {local: _per_graph(store, iri, local) for local in EDITION_FIGURES}
-    sources = sorted({g for per in stated.values() for g in per})
+    notes = _per_graph(store, iri, "note")
+    sources = sorted({g for per in [*stated.values(), notes] for g in per})
     figures.columns = ["figure", *[_source_of(g) for g in sources]]
     for local, per in stated.items():
         if per:
             values = [", ".join(_figure(local, v.value) for v in per.get(g, [])) for g in sources]
             differ = len({v for v in values if v}) > 1
             figures.table.append([OntologyLabel(local, "(sources differ)" if differ else ""), *values])
+    if notes:  # why figures differ, in each source's own terms ("counted when submissions closed")
+        figures.table.append([OntologyLabel("note"), *[notes.get(g, []) for g in sources]])
     decisions = Panel("Decisions (all submissions in the graph)", kind="bars")
     decisions.bars = [(row["decision"], int(row["n"].value)) for row in _select(store, EDITION_DECISIONS, iri)]
     awards = _awarded(store, EDITION_AWARDS, iri)
@@ -405,49 +416,79 @@ SELECT ?other ?year WHERE { ?e iclr:editionOf ?conference ; iclr:year ?this . ?o
   FILTER (?other != ?e) } ORDER BY ?year"""
 
 
+def _neighbours(store: ReadableGraph, iri: NamedNode, about: Panel) -> None:
+    """The editions of the same conference just before and after this one."""
+    this = next((int(v.value[:4]) for v in _values(store, iri, "year")), None)
+    if this is None:
+        return
+    neighbours = _select(store, EDITION_NEIGHBOURS, iri)
+    about.add("Previous edition", *[r["other"] for r in neighbours if int(r["year"].value[:4]) < this][-1:])
+    about.add("Next edition", *[r["other"] for r in neighbours if int(r["year"].value[:4]) > this][:1])
+
+
 def _figure(local: str, value: str) -> str:
-    """A stated figure as a person reads it: a rate as a percentage (0.29 -> 29%)."""
-    return f"{float(value) * 100:g}%" if local == "acceptanceRate" else str(value)
+    """A stated figure as a person reads it: a rate as the percentage the source gave (0.29 -> 29%)."""
+    return _percent(float(value)) if local == "acceptanceRate" else str(value)
+
+
+def _percent(rate: float, digits: int | None = None) -> str:
+    """0.29 -> "29%", 0.265 -> "26.5%" (as stated: no digit added); `digits` for a computed rate."""
+    return f"{rate * 100:.{digits}f}%" if digits is not None else f"{round(rate * 100, 6):g}%"
+
+
+# Tiers as a person names them (iclr:tier: 1 oral, talk or notable-top-5%; 2 spotlight...; 3 poster)
+TIERS = {1: ("Orals", "oralCount"), 2: ("Spotlights", "spotlightCount"), 3: ("Posters", "")}
 
 
 def _at_a_glance(
     store: ReadableGraph, iri: NamedNode, stated: dict[str, dict[str, list[Any]]], decided: list[tuple[Any, int]]
 ) -> Panel:
-    """The headline figures of an edition: submissions (a range where sources differ), accepted
-    papers, the acceptance rate as a percentage, and how many of the accepted are in the graph."""
-    glance = Panel("At a glance")
+    """The headline figures of an edition twice, each column labelled: as its sources state them
+    (a range where they differ, a rate as stated) and as the graph counts its own papers
+    (submissions, decisions, tiers, and the rate they make, with its fraction)."""
+    glance = Panel("At a glance", kind="table", columns=["figure", "stated by sources", "counted in the graph"])
 
     def values(local: str) -> list[float]:
         return sorted({float(v.value) for per in stated.get(local, {}).values() for v in per})
 
-    def span(numbers: list[float], percent: bool = False) -> str:
-        shown = [f"{n * 100:.1f}%" if percent else f"{n:,.0f}" for n in numbers]
-        return " – ".join(dict.fromkeys([shown[0], shown[-1]])) if shown else ""
+    def span(numbers: list[float]) -> Cell | Remarked:
+        shown = " – ".join(dict.fromkeys([f"{numbers[0]:,.0f}", f"{numbers[-1]:,.0f}"])) if numbers else ""
+        return Remarked(shown, "(sources differ)") if len(numbers) > 1 else Cell(shown)
 
-    submissions, accepted = values("submissionCount"), values("acceptedCount")
-    differ = f" {translate('(sources differ)')}" if len(submissions) > 1 else ""
-    glance.add("Submissions", Cell(span(submissions) + differ) if submissions else "")
-    glance.add("Accepted", span(accepted))
-    rates = values("acceptanceRate") or (
-        [accepted[0] / submissions[0]] if len(accepted) == 1 and len(submissions) == 1 and submissions[0] else []
-    )
-    glance.add("Acceptance rate", span(rates, percent=True))
-    glance.add("Orals", span(values("oralCount")))
-    glance.add("Spotlights", span(values("spotlightCount")))
-    in_graph = sum(n for d, n in decided if str(d.value).endswith("#Accepted"))
-    if accepted:
-        coverage = translate("{shown} of {total} accepted papers are in the graph").format(
-            shown=f"{in_graph:,}", total=f"{accepted[-1]:,.0f}"
-        )
-        glance.add("Coverage", coverage)
-    neighbours = _select(store, EDITION_NEIGHBOURS, iri)
-    this = next((int(v.value[:4]) for v in _values(store, iri, "year")), None)
-    if this is not None:
-        earlier = [r["other"] for r in neighbours if int(r["year"].value[:4]) < this]
-        later = [r["other"] for r in neighbours if int(r["year"].value[:4]) > this]
-        glance.add("Previous edition", *earlier[-1:])
-        glance.add("Next edition", *later[:1])
+    def rate(accepted: float, submitted: float) -> str:
+        return f"{_percent(accepted / submitted, 1)} ({accepted:,.0f} / {submitted:,.0f})" if submitted else ""
+
+    submitted = _count(store, EDITION_SUBMISSIONS, iri)
+    accepted = sum(n for d, n in decided if str(d.value).endswith("#Accepted"))
+    tiers = {int(row["tier"].value): int(row["n"].value) for row in _select(store, EDITION_TIERS, iri)}
+    said_submitted, said_accepted = values("submissionCount"), values("acceptedCount")
+    said_rate = Cell(" – ".join(dict.fromkeys(_percent(r) for r in values("acceptanceRate"))))
+    fractions = [  # the fraction behind a rounded rate, from a source that states both: say which
+        rate(float(accepted_[0].value), float(submitted_[0].value))
+        for g, submitted_ in stated.get("submissionCount", {}).items()
+        if (accepted_ := stated.get("acceptedCount", {}).get(g))
+    ]
+    if fractions:
+        fraction = " · ".join(dict.fromkeys(fractions))
+        said_rate = Cell(said_rate.text, note=fraction) if said_rate.text else Cell(fraction)
+    rows: list[list[Any]] = [
+        ["Submissions", span(said_submitted), Cell(f"{submitted:,}" if submitted else "")],
+        ["Accepted", span(said_accepted), Cell(f"{accepted:,}" if accepted else "")],
+        ["Acceptance rate", said_rate, Cell(rate(accepted, submitted) if accepted else "")],
+    ]
+    for tier, (label, local) in TIERS.items():
+        in_graph = Cell(f"{tiers[tier]:,}" if tier in tiers else "")
+        rows.append([label, span(values(local)) if local else Cell(""), in_graph])
+    glance.table = [row for row in rows if any(c.text for c in row[1:])]
+    if submitted and said_submitted and submitted < said_submitted[-1]:
+        glance.note = "The graph holds {shown} of the {total} submissions its sources count: those the sources name, and any OpenReview import."
+        glance.figures = {"shown": f"{submitted:,}", "total": f"{said_submitted[-1]:,.0f}"}
     return glance
+
+
+def _count(store: ReadableGraph, query: str, iri: NamedNode) -> int:
+    rows = _select(store, query, iri)
+    return int(rows[0]["n"].value) if rows and rows[0]["n"] is not None else 0
 
 
 # --------------------------------------------------------------------------------------------
