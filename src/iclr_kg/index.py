@@ -891,26 +891,51 @@ class Index:
         counted = [(local, sum(row[2 + i] for row in chosen)) for i, local in enumerate(decisions)]
         return {"year": years, "decision": [(d, n) for d, n in counted if n]}
 
-    def _counted_rows(self, iri: str, count: str, rows: str, limit: int) -> tuple[list[Any], int]:
+    def _counted_rows(self, iri: str, count: str, rows: str, limit: int, *more: int) -> tuple[list[Any], int]:
         """How many rows `count` finds for the entity `iri` (its id the one parameter), and the
-        first `limit` rows of `rows` (its id, then the limit); nothing for an unknown entity."""
+        first `limit` rows of `rows` (its id, the limit, then `more`: an offset); nothing for an
+        unknown entity."""
         with self._db() as db:
             found = db.execute("SELECT id FROM entity WHERE iri = ?", (iri,)).fetchone()
             if found is None:
                 return [], 0
             total = db.execute(count, found).fetchone()[0]
-            return db.execute(rows, (found[0], limit)).fetchall(), total
+            return db.execute(rows, (found[0], limit, *more)).fetchall(), total
 
-    def papers_of(self, person: str, limit: int) -> tuple[list[tuple[str, int | None]], int]:
-        """A person's papers, newest first (then by IRI), cut at `limit`, with their years; and
-        how many there are."""
-        return self._counted_rows(
+    def papers_of(self, person: str, limit: int, offset: int = 0) -> tuple[list[tuple[str, int | None]], int]:
+        """A person's papers, newest first (then in natural order: paper 9 before paper 10), the
+        `limit` from `offset`, with their years; and how many there are."""
+        listed, total = self._counted_rows(
             person,
             "SELECT COUNT(*) FROM authorship WHERE person = ?",
             "SELECT e.iri, e.year FROM authorship a JOIN entity e ON e.id = a.paper WHERE a.person = ? "
-            "ORDER BY e.year IS NULL, e.year DESC, e.iri LIMIT ?",
+            "ORDER BY e.year IS NULL, e.year DESC, e.natural LIMIT ? OFFSET ?",
             limit,
+            offset,
         )
+        return listed, total
+
+    def organizations_of(self, person: str, limit: int) -> list[tuple[str, int, int | None, int | None]]:
+        """The organizations a person's papers credit directly, most papers first (then by IRI),
+        cut at `limit`: (organization, papers, first year, last year)."""
+        with self._db() as db:
+            return db.execute(
+                "SELECT o.iri, COUNT(DISTINCT c.paper) AS n, MIN(p.year), MAX(p.year) FROM authorship a "
+                "JOIN entity me ON me.id = a.person JOIN credit c ON c.paper = a.paper AND c.via = 0 "
+                "JOIN entity o ON o.id = c.organization JOIN entity p ON p.id = a.paper WHERE me.iri = ? "
+                "GROUP BY c.organization ORDER BY n DESC, o.iri LIMIT ?",
+                (person, limit),
+            ).fetchall()
+
+    def awarded_papers_of(self, person: str) -> int:
+        """How many of a person's papers won an award (the count a paper's row keeps)."""
+        with self._db() as db:
+            row = db.execute(
+                "SELECT COUNT(*) FROM authorship a JOIN entity me ON me.id = a.person "
+                "JOIN entity p ON p.id = a.paper WHERE me.iri = ? AND p.papers > 0",
+                (person,),
+            ).fetchone()
+        return int(row[0])
 
     def papers_per_year(self, person: str) -> list[tuple[int, int]]:
         """(year, papers) of a person, in year order."""
@@ -921,9 +946,9 @@ class Index:
                 (person,),
             ).fetchall()
 
-    def co_authors(self, person: str, limit: int) -> tuple[list[tuple[str, int]], int]:
-        """Who wrote papers with a person, most papers together first (then by IRI), cut at
-        `limit`, with how many papers each; and how many co-authors there are."""
+    def co_authors(self, person: str, limit: int, offset: int = 0) -> tuple[list[tuple[str, int]], int]:
+        """Who wrote papers with a person, most papers together first (then by IRI), the `limit`
+        from `offset`, with how many papers each; and how many co-authors there are."""
         with self._db() as db:  # one pass over the pairs: every co-author, then the first `limit`
             together = db.execute(
                 "SELECT e.iri, t.n FROM (SELECT b.person AS other, COUNT(*) AS n FROM authorship a "
@@ -932,19 +957,24 @@ class Index:
                 (person,),
             ).fetchall()
         together.sort(key=lambda row: (-row[1], row[0]))
-        return together[:limit], len(together)
+        return together[offset : offset + limit], len(together)
 
-    def credited_papers(self, organization: str, limit: int) -> tuple[list[tuple[str, list[str]]], int]:
-        """The papers crediting an organization or a unit under it, by IRI, cut at `limit`, each
-        with the units it is credited through (none: directly); and how many there are."""
+    def credited_papers(
+        self, organization: str, limit: int, offset: int = 0
+    ) -> tuple[list[tuple[str, int | None, list[str]]], int]:
+        """The papers crediting an organization or a unit under it, newest first (then in natural
+        order), the `limit` from `offset`, each with its year and the units it is credited
+        through (none: directly); and how many there are."""
         listed, total = self._counted_rows(
             organization,
             "SELECT COUNT(DISTINCT paper) FROM credit WHERE organization = ?",
-            "SELECT p.iri, GROUP_CONCAT(v.iri, ' ') FROM credit c JOIN entity p ON p.id = c.paper "
-            "LEFT JOIN entity v ON v.id = c.via WHERE c.organization = ? GROUP BY c.paper ORDER BY p.iri LIMIT ?",
+            "SELECT p.iri, p.year, GROUP_CONCAT(v.iri, ' ') FROM credit c JOIN entity p ON p.id = c.paper "
+            "LEFT JOIN entity v ON v.id = c.via WHERE c.organization = ? GROUP BY c.paper "
+            "ORDER BY p.year IS NULL, p.year DESC, p.natural LIMIT ? OFFSET ?",
             limit,
+            offset,
         )
-        return [(paper, sorted((vias or "").split())) for paper, vias in listed], total
+        return [(paper, year, sorted((vias or "").split())) for paper, year, vias in listed], total
 
     def top_rated(self, edition: str, limit: int) -> list[tuple[str, float, int]]:
         """An edition's papers by average public rating, highest first (then more ratings, then
@@ -966,18 +996,18 @@ class Index:
                 (organization,),
             ).fetchall()
 
-    def credited_award_papers(self, organization: str, limit: int) -> list[str]:
+    def credited_award_papers(self, organization: str, limit: int) -> tuple[list[str], int]:
         """The papers with an award (the count a paper's row keeps) that credit an organization
-        or a unit under it, by IRI, cut at `limit`."""
-        with self._db() as db:
-            return [
-                iri
-                for (iri,) in db.execute(
-                    "SELECT DISTINCT p.iri FROM credit c JOIN entity p ON p.id = c.paper "
-                    "JOIN entity o ON o.id = c.organization WHERE o.iri = ? AND p.papers > 0 ORDER BY p.iri LIMIT ?",
-                    (organization, limit),
-                )
-            ]
+        or a unit under it, newest first, cut at `limit`; and how many there are."""
+        listed, total = self._counted_rows(
+            organization,
+            "SELECT COUNT(DISTINCT c.paper) FROM credit c JOIN entity p ON p.id = c.paper "
+            "WHERE c.organization = ? AND p.papers > 0",
+            "SELECT DISTINCT p.iri FROM credit c JOIN entity p ON p.id = c.paper WHERE c.organization = ? "
+            "AND p.papers > 0 ORDER BY p.year IS NULL, p.year DESC, p.natural LIMIT ?",
+            limit,
+        )
+        return [iri for (iri,) in listed], total
 
     def edition_year(self, key: str) -> int | None:
         """The year of the edition keyed `key` (iclr2021 -> 2021), for `?edition=` on lists."""

@@ -84,7 +84,8 @@ def test_the_code_reads_its_enumerations_from_the_ontology() -> None:
 
 def test_charts_and_language_tags_speak_chinese(client) -> None:
     page = client.get("/resource/person/ian-gemp", query_string={"lang": "zh"}).get_data(as_text=True)
-    assert "data-titles=" in page and "年份" in html.unescape(page)  # the chart's axis titles
+    assert "每年论文数" in page and "合作者关系图" in page and "以查询打开" in page  # the charts and their links
+    assert "第 1 页" not in page and "概览" in page  # one page of papers: no pager
     assert "格式：" in page and " · as " not in page
     google = client.get("/resource/organization/google", query_string={"lang": "zh"}).get_data(as_text=True)
     assert ">简体<" in google and ">zh-hans<" not in google  # a language tag, named

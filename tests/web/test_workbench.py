@@ -246,6 +246,7 @@ def test_a_chart_of_no_rows_says_so_and_two_labels_make_a_series(server: str, ch
 def test_graph_and_tree_views_draw_names(server: str, chromium) -> None:
     page = chromium()
     page.goto(server + "/resource/person/ian-gemp")
+    page.get_by_role("link", name="Every co-author, in the query page").click()  # the graph, in the workbench
     _until(page, "window.lastGraph && window.lastGraph.nodes().length > 1")
     names = page.evaluate("window.lastGraph.nodes().map(n => n.data('label'))")
     assert "Ian Gemp" in names and "Brian McWilliams" in names
@@ -325,30 +326,37 @@ def test_the_keyboard_leaves_the_editor_and_reaches_run(server: str, chromium) -
 
 
 @needs_chromium
-def test_a_chart_says_what_it_shows_and_links_its_table(server: str, chromium) -> None:
+def test_a_profile_draws_its_charts_without_a_library_and_links_each_as_a_query(server: str, chromium) -> None:
+    """Issue #56 items 6 and 15: a person's page draws papers per year as bars and the closest
+    co-authors as SVG, loading no script for them; at 400 px nothing runs off the side. The
+    bars' "This as a query" opens the workbench, whose chart says what it shows."""
     page = chromium()
+    scripts: list[str] = []
+    page.on("request", lambda r: scripts.append(r.url) if r.resource_type == "script" else None)
+    page.set_viewport_size({"width": 400, "height": 800})
     page.goto(server + "/resource/person/ian-gemp")
-    page.wait_for_selector(".entity-view [role=img]")
-    summary = page.locator(".entity-view [role=img]").first.get_attribute("aria-label")
+    assert not [url for url in scripts if "vendor/" in url or "workbench" in url], scripts
+    assert page.locator("table.bars th", has_text="2021").count() == 1
+    assert page.locator("svg.star a").count() >= 3 and page.locator("svg.star").bounding_box()["width"] <= 400
+    assert page.evaluate("document.documentElement.scrollWidth") <= 400
+    page.locator("section", has_text="Papers per year").get_by_role("link", name="This as a query").click()
+    page.wait_for_selector("[role=img]")
+    summary = page.locator("[role=img]").first.get_attribute("aria-label")
     assert summary.startswith("bar chart of papers by year, 2 rows: 2021: 1; 2024: 1"), summary
-    table = page.locator(".entity-view a.as-table").first.get_attribute("href")
-    assert table.startswith("/query?query=") and "view=table" in table
 
 
 @needs_chromium
-def test_an_edition_draws_its_acceptance_rate_over_the_years_in_the_pages_language(server: str, chromium) -> None:
-    """Issue #37 item 2: a small chart of the rate over the years, each edition's stated rate
-    (or accepted over submitted) in percent; its summary in the page's language (item 6)."""
+def test_an_edition_shows_its_acceptance_rate_over_the_years_in_the_pages_language(server: str, chromium) -> None:
+    """Issue #37 item 2: each edition's stated rate (or accepted over submitted) in percent, as
+    bars on the page (issue #56 item 15), and as a line in the workbench, in Chinese too."""
     page = chromium()
-    page.goto(server + "/resource/edition/iclr2021")
-    page.wait_for_selector(".entity-view svg .mark-line path")
-    summary = page.locator(".entity-view [role=img]").first.get_attribute("aria-label")
-    assert summary.startswith("line chart of percent by year, 2 rows: 2020: 26.5; 2021: 28.7"), summary
     page.goto(server + "/resource/edition/iclr2021?lang=zh")
-    page.wait_for_selector(".entity-view svg .mark-line path")
-    summary = page.locator(".entity-view [role=img]").first.get_attribute("aria-label")
-    assert summary.startswith("折线图：按年份的百分比，2 行：2020: 26.5；2021: 28.7"), summary
-    assert "历年接收率" in page.locator("main").inner_text()
+    rates = page.locator("section", has_text="历年接收率")
+    assert "26.5%" in rates.inner_text() and "28.7%" in rates.inner_text()
+    rates.get_by_role("link", name="以查询打开").click()
+    page.wait_for_selector("svg .mark-line path")
+    summary = page.locator("[role=img]").first.get_attribute("aria-label")
+    assert summary.startswith("折线图：按year的percent，2 行：2020: 26.5；2021: 28.7"), summary  # the query's own names
 
 
 @needs_chromium

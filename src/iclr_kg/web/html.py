@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -156,10 +157,15 @@ class OntologyLabel:
 
 @dataclass(frozen=True)
 class Remarked:
-    """A figure with a remark in the page's own words beside it: "2,997 – 3,013 (sources differ)"."""
+    """A value with a remark beside it, in the page's own words: "2,997 – 3,013 (sources
+    differ)", a co-author's name and "12" papers together."""
 
-    text: str
+    term: Any  # a str, or a term named as every term is
     remark: str
+
+    @property
+    def text(self) -> str:
+        return self.term if isinstance(self.term, str) else str(getattr(self.term, "value", ""))
 
 
 def readable_facts(text: str, lang: str, known: terms.Terms) -> str:
@@ -181,6 +187,7 @@ class Labeler:
         self.labels: dict[str, tuple[str, str]] = {}
 
     def learn(self, terms: list[Any]) -> None:
+        terms = [t.term if isinstance(t, Remarked) else t for t in terms]
         iris = [t.value for t in terms if isinstance(t, NamedNode) and t.value not in self.labels]
         if iris and self.index is not None:
             self.labels.update(self.index.labels(iris))
@@ -202,7 +209,8 @@ class Labeler:
             remark = f" {translate(term.remark, self.lang)}" if term.remark else ""
             return Cell(self.terms.label(term.local, self.lang) + remark)
         if isinstance(term, Remarked):
-            return Cell(term.text, note=translate(term.remark, self.lang))
+            shown = Cell(term.term) if isinstance(term.term, str) else self.cell(term.term)
+            return dataclasses.replace(shown, note=translate(term.remark, self.lang))
         if isinstance(term, NamedNode):
             base = cell(term)
             label = self.name(term.value)

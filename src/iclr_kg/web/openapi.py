@@ -9,7 +9,6 @@ from flask import Blueprint, jsonify
 
 from iclr_kg.identifiers import ROUTES
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
-from iclr_kg.web.resources import INDEXED_VIEWS
 
 blueprint = Blueprint("openapi", __name__)
 
@@ -216,21 +215,6 @@ def spec() -> dict[str, Any]:
                 "get": {
                     "summary": "Counts per graph and class",
                     "responses": {"200": {"description": "Page", "content": HTML}},
-                }
-            },
-            "/resource/{kind}/{key}/chart/{chart}": {
-                "get": {
-                    "summary": "A chart's rows on an entity page, from the entity index, as SPARQL JSON (a person's years, coauthors)",
-                    "parameters": [
-                        *path_parameters("kind", "key", "chart", enums={"chart": list(INDEXED_VIEWS.values())}),
-                    ],
-                    "responses": {
-                        "200": {
-                            "description": "SPARQL JSON results",
-                            "content": {"application/sparql-results+json": {}},
-                        },
-                        "404": {"description": "No such chart"},
-                    },
                 }
             },
             "/downloads": {

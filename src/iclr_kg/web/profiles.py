@@ -11,22 +11,40 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
+from flask import url_for
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Store
 
-from iclr_kg import vocab
+from iclr_kg import terms, vocab
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.identifiers import SCHEMES
-from iclr_kg.index import Index, ranked_titles
+from iclr_kg.index import Index, ListFilter, ranked_titles
+from iclr_kg.web.charts import star
 from iclr_kg.web.html import Cell, Labeler, OntologyLabel, Remarked, web_link
 from iclr_kg.web.i18n import translate
 
-LIST_LIMIT = 200
+LIST_LIMIT = 200  # rows of a list that is not paged
 
 Value = NamedNode | Literal | str | int | float | None
+
+
+LIST_PAGE = 50  # rows of a paged list on a profile (a person's papers, co-authors)
+SUMMARY_ITEMS = 5  # organizations and co-authors named in a person's summary
+STAR_POINTS = 12  # co-authors drawn around a person
+NO_PAGES: Mapping[str, int] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class Pager:
+    """A table shown a page at a time: `?{argument}=N` asks for page N of `pages`."""
+
+    argument: str
+    page: int
+    pages: int
 
 
 @dataclass
@@ -43,6 +61,14 @@ class Panel:
     figures: dict[str, str] = field(default_factory=dict)
     total: int | None = None  # a table cut short: how many rows there are in all
     more: str = ""  # the list of every row, with its filters (a person's or an organization's papers)
+    links: list[tuple[str, str]] = field(default_factory=list)  # (words, address): more of this panel
+    groups: list[Any] = field(
+        default_factory=list
+    )  # table: each row's group (a year, an award), a heading where it changes
+    jumps: list[tuple[str, int]] = field(default_factory=list)  # (group, the page where it begins)
+    pager: Pager | None = None  # a table shown a page at a time
+    svg: str = ""  # a star: drawn when the page is drawn (charts.star)
+    wide: bool = False  # the page's whole width (a table of many columns, a paged list, a star are too)
 
     def add(self, label: str, *values: Value) -> None:
         kept = [v for v in values if v not in (None, "")]
@@ -57,6 +83,12 @@ class Panel:
 
     def __bool__(self) -> bool:
         return bool(self.rows or self.table or self.bars)
+
+
+def as_query(query: str, iri: NamedNode, view: str) -> str:
+    """The query page asking `query` about the entity, drawn as `view`: a chart's rows, and
+    more of them, one click away."""
+    return url_for("pages.index", query=about(query, iri), view=view)
 
 
 def about(query: str, iri: NamedNode) -> str:
@@ -117,11 +149,14 @@ PAPER_REVIEWS = """
 SELECT ?review ?rating ?confidence WHERE {
   ?review iclr:reviewOf ?e ; iclr:rating ?rating . OPTIONAL { ?review iclr:confidence ?confidence }
 } ORDER BY ?review"""
+REVIEW_RATINGS = "SELECT ?review ?rating WHERE { ?review iclr:reviewOf ?e ; iclr:rating ?rating } ORDER BY ?review"
 MENTIONS = """
 SELECT DISTINCT ?source WHERE { GRAPH ?g { ?e ?p ?o } ?g iclr:statedIn ?source }"""
 
 
-def paper(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> tuple[str, list[Panel]]:
+def paper(
+    store: ReadableGraph, iri: NamedNode, index: Index | None = None, pages: Mapping[str, int] = NO_PAGES
+) -> tuple[str, list[Panel]]:
     titles = _per_graph(store, iri, "title")
     counted = Counter(str(t.value) for values in titles.values() for t in values)
     ranked = ranked_titles(counted)
@@ -173,9 +208,12 @@ def paper(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> t
     elif stated_average:
         reviews.note = "average rating as reported: {averages}"
         reviews.figures = {"averages": ", ".join(f"{a:g}" for a in stated_average if a is not None)}
+    chart = Panel("Review ratings", kind="bars")
+    chart.bars = [(review, float(rating), "") for review, rating, _ in reviews.table]
+    chart.links = [("This as a query", as_query(REVIEW_RATINGS, iri, "bar x=review y=rating"))]
     mentions = Panel("Stated in")
     mentions.add("Sources", *[row["source"] for row in _select(store, MENTIONS, iri)])
-    return heading, [about, authors, organizations, awards, reviews, mentions]
+    return heading, [about, authors, organizations, awards, reviews, chart, mentions]
 
 
 # --------------------------------------------------------------------------------------------
@@ -196,7 +234,20 @@ WHERE {
 } GROUP BY ?paper"""
 
 
-def person(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> tuple[str, list[Panel]]:
+PAPERS_PER_YEAR = """
+SELECT ?year (COUNT(DISTINCT ?paper) AS ?papers) WHERE { ?e iclr:authorOf ?paper . ?paper iclr:submittedTo/iclr:year ?year }
+GROUP BY ?year ORDER BY ?year"""
+CO_AUTHORS = """
+SELECT ?person ?coauthor (COUNT(DISTINCT ?paper) AS ?papers) WHERE {
+  BIND (?e AS ?person) ?paper iclr:hasAuthor ?person , ?coauthor . FILTER (?coauthor != ?person)
+} GROUP BY ?person ?coauthor ORDER BY DESC(?papers) ?coauthor"""
+
+
+def person(
+    store: ReadableGraph, iri: NamedNode, index: Index | None = None, pages: Mapping[str, int] = NO_PAGES
+) -> tuple[str, list[Panel]]:
+    """A person as dblp shows one: who they are, a summary of their work, their papers by year
+    and their co-authors, each list a page at a time (`pages`: ?papers=2, ?coauthors=3)."""
     heading = _heading(store, iri)
     names = Panel("Person")
     names.properties(
@@ -217,18 +268,94 @@ def person(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> 
         degree = row["degree"].value if row["degree"] is not None else ""
         now = "current" if row["current"] is not None and row["current"].value == "true" else ""
         roles.table.append([row["org"], row["role"].value, degree, now])
-    papers = Panel("Papers", kind="table", columns=["paper", "year", "decision", "awards"])
+    if index is None:
+        return heading, [names, roles]
+    summary, years = _summary(index, iri)
+    papers = _papers_by_year(store, index, iri, pages.get("papers", 1), years.bars)
+    co, graph = _co_authors(index, iri, pages.get("coauthors", 1))
+    return heading, [summary, names, roles, years, graph, papers, co]
+
+
+def _summary(index: Index, iri: NamedNode) -> tuple[Panel, Panel]:
+    """A person's work at a glance, from the index (milliseconds for 47,000 papers): papers and
+    years, the share accepted, award papers, the organizations their papers credit over the
+    years, the closest co-authors; and their papers per year, as bars."""
+    decisions = index.facets(
+        "paper", terms.packaged().enumeration("Decision").values(), ListFilter(people=(iri.value,))
+    )
+    per_year = decisions["year"]
+    key = _key(iri.value)
+    years = Panel("Papers per year", kind="bars")
+    years.bars = [(str(year), n, f"/resource/paper/?author={key}&year={year}") for year, n in per_year]
+    years.links = [("This as a query", as_query(PAPERS_PER_YEAR, iri, "bar x=year y=papers"))]
+    summary = Panel("At a glance", wide=True)
+    total = sum(n for _, n in per_year)
+    span = " – ".join(dict.fromkeys([str(per_year[0][0]), str(per_year[-1][0])])) if per_year else ""
+    summary.add("Papers", Cell(f"{total:,}", href=f"/resource/paper/?author={key}", note=span))
+    decided = dict(decisions["decision"])
+    if decided:
+        accepted, every = decided.get("Accepted", 0), sum(decided.values())
+        share = translate("{accepted} of {decided} with a decision ({percent})").format(
+            accepted=f"{accepted:,}", decided=f"{every:,}", percent=_percent(accepted / every, 1)
+        )
+        summary.add("Accepted", Cell(share))
+    awarded = index.awarded_papers_of(iri.value)
+    if awarded:
+        summary.add("Award papers", Cell(f"{awarded:,}"))
+    summary.add(
+        "Organizations on their papers",
+        *[
+            Remarked(NamedNode(org), " – ".join(dict.fromkeys([str(first), str(last)])) + f" · {n:,}")
+            for org, n, first, last in index.organizations_of(iri.value, SUMMARY_ITEMS)
+        ],
+    )
+    closest, _ = index.co_authors(iri.value, SUMMARY_ITEMS)
+    summary.add("Closest co-authors", *[Remarked(NamedNode(other), f"{n:,}") for other, n in closest])
+    return summary, years
+
+
+def _papers_by_year(
+    store: ReadableGraph, index: Index, iri: NamedNode, page: int, per_year: list[tuple[Any, ...]]
+) -> Panel:
+    """A person's papers newest first, grouped under their years (dblp's order), a page at a
+    time; a line of years jumps to the page where each begins."""
+    papers = Panel("Papers", kind="table", columns=["paper", "decision", "awards"])
+    listed, papers.total = index.papers_of(iri.value, LIST_PAGE, (page - 1) * LIST_PAGE)
+    details = _paper_details(store, [paper for paper, _ in listed])
+    papers.table = [[NamedNode(paper), *details[paper]] for paper, _ in listed]
+    papers.groups = [str(year) if year else "" for _, year in listed]
+    papers.pager = Pager("papers", page, max(1, -(-papers.total // LIST_PAGE)))
+    start = 0
+    for year, n, _ in sorted(per_year, key=lambda bar: bar[0], reverse=True):  # newest first, as listed
+        papers.jumps.append((year, start // LIST_PAGE + 1))
+        start += n
+    papers.more = f"/resource/paper/?author={_key(iri.value)}"
+    return papers
+
+
+def _co_authors(index: Index, iri: NamedNode, page: int) -> tuple[Panel, Panel]:
+    """Every co-author, most papers together first, a page at a time, each count linking to the
+    papers the two wrote together; and the closest drawn around the person (an SVG star)."""
+    key = _key(iri.value)
     co = Panel("Co-authors", kind="table", columns=["co-author", "papers together"])
-    if index is not None:  # the index knows who wrote what (index.py's authorship table)
-        papers.table, papers.total = _papers_of(store, index, iri)
-        key = _key(iri.value)
-        papers.more = f"/resource/paper/?author={key}"
-        others, co.total = index.co_authors(iri.value, LIST_LIMIT)
-        co.table = [  # each count links to the papers the two wrote together
-            [NamedNode(other), Cell(f"{n:,}", href=f"/resource/paper/?author={key}&coauthor={_key(other)}")]
-            for other, n in others
-        ]
-    return heading, [names, roles, papers, co]
+    others, co.total = index.co_authors(iri.value, LIST_PAGE, (page - 1) * LIST_PAGE)
+    co.table = [
+        [NamedNode(other), Cell(f"{n:,}", href=f"/resource/paper/?author={key}&coauthor={_key(other)}")]
+        for other, n in others
+    ]
+    co.pager = Pager("coauthors", page, max(1, -(-co.total // LIST_PAGE)))
+    graph = Panel("Co-author graph", kind="star")
+    closest, _ = index.co_authors(iri.value, STAR_POINTS)
+    graph.bars = [(iri, 0), *[(NamedNode(other), n) for other, n in closest]] if closest else []
+    graph.note = "The {n} closest co-authors, lines as thick as their papers together."
+    graph.figures = {"n": str(len(closest))}
+    graph.links = [
+        (
+            "Every co-author, in the query page",
+            as_query(CO_AUTHORS, iri, "graph source=person target=coauthor weight=papers"),
+        )
+    ]
+    return co, graph
 
 
 def _key(iri: str) -> str:
@@ -236,13 +363,18 @@ def _key(iri: str) -> str:
     return iri.rsplit("/", 1)[-1]
 
 
-def _papers_of(store: ReadableGraph, index: Index, iri: NamedNode) -> tuple[list[list[Any]], int]:
-    """A person's papers, newest first, cut at LIST_LIMIT (the index orders them), with each
-    one's year, decision and awards; and how many there are."""
-    listed, total = index.papers_of(iri.value, LIST_LIMIT)
-    details = _paper_details(store, [paper for paper, _ in listed])
-    table = [[NamedNode(paper), str(year) if year else "", *details[paper]] for paper, year in listed]
-    return table, total
+def _award_order(store: ReadableGraph, index: Index) -> Callable[[tuple[NamedNode, Any]], tuple[int, bool, str]]:
+    """A sort key for (award, ...) pairs: the newest edition's first, an honorable mention after
+    the award it accompanies (the ontology's iclr:HonorableMention)."""
+    mention = vocab.iclr("HonorableMention")
+
+    def key(pair: tuple[NamedNode, Any]) -> tuple[int, bool, str]:
+        award = pair[0]
+        hit = index.entity(award.value)
+        is_mention = any(True for _ in store.quads_for_pattern(award, vocab.RDF_TYPE, mention, DefaultGraph()))
+        return (-(hit.year or 0) if hit else 0, is_mention, award.value)
+
+    return key
 
 
 def _paper_details(store: ReadableGraph, papers: list[str]) -> dict[str, tuple[Any, list[NamedNode]]]:
@@ -277,7 +409,9 @@ def _identifiers(store: ReadableGraph, iri: NamedNode, panel: Panel, kind: str) 
 # Organization
 
 
-def organization(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> tuple[str, list[Panel]]:
+def organization(
+    store: ReadableGraph, iri: NamedNode, index: Index | None = None, pages: Mapping[str, int] = NO_PAGES
+) -> tuple[str, list[Panel]]:
     heading = _heading(store, iri)
     entities = NamedNode(vocab.GRAPH_ENTITIES)
     about = Panel("Organization")
@@ -295,16 +429,33 @@ def organization(store: ReadableGraph, iri: NamedNode, index: Index | None = Non
     about.add("Sub-organizations", *subs)
     about.add("Note", *_values(store, iri, "note"))
     _identifiers(store, iri, about, "organization")
+    if index is None:
+        return heading, [about]
+    key = _key(iri.value)
     years = Panel("Papers per year (sub-organizations included)", kind="bars")
-    awards = Panel("Award papers", kind="table", columns=["paper", "award"])
+    years.bars = [
+        (str(year), n, f"/resource/paper/?organization={key}&year={year}")
+        for year, n in index.credited_per_year(iri.value)
+    ]
+    awards = Panel("Award papers", kind="table", columns=["award", "count", "paper"], wide=True)
+    awarded, total = index.credited_award_papers(iri.value, LIST_LIMIT)
+    awards.note, awards.figures = "{n} award papers, its sub-organizations' included", {"n": f"{total:,}"}
+    details = _paper_details(store, awarded)
+    by_award: dict[NamedNode, list[NamedNode]] = defaultdict(list)
+    for paper in awarded:
+        for award in details[paper][1]:
+            by_award[award].append(NamedNode(paper))
+    awards.table = [  # each award once, with its count and papers: newest first, outstanding before mentions
+        [award, f"{len(papers):,}", papers]
+        for award, papers in sorted(by_award.items(), key=_award_order(store, index))
+    ]
     papers = Panel("Papers", kind="table", columns=["paper", "credited as"])
-    if index is not None:  # the index knows which papers credit what (index.py's credit table)
-        years.bars = [(str(year), n) for year, n in index.credited_per_year(iri.value)]
-        awarded = _paper_details(store, index.credited_award_papers(iri.value, LIST_LIMIT))
-        awards.table = [[NamedNode(paper), award] for paper in awarded for award in awarded[paper][1]][:LIST_LIMIT]
-        listed, papers.total = index.credited_papers(iri.value, LIST_LIMIT)
-        papers.table = [[NamedNode(paper), [NamedNode(v) for v in vias]] for paper, vias in listed]
-        papers.more = f"/resource/paper/?organization={_key(iri.value)}"
+    page = pages.get("papers", 1)
+    listed, papers.total = index.credited_papers(iri.value, LIST_PAGE, (page - 1) * LIST_PAGE)
+    papers.table = [[NamedNode(paper), [NamedNode(v) for v in vias]] for paper, _, vias in listed]
+    papers.groups = [str(year) if year else "" for _, year, _ in listed]
+    papers.pager = Pager("papers", page, max(1, -(-papers.total // LIST_PAGE)))
+    papers.more = f"/resource/paper/?organization={key}"
     return heading, [about, years, awards, papers]
 
 
@@ -375,7 +526,9 @@ SELECT ?tier (COUNT(DISTINCT ?paper) AS ?n) WHERE { ?paper iclr:submittedTo ?e ;
 GROUP BY ?tier"""
 
 
-def edition(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> tuple[str, list[Panel]]:
+def edition(
+    store: ReadableGraph, iri: NamedNode, index: Index | None = None, pages: Mapping[str, int] = NO_PAGES
+) -> tuple[str, list[Panel]]:
     heading = _heading(store, iri)
     about = Panel("Edition")
     about.add("Conference", *_values(store, iri, "editionOf"))
@@ -403,14 +556,33 @@ def edition(store: ReadableGraph, iri: NamedNode, index: Index | None = None) ->
     top = Panel("Top-rated papers (public reviews)", kind="table", columns=["paper", "average rating", "reviews"])
     if index is not None:  # averaged with the generation (index.py's rating table)
         top.table = [[NamedNode(paper), f"{average:.2f}", n] for paper, average, n in index.top_rated(iri.value, 10)]
+    rates = Panel("Acceptance rate over the years", kind="bars")
+    rates.bars = [
+        (
+            row["year"].value[:4],
+            float(row["percent"].value),
+            f"/resource/edition/{row['edition'].value.rsplit('/', 1)[-1]}",
+            f"{float(row['percent'].value):g}%",
+        )
+        for row in _select(store, RATE_OVER_YEARS, iri)
+    ]
+    rates.links = [("This as a query", as_query(RATE_OVER_YEARS, iri, "line x=year y=percent"))]
     glance = _at_a_glance(store, iri, stated, decisions.bars)
     key = iri.value.rsplit("/", 1)[-1]
     decisions.bars = [  # each count links to the list of those papers
         (d, n, f"/resource/paper/?edition={key}&decision={d.value.rsplit('#', 1)[-1]}") for d, n in decisions.bars
     ]
-    return heading, [glance, about, figures, decisions, awards, top]
+    return heading, [glance, about, figures, decisions, rates, awards, top]
 
 
+# Each edition of the conference: the rate stated, or accepted over submitted (the mean where
+# sources differ), in percent
+RATE_OVER_YEARS = """
+SELECT ?year ?edition (ROUND(AVG(?rate) * 1000) / 10 AS ?percent) WHERE { ?e iclr:editionOf ?conference .
+  ?edition iclr:editionOf ?conference ; iclr:year ?year .
+  { ?edition iclr:acceptanceRate ?rate } UNION
+  { ?edition iclr:acceptedCount ?accepted ; iclr:submissionCount ?submitted FILTER (?submitted > 0) BIND (?accepted / ?submitted AS ?rate) }
+} GROUP BY ?year ?edition ORDER BY ?year"""
 EDITION_NEIGHBOURS = """
 SELECT ?other ?year WHERE { ?e iclr:editionOf ?conference ; iclr:year ?this . ?other iclr:editionOf ?conference ; iclr:year ?year .
   FILTER (?other != ?e) } ORDER BY ?year"""
@@ -445,7 +617,8 @@ def _at_a_glance(
 ) -> Panel:
     """The headline figures of an edition twice, each column labelled: as its sources state them
     (a range where they differ, a rate as stated) and as the graph counts its own papers
-    (submissions, decisions, tiers, and the rate they make, with its fraction)."""
+    (submissions, decisions, tiers, and, where every paper it holds has a decision, the rate
+    they make, with its fraction)."""
     glance = Panel("At a glance", kind="table", columns=["figure", "stated by sources", "counted in the graph"])
 
     def values(local: str) -> list[float]:
@@ -460,6 +633,7 @@ def _at_a_glance(
 
     submitted = _count(store, EDITION_SUBMISSIONS, iri)
     accepted = sum(n for d, n in decided if str(d.value).endswith("#Accepted"))
+    every_decided = bool(submitted) and sum(n for _, n in decided) == submitted  # else a rate of a sample
     tiers = {int(row["tier"].value): int(row["n"].value) for row in _select(store, EDITION_TIERS, iri)}
     said_submitted, said_accepted = values("submissionCount"), values("acceptedCount")
     said_rate = Cell(" – ".join(dict.fromkeys(_percent(r) for r in values("acceptanceRate"))))
@@ -474,7 +648,7 @@ def _at_a_glance(
     rows: list[list[Any]] = [
         ["Submissions", span(said_submitted), Cell(f"{submitted:,}" if submitted else "")],
         ["Accepted", span(said_accepted), Cell(f"{accepted:,}" if accepted else "")],
-        ["Acceptance rate", said_rate, Cell(rate(accepted, submitted) if accepted else "")],
+        ["Acceptance rate", said_rate, Cell(rate(accepted, submitted) if every_decided else "")],
     ]
     for tier, (label, local) in TIERS.items():
         in_graph = Cell(f"{tiers[tier]:,}" if tier in tiers else "")
@@ -495,7 +669,9 @@ def _count(store: ReadableGraph, query: str, iri: NamedNode) -> int:
 # Award, conference, source
 
 
-def award(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> tuple[str, list[Panel]]:
+def award(
+    store: ReadableGraph, iri: NamedNode, index: Index | None = None, pages: Mapping[str, int] = NO_PAGES
+) -> tuple[str, list[Panel]]:
     heading = _heading(store, iri)
     about = Panel("Award")
     about.properties(
@@ -517,7 +693,9 @@ def award(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> t
     return heading, [about, papers, honoured]
 
 
-def conference(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> tuple[str, list[Panel]]:
+def conference(
+    store: ReadableGraph, iri: NamedNode, index: Index | None = None, pages: Mapping[str, int] = NO_PAGES
+) -> tuple[str, list[Panel]]:
     heading = _heading(store, iri)
     about = Panel("Conference")
     about.properties(
@@ -535,7 +713,9 @@ SELECT ?kind (COUNT(DISTINCT ?s) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } ?g iclr:st
 } GROUP BY ?kind ORDER BY DESC(?n)"""
 
 
-def source(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> tuple[str, list[Panel]]:
+def source(
+    store: ReadableGraph, iri: NamedNode, index: Index | None = None, pages: Mapping[str, int] = NO_PAGES
+) -> tuple[str, list[Panel]]:
     title = [q.object for q in store.quads_for_pattern(iri, NamedNode(vocab.DCTERMS + "title"), None, DefaultGraph())]
     heading = str(title[0].value) if title else iri.value.rsplit("/", 1)[-1]
     about = Panel("Source")
@@ -560,7 +740,7 @@ def source(store: ReadableGraph, iri: NamedNode, index: Index | None = None) -> 
 
 
 # What each kind's page shows: (the store, the entity, the generation's index) -> heading, panels.
-PROFILES: dict[str, Callable[[Store, NamedNode, Index | None], tuple[str, list[Panel]]]] = {
+PROFILES: dict[str, Callable[[Store, NamedNode, Index | None, Mapping[str, int]], tuple[str, list[Panel]]]] = {
     "paper": paper,
     "person": person,
     "organization": organization,
@@ -584,6 +764,12 @@ def _drop_empty_columns(panel: Panel) -> None:
     panel.table = [[row[i] for i in keep] for row in panel.table]
 
 
+def _bar(name: Cell, n: float, href: str = "", shown: str = "", star: bool = False) -> tuple[Any, float, str, str]:
+    """A bar as the page draws it: its name (a cell, linked, in a star), its length, where its
+    count links, and the count as read ("1,128", "26.5%")."""
+    return (name if star else name.text, n, href, shown or (f"{n:,}" if isinstance(n, int) else f"{n:g}"))
+
+
 def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
     """The panels with every term turned into a cell; empty panels dropped."""
     terms: list[Any] = []
@@ -593,7 +779,7 @@ def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
         for row in panel.table:
             for value in row:
                 terms += value if isinstance(value, list) else [value]
-        terms += panel.columns + [bar[0] for bar in panel.bars]
+        terms += panel.columns + [bar[0] for bar in panel.bars] + panel.groups
     labeler.learn(terms)
 
     def cells(value: Any) -> list[Cell]:
@@ -608,7 +794,11 @@ def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
             (translate(label, labeler.lang), [labeler.cell(v) for v in values]) for label, values in panel.rows
         ]
         panel.table = [[cells(v) for v in row] for row in panel.table]
-        panel.bars = [(labeler.cell(bar[0]).text, *bar[1:]) for bar in panel.bars]
+        panel.groups = [labeler.cell(group) for group in panel.groups]
+        panel.bars = [_bar(labeler.cell(bar[0]), *bar[1:], star=panel.kind == "star") for bar in panel.bars]
+        panel.links = [(translate(words, labeler.lang), href) for words, href in panel.links]
+        if panel.kind == "star" and panel.bars:
+            panel.svg = star(panel.bars[0][0], [(bar[0], bar[1]) for bar in panel.bars[1:]])
         if panel.total is not None and panel.total > len(panel.table):
             panel.note = "{shown} of {total} shown"
             panel.figures = {"shown": f"{len(panel.table):,}", "total": f"{panel.total:,}"}

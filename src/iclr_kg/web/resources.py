@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from pyoxigraph import DefaultGraph, Literal, NamedNode, RdfFormat, serialize
@@ -26,8 +27,8 @@ from iclr_kg.query.streaming import ClosingBody, stream
 from iclr_kg.store import built_on
 from iclr_kg.web.html import Cell, Labeler, cell, short
 from iclr_kg.web.http import requested_format, wants_html
-from iclr_kg.web.i18n import language, translate
-from iclr_kg.web.profiles import PROFILES, about, bibtex, render_panels, schema_org
+from iclr_kg.web.i18n import language
+from iclr_kg.web.profiles import PROFILES, bibtex, render_panels, schema_org
 from iclr_kg.web.state import state
 
 blueprint = Blueprint("resources", __name__)
@@ -130,8 +131,8 @@ def resource(kind: str, key: str) -> Response | str | tuple[str, int]:
         )
     index = state().index()
     labeler = Labeler(index, language(), state().terms())
-    heading, panels = PROFILES[kind](store, iri, index) if kind in PROFILES else (None, [])
-    views = entity_views(kind, iri, panels)
+    pages = _profile_pages()
+    heading, panels = PROFILES[kind](store, iri, index, pages) if kind in PROFILES else (None, [])
     statements = describe(store, iri, labeler)
     response = Response(
         render_template(
@@ -139,13 +140,35 @@ def resource(kind: str, key: str) -> Response | str | tuple[str, int]:
             kind=kind,
             heading=(labeler.name(iri.value) if labeler.lang == "zh" else None) or heading or statements["label"],
             panels=render_panels(panels, labeler),
-            views=views,
+            page_url=_page_url,
             jsonld=jsonld(store, iri, kind),
             **statements,
         ),
         mimetype="text/html",
     )
     return response
+
+
+PROFILE_PAGES = ("papers", "coauthors")  # the paged lists of a profile: ?papers=2
+
+
+def _profile_pages() -> dict[str, int]:
+    """The page asked of each paged list of a profile, checked: a 400 that says what is taken."""
+    pages = {}
+    for argument in PROFILE_PAGES:
+        asked = request.args.get(argument)
+        if asked is None:
+            continue
+        if not (asked.isascii() and asked.isdigit() and len(asked) < 10 and int(asked) >= 1):
+            raise QueryError(f"{argument}={asked!r}: pages are numbered from 1")
+        pages[argument] = int(asked)
+    return pages
+
+
+def _page_url(argument: str, page: int) -> str:
+    """This page with `argument` set to `page`, every other argument kept (the language)."""
+    args = {k: v for k, v in request.args.items() if k != argument} | ({argument: str(page)} if page > 1 else {})
+    return f"{request.path}?{urlencode(args)}" if args else request.path
 
 
 @blueprint.route("/resource/<kind>/")
@@ -244,129 +267,6 @@ def _list_filters(
     labeler = Labeler(index, language(), state().terms())
     labeler.learn([NamedNode(iri) for iri in named.values()])
     return narrowed, kept, [(argument, labeler.cell(NamedNode(iri))) for argument, iri in named.items()]
-
-
-# Charts on entity pages: (title, the query about ?e, the view), drawn by the workbench's views (an
-# organization's and an edition's papers per year and decisions are bars drawn on the server)
-GRAPH_NEIGHBOURS = 30  # co-authors drawn in a person's graph (the table lists more)
-ENTITY_VIEWS = {
-    "paper": [
-        (
-            "Review ratings",
-            "SELECT ?review ?rating WHERE { ?review iclr:reviewOf ?e ; iclr:rating ?rating } ORDER BY ?review",
-            "bar x=review y=rating",
-        )
-    ],
-    "person": [
-        (
-            "Papers per year",
-            "SELECT ?year (COUNT(DISTINCT ?paper) AS ?papers) WHERE { ?e iclr:authorOf ?paper . "
-            "?paper iclr:submittedTo/iclr:year ?year } GROUP BY ?year ORDER BY ?year",
-            "bar x=year y=papers",
-        ),
-        (
-            "Co-author graph",
-            # the closest co-authors only: a prolific author's every co-author is a ball of labels
-            "SELECT ?person ?coauthor (COUNT(DISTINCT ?paper) AS ?papers) WHERE { BIND (?e AS ?person) "
-            "?paper iclr:hasAuthor ?person , ?coauthor . FILTER (?coauthor != ?person) } GROUP BY ?person ?coauthor "
-            f"ORDER BY DESC(?papers) ?coauthor LIMIT {GRAPH_NEIGHBOURS}",
-            "graph source=person target=coauthor weight=papers",
-        ),
-    ],
-    "edition": [
-        (
-            "Acceptance rate over the years",
-            # each edition of the conference: the rate stated, or accepted over submitted (the
-            # mean where sources differ), in percent
-            "SELECT ?year (ROUND(AVG(?rate) * 1000) / 10 AS ?percent) WHERE { ?e iclr:editionOf ?conference . "
-            "?edition iclr:editionOf ?conference ; iclr:year ?year . { ?edition iclr:acceptanceRate ?rate } UNION "
-            "{ ?edition iclr:acceptedCount ?accepted ; iclr:submissionCount ?submitted FILTER (?submitted > 0) "
-            "BIND (?accepted / ?submitted AS ?rate) } } GROUP BY ?year ORDER BY ?year",
-            "line x=year y=percent",
-        )
-    ],
-}
-# What a view needs on the page before it is drawn: a panel of that title, or a row of that label
-VIEW_NEEDS = {
-    "Co-author graph": "Co-authors",
-    "Review ratings": "Reviews",
-    "Papers per year": "Papers",
-    "Acceptance rate over the years": "Acceptance rate",
-}
-
-
-# The views whose rows the entity index holds (index.py's authorship table): their results come
-# from it, in the SPARQL results format, the same rows as the query (tests compare them). At
-# 50,000 papers the most prolific person's two queries took 9.0 s and 3.4 s on a busy machine,
-# the index 0.6 s and 0.2 s.
-INDEXED_VIEWS = {("person", "Papers per year"): "years", ("person", "Co-author graph"): "coauthors"}
-CHARTS = {(kind, chart) for (kind, _), chart in INDEXED_VIEWS.items()}
-
-
-def entity_views(kind: str, iri: NamedNode, panels: list) -> list[dict[str, object]]:
-    """The workbench views an entity page shows, each over a query about this entity (read as
-    JSON from /sparql by the page, or from the index where it holds the rows; the query rides
-    along for the chart's "as a table" link); only where the panels found something to draw."""
-    # the panels as made, before their titles and row labels are translated
-    shown = {p.title for p in panels if p} | {label for p in panels if p for label, _ in p.rows}
-    indexed = state().index() is not None
-    views = []
-    for title, query, spec in ENTITY_VIEWS.get(kind, []):
-        if VIEW_NEEDS[title] in shown:
-            chart = INDEXED_VIEWS.get((kind, title)) if indexed else None
-            key = iri.value.rsplit("/", 1)[1]
-            results = (
-                url_for("resources.entity_chart", kind=kind, key=key, chart=chart, query=about(query, iri))
-                if chart
-                else url_for("sparql.sparql", query=about(query, iri), format="json")
-            )
-            titles = json.dumps({name: translate(name) for name in re.findall(r"=(\w+)", spec)}, ensure_ascii=False)
-            view = {
-                "title": title,
-                "spec": spec,
-                "results": results,
-                "wide": spec.startswith("graph"),
-                "titles": titles,
-            }
-            if title == "Co-author graph":  # every co-author on request: the same query without its cut
-                whole = about(query, iri).replace(f" LIMIT {GRAPH_NEIGHBOURS}", "")
-                view |= {"every": url_for("pages.index", query=whole, view=spec), "closest": GRAPH_NEIGHBOURS}
-            views.append(view)
-    return views
-
-
-@blueprint.route("/resource/<kind>/<key>/chart/<chart>")
-def entity_chart(kind: str, key: str, chart: str) -> Response:
-    """A chart's rows from the entity index, as SPARQL JSON results (INDEXED_VIEWS)."""
-    index = state().index()
-    if (kind, chart) not in CHARTS or index is None or not KEY.match(key):
-        raise NotFound(f"no chart {chart!r} for a {kind}")
-    iri = vocab.entity(kind, key)
-    rows: list[tuple[NamedNode | Literal, ...]]
-    if chart == "years":
-        names = ["year", "papers"]
-        year, integer = NamedNode(vocab.XSD + "gYear"), vocab.XSD_INTEGER  # as iclr:year states it
-        rows = [
-            (Literal(str(y), datatype=year), Literal(str(n), datatype=integer))
-            for y, n in index.papers_per_year(iri.value)
-        ]
-    else:
-        names = ["person", "coauthor", "papers"]
-        together, _ = index.co_authors(iri.value, GRAPH_NEIGHBOURS)
-        rows = [(iri, NamedNode(other), Literal(str(n), datatype=vocab.XSD_INTEGER)) for other, n in together]
-    bindings = [{name: _binding(term) for name, term in zip(names, row, strict=True)} for row in rows]
-    body = {"head": {"vars": names}, "results": {"bindings": bindings}}
-    response = Response(json.dumps(body), mimetype="application/sparql-results+json")
-    response.headers["Cache-Control"] = "public, max-age=300"
-    response.set_etag(f"{state().generation}-{kind}-{key}-{chart}")
-    return response.make_conditional(request)
-
-
-def _binding(term: NamedNode | Literal) -> dict[str, str]:
-    """A term as SPARQL 1.1 JSON results write it (an IRI, or a literal with its datatype)."""
-    if isinstance(term, NamedNode):
-        return {"type": "uri", "value": term.value}
-    return {"type": "literal", "value": term.value, "datatype": term.datatype.value}
 
 
 @blueprint.route("/id/<scheme>/<path:value>")

@@ -359,8 +359,7 @@
   // links the same rows as a table.
   function describeChart(box, chart, kind, rows, x, y) {
     const zh = document.documentElement.lang === "zh";
-    const titles = JSON.parse(box.dataset.titles || "{}"); // the axes' names in the page's language
-    const [xName, yName] = [titles[x] || x, titles[y] || y];
+    const [xName, yName] = [x, y]; // the query's own names
     const pairs = rows.slice(0, 12).map((r) => `${r[x]}: ${r[y]}`).join(zh ? "；" : "; ");
     chart.setAttribute("role", "img");
     if (zh) {
@@ -447,10 +446,6 @@
           spec.encoding.color = { field: series, type: "nominal" };
           if (kind === "bar") spec.encoding.xOffset = { field: series, type: "nominal" };
         }
-      }
-      const titles = JSON.parse(box.dataset.titles || "{}"); // axis titles in the page's language
-      for (const channel of Object.values(spec.encoding)) {
-        if (channel.field && titles[channel.field]) channel.title = titles[channel.field];
       }
       spec = { $schema: "https://vega.github.io/schema/vega-lite/v5.json", data: { values: rows }, width: "container",
         height: 320, ...spec };
@@ -567,10 +562,7 @@
   // Returns when the result's first view is drawn (or could not be).
   async function initViews() {
     const select = $("#view-kind");
-    if (!select) {
-      $$(".view[data-spec]").forEach((box) => renderView(box).catch((error) => showViewError(error, box))); // an entity page's views
-      return;
-    }
+    if (!select) return;
     select.hidden = false;
     select.addEventListener("change", () => {
       // Another chart keeps the axes chosen for the last one; any other view starts afresh.
