@@ -145,3 +145,37 @@ def test_a_persons_or_an_organizations_papers_are_a_list_with_facets(client) -> 
     assert client.get("/resource/person/", query_string={"author": "ian-gemp"}).status_code == 404
     chinese = client.get("/resource/paper/", query_string={"author": "ian-gemp", "lang": "zh"}).get_data(as_text=True)
     assert "作者" in chinese.split("<h1>", 1)[1]
+
+
+def test_every_facet_value_keeps_as_many_papers_as_it_says(client) -> None:
+    """Issue #56 item 8: award, presentation (tier) and topic facets beside year and decision.
+    Under any choice, following a facet's value lists exactly the count it showed: the facets'
+    one-pass counting against the list's own count, for every value, one and two choices deep."""
+    checked = 0
+    starts = [{}, {"year": "2021"}, {"award": "yes"}, {"topic": "neural networks"}, {"decision": "Accepted"}]
+    for start in starts:
+        page = client.get("/resource/paper/", query_string=start).get_data(as_text=True)
+        for link in re.findall(r'<p class="facet">.*?</p>', page, re.S):
+            for href, n in re.findall(r'<a href="(/resource/paper/\?[^"]+)">[^<]+</a> \(([\d,]+)\)', link):
+                narrowed = client.get(href.replace("&amp;", "&"))
+                assert narrowed.status_code == 200, href
+                assert heading_count(narrowed.get_data(as_text=True)) == int(n.replace(",", "")), (start, href)
+                checked += 1
+    assert checked > 10
+    awarded = client.get("/resource/paper/", query_string={"award": "yes"}).get_data(as_text=True)
+    assert heading_count(awarded) == 24 and "Filtered" in awarded  # the curated graph's award papers
+    assert "talk" in facet(client.get("/resource/paper/").get_data(as_text=True), "presentation")  # ICLR 2020's
+
+
+def test_topic_results_go_to_the_faceted_list(client) -> None:
+    """Issue #56 item 9: the papers a topic finds, narrowed by year, decision or award in the list."""
+    found = client.get("/search", query_string={"q": "GNN", "kind": "topic"}).get_data(as_text=True)
+    link = re.search(r'href="(/resource/paper/\?topic=[^"]+)"', found)
+    assert link, "no link from the topic results to the list"
+    listed = client.get(link.group(1).replace("&amp;", "&")).get_data(as_text=True)
+    shown = int(re.search(r"of ([\d,]+) matching", re.sub(r"<[^>]+>", "", found)).group(1).replace(",", ""))
+    assert heading_count(listed) == shown > 0 and "on the topic" in listed
+    for bad in ({"topic": "  "}, {"presentation": "Keynote"}, {"award": "no"}):
+        answer = client.get("/resource/paper/", query_string=bad)
+        assert answer.status_code == 400, bad
+    assert client.get("/resource/person/", query_string={"award": "yes"}).status_code == 400

@@ -191,7 +191,8 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
     if not 1 <= page <= MAX_PAGE:
         return not_found_page(f"No page {asked!r} of {kind} entities: pages are numbered from 1.", kind)
     decisions = list(state().terms().enumeration("Decision").values())
-    narrowed, filters, of = _list_filters(index, kind, decisions)
+    presentations = list(state().terms().enumeration("PresentationType").values())
+    narrowed, filters, of = _list_filters(index, kind, decisions, presentations)
     hits, total = index.browse(kind, sort, BROWSE_PAGE, (page - 1) * BROWSE_PAGE, narrowed) if index else ([], 0)
     if page > 1 and not hits:
         return not_found_page(f"No page {page} of {kind} entities: there are {total:,}.", kind)
@@ -199,10 +200,12 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
     # for the lists of a kind by year and decision (a bounded set); a person's or an
     # organization's papers are counted on each visit (milliseconds, and keys without end)
     facets = {}
-    if index and (narrowed.people or narrowed.organization):
-        facets = index.facets(kind, decisions, narrowed)
+    if index and (narrowed.people or narrowed.organization or narrowed.topic):
+        facets = index.facets(kind, decisions, narrowed, presentations)
     elif index:
-        facets = state().per_generation(f"facets {kind} {narrowed}", lambda: index.facets(kind, decisions, narrowed))
+        facets = state().per_generation(
+            f"facets {kind} {narrowed}", lambda: index.facets(kind, decisions, narrowed, presentations)
+        )
     return render_template(
         "browse.html",
         kind=kind,
@@ -221,18 +224,29 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         filters=filters,
         of=of,
         facets=facets,
-        decision_label=lambda local: state().terms().label(local, language()),
+        term_label=lambda local: state().terms().label(local, language()),
     )
 
 
 # A paper list's filters by entity: the argument, the kind of entity it names, what it keeps
 ENTITY_FILTERS = {"author": "person", "coauthor": "person", "organization": "organization"}
 # What a list's URL may say (anything else is a 400 naming it, not silently ignored)
-LIST_ARGUMENTS = {"sort", "page", "year", "edition", "decision", *ENTITY_FILTERS, "lang"}
+LIST_ARGUMENTS = {
+    "sort",
+    "page",
+    "year",
+    "edition",
+    "decision",
+    "presentation",
+    "award",
+    "topic",
+    *ENTITY_FILTERS,
+    "lang",
+}
 
 
 def _list_filters(
-    index: Any, kind: str, decisions: list[str]
+    index: Any, kind: str, decisions: list[str], presentations: list[str]
 ) -> tuple[ListFilter, dict[str, Any], list[tuple[str, Cell]]]:
     """`?year=2021` (or `?edition=iclr2021`, its year), `?decision=Accepted` (an iclr:Decision)
     and, for papers, `?author=` and `?coauthor=` (people's keys: papers both wrote) and
@@ -252,7 +266,24 @@ def _list_filters(
             raise NotFound(f"edition={edition!r}: no such edition (iclr2021, iclr2024, ...)")
     if decision is not None and decision not in decisions:
         raise QueryError(f"decision={decision!r}: one of {', '.join(decisions)}")
-    kept: dict[str, Any] = {k: v for k, v in (("year", year), ("decision", decision)) if v is not None}
+    presentation, award, topic = (request.args.get(k) for k in ("presentation", "award", "topic"))
+    if presentation is not None and presentation not in presentations:
+        raise QueryError(f"presentation={presentation!r}: one of {', '.join(presentations)}")
+    if award not in (None, "yes"):
+        raise QueryError(f"award={award!r}: award=yes keeps the papers that won an award")
+    expression = index.topic_filter(topic) if index and topic is not None else None
+    if topic is not None and expression is None:
+        raise QueryError(f"topic={topic!r}: a topic is a few words (graph neural network)")
+    if kind != "paper" and (presentation or award or topic):
+        raise QueryError("presentation, award and topic narrow lists of papers only")
+    chosen = (
+        ("year", year),
+        ("decision", decision),
+        ("presentation", presentation),
+        ("award", award),
+        ("topic", topic),
+    )
+    kept: dict[str, Any] = {k: v for k, v in chosen if v is not None}
     named: dict[str, str] = {}
     for argument, of_kind in ENTITY_FILTERS.items():
         key = request.args.get(argument)
@@ -263,10 +294,11 @@ def _list_filters(
             raise NotFound(f"{argument}={key!r}: no such {of_kind} (papers only are listed by {argument})")
         named[argument], kept[argument] = iri, key
     people = tuple(named[a] for a in ("author", "coauthor") if a in named)
-    narrowed = ListFilter(year, decision, people, named.get("organization"))
+    narrowed = ListFilter(year, decision, people, named.get("organization"), presentation, award == "yes", expression)
     labeler = Labeler(index, language(), state().terms())
     labeler.learn([NamedNode(iri) for iri in named.values()])
-    return narrowed, kept, [(argument, labeler.cell(NamedNode(iri))) for argument, iri in named.items()]
+    of = [(argument, labeler.cell(NamedNode(iri))) for argument, iri in named.items()]
+    return narrowed, kept, of + ([("topic", Cell(topic))] if topic is not None else [])
 
 
 @blueprint.route("/id/<scheme>/<path:value>")
