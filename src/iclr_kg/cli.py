@@ -282,8 +282,8 @@ def _say_problems(text: str, settings: Settings) -> None:
     the ontology lacks, with the nearest one), on standard error before the query runs: 0 rows
     for `iclr:titel` then come with the reason. An error (the query cannot run) is the command's
     one line: the query is not run to say it again in the engine's words."""
-    known = terms.read(settings.ontology_dir / "iclr.ttl").names
-    for problem in check(text, known):
+    ontology = terms.read(settings.ontology_dir / "iclr.ttl")
+    for problem in check(text, ontology.names, ontology=ontology):
         where = f"line {problem.line}, column {problem.column}: {problem.message}"
         if problem.severity == "error":
             raise QueryError(where)

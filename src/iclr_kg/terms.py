@@ -16,7 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pyoxigraph import Literal, NamedNode, RdfFormat, parse
+from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, parse
 
 from iclr_kg import vocab
 from iclr_kg.config import resource_dir
@@ -27,6 +27,9 @@ _TYPE = vocab.RDF + "type"
 _SUBCLASS = vocab.RDFS + "subClassOf"
 _SUBPROPERTY = vocab.RDFS + "subPropertyOf"
 _WDT = vocab.PREFIXES["wdt"]
+_DOMAIN, _RANGE = vocab.RDFS + "domain", vocab.RDFS + "range"
+_DISJOINT_WITH, _MEMBERS = vocab.OWL + "disjointWith", vocab.OWL + "members"
+_FIRST, _REST = vocab.RDF + "first", vocab.RDF + "rest"
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,23 @@ class Terms:
     parents: dict[str, set[str]] = field(default_factory=dict)  # class -> its direct superclasses
     names: frozenset[str] = frozenset()  # every term the ontology describes (what a query may name)
     wikidata: dict[str, str] = field(default_factory=dict)  # property -> the Wikidata property it refines (P496)
+    domains: dict[str, set[str]] = field(default_factory=dict)  # property -> the classes it is stated of
+    ranges: dict[str, set[str]] = field(default_factory=dict)  # object property -> the classes of its values
+    disjoint: frozenset[frozenset[str]] = frozenset()  # pairs of classes no entity is both of
+
+    def above(self, cls: str) -> set[str]:
+        """`cls` and every class over it, however high."""
+        found, todo = {cls}, [cls]
+        while todo:
+            for parent in self.parents.get(todo.pop(), ()):
+                if parent not in found:
+                    found.add(parent)
+                    todo.append(parent)
+        return found
+
+    def never_both(self, one: str, other: str) -> bool:
+        """Whether no entity can be of both classes: they, or classes over them, are disjoint."""
+        return any(frozenset((a, b)) in self.disjoint for a in self.above(one) for b in self.above(other))
 
     def label(self, local: str, lang: str = "en") -> str:
         """The term's label in `lang`, else in English, else its local name."""
@@ -85,9 +105,16 @@ def _read(path: Path, _mtime: int) -> Terms:
     parents: dict[str, set[str]] = defaultdict(set)
     names: set[str] = set()
     wikidata: dict[str, str] = {}
+    domains: dict[str, set[str]] = defaultdict(set)
+    ranges: dict[str, set[str]] = defaultdict(set)
+    disjoint: set[frozenset[str]] = set()
+    nodes: dict[str, dict[str, object]] = defaultdict(dict)  # a blank node's values (lists, AllDisjointClasses)
     with path.open("rb") as f:
         for triple in parse(f, RdfFormat.TURTLE):
             subject, predicate, value = triple.subject, triple.predicate.value, triple.object
+            if isinstance(subject, BlankNode):
+                nodes[subject.value][predicate] = value
+                continue
             if not (isinstance(subject, NamedNode) and subject.value.startswith(vocab.ONTOLOGY_NS)):
                 continue
             local = subject.value[len(vocab.ONTOLOGY_NS) :]
@@ -103,7 +130,30 @@ def _read(path: Path, _mtime: int) -> Terms:
                     types[local].add(value.value[len(vocab.ONTOLOGY_NS) :])
                 elif predicate == _SUBCLASS:
                     parents[local].add(value.value[len(vocab.ONTOLOGY_NS) :])
-    return Terms(dict(labels), notations, dict(types), dict(parents), frozenset(names), wikidata)
+                elif predicate == _DOMAIN:
+                    domains[local].add(value.value[len(vocab.ONTOLOGY_NS) :])
+                elif predicate == _RANGE:
+                    ranges[local].add(value.value[len(vocab.ONTOLOGY_NS) :])
+                elif predicate == _DISJOINT_WITH:
+                    disjoint.add(frozenset((local, value.value[len(vocab.ONTOLOGY_NS) :])))
+    for node in nodes.values():  # [ a owl:AllDisjointClasses ; owl:members ( ... ) ]: every pair
+        members = _listed(nodes, node.get(_MEMBERS))
+        disjoint |= {frozenset((a, b)) for a in members for b in members if a != b}
+    return Terms(
+        dict(labels), notations, dict(types), dict(parents), frozenset(names), wikidata,
+        dict(domains), dict(ranges), frozenset(disjoint),
+    )  # fmt: skip
+
+
+def _listed(nodes: dict[str, dict[str, object]], head: object) -> list[str]:
+    """The local names of our terms in the RDF list starting at `head` (blank nodes of `nodes`)."""
+    found = []
+    while isinstance(head, BlankNode) and head.value in nodes:
+        first = nodes[head.value].get(_FIRST)
+        if isinstance(first, NamedNode) and first.value.startswith(vocab.ONTOLOGY_NS):
+            found.append(first.value[len(vocab.ONTOLOGY_NS) :])
+        head = nodes[head.value].get(_REST)
+    return found
 
 
 def packaged() -> Terms:

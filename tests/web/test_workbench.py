@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from flask.testing import FlaskClient
 
+from iclr_kg.config import resource_dir
 from iclr_kg.errors import IclrKgError
 from iclr_kg.query.lint import check
 from iclr_kg.query.saved import load_saved, parse_saved
@@ -36,6 +37,28 @@ def test_a_term_our_ontology_lacks_is_said_with_the_nearest_one() -> None:
 
 def test_strings_iris_and_comments_are_not_prefixed_names() -> None:
     assert check('SELECT ?x WHERE { ?x iclr:name "a:b" . ?x <http://example.org/x> ?z } # c:d', TERMS) == []
+
+
+def test_a_pattern_the_ontology_says_cannot_match_is_warned_with_the_way_round(client: FlaskClient) -> None:
+    """Issue #56 item 12: iclr:year is an edition's (its domain), and a paper is no edition (the
+    ontology's disjoint classes): 0 rows, now with the reason and the path that works. The same
+    from a range, and nothing said of a pattern that can match or of any saved query."""
+    from iclr_kg.query.lint import never_met
+    from iclr_kg.terms import packaged
+
+    ontology = packaged()
+    [problem] = never_met("SELECT ?p ?y WHERE {\n  ?p a iclr:Paper ;\n     iclr:year ?y }", ontology)
+    assert (problem.line, problem.column, problem.severity) == (3, 6, "warning")
+    assert "iclr:ConferenceEdition (the domain of iclr:year)" in problem.message
+    assert problem.message.endswith("try iclr:submittedTo/iclr:year")
+    [ranged] = never_met("SELECT * WHERE { ?x iclr:submittedTo ?e . ?e a iclr:Person }", ontology)
+    assert "the range of iclr:submittedTo" in ranged.message
+    fine = "SELECT ?y WHERE { ?p a iclr:OutstandingPaper ; iclr:submittedTo/iclr:year ?y ; iclr:title ?t }"
+    assert never_met(fine, ontology) == [] and never_met("SELECT * WHERE { ?s ?p ?o", ontology) == []
+    for name, saved in load_saved(resource_dir("queries")).items():
+        assert never_met(saved.text, ontology) == [], name
+    answer = client.get("/api/check", query_string={"query": "SELECT ?y WHERE { ?p a iclr:Paper ; iclr:year ?y }"})
+    assert "try iclr:submittedTo/iclr:year" in answer.get_json()["problems"][0]["message"]
 
 
 def test_the_endpoint_answers_syntax_errors_in_words(client: FlaskClient) -> None:

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 
 from iclr_kg import vocab
 from iclr_kg.query.querytext import may_mention, unclosed, update_keyword
+from iclr_kg.terms import Terms
 
 # Tokens whose insides are not prefixed names: comments, strings, IRIs; then what we look at.
 TOKENS = re.compile(
@@ -58,17 +60,112 @@ def check(
     text: str,
     ontology_terms: set[str] | frozenset[str] = frozenset(),
     syntax: Callable[[str], Problem | None] | None = None,
+    ontology: Terms | None = None,
 ) -> list[Problem]:
     """Every problem found in `text`, in reading order. `ontology_terms`: the local names of our
     ontology (classes, properties, individuals); empty skips the term check. `syntax`: the
     parser's verdict (None skips it), asked only where the names hold no error and the text is a
-    query that a parse leaves alone (`parse_worthy`)."""
+    query that a parse leaves alone (`parse_worthy`). `ontology`: its domains, ranges and
+    disjoint classes, to warn where a pattern cannot match (`never_met`); None skips it."""
     problems = _names(text, ontology_terms)
     if syntax is not None and parse_worthy(text) and not any(p.severity == "error" for p in problems):
         found = syntax(text)
         if found is not None:
             problems.append(found)
+    if ontology is not None and not any(p.severity == "error" for p in problems):
+        problems += never_met(text, ontology)
     return sorted(problems, key=lambda p: (p.line, p.column))
+
+
+MEETS_LIMIT = 20_000  # characters: longer texts are not read for domains (rdflib's parser is pure Python)
+
+
+def never_met(text: str, ontology: Terms) -> list[Problem]:
+    """Warnings where a query's patterns ask one variable to be of two classes no entity is both
+    of, by the ontology's domains, ranges and disjoint classes: `?p a iclr:Paper ; iclr:year ?y`
+    (iclr:year is an edition's) finds nothing, and says how to reach the value instead
+    (`iclr:submittedTo/iclr:year`). Read with rdflib's SPARQL parser; a text it cannot read, or
+    one too long, gets no warning (the syntax check speaks for it)."""
+    if len(text) > MEETS_LIMIT or update_keyword(text):
+        return []
+    try:
+        patterns = list(_triple_patterns(text))
+    except Exception:  # noqa: BLE001 - rdflib's parser fails in many ways; Oxigraph's verdict stands
+        return []
+    stated: dict[str, list[tuple[str, str]]] = defaultdict(list)  # variable -> (class, why)
+    uses: list[tuple[str, str, str]] = []  # (variable, property, "domain" or "range")
+    for subject, predicate, value in patterns:
+        if predicate == "type" and value is not None and subject is not None:
+            stated[subject].append((value, f"?{subject} a iclr:{value}"))
+        elif predicate != "type":
+            for variable, side in ((subject, "domain"), (value, "range")):
+                if variable is not None:
+                    uses.append((variable, predicate, side))
+    for variable, prop, side in uses:
+        for cls in (ontology.domains if side == "domain" else ontology.ranges).get(prop, ()):
+            stated[variable].append((cls, f"iclr:{prop} (its {side} is iclr:{cls})"))
+    problems, said = [], set()
+    for variable, prop, side in uses:
+        for cls in (ontology.domains if side == "domain" else ontology.ranges).get(prop, ()):
+            clash = next(((c, why) for c, why in stated[variable] if ontology.never_both(c, cls)), None)
+            if clash is None or (variable, prop) in said:
+                continue
+            said.add((variable, prop))
+            hint = _way_round(ontology, clash[0], cls, prop) if side == "domain" else ""
+            message = (
+                f"?{variable} cannot be both iclr:{clash[0]} ({clash[1]}) and iclr:{cls} (the {side} of "
+                f"iclr:{prop}): these classes share no entity, so this pattern matches nothing{hint}"
+            )
+            problems.append(_at_term(text, prop, message))
+    return problems
+
+
+def _way_round(ontology: Terms, cls: str, domain: str, prop: str) -> str:
+    """A path from a `cls` to a `domain` entity, through one property: "; a paper reaches it as
+    iclr:submittedTo/iclr:year"."""
+    for step, of in sorted(ontology.domains.items()):
+        if any(cls in ontology.below(d) for d in of) and any(
+            domain in ontology.below(r) for r in ontology.ranges.get(step, ())
+        ):
+            return f"; from iclr:{cls}, try iclr:{step}/iclr:{prop}"
+    return ""
+
+
+def _at_term(text: str, local: str, message: str) -> Problem:
+    """A warning at the first place `text` names iclr:`local` (else at the start)."""
+    for match in TOKENS.finditer(text):
+        if match.group("pname") and match.group("prefix") == "iclr" and match.group("local") == local:
+            line, column = _position(text, match.start())
+            return Problem(line, column, len(match.group("pname")), message, "warning")
+    return Problem(1, 1, 1, message, "warning")
+
+
+def _triple_patterns(text: str) -> Iterator[tuple[str | None, str, str | None]]:
+    """The query's triple patterns with a predicate of ours, as (subject variable or None, the
+    predicate's local name or "type", the object variable, or for rdf:type the class's local name).
+    Property paths are left out: what they reach is not one property's domain."""
+    from rdflib import RDF, URIRef, Variable
+    from rdflib.plugins.sparql import prepareQuery
+
+    prepared = prepareQuery(text, initNs={k: v for k, v in vocab.QUERY_PREFIXES.items()})
+
+    def walk(node: object) -> Iterator[tuple[object, object, object]]:
+        if isinstance(node, dict):  # rdflib's algebra nodes are dicts (CompValue)
+            if getattr(node, "name", "") == "BGP":
+                yield from node.get("triples", [])
+            for child in node.values():
+                yield from walk(child)
+        elif isinstance(node, list | tuple):
+            for child in node:
+                yield from walk(child)
+
+    ours = vocab.ONTOLOGY_NS
+    for s, p, o in walk(prepared.algebra):
+        variable = str(s) if isinstance(s, Variable) else None
+        if p == RDF.type and isinstance(o, URIRef) and str(o).startswith(ours):
+            yield variable, "type", str(o)[len(ours) :]
+        elif isinstance(p, URIRef) and str(p).startswith(ours):
+            yield variable, str(p)[len(ours) :], str(o) if isinstance(o, Variable) else None
 
 
 def parse_worthy(text: str) -> bool:

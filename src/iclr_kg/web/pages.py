@@ -79,7 +79,7 @@ def result_page(
         context.get("values", {}),
         include_inferred,
     )
-    context["problems"] = problems = check(text, ontology_local_names())
+    context["problems"] = problems = check(text, ontology_local_names(), ontology=state().terms())
     errors = [p for p in problems if p.severity == "error"]
     if errors:  # said before running, where the query is wrong, in words a person can act on
         return render_template(template, query=text, error=errors[0].message, inferred=include_inferred, **context), 400

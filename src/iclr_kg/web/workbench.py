@@ -142,7 +142,7 @@ def check_json() -> Response:
     text = request.values.get("query", "")
     if len(text.encode("utf-8")) > MAX_QUERY_BYTES:
         raise TooLarge(f"the query is longer than {MAX_QUERY_BYTES} bytes")
-    problems = check(text, ontology_local_names(), syntax=syntax_in_worker)
+    problems = check(text, ontology_local_names(), syntax=syntax_in_worker, ontology=state().terms())
     return jsonify({"problems": [p.as_json() for p in problems]})
 
 
