@@ -594,3 +594,18 @@ def test_chinese_pages_name_everything_in_simplified_script(client: FlaskClient)
     assert "ICLR 2021杰出论文奖" in award
     listed = text_of(page(client, "/resource/organization/", lang="zh"))
     assert "亞馬遜" not in listed and "微軟" not in listed
+
+
+def test_a_source_says_its_language_by_name_and_that_the_article_gives_no_date_or_address(client: FlaskClient) -> None:
+    """Issue #56 items 4 and 14: no raw zh-Hans/zh-Hant on a source's page or in the list of
+    sources; where an article gives no date or address, the page says so (and names the file its
+    text is kept in)."""
+    html = page(client, "/resource/source/iclr2024-outstanding-papers")
+    facts = section(html, "Source")
+    assert "Language Simplified Chinese" in facts and "zh-Hans" not in facts
+    assert "Published not stated in the article" in facts
+    assert "Address not stated in the article; its text is kept as 004_c82a6a88408f5a83.txt" in facts
+    listed = text_of(page(client, "/resource/source/"))
+    assert "Traditional Chinese" in listed and "zh-Han" not in listed
+    chinese = text_of(page(client, "/resource/source/", lang="zh"))
+    assert "繁体" in chinese and "zh-Han" not in chinese

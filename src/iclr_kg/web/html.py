@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -171,6 +172,7 @@ class Remarked:
 def readable_facts(text: str, lang: str, known: terms.Terms) -> str:
     """An index's facts line (`ICLR 2021 · iclr:Accepted (iclr:Oral) · Yang Song et al.`) in `lang`."""
     text = known.readable(text, lang)
+    text = LANGUAGE_TAG.sub(lambda m: translate(LANGUAGE_NAMES[m[0].lower()], lang), text)  # no raw zh-Hant
     if lang != "en":
         for phrase in ("et al.", "part of"):
             text = text.replace(phrase, translate(phrase, lang))
@@ -226,6 +228,7 @@ class Labeler:
 
 # How a page names a text's language tag, rather than showing the tag itself
 LANGUAGE_NAMES = {"zh": "Chinese", "zh-hans": "Simplified Chinese", "zh-hant": "Traditional Chinese"}
+LANGUAGE_TAG = re.compile(r"(?<![\w-])zh-(?:Hans|Hant)(?![\w-])", re.IGNORECASE)
 
 
 def readable_literal(term: Literal, lang: str = "en") -> Cell:

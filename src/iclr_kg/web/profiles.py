@@ -24,7 +24,7 @@ from iclr_kg.graph import ReadableGraph
 from iclr_kg.identifiers import SCHEMES
 from iclr_kg.index import Index, ListFilter, ranked_titles
 from iclr_kg.web.charts import star
-from iclr_kg.web.html import Cell, Labeler, OntologyLabel, Remarked, web_link
+from iclr_kg.web.html import LANGUAGE_NAMES, Cell, Labeler, OntologyLabel, Remarked, web_link
 from iclr_kg.web.i18n import translate
 
 LIST_LIMIT = 200  # rows of a list that is not paged
@@ -725,7 +725,6 @@ def source(
         [
             ("Outlet", "outlet"),
             ("Written by", "writer"),
-            ("Language", NamedNode(vocab.SCHEMA + "inLanguage")),
             ("About", "about"),
             ("Retrieved", "retrievedAt"),
             ("Service", "service"),
@@ -734,6 +733,21 @@ def source(
             ("Note", "note"),
         ],
     )
+    tags = [q.object.value for q in store.quads_for_pattern(iri, NamedNode(vocab.SCHEMA + "inLanguage"), None, None)]
+    about.add("Language", *sorted({translate(LANGUAGE_NAMES.get(tag.lower(), tag)) for tag in tags}))
+    if any(True for _ in store.quads_for_pattern(iri, vocab.RDF_TYPE, vocab.iclr("Article"), DefaultGraph())):
+        # an article's date and address, or that it gives none (the five seed articles give neither)
+        dated = [
+            q.object
+            for q in store.quads_for_pattern(iri, NamedNode(vocab.SCHEMA + "datePublished"), None, DefaultGraph())
+        ]
+        about.add("Published", *(dated or [translate("not stated in the article")]))
+        kept = sorted({q.object.value for q in store.quads_for_pattern(iri, vocab.iclr("seedFile"), None, None)})
+        address = [
+            q.object for q in store.quads_for_pattern(iri, NamedNode(vocab.SCHEMA + "url"), None, DefaultGraph())
+        ]
+        unstated = translate("not stated in the article; its text is kept as {file}").format(file=", ".join(kept))
+        about.add("Address", *(address or [unstated]))
     states = Panel("What it states (entities per kind)", kind="bars")
     states.bars = [(row["kind"].value, int(row["n"].value)) for row in _select(store, SOURCE_STATES, iri)]
     return heading, [about, states]
