@@ -335,6 +335,7 @@ def stats() -> str | tuple[str, int]:
         identifiers=identifiers,
         generation=state().generation,
         engine=engine,
+        term_label=lambda curie: state().terms().label(curie.removeprefix("iclr:"), language()),
     )
 
 
