@@ -347,6 +347,10 @@ PAGE_KINDS = [
     "/?lang=zh",  # the rest in Chinese (the choice is kept in a cookie)
     "/resource/edition/iclr2021",
     "/resource/award/iclr2021-outstanding-paper",
+    "/resource/person/ian-gemp",  # the summary, the bars and the co-author star
+    "/resource/organization/google",
+    "/resource/source/iclr2021-notable-submissions",
+    "/resource/paper/?topic=neural+networks&presentation=Talk",
     "/query?query=SELECT+%3Fyear+%28COUNT%28%3Fp%29+AS+%3Fn%29+WHERE+%7B+%3Fp+iclr%3AsubmittedTo%2Ficlr%3Ayear+%3Fyear+%7D+GROUP+BY+%3Fyear&view=bar",
 ]
 
