@@ -1032,6 +1032,15 @@ class Index:
                 (edition, limit),
             ).fetchall()
 
+    def credited_counts(self) -> list[tuple[str, int]]:
+        """Every credited organization with the papers crediting it or a unit under it (its page's
+        count), most first, then in natural order."""
+        with self._db() as db:
+            return db.execute(
+                "SELECT o.iri, COUNT(DISTINCT c.paper) AS n FROM credit c JOIN entity o ON o.id = c.organization "
+                "GROUP BY c.organization ORDER BY n DESC, o.natural"
+            ).fetchall()
+
     def credited_per_year(self, organization: str) -> list[tuple[int, int]]:
         """(year, papers) crediting an organization or a unit under it, in year order."""
         with self._db() as db:

@@ -197,7 +197,13 @@ def test_the_front_page_lists_iclr_and_the_footer_counts_the_sources(client: Fla
     assert re.search(rf'from <a href="/resource/source/">{sources}</a> sources\.', home), home[-1500:]
     assert "five news articles" not in home
     # item 1: what the ranking of organizations counts, and the award papers it cannot
-    assert "Papers credited to the organization itself" in home
+    assert "Papers credited to the organization or its units, as on its page" in home
+    # item 3: one count per organization on every page (Google with its units), units not ranked
+    ranked = re.search(r"<ol>(.*?)</ol>\s*<p class=\"note\">Papers credited", home, re.S)
+    assert ranked and "/resource/organization/google-deepmind" not in ranked[1]
+    google = re.search(r'/resource/organization/google">Google</a> <span class="note">(\d+)</span>', ranked[1])
+    per_year = section(page(client, "/resource/organization/google"), "Papers per year (sub-organizations included)")
+    assert google and int(google[1]) == sum(int(n) for n in re.findall(r"\b20\d\d (\d+)", per_year))
     assert re.search(r"\d+ award papers credit no organization in their sources", home)
 
 

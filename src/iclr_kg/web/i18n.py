@@ -37,7 +37,7 @@ ZH = {
     "the ontology": "本体",
     "links to Wikidata": "与 Wikidata 的链接",
     "written by updates": "更新写入",
-    "Papers credited to the organization itself; its page adds those of its units.": "仅计机构本身署名的论文；机构页另计其下属单位的论文。",
+    "Papers credited to the organization or its units, as on its page; units count with their parent.": "计入机构及其下属单位署名的论文，与机构页一致；下属单位计入其上级机构。",
     "{n} award papers credit no organization in their sources.": "另有 {n} 篇获奖论文在来源中未署任何机构。",
     "Filtered": "筛选结果",
     "Topics are indexed in English (titles, keywords and abstracts); try, for example:": "主题按英文索引（标题、关键词与摘要），可试试：",

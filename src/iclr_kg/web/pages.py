@@ -139,6 +139,11 @@ SELECT DISTINCT ?e WHERE {{
 }}"""
 
 
+# The organizations ranked on the front page are those that are no unit of another, each with the
+# papers credited to it or its units: the count its own page gives (Google with DeepMind's papers)
+FRONT_PAGE_ORGANIZATIONS = 10
+UNITS = f"SELECT DISTINCT ?unit WHERE {{ GRAPH <{vocab.GRAPH_ENTITIES}> {{ ?unit iclr:subOrganizationOf ?parent }} }}"
+
 # What a ranking of organizations cannot count: award papers whose sources credit no organization
 # (ICLR 2024's honorable mentions), said beside the ranking rather than silently left out
 AWARD_PAPERS_WITHOUT_CREDIT = """
@@ -152,7 +157,10 @@ def _front_page_lists(index: Index) -> dict[str, object]:
     iclr = {row[0].value for row in state().store().query(ICLR_EDITIONS_AND_AWARDS, prefixes=vocab.QUERY_PREFIXES)}
     editions = [h for h in index.browse("edition", "year", 50)[0] if h.iri in iclr]
     awards = [h for h in index.browse("award", "year", 50)[0] if h.iri in iclr][:12]
-    organizations, _ = index.browse("organization", "papers", 10)
+    units = {row[0].value for row in state().store().query(UNITS, prefixes=vocab.QUERY_PREFIXES)}
+    ranked = [(iri, n) for iri, n in index.credited_counts() if iri not in units][:FRONT_PAGE_ORGANIZATIONS]
+    labels = index.labels([iri for iri, _ in ranked])
+    organizations = [(iri.rsplit("/", 1)[-1], *labels.get(iri, (iri, "")), n) for iri, n in ranked]
     uncredited = next(iter(state().store().query(AWARD_PAPERS_WITHOUT_CREDIT, prefixes=vocab.QUERY_PREFIXES)))[0]
     counts = {kind: index.browse(kind, "name", 1)[1] for kind in FRONT_PAGE_COUNTS}
     return {
