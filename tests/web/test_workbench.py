@@ -445,3 +445,26 @@ def test_the_view_picker_greys_out_views_the_rows_cannot_make_and_says_why(clien
     counts = options("/queries/submission-counts")
     assert counts["graph"] == counts["tree"] == "needs two columns of entities (from, to)"
     assert options("/queries/organization-hierarchy", "zh")["bar"] == "需要一列数字和另一列"
+
+
+TRADITIONAL_ONLY = set("論獎學爐華軍際國門傑")  # characters Simplified Chinese writes otherwise
+
+
+@needs_chromium
+def test_chinese_pages_show_every_label_in_simplified_script_at_phone_width(server: str, chromium) -> None:
+    """Issue #56 item 4 in a browser: a Chinese page at 400 px shows the graph's labels in
+    Simplified script (ICLR 2021杰出论文奖, 斯坦福大学, 朱军), the sources' own script only in the
+    statements fold, and the co-author star names people as the page does (宋飏)."""
+    page = chromium()
+    page.set_viewport_size({"width": 400, "height": 800})
+    shown = {}
+    for path in ("/resource/award/iclr2021-outstanding-paper", "/resource/person/yang-song", "/resource/paper/"):
+        page.goto(server + path + "?lang=zh")
+        shown[path] = page.locator("main").inner_text()  # the statements fold is closed: not shown
+        found = set(shown[path]) & TRADITIONAL_ONLY
+        assert not found, (path, sorted(found))
+        assert page.evaluate("document.documentElement.scrollWidth") <= 400, path
+    assert "ICLR 2021杰出论文奖" in shown["/resource/award/iclr2021-outstanding-paper"]
+    assert "斯坦福大学" in shown["/resource/person/yang-song"] and "朱军" in shown["/resource/person/yang-song"]
+    page.goto(server + "/resource/person/yang-song?lang=zh")
+    assert "宋飏" in page.locator("svg.star").inner_html()
