@@ -33,12 +33,12 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, QueryResultsFormat, Que
 
 from iclr_kg import terms, vocab
 from iclr_kg.graph import ReadableGraph
+from iclr_kg.kinds import LISTED
 from iclr_kg.topics import HAN, topic_expression
 
 SUFFIX = ".index.sqlite"
 SCHEMA_VERSION = 6  # 2: the authorship table; 3: the credit table; 4: the rating table; 5: topics; 6: natural
 # Kinds a person looks for by name; the others (authorships, reviews...) get labels only.
-SEARCHED = ("paper", "person", "organization", "edition", "award", "conference", "source")
 TOPIC = "topic"  # search's tab of papers by what they are about (title, keywords, abstract)
 RANKED_TOPICS = 2_000  # topic matches ranked by relevance up to here; more are listed in order
 # The highest page number a list or sitemap accepts: far past any kind's last page, and well inside
@@ -405,7 +405,7 @@ def build_index(store: ReadableGraph, generation: Path) -> Path:
         _add_credits(db, _select(store, CREDITS))
         _add_ratings(db, _select(store, RATINGS))
         _add_topics(db, _select(store, TOPIC_TEXTS))
-        searched = ",".join(f"'{k}'" for k in SEARCHED)
+        searched = ",".join(f"'{k}'" for k in LISTED)
         db.execute(f"INSERT INTO words (rowid, names) SELECT id, names FROM entity WHERE kind IN ({searched})")
         db.execute(f"INSERT INTO grams (rowid, names) SELECT id, names FROM entity WHERE kind IN ({searched})")
         db.commit()
@@ -713,7 +713,7 @@ def _patch_rows(
     for table in ("words", "grams"):  # contentless FTS5: a row goes out by its old text
         db.executemany(
             f"INSERT INTO {table} ({table}, rowid, names) VALUES ('delete', ?, ?)",
-            [(number, names) for number, _, kind, names in old if kind in SEARCHED],
+            [(number, names) for number, _, kind, names in old if kind in LISTED],
         )
     db.executemany("DELETE FROM entity WHERE id = ?", [(number,) for number in ids.values()])
     rows = []
@@ -729,7 +729,7 @@ def _patch_rows(
     _patch_ratings(db, store, touched)
     for table in ("words", "grams"):
         db.executemany(
-            f"INSERT INTO {table} (rowid, names) VALUES (?, ?)", [(r[0], r[10]) for r in rows if r[2] in SEARCHED]
+            f"INSERT INTO {table} (rowid, names) VALUES (?, ?)", [(r[0], r[10]) for r in rows if r[2] in LISTED]
         )
     old_papers = [number for number, _, kind, _ in old if kind == "paper"]
     _patch_topics(db, store, old_papers, {r[1]: r[0] for r in rows if r[2] == "paper"})
@@ -1082,7 +1082,7 @@ class Index:
         query = _searched(text)
         if not query:
             return []
-        kinds = [kind] if kind else list(SEARCHED)
+        kinds = [kind] if kind else list(LISTED)
         window = limit * 5
         found: dict[str, Hit] = {}
         with self._db() as db:
@@ -1135,9 +1135,9 @@ class Index:
             rows = db.execute(
                 "SELECT kind, COUNT(*) FROM (SELECT e.kind AS kind FROM words JOIN entity e ON e.id = words.rowid "
                 "WHERE words MATCH ? LIMIT ?) GROUP BY kind",
-                (match, cap * len(SEARCHED)),
+                (match, cap * len(LISTED)),
             ).fetchall()
-        counts = {kind: min(n, cap) for kind, n in rows if kind in SEARCHED}
+        counts = {kind: min(n, cap) for kind, n in rows if kind in LISTED}
         topics = self.topic_count(text, cap)
         return counts | ({TOPIC: topics} if topics else {})
 

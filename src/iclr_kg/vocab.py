@@ -7,6 +7,8 @@ import functools
 
 from pyoxigraph import NamedNode
 
+from iclr_kg import kinds
+
 BASE = "https://w3id.org/iclr-kg/"
 ONTOLOGY_NS = BASE + "ontology#"
 RESOURCE_BASE = BASE + "resource/"
@@ -41,20 +43,7 @@ PREFIXES: dict[str, str] = {
     "wd": "http://www.wikidata.org/entity/",
     "wdt": "http://www.wikidata.org/prop/direct/",
 }
-ENTITY_KINDS = (
-    "paper",
-    "person",
-    "organization",
-    "conference",
-    "edition",
-    "award",
-    "conferral",
-    "authorship",
-    "review",
-    "role",
-    "source",
-    "link",
-)
+ENTITY_KINDS = kinds.ENTITY_KINDS  # every segment of our entities' IRIs (kinds.py: from the ontology)
 # Exports and query results use one prefix per kind of entity (paper:PxTIG12RRHS), which reads
 # better than res:paper\/PxTIG12RRHS; queries may use either.
 EXPORT_PREFIXES: dict[str, str] = {

@@ -16,7 +16,8 @@ from pyoxigraph import Literal, NamedNode, Triple
 
 from iclr_kg import vocab
 from iclr_kg.errors import NotFound
-from iclr_kg.index import MAX_PAGE, SEARCHED
+from iclr_kg.index import MAX_PAGE
+from iclr_kg.kinds import LISTED
 from iclr_kg.store import built_on
 from iclr_kg.web.http import requested_format
 from iclr_kg.web.querying import generation_counts
@@ -100,7 +101,7 @@ def sitemap() -> Response:
     """A sitemap index: one sitemap per kind and 50,000 entities."""
     index = state().index()
     parts = []
-    for kind in SEARCHED:
+    for kind in LISTED:
         total = index.browse(kind, limit=1)[1] if index else 0
         for page in range(1, -(-total // SITEMAP_SIZE) + 1):
             parts.append(url_for("discovery.sitemap_part", kind=kind, page=page, _external=True))
@@ -116,14 +117,14 @@ def sitemap_pages() -> Response:
         for e in ("pages.home", "pages.index", "pages.queries", "pages.stats", "resources.ontology")
     ]
     urls += [url_for("pages.saved_query", name=n, _external=True) for n in state().saved]
-    urls += [url_for("resources.browse", kind=k, _external=True) for k in SEARCHED]
+    urls += [url_for("resources.browse", kind=k, _external=True) for k in LISTED]
     return _urlset(urls)
 
 
 @blueprint.route("/sitemap-<kind>-<int:page>.xml")
 def sitemap_part(kind: str, page: int) -> Response:
     index = state().index()
-    if kind not in SEARCHED or not 1 <= page <= MAX_PAGE or index is None:
+    if kind not in LISTED or not 1 <= page <= MAX_PAGE or index is None:
         raise NotFound(f"no sitemap of {kind} entities numbered {page}")
     hits, _ = index.browse(kind, "name", SITEMAP_SIZE, (page - 1) * SITEMAP_SIZE)
     root = request.host_url.rstrip("/")

@@ -13,7 +13,8 @@ from flask import Blueprint, Response, abort, jsonify, redirect, render_template
 from iclr_kg import counts, vocab
 from iclr_kg.errors import IclrKgError, QueryError, StoreError
 from iclr_kg.identifiers import SCHEMES, recognize
-from iclr_kg.index import SEARCHED, TOPIC, Hit, Index, fold, kind_and_key
+from iclr_kg.index import TOPIC, Hit, Index, fold, kind_and_key
+from iclr_kg.kinds import LISTED, ROOTS
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.query.lint import check, problem_from_error
 from iclr_kg.query.saved import ABSOLUTE_IRI, NAME, VIEWS, Param, SavedQuery, declared_view, expand
@@ -127,9 +128,6 @@ def home() -> Response | str:
     return render_template("home.html", **listed)
 
 
-FRONT_PAGE_COUNTS = ("paper", "person", "organization", "edition", "award", "source")
-
-
 # ICLR's own editions and the awards given at them: what the front page's panels list (the graph
 # also holds NeurIPS 2020 and the Turing Award, context for its people; their lists show them)
 ICLR_EDITIONS_AND_AWARDS = f"""
@@ -162,7 +160,7 @@ def _front_page_lists(index: Index) -> dict[str, object]:
     labels = index.labels([iri for iri, _ in ranked])
     organizations = [(iri.rsplit("/", 1)[-1], *labels.get(iri, (iri, "")), n) for iri, n in ranked]
     uncredited = next(iter(state().store().query(AWARD_PAPERS_WITHOUT_CREDIT, prefixes=vocab.QUERY_PREFIXES)))[0]
-    counts = {kind: index.browse(kind, "name", 1)[1] for kind in FRONT_PAGE_COUNTS}
+    counts = {kind: index.browse(kind, "name", 1)[1] for kind in LISTED}
     return {
         "editions": editions,
         "awards": awards,
@@ -386,27 +384,10 @@ def release_file(version: str, name: str) -> Response:
     return send_file(path, mimetype=listed.media_type, as_attachment=saved, conditional=True, max_age=86400)
 
 
-# The list (/resource/<kind>/) of each root class of the ontology; a subclass's entities are in
-# its root's list (`iclr:University` -> organization), as the ontology's class tree says.
-ROOT_KINDS = {
-    "Paper": "paper",
-    "Person": "person",
-    "Organization": "organization",
-    "Conference": "conference",
-    "ConferenceEdition": "edition",
-    "Award": "award",
-    "AwardConferral": "conferral",
-    "Authorship": "authorship",
-    "Review": "review",
-    "Role": "role",
-    "Source": "source",
-}
-
-
 def class_kind(local: str) -> str | None:
     """The list holding the entities of the class `local`, if any."""
     known = state().terms()
-    return next((kind for root, kind in ROOT_KINDS.items() if local in known.below(root)), None)
+    return next((kind for root, kind in ROOTS.items() if local in known.below(root)), None)
 
 
 SEARCH_LIMIT = 50
@@ -423,7 +404,7 @@ def search() -> Response | str:
     pasted = recognize(text) if not json_asked else None
     if pasted:  # an ORCID iD, a dblp or Wikidata URL...: the entity it names, if we have it
         return redirect(url_for("resources.by_identifier", scheme=SCHEMES[pasted[0]].path, value=pasted[1]), code=303)
-    kind = request.args.get("kind") if request.args.get("kind") in (*SEARCHED, TOPIC) else None
+    kind = request.args.get("kind") if request.args.get("kind") in (*LISTED, TOPIC) else None
     limit = min(max(request.args.get("limit", SEARCH_LIMIT, type=int) or SEARCH_LIMIT, 1), SEARCH_LIMIT)
     index = state().index()
     # the counts the tabs show and a kind's paging needs (type-ahead, JSON without a kind, does

@@ -23,6 +23,7 @@ from iclr_kg import terms, vocab
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.identifiers import SCHEMES
 from iclr_kg.index import Index, ListFilter, ranked_titles
+from iclr_kg.kinds import KINDS
 from iclr_kg.web.charts import star
 from iclr_kg.web.html import LANGUAGE_NAMES, Cell, Labeler, OntologyLabel, Remarked, web_link
 from iclr_kg.web.i18n import translate
@@ -828,22 +829,13 @@ def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
 # --------------------------------------------------------------------------------------------
 # schema.org, for crawlers and citation tools
 
-SCHEMA_TYPES = {
-    "paper": "ScholarlyArticle",
-    "person": "Person",
-    "organization": "Organization",
-    "edition": "Event",
-    "conference": "EventSeries",
-    "source": "Article",
-}
-
 
 def schema_org(store: ReadableGraph, iri: NamedNode, kind: str, index: Index | None) -> dict[str, Any]:
     """The entity as schema.org JSON-LD: type, name, its people and the same item elsewhere."""
     hit = index.entity(iri.value) if index else None
     data: dict[str, Any] = {
         "@context": "https://schema.org",
-        "@type": SCHEMA_TYPES.get(kind, "Thing"),
+        "@type": KINDS[kind].schema_type if kind in KINDS else "Thing",
         "@id": iri.value,
         "url": iri.value,
         "name": hit.label if hit else iri.value.rsplit("/", 1)[-1],

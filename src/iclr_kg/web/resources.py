@@ -21,6 +21,7 @@ from iclr_kg.errors import NotFound, QueryError
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.identifiers import ROUTES, SCHEMES, parse_for, schemes_for
 from iclr_kg.index import MAX_PAGE, SORTS, ListFilter, kind_and_key
+from iclr_kg.kinds import LISTED
 from iclr_kg.query.formats import choose
 from iclr_kg.query.saved import parse_iri
 from iclr_kg.query.streaming import ClosingBody, stream
@@ -225,6 +226,7 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         of=of,
         facets=facets,
         term_label=lambda local: state().terms().label(local, language()),
+        listed=LISTED,
     )
 
 

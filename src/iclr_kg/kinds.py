@@ -1,0 +1,76 @@
+"""The kinds of entity, one registry read from the ontology (as Bioregistry derives everything
+from its data): each root class of entities carries `iclr:kind` (the segment of its entities'
+IRIs, /resource/<kind>/<key>, and their export prefix) and, where its entities are listed,
+searched and counted, `iclr:listOrder`; its pages' schema.org type is its `schema:` superclass.
+
+Every list of kinds in the code is read from here: the IRI prefixes (vocab), the kinds searched
+and listed (index, pages, sitemaps), the list a class's entities belong to, the JSON-LD types.
+A new kind is one annotated class in `ontology/iclr.ttl`; tests iterate `KINDS`, so it is tested
+the day it is added (tests/test_kinds.py).
+
+This module reads the packaged ontology file once, at import, with nothing of ours imported
+(vocab imports it); its namespace is the ontology's own `vann:preferredNamespaceUri`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from pyoxigraph import Literal, NamedNode, RdfFormat, parse
+
+_PACKAGE = Path(__file__).resolve().parent
+_ONTOLOGY = next(
+    path / "iclr.ttl"
+    for path in (_PACKAGE / "_resources" / "ontology", _PACKAGE.parent.parent / "ontology")
+    if (path / "iclr.ttl").is_file()
+)  # fmt: skip  (config.resource_dir's two places: inside a wheel, or the checkout's top level)
+_NAMESPACE = "http://purl.org/vocab/vann/preferredNamespaceUri"
+_SUBCLASS = "http://www.w3.org/2000/01/rdf-schema#subClassOf"
+_SCHEMA = "http://schema.org/"
+LINK = "link"  # Wikidata links, reified (rdf:Statement: no class of ours), have IRIs of their own
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str  # the IRI segment and export prefix: "paper"
+    root: str  # the root class's local name: "Paper"
+    order: int  # its place among the listed kinds; 0: not listed (conferrals, authorships...)
+    schema_type: str  # its pages' schema.org type: "ScholarlyArticle" ("Thing" if none)
+
+    @property
+    def listed(self) -> bool:
+        """Its entities have a list, are searched by name, counted on the front page, in sitemaps."""
+        return self.order > 0
+
+
+def _read(path: Path) -> dict[str, Kind]:
+    with path.open("rb") as f:
+        triples = list(parse(f, RdfFormat.TURTLE))
+    namespace = next(str(t.object.value) for t in triples if t.predicate.value == _NAMESPACE)
+    said: dict[str, dict[str, list[object]]] = defaultdict(lambda: defaultdict(list))
+    for t in triples:
+        if isinstance(t.subject, NamedNode) and t.subject.value.startswith(namespace):
+            said[t.subject.value[len(namespace) :]][t.predicate.value].append(t.object)
+    kinds = {}
+    for root, values in said.items():
+        named = [v.value for v in values.get(namespace + "kind", []) if isinstance(v, Literal)]
+        if not named:
+            continue
+        order = [int(v.value) for v in values.get(namespace + "listOrder", []) if isinstance(v, Literal)]
+        types = [
+            v.value[len(_SCHEMA) :]
+            for v in values.get(_SUBCLASS, [])
+            if isinstance(v, NamedNode) and v.value.startswith(_SCHEMA)
+        ]
+        kinds[named[0]] = Kind(named[0], root, order[0] if order else 0, types[0] if types else "Thing")
+    return dict(sorted(kinds.items(), key=lambda item: (not item[1].listed, item[1].order, item[0])))
+
+
+KINDS: dict[str, Kind] = _read(_ONTOLOGY)
+# every segment of our entities' IRIs: the kinds, and the reified links
+ENTITY_KINDS: tuple[str, ...] = (*KINDS, LINK)
+# the kinds with a list, searched by name and counted, in their lists' order
+LISTED: tuple[str, ...] = tuple(name for name, kind in KINDS.items() if kind.listed)
+ROOTS: dict[str, str] = {kind.root: name for name, kind in KINDS.items()}  # root class -> kind

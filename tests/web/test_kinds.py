@@ -1,0 +1,60 @@
+"""The registry of kinds (kinds.py, read from the ontology's annotated root classes), held to the
+graph and the pages: every entity's IRI segment is the kind of its root class, and every listed
+kind has a list, a profile, pages with its schema.org type, a sitemap and search. The tests
+iterate the registry, as rdflib's tests iterate its plugins: a new kind is tested the day it is
+added (issue #55 item 1)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from flask.testing import FlaskClient
+from pyoxigraph import NamedNode
+
+from iclr_kg import vocab
+from iclr_kg.kinds import KINDS, LINK, LISTED, ROOTS
+from iclr_kg.terms import packaged
+from iclr_kg.web.profiles import PROFILES
+
+PAGE = {"Accept": "text/html"}
+
+
+def test_every_entity_is_of_the_kind_its_root_class_names(real_store) -> None:
+    """The IRI of each typed entity of ours is /resource/<kind>/..., <kind> the one the registry
+    gives its classes' root: the registry and the data agree, whatever is added to either."""
+    ontology = packaged()
+    checked = 0
+    rows = real_store.query(
+        f"SELECT DISTINCT ?e ?class WHERE {{ ?e a ?class FILTER (STRSTARTS(STR(?e), '{vocab.RESOURCE_BASE}') "
+        f"&& STRSTARTS(STR(?class), '{vocab.ONTOLOGY_NS}')) }}"
+    )
+    for row in rows:
+        segment = row["e"].value[len(vocab.RESOURCE_BASE) :].split("/", 1)[0]
+        local = row["class"].value[len(vocab.ONTOLOGY_NS) :]
+        roots = {ROOTS[root] for root in ROOTS if local in ontology.below(root)}
+        if roots:  # an abstract class above the roots (iclr:Agent) names no kind
+            assert roots == {segment}, (row["e"].value, local, roots)
+            checked += 1
+    assert checked > 400
+    assert set(vocab.ENTITY_KINDS) == {*KINDS, LINK} and all(k in vocab.EXPORT_PREFIXES for k in KINDS)
+
+
+@pytest.mark.parametrize("kind", LISTED)
+def test_a_listed_kind_has_a_list_a_profile_typed_pages_a_sitemap_and_search(client: FlaskClient, kind: str) -> None:
+    assert kind in PROFILES, f"no profile for {kind}"
+    listing = client.get(f"/resource/{kind}/", headers=PAGE)
+    assert listing.status_code == 200
+    html = listing.get_data(as_text=True)
+    assert f'<strong aria-current="page">{kind}</strong>' in html  # among the kinds, marked
+    keys = re.findall(rf'href="/resource/{kind}/([^"/?]+)"', html)
+    assert keys, f"no {kind} listed"
+    page = client.get(f"/resource/{kind}/{keys[0]}", headers=PAGE).get_data(as_text=True)
+    described = json.loads(re.search(r'<script type="application/ld\+json">(.*?)</script>', page, re.S).group(1))
+    assert described["@type"] == KINDS[kind].schema_type
+    assert f"/sitemap-{kind}-1.xml" in client.get("/sitemap.xml").get_data(as_text=True)
+    name = re.search(rf'href="/resource/{kind}/{re.escape(keys[0])}"[^>]*>([^<]+)</a>', html).group(1)
+    found = client.get("/search", query_string={"q": name, "kind": kind, "format": "json"}).get_json()
+    assert any(hit["iri"] == vocab.entity(kind, keys[0]).value for hit in found["results"]), (kind, name)
+    assert isinstance(vocab.entity(kind, keys[0]), NamedNode)
