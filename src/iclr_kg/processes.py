@@ -13,9 +13,17 @@ import os
 import resource
 import sys
 import threading
-from typing import Any
+from typing import Any, NoReturn
 
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+# How a child of ours exits when it runs out of the memory it may take (`limit_address_space`):
+# its parent tells the limit from a crash by it, says so and starts a fresh child
+OUT_OF_MEMORY = 3
+
+
+def exit_out_of_memory() -> NoReturn:
+    """End this child at once, as having run out of memory (no cleanup: memory is what it lacks)."""
+    os._exit(OUT_OF_MEMORY)
 
 
 def default_query_memory() -> int:

@@ -75,7 +75,7 @@ from iclr_kg.errors import (
     UpdateTimeout,
 )
 from iclr_kg.index import build_index, index_path, patch_index
-from iclr_kg.processes import limit_address_space, start_without_main
+from iclr_kg.processes import exit_out_of_memory, limit_address_space, start_without_main
 from iclr_kg.query.querytext import split_update
 from iclr_kg.store import (
     JOURNAL,
@@ -1027,7 +1027,7 @@ def _answer(request: tuple[Any, ...]) -> Any:  # pragma: no cover - child proces
             Path(store_dir), update, base=base, kind=kind, reasoner=reasoner, max_derived=max_derived, defer=True
         )
     except MemoryError:
-        os._exit(3)
+        exit_out_of_memory()
     except IclrKgError as exc:
         return Failure.of(exc)
     except OSError as exc:  # LOAD could not fetch

@@ -34,7 +34,7 @@ def test_service_to_the_standin_is_refused_unless_allow_listed(client, wikidata_
     assert response.status_code == 400 and b"not allowed" in response.data
 
 
-def test_an_unreachable_service_is_a_502_not_a_500(real_settings, tmp_path) -> None:
+def test_an_unreachable_service_is_a_502_not_a_500(real_store, real_settings, tmp_path) -> None:
 
     dead = dead_url("/sparql")
     app = create_app(real_settings.replace(services=(dead,), query_workers=1))

@@ -47,7 +47,7 @@ def test_head_on_exports_leaves_no_thread_behind(server: str) -> None:
     assert threading.active_count() <= before + 4
 
 
-def test_a_query_past_the_memory_limit_is_503_and_others_are_served(real_settings) -> None:
+def test_a_query_past_the_memory_limit_is_503_and_others_are_served(real_store, real_settings) -> None:
     app = create_app(real_settings.replace(query_workers=1, query_memory=1024, result_cache=0))
     client = app.test_client()
     try:
@@ -231,7 +231,7 @@ def test_idle_workers_stop_but_one_and_start_again_when_queries_need_them(
         pool.close()
 
 
-def test_health_goes_through_a_query_worker(real_settings) -> None:
+def test_health_goes_through_a_query_worker(real_store, real_settings) -> None:
     app = create_app(real_settings.replace(query_workers=1))
     client = app.test_client()
     try:

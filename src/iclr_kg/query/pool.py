@@ -42,7 +42,14 @@ from iclr_kg.errors import (
     StoreError,
     StreamAborted,
 )
-from iclr_kg.processes import PAGE_SIZE, limit_address_space, memory_limit, start_without_main
+from iclr_kg.processes import (
+    OUT_OF_MEMORY,
+    PAGE_SIZE,
+    exit_out_of_memory,
+    limit_address_space,
+    memory_limit,
+    start_without_main,
+)
 from iclr_kg.query.streaming import ClientGone, ClosingBody
 
 CHUNK = 64 * 1024
@@ -287,7 +294,7 @@ def _worker_main(
         except (BrokenPipeError, EOFError):
             return
         except MemoryError:
-            os._exit(3)  # the parent reports the memory limit and starts a fresh worker
+            exit_out_of_memory()  # the parent reports the memory limit and starts a fresh worker
 
 
 def _open_for_worker(generation: str, backend_auth: str | None) -> Any:
@@ -396,7 +403,7 @@ class _Worker:
     def death(self) -> IclrKgError:
         """Why the worker ended, as the error to raise, once it has."""
         self.process.join(timeout=1)
-        if self.process.exitcode in (-signal.SIGABRT, -signal.SIGKILL, 3):
+        if self.process.exitcode in (-signal.SIGABRT, -signal.SIGKILL, OUT_OF_MEMORY):
             return memory_exceeded()
         return StoreError("the query worker died (out of memory?)")
 
