@@ -80,9 +80,10 @@ def current_generation(store_dir: Path) -> Path | None:
     return resolved
 
 
-def open_read_only(store_dir: Path) -> Store:
-    """Open the current generation for reading; a clear error if there is none or it is corrupt."""
-    generation = current_generation(store_dir)
+def open_read_only(store_dir: Path, generation: Path | None = None) -> Store:
+    """Open `generation` (by default the current one) for reading; a clear error if there is
+    none or it is corrupt."""
+    generation = generation or current_generation(store_dir)
     if generation is None:
         raise StoreError(f"no store at {store_dir}: run `iclr-kg build --store {store_dir}` first")
     try:

@@ -117,3 +117,24 @@ def test_an_entity_as_json_ld_is_compacted_with_our_prefixes(client, monkeypatch
     expanded = client.get(path, query_string={"format": "jsonld"})
     assert "@context" not in expanded.get_data(as_text=True)
     assert isomorphic(rdflib.Graph().parse(data=expanded.data, format="json-ld"), turtle)
+
+
+def test_a_request_reads_one_generation_even_if_another_is_published_meanwhile(tiny_app) -> None:
+    """Issue #55 item 4: a request pins the generation it first sees; its store, index, kept
+    values and generation stay of that one while a build publishes another, and the next request
+    reads the new one (before, one entity page looked `current` up five times)."""
+    from iclr_kg.build.pipeline import build
+    from iclr_kg.store import current_generation
+    from iclr_kg.web.state import state
+
+    settings, client = tiny_app()
+    app = client.application
+    with app.test_request_context("/"):
+        first, store = state().generation, state().store()
+        build(settings, full=True)
+        assert current_generation(settings.store).name != first  # another is current now
+        assert state().generation == first and state().store() is store
+        assert state().index().path.name.startswith(first) and state().generation_folder().name == first
+    with app.test_request_context("/"):
+        assert state().generation == current_generation(settings.store).name != first
+    assert client.get("/health").get_json()["generation"] == current_generation(settings.store).name

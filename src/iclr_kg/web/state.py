@@ -11,9 +11,9 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from flask import current_app
+from flask import current_app, g, has_request_context
 from pyoxigraph import Store
 
 from iclr_kg import terms
@@ -38,6 +38,9 @@ WARM_AFTER = 2.0  # seconds a new generation must stay current before its kept v
 WARM_PATIENCE = 5.0  # seconds the warmer waits for an idle query worker before it skips a value
 
 
+PINNED = "iclr_kg_generation"  # on flask.g: the generation a request reads (AppState._current)
+
+
 def state() -> AppState:
     """The app's state, for the request being handled (Flask's current_app)."""
     return current_app.extensions["iclr_kg"]
@@ -46,10 +49,12 @@ def state() -> AppState:
 class AppState:
     """Holds one read-only handle on the current store generation.
 
-    Each request asks for `store()`, which checks (one readlink) whether a build or an update
-    has swung `current` to a new generation and, if so, opens that one: a rebuild or an update
-    (from any web process) goes live without a restart, and requests already running finish on
-    the handle they had. Nothing here writes: updates go through `updates.apply`.
+    A request's first look at the store checks (one readlink) whether a build or an update has
+    swung `current` to a new generation, and pins what it found for the rest of the request
+    (`_current`): its store, index, kept values and generation are all of one generation, even
+    if another is published meanwhile. A rebuild or an update (from any web process) goes live
+    without a restart, for the next request. Nothing here writes: updates go through
+    `updates.apply`.
     """
 
     def __init__(self, settings: Settings):
@@ -61,8 +66,7 @@ class AppState:
 
             self.backend = Backend(settings.remote, settings.backend_auth, timeout=settings.query_timeout)
         self._lock = threading.Lock()
-        self._generation: Path | None = None
-        self._store: Store | None = None
+        self._stores: dict[Path, Store] = {}  # the generations requests read now: the newest two
         self.saved: dict[str, SavedQuery] = load_saved(settings.queries_dir)
         # A saved query's default answer, as a request asks it, when it may be kept (web/answers.py).
         self.answered = {
@@ -123,6 +127,16 @@ class AppState:
         return self._pool
 
     def _current(self) -> Path | None:
+        """The generation this request reads: the current one when it first asks, then the same
+        for the rest of the request (outside a request, the current one each time)."""
+        if has_request_context() and PINNED in g:
+            return cast(Path | None, g.get(PINNED))
+        generation = self._newest()
+        if has_request_context():
+            setattr(g, PINNED, generation)
+        return generation
+
+    def _newest(self) -> Path | None:
         """The current generation, holding every update the writer acknowledged: the writer
         publishes a burst of updates as one generation a little after acknowledging them, so a
         read that comes sooner (one stat of the journal says so) asks it to publish first."""
@@ -158,14 +172,18 @@ class AppState:
         if self.backend is not None:
             return self.backend.store()
         generation = self._current()
-        if self._store is not None and generation == self._generation:
-            return self._store
+        if generation is None:
+            return open_read_only(self.settings.store)  # raises the clear "no store" error
+        opened = self._stores.get(generation)
+        if opened is not None:
+            return opened
         with self._lock:
-            if self._store is None or generation != self._generation:
-                self._store = open_read_only(self.settings.store)
-                self._generation = generation
+            if generation not in self._stores:
+                self._stores[generation] = open_read_only(self.settings.store, generation)
+                for older in sorted(self._stores, key=lambda path: path.name)[:-2]:  # requests on it finish
+                    del self._stores[older]
             self._seen(generation)
-            return self._store
+            return self._stores[generation]
 
     def _seen(self, generation: Path | None) -> None:
         """Start the warmers (`warm`) the first time this process sees a generation; on a remote
