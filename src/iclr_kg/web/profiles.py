@@ -47,6 +47,11 @@ class Pager:
     page: int
     pages: int
 
+    @classmethod
+    def of(cls, argument: str, page: int, total: int) -> Pager:
+        """Page `page` of a list of `total` rows, LIST_PAGE a page (one page when empty)."""
+        return cls(argument, page, max(1, -(-total // LIST_PAGE)))
+
 
 @dataclass
 class Panel:
@@ -271,13 +276,14 @@ def person(
         roles.table.append([row["org"], row["role"].value, degree, now])
     if index is None:
         return heading, [names, roles]
-    summary, years = _summary(index, iri)
+    closest, _ = index.co_authors(iri.value, STAR_POINTS)  # the summary names the first few
+    summary, years = _summary(index, iri, closest[:SUMMARY_ITEMS])
     papers = _papers_by_year(store, index, iri, pages.get("papers", 1), years.bars)
-    co, graph = _co_authors(index, iri, pages.get("coauthors", 1))
+    co, graph = _co_authors(index, iri, pages.get("coauthors", 1), closest)
     return heading, [summary, names, roles, years, graph, papers, co]
 
 
-def _summary(index: Index, iri: NamedNode) -> tuple[Panel, Panel]:
+def _summary(index: Index, iri: NamedNode, closest: list[tuple[str, int]]) -> tuple[Panel, Panel]:
     """A person's work at a glance, from the index (milliseconds for 47,000 papers): papers and
     years, the share accepted, award papers, the organizations their papers credit over the
     years, the closest co-authors; and their papers per year, as bars."""
@@ -310,7 +316,6 @@ def _summary(index: Index, iri: NamedNode) -> tuple[Panel, Panel]:
             for org, n, first, last in index.organizations_of(iri.value, SUMMARY_ITEMS)
         ],
     )
-    closest, _ = index.co_authors(iri.value, SUMMARY_ITEMS)
     summary.add("Closest co-authors", *[Remarked(NamedNode(other), f"{n:,}") for other, n in closest])
     return summary, years
 
@@ -325,7 +330,7 @@ def _papers_by_year(
     details = _paper_details(store, [paper for paper, _ in listed])
     papers.table = [[NamedNode(paper), *details[paper]] for paper, _ in listed]
     papers.groups = [str(year) if year else "" for _, year in listed]
-    papers.pager = Pager("papers", page, max(1, -(-papers.total // LIST_PAGE)))
+    papers.pager = Pager.of("papers", page, papers.total)
     start = 0
     for year, n, _ in sorted(per_year, key=lambda bar: bar[0], reverse=True):  # newest first, as listed
         papers.jumps.append((year, start // LIST_PAGE + 1))
@@ -334,7 +339,7 @@ def _papers_by_year(
     return papers
 
 
-def _co_authors(index: Index, iri: NamedNode, page: int) -> tuple[Panel, Panel]:
+def _co_authors(index: Index, iri: NamedNode, page: int, closest: list[tuple[str, int]]) -> tuple[Panel, Panel]:
     """Every co-author, most papers together first, a page at a time, each count linking to the
     papers the two wrote together; and the closest drawn around the person (an SVG star)."""
     key = _key(iri.value)
@@ -344,9 +349,8 @@ def _co_authors(index: Index, iri: NamedNode, page: int) -> tuple[Panel, Panel]:
         [NamedNode(other), Cell(f"{n:,}", href=f"/resource/paper/?author={key}&coauthor={_key(other)}")]
         for other, n in others
     ]
-    co.pager = Pager("coauthors", page, max(1, -(-co.total // LIST_PAGE)))
+    co.pager = Pager.of("coauthors", page, co.total)
     graph = Panel("Co-author graph", kind="star")
-    closest, _ = index.co_authors(iri.value, STAR_POINTS)
     graph.bars = [(iri, 0), *[(NamedNode(other), n) for other, n in closest]] if closest else []
     graph.note = "The {n} closest co-authors, lines as thick as their papers together."
     graph.figures = {"n": str(len(closest))}
@@ -455,7 +459,7 @@ def organization(
     listed, papers.total = index.credited_papers(iri.value, LIST_PAGE, (page - 1) * LIST_PAGE)
     papers.table = [[NamedNode(paper), [NamedNode(v) for v in vias]] for paper, _, vias in listed]
     papers.groups = [str(year) if year else "" for _, year, _ in listed]
-    papers.pager = Pager("papers", page, max(1, -(-papers.total // LIST_PAGE)))
+    papers.pager = Pager.of("papers", page, papers.total)
     papers.more = f"/resource/paper/?organization={key}"
     return heading, [about, years, awards, papers]
 
