@@ -973,16 +973,6 @@ class Index:
                 (person, limit),
             ).fetchall()
 
-    def awarded_papers_of(self, person: str) -> int:
-        """How many of a person's papers won an award (the count a paper's row keeps)."""
-        with self._db() as db:
-            row = db.execute(
-                "SELECT COUNT(*) FROM authorship a JOIN entity me ON me.id = a.person "
-                "JOIN entity p ON p.id = a.paper WHERE me.iri = ? AND p.papers > 0",
-                (person,),
-            ).fetchone()
-        return int(row[0])
-
     def papers_per_year(self, person: str) -> list[tuple[int, int]]:
         """(year, papers) of a person, in year order."""
         with self._db() as db:

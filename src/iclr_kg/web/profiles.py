@@ -306,7 +306,7 @@ def _summary(index: Index, iri: NamedNode, closest: list[tuple[str, int]]) -> tu
             accepted=f"{accepted:,}", decided=f"{every:,}", percent=_percent(accepted / every, 1)
         )
         summary.add("Accepted", Cell(share))
-    awarded = index.awarded_papers_of(iri.value)
+    awarded = sum(n for _, n in decisions["award"])  # the same pass counted the award papers
     if awarded:
         summary.add("Award papers", Cell(f"{awarded:,}"))
     summary.add(
