@@ -28,7 +28,7 @@ def atomic_output(path: Path, mode: str = "wb", durable: bool = False) -> Iterat
     check_writable(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
-        with open(tmp, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as handle:
+        with open(tmp, mode, encoding=None if "b" in mode else "utf-8") as handle:
             yield handle
             if durable:
                 handle.flush()

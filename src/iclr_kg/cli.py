@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterator
 from itertools import chain
 from pathlib import Path
-from typing import IO, Any, NoReturn
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 import click
 from pyoxigraph import NamedNode, serialize
@@ -54,6 +54,9 @@ from iclr_kg.store import (
 
 GRAPH_CHOICES = "all|asserted|inferred|ontology|wikidata|entities|GRAPH_IRI"
 
+if TYPE_CHECKING:
+    from iclr_kg.remote.store import RemoteStore
+
 
 def store_option(command: Callable[..., Any]) -> Callable[..., Any]:
     """`--store DIR` (or ICLR_KG_STORE) on every command."""
@@ -84,6 +87,13 @@ def open_graph(settings: Settings) -> ReadableGraph:
     """The graph a command reads: the store, or the engine `--backend` names (remote/store.py;
     imported only then, so `serve`'s web processes do not carry an HTTP client they never use)."""
     from iclr_kg.remote.store import open_graph as opened
+
+    return opened(settings)
+
+
+def open_remote(settings: Settings) -> RemoteStore:
+    """The engine `--backend` names (imported only then, as in `open_graph`)."""
+    from iclr_kg.remote.store import open_remote as opened
 
     return opened(settings)
 
@@ -180,10 +190,12 @@ def validate(store: Path | None, validator: str) -> None:
     """Check data/ against the SHACL shapes and print a readable report (exit 1 on violations)."""
     from iclr_kg.build.pipeline import compile_graph
 
-    compiled = compile_graph(Settings.from_env(store=store, validator=validator))
-    click.echo(compiled.validation.report)
-    if not compiled.validation.conforms:
-        click.echo(f"{len(compiled.validation.violations)} violation(s)", err=True)
+    validation = compile_graph(Settings.from_env(store=store, validator=validator)).validation
+    if validation is None:  # compile_graph validates unless told not to
+        raise ValueError("the graph was compiled without validating it")
+    click.echo(validation.report)
+    if not validation.conforms:
+        click.echo(f"{len(validation.violations)} violation(s)", err=True)
         sys.exit(1)
 
 
@@ -261,10 +273,9 @@ def query(
     if output is not None:
         check_writable(output)
     _say_problems(text, settings)
-    formats = {"results": fmt or "csv", "rdf": fmt or "turtle"}
-    formats = {
+    formats: dict[str, str | None] = {
         kind: name if name in (RESULT_FORMATS if kind == "results" else RDF_FORMATS) else None
-        for kind, name in formats.items()
+        for kind, name in {"results": fmt or "csv", "rdf": fmt or "turtle"}.items()
     }
     request = QueryRequest(
         text,
@@ -314,7 +325,7 @@ def isolated_query(settings: Settings, request: QueryRequest) -> Iterator[Runnin
     ends the worker and the command prints one line, instead of aborting or hanging the CLI.
     """
     if settings.remote is not None:
-        generation: Any = open_graph(settings).key
+        generation: Any = open_remote(settings).key
     else:
         generation = current_generation(settings.store)
         if generation is None:
@@ -683,7 +694,7 @@ def serve(
 
     settings = Settings.from_env(store=store, host=host, port=port, server=server, backend=backend)
     if settings.remote is not None:
-        served = open_graph(settings)  # the engine answers, and something was published there
+        served = open_remote(settings)  # the engine answers, and something was published there
         where = f"{settings.backend} (generation {served.publication.generation})"
     else:
         where = str(settings.store)

@@ -151,9 +151,14 @@ class NotAcceptable(RequestError):
 
 
 class NotFound(RequestError):
-    """What the request names is not here (a graph, a sitemap, a permalink)."""
+    """What the request names is not here (a graph, a sitemap, a permalink, an entity). `near`:
+    words a page may suggest entities for (the site's 404 lists those whose names come close)."""
 
     http_status = 404
+
+    def __init__(self, message: str, near: str = ""):
+        super().__init__(message)
+        self.near = near
 
 
 class Unauthorized(RequestError):

@@ -32,7 +32,7 @@ from typing import Any
 from pyoxigraph import DefaultGraph, Literal, NamedNode, QueryResultsFormat, QuerySolutions, Variable
 
 from iclr_kg import terms, vocab
-from iclr_kg.graph import ReadableGraph
+from iclr_kg.graph import ReadableGraph, serialized, value
 from iclr_kg.kinds import LISTED
 from iclr_kg.topics import HAN, topic_expression
 
@@ -270,7 +270,7 @@ def _table(solutions: QuerySolutions) -> list[list[str]]:
     without holding the GIL, and the csv module reads that in C: the queries of `_described`
     run beside its own thread, where a Python object per solution took the GIL for every row
     (the authorship query: 0.6 s alone, 1.1 s beside Python work)."""
-    text = solutions.serialize(format=QueryResultsFormat.CSV).decode("utf-8")
+    text = serialized(solutions, QueryResultsFormat.CSV).decode("utf-8")
     return list(csv.reader(io.StringIO(text, newline="")))[1:]
 
 
@@ -322,7 +322,7 @@ def _pattern_rows(
             if isinstance(q.object, Literal)
         ]
     titles = [
-        [s.value, q.object.value]
+        [s.value, value(q.object)]
         for s in subjects
         for q in store.quads_for_pattern(s, iclr("title"), None, None)
         if not isinstance(q.graph_name, DefaultGraph)
@@ -466,7 +466,7 @@ def _patch_topics(db: sqlite3.Connection, store: ReadableGraph, gone: Iterable[i
     db.executemany("DELETE FROM topics WHERE rowid = ?", [(number,) for number in gone])
     default = DefaultGraph()
     rows = [
-        (iri, quad.object.value)
+        (iri, value(quad.object))
         for iri in papers
         for predicate in TOPIC_PREDICATES
         for quad in store.quads_for_pattern(NamedNode(iri), predicate, None, default)
@@ -522,9 +522,9 @@ def _patch_credits(db: sqlite3.Connection, store: ReadableGraph, touched: list[t
     default, rows = DefaultGraph(), []
     for paper in papers:
         for credit in store.quads_for_pattern(paper, CREDITED, None, default):
-            rows.append((credit.object.value, paper.value, ""))
+            rows.append((value(credit.object), paper.value, ""))
             for above in store.quads_for_pattern(credit.object, PART_OF, None, default):
-                rows.append((above.object.value, paper.value, credit.object.value))
+                rows.append((value(above.object), paper.value, value(credit.object)))
     db.executemany(
         "DELETE FROM credit WHERE paper = (SELECT id FROM entity WHERE iri = ?)", [(p.value,) for p in papers]
     )
@@ -556,18 +556,18 @@ def _patch_ratings(db: sqlite3.Connection, store: ReadableGraph, touched: list[t
         elif p == SUBMITTED_TO and isinstance(s, NamedNode):
             papers.add(s.value)
         elif p == RATING and isinstance(s, NamedNode):
-            papers |= {q.object.value for q in store.quads_for_pattern(s, REVIEW_OF, None, default)}
+            papers |= {value(q.object) for q in store.quads_for_pattern(s, REVIEW_OF, None, default)}
     rows = []
     for paper in sorted(papers):
         node = NamedNode(paper)
         ratings = [
-            float(r.object.value)
+            float(value(r.object))
             for review in store.quads_for_pattern(None, REVIEW_OF, node, default)
             for r in store.quads_for_pattern(review.subject, RATING, None, default)
         ]
         if ratings:
             for edition in store.quads_for_pattern(node, SUBMITTED_TO, None, default):
-                rows.append((paper, edition.object.value, sum(ratings) / len(ratings), len(ratings)))
+                rows.append((paper, value(edition.object), sum(ratings) / len(ratings), len(ratings)))
     db.executemany("DELETE FROM rating WHERE paper = (SELECT id FROM entity WHERE iri = ?)", [(p,) for p in papers])
     _add_ratings(db, rows)
 
@@ -586,7 +586,9 @@ def _drop_rows_of(db: sqlite3.Connection, gone: list[int]) -> None:
 def _patch_authorships(db: sqlite3.Connection, store: ReadableGraph, touched: list[tuple[Any, Any, Any]]) -> None:
     """The authorship table after a change: each changed iclr:authorOf triple is added or removed
     as the default graph now has it or not."""
-    default, stated, dropped = DefaultGraph(), [], []
+    default = DefaultGraph()
+    stated: list[tuple[str, str]] = []
+    dropped: list[tuple[str, str]] = []
     for s, p, o in touched:
         if p == AUTHOR_OF and isinstance(s, NamedNode) and isinstance(o, NamedNode):
             held = next(store.quads_for_pattern(s, p, o, default), None) is not None
@@ -717,10 +719,14 @@ def _patch_rows(
         )
     db.executemany("DELETE FROM entity WHERE id = ?", [(number,) for number in ids.values()])
     rows = []
+    papers: dict[str, int] = {}  # IRI → entity id, of the papers among them
     for entity in sorted(found.values(), key=lambda e: e.iri):
         if entity.iri not in ids:
             last += 1
-        rows.append(_row(ids.get(entity.iri, last), entity))
+        number = ids.get(entity.iri, last)
+        rows.append(_row(number, entity))
+        if entity.kind == "paper":
+            papers[entity.iri] = number
     db.executemany("INSERT INTO entity VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
     touched = list(touched)
     _drop_rows_of(db, [number for iri, number in ids.items() if iri not in found])
@@ -732,7 +738,7 @@ def _patch_rows(
             f"INSERT INTO {table} (rowid, names) VALUES (?, ?)", [(r[0], r[10]) for r in rows if r[2] in LISTED]
         )
     old_papers = [number for number, _, kind, _ in old if kind == "paper"]
-    _patch_topics(db, store, old_papers, {r[1]: r[0] for r in rows if r[2] == "paper"})
+    _patch_topics(db, store, old_papers, papers)
 
 
 def ensure_index(store: ReadableGraph, generation: Path) -> Path:
@@ -787,6 +793,16 @@ class Hit:
 _COLUMNS = "e.iri, e.kind, e.key, e.label, e.label_zh, e.facts, e.year, e.papers"
 
 
+FACTS_PATTERNS = {"decision": "%iclr:{}%", "presentation": "%(iclr:{})%"}
+"""How a paper's decision and presentation are found in its facts line (`iclr:Accepted
+(iclr:Oral)`): as that token, which no other term contains (LIKE patterns, by ListFilter field)."""
+
+
+def facts_pattern(field: str, local_name: str) -> str:
+    """The LIKE pattern that keeps papers whose `field` (decision or presentation) is that term."""
+    return FACTS_PATTERNS[field].format(local_name)
+
+
 @dataclass(frozen=True)
 class ListFilter:
     """What a list of entities is narrowed to: a year, a decision (an iclr:Decision's local name),
@@ -805,16 +821,15 @@ class ListFilter:
         """The WHERE clause. A paper's decision and presentation are terms of its facts line
         (`iclr:Accepted (iclr:Oral)`): matched as that token, which no other term contains; an
         award paper's row counts its awards."""
-        where, args = ["kind = ?"], [kind]
+        where: list[str] = ["kind = ?"]
+        args: list[object] = [kind]
         if self.year is not None:
             where.append("year = ?")
             args.append(self.year)
-        if self.decision is not None:
-            where.append("facts LIKE ?")
-            args.append(f"%iclr:{self.decision}%")
-        if self.presentation is not None:
-            where.append("facts LIKE ?")
-            args.append(f"%(iclr:{self.presentation})%")
+        for field in FACTS_PATTERNS:
+            if (chosen := getattr(self, field)) is not None:
+                where.append("facts LIKE ?")
+                args.append(facts_pattern(field, chosen))
         if self.awarded:
             where.append("papers > 0")
         if self.topic is not None:
@@ -829,6 +844,10 @@ class ListFilter:
             )
             args.append(self.organization)
         return " AND ".join(where), tuple(args)
+
+    def without(self, field: str) -> ListFilter:
+        """This filter with the choice of one field (a facet) undone."""
+        return dataclasses.replace(self, **{field: False if field == "awarded" else None})  # type: ignore[arg-type]
 
 
 class Index:
@@ -903,10 +922,9 @@ class Index:
                 "presentation": ("presentation", ["facts LIKE ?"] * len(values["presentation"])),
                 "award": ("awarded", ["papers > 0"]),
             }
-        patterns = {"decision": "%iclr:{}%", "presentation": "%(iclr:{})%"}
 
         def arguments(facet: str) -> list[str]:
-            return [patterns[facet].format(v) for v in values[facet]] if facet in patterns else []
+            return [facts_pattern(facet, v) for v in values[facet]] if facet in FACTS_PATTERNS else []
 
         with self._db() as db:
 
@@ -933,7 +951,7 @@ class Index:
             found = {"year": [(r[0], r[1]) for r in rows if r[0] is not None]} | summed(rows, unchosen)
             for facet in facets.keys() - set(unchosen):  # chosen: counted without its own choice
                 field = facets[facet][0]
-                without = dataclasses.replace(narrowed, **{field: False if field == "awarded" else None})
+                without = narrowed.without(field)
                 found |= summed(per_year(without, [facet]), [facet])
         return {facet: found[facet] for facet in ["year", *facets]}
 

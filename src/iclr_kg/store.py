@@ -27,6 +27,7 @@ import re
 import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -47,7 +48,8 @@ from pyoxigraph import (
 
 from iclr_kg import vocab
 from iclr_kg.atomic import write_text
-from iclr_kg.errors import Failure, QueryError, StoreError
+from iclr_kg.errors import Failure, QueryError, StoreError, engine_errors
+from iclr_kg.graph import solutions
 from iclr_kg.processes import limit_address_space
 from iclr_kg.query.federation import check_services
 from iclr_kg.query.lint import friendly_syntax
@@ -86,10 +88,8 @@ def open_read_only(store_dir: Path, generation: Path | None = None) -> Store:
     generation = generation or current_generation(store_dir)
     if generation is None:
         raise StoreError(f"no store at {store_dir}: run `iclr-kg build --store {store_dir}` first")
-    try:
+    with engine_errors(f"the store at {generation} cannot be opened: reading it"):
         return Store.read_only(str(generation))
-    except (OSError, RuntimeError) as exc:  # RocksDB reports corruption as RuntimeError
-        raise StoreError(f"store at {generation} cannot be opened (corrupt?): {exc}") from exc
 
 
 @contextlib.contextmanager
@@ -141,7 +141,11 @@ def publish(
 
     def fill(store: Store, generation: Path) -> Callable[[Store, dict[str, Any]], None]:
         _load_merged(store, quads, loaded or (lambda n: None), graphs or {})
-        return lambda db, record: build_index(db, generation)
+
+        def index(db: Store, record: dict[str, Any]) -> None:
+            build_index(db, generation)
+
+        return index
 
     return _publish_new(store_dir, None, fill, finish)
 
@@ -574,7 +578,7 @@ def generations(store_dir: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_dir() and (_marker(p).exists() or p == current))
 
 
-def _read_everything(path: str, memory_mib: int, answer: object) -> None:  # pragma: no cover - child process
+def _read_everything(path: str, memory_mib: int, answer: Connection) -> None:  # pragma: no cover - child process
 
     limit_address_space(memory_mib)
     try:
@@ -584,7 +588,7 @@ def _read_everything(path: str, memory_mib: int, answer: object) -> None:  # pra
         # each predicate's quads come through the predicate-first indexes, the stats through others
         by_predicate = sum(sum(1 for _ in store.quads_for_pattern(None, p, None, None)) for p in predicates)
         for stats in (STATS_GRAPHS, STATS_CLASSES):
-            for _ in store.query(stats, prefixes=vocab.QUERY_PREFIXES):
+            for _ in solutions(store.query(stats, prefixes=vocab.QUERY_PREFIXES)):
                 pass
         answer.send((quads, by_predicate))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent as the damage found
@@ -706,14 +710,15 @@ def run_query(
 
         services = Settings.from_env().services
     check_services(sparql, services, vocab.QUERY_PREFIXES, bound)
-    kwargs: dict[str, object] = {"prefixes": vocab.QUERY_PREFIXES, "base_iri": base}
-    if default_graph is not None:
-        kwargs["default_graph"] = default_graph
-    elif not include_inferred:
-        kwargs["default_graph"] = query_graphs(store, include_inferred=False)
-    if named_graphs is not None:
-        kwargs["named_graphs"] = named_graphs
+    if default_graph is None and not include_inferred:
+        default_graph = query_graphs(store, include_inferred=False)
     if substitutions:  # written in, not `substitutions=`: pyoxigraph plans before it binds them
         sparql = with_values(sparql, substitutions)
     with _query_errors(sparql, "query failed", (OSError, ValueError, RuntimeError)):
-        return store.query(sparql, **kwargs)
+        return store.query(
+            sparql,
+            prefixes=vocab.QUERY_PREFIXES,
+            base_iri=base,
+            default_graph=list(default_graph) if default_graph is not None else None,
+            named_graphs=list(named_graphs) if named_graphs is not None else None,
+        )

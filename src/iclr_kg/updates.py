@@ -324,7 +324,9 @@ def _maintained(
     work = _working_copy(store_dir, source)
     before = pending.name if pending is not None else source
     try:
-        step = maintained.maintain(work.db, before, update if entry is None else entry.update, base, max_derived)
+        text = entry.update if entry is not None else update
+        assert text is not None, "an update, or the journal's entry to catch up"
+        step = maintained.maintain(work.store, before, text, base, max_derived)
     except (maintained.NotMaintained, IclrKgError):
         raise
     except BaseException:
@@ -373,13 +375,13 @@ def _publish_pending(store_dir: Path) -> None:
     work = _WORKING[store_dir]
     target = pending.name
     try:
-        work.db.backup(str(target))  # RocksDB flushes, then hard-links
+        work.store.backup(str(target))  # RocksDB flushes, then hard-links
         maintained.save(pending.source, target)
         record = {"journal": pending.entry.id, "journal_bytes": pending.journal_bytes}
         complete_generation(target, {**record, **quads_record(maintained.held(target))})
         if pending.stats is not None:
             counts.write(target, pending.stats)
-        patch_index(work.db, target, index_path(pending.source), pending.iris, pending.touched, in_place=True)
+        patch_index(work.store, target, index_path(pending.source), pending.iris, pending.touched, in_place=True)
         publish_generation(store_dir, target, prune=_prune_due())
     except BaseException:
         _abandon(store_dir)
@@ -493,8 +495,14 @@ class _WorkingCopy:
     generation is a checkpoint of it."""
 
     path: Path
-    db: Store | None
+    db: Store | None  # None once discarded (the last reference dropped: RocksDB closes)
     generation: Path  # the published generation it holds
+
+    @property
+    def store(self) -> Store:
+        if self.db is None:
+            raise RuntimeError("the writer's working copy was discarded while in use")
+        return self.db
 
 
 _WORKING: dict[Path, _WorkingCopy] = {}

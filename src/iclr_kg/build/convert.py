@@ -3,8 +3,8 @@ term by term through both libraries' public constructors: the one converter ever
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Protocol
 
 import rdflib
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
@@ -39,7 +39,13 @@ def term_from_rdflib(term: Node) -> Any:
     raise TypeError(f"not an RDF term: {term!r}")
 
 
-def to_rdflib(quads: Iterable[Sequence[Any]]) -> rdflib.Graph:
+class Positional(Protocol):
+    """A triple or quad read by position: pyoxigraph's Triple and Quad, or a tuple of terms."""
+
+    def __getitem__(self, index: int, /) -> Any: ...
+
+
+def to_rdflib(quads: Iterable[Positional]) -> rdflib.Graph:
     """The union of the quads' triples as one rdflib graph (graph names dropped): pyoxigraph
     quads or triples, or tuples of their terms (rdf.TermQuad)."""
     graph = rdflib.Graph()

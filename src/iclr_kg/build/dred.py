@@ -227,10 +227,10 @@ class StoreClosure:
         s, p, o = self.terms.terms[t[0]], self.terms.terms[t[1]], self.terms.terms[t[2]]
         return Quad(s, p, o, DEFAULT) in self.store
 
-    def __contains__(self, t: object) -> bool:
+    def __contains__(self, t: object) -> bool:  # a Container: asked of id triples only
         if t in self.added.all:
             return True
-        return t not in self.removed and self.was(t)
+        return t not in self.removed and self.was(t)  # type: ignore[arg-type]
 
     def add(self, t: Ids) -> bool:
         if t in self:
@@ -239,6 +239,11 @@ class StoreClosure:
             raise Fallback("the change derives owl:sameAs")
         self.added.add(t)
         return True
+
+    def equality_indexes(self) -> tuple[dict[int, set[tuple[int, int]]], dict[int, set[tuple[int, int]]]]:
+        """What eq-rep-s/p/o would join against: every triple by subject and by object. Not
+        answered from a store: with owl:sameAs in the graph this run falls back to a full build."""
+        raise Fallback("owl:sameAs in the graph")
 
     def has_same_as(self) -> bool:
         if self._same_as is None:

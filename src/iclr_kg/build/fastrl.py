@@ -20,18 +20,19 @@ from __future__ import annotations
 import itertools
 from array import array
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from typing import Any, Protocol
 
 from pyoxigraph import NamedNode
-from rdflib import OWL, RDF, RDFS, BNode, Literal, URIRef
+from rdflib import OWL, RDF, RDFS, URIRef
 from rdflib.collection import Collection
 from rdflib.graph import Graph
+from rdflib.term import Node
 
 from iclr_kg import gcpause
 from iclr_kg.errors import InconsistentGraph, UnsupportedOntology
 
-Term = URIRef | BNode | Literal
+Term = Node  # what rdflib's graph API gives: a URIRef, BNode or Literal at run time
 Triple = tuple[Term, Term, Term]
 TYPE = RDF.type
 
@@ -71,6 +72,15 @@ def _closure(edges: dict[Term, set[Term]]) -> dict[Term, set[Term]]:
     return result
 
 
+def _restrictions(triples: Graph, kind: URIRef) -> dict[Term, tuple[Term, Term]]:
+    """Each restriction of a kind (someValuesFrom, hasValue, allValuesFrom) as (property, filler)."""
+    found: dict[Term, tuple[Term, Term]] = {}
+    for restriction, filler in triples.subject_objects(kind):
+        if (prop := triples.value(restriction, OWL.onProperty)) is not None:
+            found[restriction] = (prop, filler)
+    return found
+
+
 class Schema:
     """The TBox compiled into lookup tables, including the schema-level (scm-*) consequences."""
 
@@ -107,8 +117,7 @@ class Schema:
         # (a restriction without its property, as in a graph holding part of an ontology, says
         # nothing: no OWL RL rule reads it)
         self.svf, self.hv, self.avf = (
-            {r: (p, x) for r, x in triples.subject_objects(kind) if (p := triples.value(r, OWL.onProperty)) is not None}
-            for kind in (OWL.someValuesFrom, OWL.hasValue, OWL.allValuesFrom)
+            _restrictions(triples, kind) for kind in (OWL.someValuesFrom, OWL.hasValue, OWL.allValuesFrom)
         )
         self._add_schema_subsumptions(sub_class, sub_prop)
         self.super_classes = _closure(sub_class)
@@ -138,7 +147,9 @@ class Schema:
         )
         self.disjoint: list[tuple[Term, Term]] = list(triples.subject_objects(OWL.disjointWith))
         for group in triples.subjects(TYPE, OWL.AllDisjointClasses):
-            members = list(Collection(triples, triples.value(group, OWL.members)))
+            if (head := triples.value(group, OWL.members)) is None:
+                continue  # a group naming no members disjoins nothing
+            members = list(Collection(triples, head))
             self.disjoint += [(a, b) for i, a in enumerate(members) for b in members[i + 1 :]]
 
     def _add_schema_subsumptions(self, sub_class: dict[Term, set[Term]], sub_prop: dict[Term, set[Term]]) -> None:
@@ -201,6 +212,22 @@ class Schema:
         return out
 
 
+class Facts(Protocol):
+    """What the rules (`_fire`) read of the triples so far: this module's `_Facts`, or the old
+    closure read from a store with a change applied (`dred.StoreClosure`)."""
+
+    @property
+    def all(self) -> Container[tuple[int, int, int]]: ...
+
+    @property
+    def by_ps(self) -> Any: ...  # objects by subject, per predicate (`.get(p)`, `[p]`, `in`)
+
+    @property
+    def by_po(self) -> Any: ...  # subjects by object, per predicate
+
+    def equality_indexes(self) -> tuple[dict[int, set[tuple[int, int]]], dict[int, set[tuple[int, int]]]]: ...
+
+
 class _Facts:
     """The growing set of triples with the indexes the rules join against.
 
@@ -236,7 +263,7 @@ class _Facts:
             self._index_everything()  # this triple included
         elif p == self.type and o in self.members:
             self.members[o].add(s)
-        if self.by_s is not None:
+        if self.by_s is not None and self.by_o is not None:
             self.by_s[s].add((p, o))
             self.by_o[o].add((s, p))
         return True
@@ -532,7 +559,7 @@ def _evaluate(
     return TermTriples(terms, array("I", itertools.chain.from_iterable(new)))
 
 
-def _fire(triple: tuple[int, int, int], schema: _Encoded, facts: _Facts, derive, literals: set[int]) -> None:
+def _fire(triple: tuple[int, int, int], schema: _Encoded, facts: Facts, derive, literals: set[int]) -> None:
     s, p, o = triple
     up, inverse, symmetric, domains, ranges, rest = schema.plans.get(p) or schema.plan(p)
     for q in up:  # prp-spo1, prp-eqp
@@ -566,7 +593,7 @@ def _replace_twins(s: int, p: int, o: int, same: dict[int, set[int]], derive) ->
         derive((s, twin, o))
 
 
-def _fire_rest(s: int, p: int, o: int, schema: _Encoded, facts: _Facts, derive, literals: set[int]) -> None:
+def _fire_rest(s: int, p: int, o: int, schema: _Encoded, facts: Facts, derive, literals: set[int]) -> None:
     """The rules that join a triple with others, or read restrictions, types and equality."""
     TYPE, SAME = schema.type, schema.same_as
     if p in schema.transitive:  # prp-trp
@@ -611,7 +638,7 @@ def _fire_rest(s: int, p: int, o: int, schema: _Encoded, facts: _Facts, derive, 
         _fire_type(s, o, schema, facts, derive)
 
 
-def _fire_type(x: int, c: int, schema: _Encoded, facts: _Facts, derive) -> None:
+def _fire_type(x: int, c: int, schema: _Encoded, facts: Facts, derive) -> None:
     TYPE = schema.type
     for d in schema.super_classes.get(c, ()):  # cax-sco, cax-eqc
         if d != c:
@@ -628,7 +655,7 @@ def _fire_type(x: int, c: int, schema: _Encoded, facts: _Facts, derive) -> None:
             derive((y, TYPE, filler))
 
 
-def _chain_matches(chain: list[int], i: int, s: int, o: int, facts: _Facts) -> list[tuple[int, int]]:
+def _chain_matches(chain: list[int], i: int, s: int, o: int, facts: Facts) -> list[tuple[int, int]]:
     """Start and end of every path along `chain` whose step i is the new edge s -> o."""
     starts = [s]
     for step in reversed(chain[:i]):

@@ -266,7 +266,7 @@ def _validate_in_child(
     try:
         ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != parent:  # the parent died before that took effect
-            return
+            os._exit(0)
         os.close(reader)
         try:
             answer: Any = _work_aside(engine, compiled, shapes)

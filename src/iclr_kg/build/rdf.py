@@ -24,6 +24,7 @@ from iclr_kg.build.sources import (
     AwardFacts,
     Curated,
     Dataset,
+    Labels,
     Organization,
     PaperFacts,
     Person,
@@ -264,7 +265,7 @@ def _profile(out: _Emitter, node: NamedNode, profile: str) -> None:
     out.add(node, iclr("openReviewProfilePage"), openreview_profile(profile))
 
 
-def _names(out: _Emitter, node: NamedNode, name: str, labels: dict[str, str], aliases: list[str]) -> None:
+def _names(out: _Emitter, node: NamedNode, name: str, labels: Labels, aliases: list[str]) -> None:
     out.add(node, iclr("name"), text(name))
     out.add(node, RDFS_LABEL, text(name, "en"))
     for lang, label in labels.items():
@@ -334,10 +335,10 @@ class _SourceBuilder:
             node = self.ref("conference", facts.conference, facts, "conference").node
             self.out.fields(node, facts, CONFERENCE_FACTS)
             self.refs(node, iclr("founder"), "person", facts, "founders")
-        for facts in self.source.editions:
-            self.out.fields(self.ref("edition", facts.edition, facts, "edition").node, facts, EDITION_FACTS)
-        for facts in self.source.awards:
-            self._award(facts)
+        for edition in self.source.editions:
+            self.out.fields(self.ref("edition", edition.edition, edition, "edition").node, edition, EDITION_FACTS)
+        for award in self.source.awards:
+            self._award(award)
         seen: set[str] = set()
         for paper in self.source.papers:
             if paper.ident in seen:

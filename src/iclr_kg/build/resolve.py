@@ -174,9 +174,9 @@ def build_registry(dataset: Dataset) -> Registry:
             award.file or files["events"],
         )
     for source in dataset.sources:
-        for link in source.profiles:
-            key = registry.resolve("person", link.person, source.path, link.line("person"), "profiles.person")
-            registry.alias("person", link.profile, key)
+        for profile in source.profiles:
+            key = registry.resolve("person", profile.person, source.path, profile.line("person"), "profiles.person")
+            registry.alias("person", profile.profile, key)
 
     # Every cross-reference inside the registries must point at a known key.
     for org in dataset.organizations:

@@ -30,6 +30,7 @@ from rdflib.namespace import SH
 
 from iclr_kg.build.validate import ValidationResult, Violation
 from iclr_kg.errors import UnsupportedShapes
+from iclr_kg.graph import solutions
 from iclr_kg.query.federation import declared_prefixes
 from iclr_kg.store import byte_reader, ntriples
 
@@ -62,7 +63,7 @@ SUPPORTED_NODE = {
     SH.description,
     SH.deactivated,
 }
-NODE_KINDS = {
+NODE_KINDS: dict[rdflib.term.Node, str] = {
     SH.IRI: "isIRI(?v)",
     SH.BlankNode: "isBlank(?v)",
     SH.Literal: "isLiteral(?v)",
@@ -171,6 +172,8 @@ def _property_constraints(
         if predicate not in SUPPORTED_PROPERTY:
             raise UnsupportedShapes(f"{predicate} on property shape {prop}")
     path_node = shapes.value(prop, SH.path)
+    if path_node is None:
+        raise UnsupportedShapes(f"property shape {prop} has no sh:path")
     path, label, steps = _path(shapes, path_node)
     label = label if isinstance(path_node, URIRef) else "(path)"  # as validate.py reports pySHACL's
     message = shapes.value(prop, SH.message)
@@ -181,12 +184,12 @@ def _property_constraints(
 
     if (n := value(prop, SH.minCount)) is not None:
         yield constraint(
-            f"SELECT ?this WHERE {{ {FOCUS} OPTIONAL {{ ?this {path} ?v }} }} GROUP BY ?this HAVING (COUNT(DISTINCT ?v) < {int(n)})",
+            f"SELECT ?this WHERE {{ {FOCUS} OPTIONAL {{ ?this {path} ?v }} }} GROUP BY ?this HAVING (COUNT(DISTINCT ?v) < {int(str(n))})",
             f"Less than {n} values",
         )
     if (n := value(prop, SH.maxCount)) is not None:
         yield constraint(
-            f"SELECT ?this WHERE {{ {FOCUS} ?this {path} ?v }} GROUP BY ?this HAVING (COUNT(DISTINCT ?v) > {int(n)})",
+            f"SELECT ?this WHERE {{ {FOCUS} ?this {path} ?v }} GROUP BY ?this HAVING (COUNT(DISTINCT ?v) > {int(str(n))})",
             f"More than {n} values",
         )
     tests = []
@@ -211,7 +214,7 @@ def _property_constraints(
             (f"(isBlank(?v) || !REGEX(STR(?v), {pattern}{', ' + Literal(str(flags)).n3() if flags else ''}))", False)
         )
     if (n := value(prop, SH.minLength)) is not None:
-        tests.append((f"(isBlank(?v) || STRLEN(STR(?v)) < {int(n)})", False))
+        tests.append((f"(isBlank(?v) || STRLEN(STR(?v)) < {int(str(n))})", False))
     if (members := value(prop, SH["in"])) is not None:
         allowed = " || ".join(f"sameTerm(?v, {_term(m)})" for m in Collection(shapes, members))
         tests.append((f"!({allowed})", False))
@@ -245,7 +248,7 @@ def validate(
     store = Store()
     chunks = ntriples(triples)  # one graph: the default
     store.load(input=byte_reader(chunks), format=RdfFormat.N_TRIPLES, lenient=True)  # half the time of `extend`
-    return _run(store, runs, {})
+    return _run(store, runs, None)
 
 
 def _read_predicates(queries: list[str]) -> set[NamedNode] | None:
@@ -304,7 +307,7 @@ def validate_change(
         elif iris:
             runs.append((constraint, constraint.query("VALUES ?this { " + " ".join(f"<{i}>" for i in iris) + " } ")))
         checks += len(focus)
-    return _run(store, runs, {"default_graph": graphs}), checks
+    return _run(store, runs, graphs), checks
 
 
 def affected(constraint: Constraint, changed: list[Quad], back: Neighbours, most: int) -> set[Any] | None:
@@ -387,10 +390,10 @@ def _named(query: str) -> set[str] | None:
     return named
 
 
-def _run(store: Store, runs: list[tuple[Constraint, str]], dataset: dict[str, object]) -> ValidationResult:
+def _run(store: Store, runs: list[tuple[Constraint, str]], default_graph: list[NamedNode] | None) -> ValidationResult:
     violations = set()
     for constraint, query in runs:
-        for row in store.query(query, **dataset):  # type: ignore[union-attr]  # a SELECT: solutions
+        for row in solutions(store.query(query, default_graph=None if default_graph is None else list(default_graph))):
             focus = row["this"]
             text = str(constraint.message) if constraint.message is not None else constraint.default_message
             for name in ("position", "item", "other"):

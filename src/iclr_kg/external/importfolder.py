@@ -68,7 +68,7 @@ class ImportFolder:
         """imports/shared/ once this import is written: it needs exactly what it uses and made
         (its earlier claims are dropped), and an entity no import needs any more, or one a curator
         has since put in data/, is pruned."""
-        made = {"people": self.people, "organizations": self.organizations}
+        made: dict[str, list[Any]] = {"people": self.people, "organizations": self.organizations}
         out: dict[str, list[Any]] = {}
         for section in ("people", "organizations"):
             defined = {entity.key for entity in getattr(curated, section)}
@@ -129,7 +129,7 @@ def _without_retrieval(folder: Path) -> dict[str, str]:
 
 def alone(folder: ImportFolder, curated: Dataset, shared: dict[str, list[Any]]) -> Dataset:
     """data/ with this import alone, and the shared entities it needs: what must build."""
-    staged = {"editions": folder.editions, "sources": [folder.source]}
+    staged: dict[str, list[Any]] = {"editions": folder.editions, "sources": [folder.source]}
     return _beside_alone(curated, staged, folder.shared_after(shared, curated), folder.key)
 
 

@@ -116,11 +116,10 @@ class _Resolver:
     def _match_known(self, paper_id: str, position: int, name: str, profile: str | None) -> str | None:
         """A registry person by the paper's curated author list, else by name (never one with another profile)."""
         curated = self.curated_authors.get(paper_id)
-        if curated and len(curated) > position and curated[position] is not None:
-            key = curated[position]
-            if self._compatible(key, profile):
-                self.matched["paper"].add(key)
-                return key
+        key = curated[position] if curated and len(curated) > position else None
+        if key is not None and self._compatible(key, profile):
+            self.matched["paper"].add(key)
+            return key
         key = self.registry.find("person", name)
         if key is not None and self._compatible(key, profile):
             self.matched["name"].add(key)
@@ -354,7 +353,8 @@ def profile_identifiers(profiles: dict[str, Profile]) -> tuple[list[StatedIdenti
             found.append(StatedIdentifier(profile=pid, scheme=scheme, value=value))
     owners: dict[tuple[str, str], list[str]] = {}
     for identifier in found:
-        owners.setdefault((identifier.scheme, identifier.value), []).append(identifier.profile)
+        if identifier.profile is not None:  # made above with its profile
+            owners.setdefault((identifier.scheme, identifier.value), []).append(identifier.profile)
     for (scheme, value), pids in sorted(owners.items()):
         if len(pids) > 1:
             warnings.append(

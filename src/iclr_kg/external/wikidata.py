@@ -34,6 +34,7 @@ from iclr_kg.errors import BadIdentifier, DataError, IclrKgError, WikidataError
 from iclr_kg.external.importfolder import ImportFolder, ImportResult, write_import
 from iclr_kg.external.jsoncache import JsonCache
 from iclr_kg.external.session import RETRY_STATUSES, polite_session
+from iclr_kg.graph import solutions
 from iclr_kg.identifiers import SCHEMES
 from iclr_kg.query.spreadsheet import sssom_cell
 
@@ -258,7 +259,8 @@ def candidates_from(dataset: Dataset, kinds: Iterable[str]) -> list[Candidate]:
                 if paper.ident in seen or f"paper/{paper.ident}" in linked:
                     continue
                 seen.add(paper.ident)
-                out.append(Candidate("paper", paper.ident, [paper.title], set(), paper.openreview or paper.same_as))
+                titles = [paper.title] if paper.title else []  # a withdrawn title is matched by nothing
+                out.append(Candidate("paper", paper.ident, titles, set(), paper.openreview or paper.same_as))
     return out
 
 
@@ -490,7 +492,7 @@ SSSOM_COLUMNS = (
 )
 
 
-def sssom_rows(dataset: Dataset) -> list[tuple[str, ...]]:
+def sssom_rows(dataset: Dataset) -> list[tuple[str, str, str, str, str, str, str, str]]:
     """Every mapping with where it comes from and when: the curated Wikidata links (their
     evidence), then the identifiers each import states (the profile or the Wikidata item that
     states it, the import's date)."""
@@ -587,7 +589,7 @@ def quickstatements(dataset: Dataset, store: Any) -> tuple[list[str], int]:
         if link.method == "checked"
     }
     references: dict[tuple[str, str, str], set[tuple[str, str | None]]] = {}
-    for row in run_query(store, QUICKSTATEMENTS_QUERY):
+    for row in solutions(run_query(store, QUICKSTATEMENTS_QUERY)):
         paper, award = row["paper"].value, row["award"].value
         if paper not in links or award not in links:
             continue

@@ -41,6 +41,7 @@ from iclr_kg.errors import (
     ServiceFailed,
     StoreError,
     StreamAborted,
+    engine_errors,
 )
 from iclr_kg.processes import (
     OUT_OF_MEMORY,
@@ -298,13 +299,8 @@ def _worker_main(
 
 
 def _open_for_worker(generation: str, backend_auth: str | None) -> Any:
-    try:
+    with engine_errors("reading the store"):  # a remote engine's EngineError passes as it is
         return _open(generation, backend_auth)
-    except EngineError:  # a remote engine that cannot be reached
-        raise
-    except (OSError, RuntimeError) as exc:  # RocksDB reports damage as RuntimeError
-        damage = f"the store cannot be read ({exc}); `iclr-kg check-store` names the damage"
-        raise StoreError(damage) from None
 
 
 def answer(store: Any, request: QueryRequest, send: Callable[[Message], None]) -> None:
@@ -694,6 +690,8 @@ class RunningQuery:
                     self.finish()
                     if isinstance(answer, Failure):
                         raise answer.exception()
+                    if not isinstance(answer, Rows):
+                        raise RuntimeError(f"a query worker sent {type(answer).__name__} where rows were due")
                     self.rows = answer.table
                 elif fmt is None:
                     self.finish()  # nothing the client accepts; the evaluation sent no more

@@ -81,7 +81,7 @@ class Producer(Generic[R]):
 
     def __init__(self, produce: Callable[[], R], describe: Callable[[R], Any]):
         self._chunks: queue.Queue[object] = queue.Queue(maxsize=8)
-        self._writer: queue.Queue[Callable[[R, IO[bytes]], None] | None] = queue.Queue(maxsize=1)
+        self._writer: queue.Queue[Callable[[R, IO[bytes]], object] | None] = queue.Queue(maxsize=1)
         self._cancelled = threading.Event()
         self._ready: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
         self._thread = threading.Thread(target=self._work, args=(produce, describe), name="sparql-worker", daemon=True)
@@ -128,11 +128,11 @@ class Producer(Generic[R]):
         with contextlib.suppress(queue.Full):
             self._writer.put_nowait(None)  # wakes the thread if it still waits to be told how
 
-    def body(self, write: Callable[[R, IO[bytes]], None]) -> ClosingBody:
+    def body(self, write: Callable[[R, IO[bytes]], object]) -> ClosingBody:
         """Start writing with `write(result, output)`; the bytes as they come, released on close."""
         return ClosingBody(self._chunks_of(write), self.cancel)
 
-    def _chunks_of(self, write: Callable[[R, IO[bytes]], None]) -> Iterator[bytes]:
+    def _chunks_of(self, write: Callable[[R, IO[bytes]], object]) -> Iterator[bytes]:
         self._writer.put(write)
         try:
             while True:
@@ -146,7 +146,7 @@ class Producer(Generic[R]):
             self._cancelled.set()
 
 
-def stream(produce: Callable[[], R], write: Callable[[R, IO[bytes]], None]) -> ClosingBody:
+def stream(produce: Callable[[], R], write: Callable[[R, IO[bytes]], object]) -> ClosingBody:
     """Produce and write on one worker thread when nothing needs deciding in between."""
     producer = Producer(produce, lambda result: None)
     producer.wait()

@@ -22,6 +22,7 @@ elsewhere, and some answer in their own dialect:
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import IO, Protocol, cast
 from urllib.parse import urlsplit, urlunsplit
 
 from pyoxigraph import QueryResultsFormat
@@ -118,16 +119,22 @@ def kind_from_server(server_header: str, headers: dict[str, str]) -> str:
 VIRTUOSO_BNODE = b"<bnode>nodeID://"
 
 
+class Readable(Protocol):
+    """What pyoxigraph's parsers read of a stream: `read` (and `readable`)."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
 class Mended:
     """A binary stream of Virtuoso's XML results with its blank node labels made valid
     (`nodeID://b1` → `b1`), read through in chunks: a label cut between two chunks is kept
     back until the next one, so nothing is buffered beyond a chunk."""
 
-    def __init__(self, raw: object, chunk: int = 64 * 1024):
+    def __init__(self, raw: Readable, chunk: int = 64 * 1024):
         self.raw, self.chunk, self.held = raw, chunk, b""
 
     def read(self, size: int = -1) -> bytes:
-        data = self.raw.read(self.chunk if size is None or size < 0 else max(size, 1))  # type: ignore[attr-defined]
+        data = self.raw.read(self.chunk if size is None or size < 0 else max(size, 1))
         if not data:
             rest, self.held = self.held, b""
             return rest
@@ -149,6 +156,7 @@ def _partial_suffix(data: bytes, token: bytes) -> int:
     return 0
 
 
-def mend(engine: Engine, raw: object) -> object:
-    """The engine's result stream as pyoxigraph's parsers read it."""
-    return Mended(raw) if engine.kind == "virtuoso" else raw
+def mend(engine: Engine, raw: Readable) -> IO[bytes]:
+    """The engine's result stream as pyoxigraph's parsers read it (they call `read` only: the
+    cast says so to a type checker that wants a whole file object)."""
+    return cast(IO[bytes], Mended(raw) if engine.kind == "virtuoso" else raw)

@@ -32,13 +32,15 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, cast
 
-from pyoxigraph import DefaultGraph, Literal, NamedNode, RdfFormat, Store, Triple, serialize
+from pyoxigraph import DefaultGraph, Literal, NamedNode, RdfFormat, Store, Triple
 
 from iclr_kg import vocab
 from iclr_kg.atomic import write_text
 from iclr_kg.config import Settings
 from iclr_kg.errors import EngineError
+from iclr_kg.graph import rdf_bytes
 from iclr_kg.progress import Progress
 from iclr_kg.remote.client import SparqlClient
 from iclr_kg.remote.names import Names
@@ -85,13 +87,13 @@ def _state_path(settings: Settings, url: str) -> Path:
     return settings.store / "publish" / (hashlib.sha256(url.encode()).hexdigest()[:16] + ".json")
 
 
-def _graphs(store: Store) -> list[tuple[str, object]]:
+def _graphs(store: Store) -> list[tuple[str, NamedNode | DefaultGraph]]:
     """(name on the engine, graph in the store) for every graph to publish, merged last."""
     named = sorted(g.value for g in store.named_graphs() if isinstance(g, NamedNode))
     return [*((name, NamedNode(name)) for name in named), (vocab.GRAPH_MERGED, DefaultGraph())]
 
 
-def _chunks(store: Store, graph: object, size: int = CHUNK_TRIPLES) -> Iterator[tuple[bytes, int]]:
+def _chunks(store: Store, graph: NamedNode | DefaultGraph, size: int = CHUNK_TRIPLES) -> Iterator[tuple[bytes, int]]:
     """N-Triples of a graph in chunks of `size` triples, each with its triple count, the triples
     with a blank node together in the last one (a blank node split over two requests would become
     two nodes). Written by pyoxigraph's `dump` (in Rust: a triple through Python cost twice the
@@ -109,7 +111,7 @@ def _chunks(store: Store, graph: object, size: int = CHUNK_TRIPLES) -> Iterator[
     def produce() -> None:
         try:
             cutter = _Cutter(size, put)
-            store.dump(cutter, RdfFormat.N_TRIPLES, from_graph=graph)
+            store.dump(cast(IO[bytes], cutter), RdfFormat.N_TRIPLES, from_graph=graph)  # it calls `write` only
             cutter.close()
             put(None)
         except BaseException as exc:  # noqa: BLE001 - raised again where the chunks are read
@@ -206,7 +208,7 @@ def _publication_record(generation: str, counts: dict[str, int]) -> bytes:
             add(entry, sd + "graph", graph)
         add(graph, vocab.RDF_TYPE.value, NamedNode(sd + "Graph"))
         add(graph, void + "triples", Literal(str(size), datatype=vocab.XSD_INTEGER))
-    return serialize(triples, format=RdfFormat.N_TRIPLES)
+    return rdf_bytes(triples, RdfFormat.N_TRIPLES)
 
 
 def _switch(client: SparqlClient, generation: str, counts: dict[str, int]) -> None:
@@ -362,7 +364,7 @@ def _send_graph(
     client: SparqlClient,
     store: Store,
     name: str,
-    graph: object,
+    graph: NamedNode | DefaultGraph,
     names: Names,
     state: dict,
     state_file: Path,

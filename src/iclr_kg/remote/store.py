@@ -78,11 +78,11 @@ def read_publication(client: SparqlClient, known: Publication | None = None) -> 
     before (whether its graphs are renamed is not asked again)."""
     described: dict[str, tuple[dict[str, int], list[int]]] = {}
     for row in client.select(PUBLICATION_QUERY):
-        graphs, merged = described.setdefault(row["generation"].value, ({}, [0]))
+        graphs, merged_count = described.setdefault(row["generation"].value, ({}, [0]))
         if "name" in row:
             graphs[row["name"].value] = int(row["triples"].value)
         else:
-            merged[0] = int(row["triples"].value)
+            merged_count[0] = int(row["triples"].value)
     if not described:
         return None
     generation = max(described)
@@ -146,6 +146,10 @@ class RemoteStore:
 
     def named_graphs(self) -> Iterator[NamedNode]:
         return iter(NamedNode(g) for g in self.publication.named)
+
+    def contains_named_graph(self, graph_name: NamedNode | BlankNode) -> bool:
+        """Whether the publication holds this graph (what it recorded: no request is made)."""
+        return isinstance(graph_name, NamedNode) and graph_name.value in self.publication.graphs
 
     def query(
         self,
@@ -246,4 +250,11 @@ def open_graph(settings: Settings) -> ReadableGraph:
     the `backend` setting names (a RemoteStore, read the same way)."""
     if settings.remote is None:
         return open_read_only(settings.store)
+    return open_remote(settings)
+
+
+def open_remote(settings: Settings) -> RemoteStore:
+    """The engine the `backend` setting names, as published there (settings.remote is set)."""
+    if settings.remote is None:
+        raise ValueError("no remote backend is configured")
     return RemoteStore.connect(settings.remote, settings.backend_auth, timeout=max(settings.query_timeout, 60))

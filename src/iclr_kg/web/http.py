@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import urllib.parse
+from typing import Any
 
 from flask import Response, render_template, request
 from pyoxigraph import NamedNode
@@ -24,8 +25,9 @@ def error_response(exc: IclrKgError) -> Response:
     clients and the error page for a browser on a page, with Retry-After when it has one."""
     browser = request.accept_mimetypes.best == "text/html" and request.blueprint not in PROTOCOL_BLUEPRINTS
     if browser:
+        near = getattr(exc, "near", "")
         response = Response(
-            render_template("error.html", status=exc.http_status, message=str(exc)),
+            render_template("error.html", status=exc.http_status, message=str(exc), suggestions=_suggestions(near)),
             status=exc.http_status,
             mimetype="text/html",
         )
@@ -35,6 +37,16 @@ def error_response(exc: IclrKgError) -> Response:
         response.headers["Retry-After"] = str(exc.retry_after)
     response.headers.update(exc.headers)
     return response
+
+
+def _suggestions(words: str) -> list[Any]:
+    """Entities whose names come close to `words` (a path's parts), for a 404 page."""
+    if not words:
+        return []
+    from iclr_kg.web.state import state  # here: the state module imports the blueprints' helpers
+
+    index = state().index()
+    return index.search(" ".join(re.split(r"[-_/]+", words)), limit=8) if index else []
 
 
 def wants_html(kinds: tuple[str, ...] = ("results", "rdf")) -> bool:

@@ -15,8 +15,8 @@ blueprint = Blueprint("openapi", __name__)
 TEXT = {"text/plain": {"schema": {"type": "string"}}}
 JSON = {"application/json": {"schema": {"type": "object"}}}
 HTML = {"text/html": {"schema": {"type": "string"}}}
-RESULTS = {f.media_type: {"schema": {}} for f in RESULT_FORMATS.values()}
-RDF = {f.media_type: {"schema": {}} for f in RDF_FORMATS.values()}
+RESULTS: dict[str, Any] = {f.media_type: {"schema": {}} for f in RESULT_FORMATS.values()}
+RDF: dict[str, Any] = {f.media_type: {"schema": {}} for f in RDF_FORMATS.values()}
 FORMAT = {
     "name": "format",
     "in": "query",

@@ -5,13 +5,14 @@ from __future__ import annotations
 import functools
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, send_file, url_for
+from flask import Blueprint, Response, jsonify, redirect, render_template, request, send_file, url_for
+from flask.typing import ResponseReturnValue
 
 from iclr_kg import counts, vocab
-from iclr_kg.errors import IclrKgError, QueryError, StoreError
+from iclr_kg.errors import IclrKgError, NotFound, QueryError, StoreError
 from iclr_kg.identifiers import SCHEMES, recognize
 from iclr_kg.index import TOPIC, Hit, Index, fold, kind_and_key
 from iclr_kg.kinds import LISTED, ROOTS
@@ -54,6 +55,14 @@ def download_formats() -> dict[str, list[str]]:
     return {"result_formats": list(RESULT_FORMATS), "rdf_formats": list(RDF_FORMATS)}
 
 
+def _arguments(*given: Mapping[str, Any], **more: Any) -> dict[str, Any]:
+    """A URL's query arguments for `url_for`, merged (later ones win)."""
+    merged: dict[str, Any] = {}
+    for arguments in (*given, more):
+        merged.update(arguments)
+    return merged
+
+
 def download_links(text: str, saved: str | None, values: dict[str, str], include_inferred: bool):
     """A function the templates call to link each download format of the shown result."""
     inferred = {} if include_inferred else {"inferred": "false"}
@@ -62,21 +71,19 @@ def download_links(text: str, saved: str | None, values: dict[str, str], include
         """The result in `fmt`: as a file to save (the download links), or to read (the views)."""
         extra = inferred | ({"download": saved or "query"} if attachment else {})
         if saved:
-            return url_for("pages.saved_query", name=saved, format=fmt, **values, **extra)
-        return url_for("sparql.sparql", query=text, format=fmt, **extra)
+            return url_for("pages.saved_query", **_arguments(values, extra, name=saved, format=fmt))
+        return url_for("sparql.sparql", **_arguments(extra, query=text, format=fmt))
 
     return link
 
 
-def result_page(
-    template: str, text: str, substitutions: dict | None = None, **context: object
-) -> str | tuple[str, int]:
+def result_page(template: str, text: str, substitutions: dict | None = None, **context: Any) -> str | tuple[str, int]:
     """Run `text` and render it as a table in `template`; a bad query shows the parser's message."""
     include_inferred = request.args.get("inferred", "true") != "false"
     saved = context.get("saved")
     context["download"] = download_links(
         text,
-        saved.name if hasattr(saved, "name") else None,
+        getattr(saved, "name", None),
         context.get("values", {}),
         include_inferred,
     )
@@ -115,12 +122,12 @@ def _as_saved(saved: SavedQuery) -> bool:
 
 
 @blueprint.route("/")
-def home() -> Response | str:
+def home() -> ResponseReturnValue:
     """The front page: search first, then the editions, the awards, the organizations with most
     papers, every kind to browse, and what the graph holds as of when. A link from before the
     editor moved to /query (`/?query=...`) is sent there."""
     if request.args.get("query") is not None or request.args.get("view") is not None:
-        return redirect(url_for("pages.index", **request.args), code=301)
+        return redirect(url_for("pages.index", **_arguments(request.args)), code=301)
     index = state().index()
     if index is None:
         raise StoreError("no store yet: run `iclr-kg build` first")
@@ -174,7 +181,7 @@ def _front_page_lists(index: Index) -> dict[str, object]:
 def index() -> str | tuple[str, int]:
     text = request.args.get("query")
     view = request.args.get("view") or declared_view(text or "") or "table"
-    context = {
+    context: dict[str, Any] = {
         "saved": state().saved,
         "view": view if view.split(" ", 1)[0] in VIEWS else "table",
         "prefixes": vocab.QUERY_PREFIXES,
@@ -211,7 +218,7 @@ def queries() -> Response | str:
 @blueprint.route("/queries/<name>")
 def saved_query(name: str) -> Response | str | tuple[str, int]:
     if not NAME.match(name) or name not in state().saved:
-        abort(404)
+        raise NotFound(f"No saved query called {name!r}: /queries lists them.", near=name)
     saved = state().saved[name]
     if not wants_html():
         return run_saved(saved)
@@ -265,7 +272,7 @@ HEALTH_TIMEOUT = 5.0
 
 
 @blueprint.route("/favicon.ico")
-def favicon() -> Response:
+def favicon() -> ResponseReturnValue:
     """Browsers ask for /favicon.ico whatever the page links; send them to the icon we have."""
     return redirect(url_for("static", filename="favicon.svg"), code=301)
 
@@ -378,7 +385,7 @@ def release_file(version: str, name: str) -> Response:
     only a name that release's SHA256SUMS lists is served."""
     found = released_file(state().settings.releases, version, name)
     if found is None:
-        abort(404)
+        raise NotFound(f"Release {version} has no file {name!r}: its SHA256SUMS lists what it has.")
     path, listed = found
     saved = listed.media_type == "application/gzip"  # a download, not a page to show
     return send_file(path, mimetype=listed.media_type, as_attachment=saved, conditional=True, max_age=86400)
@@ -395,7 +402,7 @@ TOPIC_PREVIEW = 10  # papers on the topic shown under the name matches; their ta
 
 
 @blueprint.route("/search")
-def search() -> Response | str:
+def search() -> ResponseReturnValue:
     """Entities by name, title, alias or Chinese name; `format=json` (or Accept) for autocompletion."""
     text = request.args.get("q", "").strip()[:200]
     json_asked = request.args.get("format") == "json" or (

@@ -17,10 +17,10 @@ from types import MappingProxyType
 from typing import Any
 
 from flask import url_for
-from pyoxigraph import DefaultGraph, Literal, NamedNode, Store
+from pyoxigraph import DefaultGraph, NamedNode
 
 from iclr_kg import terms, vocab
-from iclr_kg.graph import ReadableGraph
+from iclr_kg.graph import ReadableGraph, Term, value
 from iclr_kg.identifiers import SCHEMES
 from iclr_kg.index import Index, ListFilter, ranked_titles
 from iclr_kg.kinds import KINDS
@@ -30,7 +30,8 @@ from iclr_kg.web.i18n import translate
 
 LIST_LIMIT = 200  # rows of a list that is not paged
 
-Value = NamedNode | Literal | str | int | float | None
+Value = Term | Cell | Remarked | OntologyLabel | str | int | float | None
+"""What a panel's row shows: a term as the Labeler names it, or a cell or words of the page's."""
 
 
 LIST_PAGE = 50  # rows of a paged list on a profile (a person's papers, co-authors)
@@ -60,7 +61,7 @@ class Panel:
     title: str
     kind: str = "facts"
     rows: list[tuple[str, list[Any]]] = field(default_factory=list)  # facts: (label, values)
-    columns: list[str] = field(default_factory=list)  # table
+    columns: list[Any] = field(default_factory=list)  # table: words of the page's, or terms (named when drawn)
     table: list[list[Any]] = field(default_factory=list)
     bars: list[tuple[Any, ...]] = field(default_factory=list)  # (a term or a word, a count[, the list it counts])
     note: str = ""  # in English, with {fields} from `figures`: translated when the page is drawn
@@ -406,7 +407,7 @@ def _identifiers(store: ReadableGraph, iri: NamedNode, panel: Panel, kind: str) 
     for scheme in SCHEMES.values():
         if scheme.prop and kind in scheme.kinds and not scheme.name.startswith("openreview"):
             stated = store.quads_for_pattern(iri, scheme.predicate, None, DefaultGraph())
-            values = sorted({q.object.value for q in stated})
+            values = sorted({value(q.object) for q in stated})
             panel.add(scheme.label, *[Cell(v, href=web_link(scheme.iri(v)), external=True) for v in values])
 
 
@@ -422,7 +423,8 @@ def organization(
     about = Panel("Organization")
     about.add("Names", *[q.object for q in store.quads_for_pattern(iri, vocab.RDFS_LABEL, None, entities)])
     about.add("Also known as", *_values(store, iri, "alias"))
-    chain, node = [], iri
+    chain: list[Term] = []
+    node: Term = iri
     for _ in range(20):  # the chain of parents, nearest first (asserted parents only)
         parents = [q.object for q in store.quads_for_pattern(node, vocab.iclr("subOrganizationOf"), None, entities)]
         if not parents:
@@ -722,7 +724,7 @@ def source(
     store: ReadableGraph, iri: NamedNode, index: Index | None = None, pages: Mapping[str, int] = NO_PAGES
 ) -> tuple[str, list[Panel]]:
     title = [q.object for q in store.quads_for_pattern(iri, NamedNode(vocab.DCTERMS + "title"), None, DefaultGraph())]
-    heading = str(title[0].value) if title else iri.value.rsplit("/", 1)[-1]
+    heading = value(title[0]) if title else iri.value.rsplit("/", 1)[-1]
     about = Panel("Source")
     about.properties(
         store,
@@ -738,17 +740,17 @@ def source(
             ("Note", "note"),
         ],
     )
-    tags = [q.object.value for q in store.quads_for_pattern(iri, NamedNode(vocab.SCHEMA + "inLanguage"), None, None)]
+    tags = [value(q.object) for q in store.quads_for_pattern(iri, NamedNode(vocab.SCHEMA + "inLanguage"), None, None)]
     about.add("Language", *sorted({translate(LANGUAGE_NAMES.get(tag.lower(), tag)) for tag in tags}))
     if any(True for _ in store.quads_for_pattern(iri, vocab.RDF_TYPE, vocab.iclr("Article"), DefaultGraph())):
         # an article's date and address, or that it gives none (the five seed articles give neither)
-        dated = [
+        dated: list[Value] = [
             q.object
             for q in store.quads_for_pattern(iri, NamedNode(vocab.SCHEMA + "datePublished"), None, DefaultGraph())
         ]
         about.add("Published", *(dated or [translate("not stated in the article")]))
-        kept = sorted({q.object.value for q in store.quads_for_pattern(iri, vocab.iclr("seedFile"), None, None)})
-        address = [
+        kept = sorted({value(q.object) for q in store.quads_for_pattern(iri, vocab.iclr("seedFile"), None, None)})
+        address: list[Value] = [
             q.object for q in store.quads_for_pattern(iri, NamedNode(vocab.SCHEMA + "url"), None, DefaultGraph())
         ]
         unstated = translate("not stated in the article; its text is kept as {file}").format(file=", ".join(kept))
@@ -759,7 +761,7 @@ def source(
 
 
 # What each kind's page shows: (the store, the entity, the generation's index) -> heading, panels.
-PROFILES: dict[str, Callable[[Store, NamedNode, Index | None, Mapping[str, int]], tuple[str, list[Panel]]]] = {
+PROFILES: dict[str, Callable[[ReadableGraph, NamedNode, Index | None, Mapping[str, int]], tuple[str, list[Panel]]]] = {
     "paper": paper,
     "person": person,
     "organization": organization,
@@ -783,7 +785,7 @@ def _drop_empty_columns(panel: Panel) -> None:
     panel.table = [[row[i] for i in keep] for row in panel.table]
 
 
-def _bar(name: Cell, n: float, href: str = "", shown: str = "", star: bool = False) -> tuple[Any, float, str, str]:
+def _bar(name: Cell, n: float, href: str = "", shown: str = "", *, star: bool = False) -> tuple[Any, float, str, str]:
     """A bar as the page draws it: its name (a cell, linked, in a star), its length, where its
     count links, and the count as read ("1,128", "26.5%")."""
     return (name if star else name.text, n, href, shown or (f"{n:,}" if isinstance(n, int) else f"{n:g}"))
@@ -796,8 +798,8 @@ def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
         for _, values in panel.rows:
             terms += values
         for row in panel.table:
-            for value in row:
-                terms += value if isinstance(value, list) else [value]
+            for item in row:
+                terms += item if isinstance(item, list) else [item]
         terms += panel.columns + [bar[0] for bar in panel.bars] + panel.groups
     labeler.learn(terms)
 
@@ -814,7 +816,7 @@ def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
         ]
         panel.table = [[cells(v) for v in row] for row in panel.table]
         panel.groups = [labeler.cell(group) for group in panel.groups]
-        panel.bars = [_bar(labeler.cell(bar[0]), *bar[1:], star=panel.kind == "star") for bar in panel.bars]
+        panel.bars = [_bar(labeler.cell(bar[0]), *bar[1:4], star=panel.kind == "star") for bar in panel.bars]
         panel.links = [(translate(words, labeler.lang), href) for words, href in panel.links]
         if panel.kind == "star" and panel.bars:
             panel.svg = star(panel.bars[0][0], [(bar[0], bar[1]) for bar in panel.bars[1:]])
@@ -844,7 +846,7 @@ def schema_org(store: ReadableGraph, iri: NamedNode, kind: str, index: Index | N
         "url": iri.value,
         "name": hit.label if hit else iri.value.rsplit("/", 1)[-1],
     }
-    same = [q.object.value for q in store.quads_for_pattern(iri, vocab.SKOS_EXACT_MATCH, None, DefaultGraph())]
+    same = [value(q.object) for q in store.quads_for_pattern(iri, vocab.SKOS_EXACT_MATCH, None, DefaultGraph())]
     same += [v.value for v in _values(store, iri, "openReviewUrl") + _values(store, iri, "openReviewProfilePage")]
     if same:
         data["sameAs"] = same

@@ -13,12 +13,13 @@ from typing import Any
 from urllib.parse import urlencode
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 from pyoxigraph import DefaultGraph, Literal, NamedNode, RdfFormat, serialize
 from werkzeug.datastructures import MIMEAccept
 
 from iclr_kg import vocab
 from iclr_kg.errors import NotFound, QueryError
-from iclr_kg.graph import ReadableGraph
+from iclr_kg.graph import ReadableGraph, Term, value
 from iclr_kg.identifiers import ROUTES, SCHEMES, parse_for, schemes_for
 from iclr_kg.index import MAX_PAGE, SORTS, ListFilter, kind_and_key
 from iclr_kg.kinds import LISTED
@@ -27,7 +28,7 @@ from iclr_kg.query.saved import parse_iri
 from iclr_kg.query.streaming import ClosingBody, stream
 from iclr_kg.store import built_on
 from iclr_kg.web.html import Cell, Labeler, cell, short
-from iclr_kg.web.http import requested_format, wants_html
+from iclr_kg.web.http import error_response, requested_format, wants_html
 from iclr_kg.web.i18n import language
 from iclr_kg.web.profiles import PROFILES, bibtex, render_panels, schema_org
 from iclr_kg.web.state import state
@@ -109,9 +110,9 @@ def last_successor(store: ReadableGraph, iri: NamedNode) -> NamedNode | None:
 
 
 @blueprint.route("/resource/<kind>/<key>")
-def resource(kind: str, key: str) -> Response | str | tuple[str, int]:
+def resource(kind: str, key: str) -> ResponseReturnValue:
     if kind not in vocab.ENTITY_KINDS or not KEY.match(key):
-        return not_found_page(f"No such entity: /resource/{kind}/{key}", f"{kind} {key}")
+        raise NotFound(f"No such entity: /resource/{kind}/{key}", near=f"{kind} {key}")
     iri = NamedNode(f"{vocab.RESOURCE_BASE}{kind}/{key}")
     store = state().store()
     successor = last_successor(store, iri)
@@ -120,7 +121,7 @@ def resource(kind: str, key: str) -> Response | str | tuple[str, int]:
         query = f"?{request.query_string.decode()}" if request.query_string else ""
         return redirect(url_for("resources.resource", kind=target[0], key=target[1]) + query, 301)
     if not any(True for _ in store.quads_for_pattern(iri, None, None, DefaultGraph())):
-        return not_found_page(f"No entity {iri.value} in this graph.", key)
+        raise NotFound(f"No entity {iri.value} in this graph.", near=key)
     if kind == "paper" and request.args.get("format") == "bibtex":
         entry = bibtex(store, iri, state().index())
         return Response(
@@ -176,7 +177,7 @@ def _page_url(argument: str, page: int) -> str:
 def browse(kind: str) -> Response | str | tuple[str, int]:
     """Every entity of a kind, a page at a time, by name, year or number of papers."""
     if kind not in vocab.ENTITY_KINDS:
-        return not_found_page(f"No kind of entity called {kind!r}.", kind)
+        raise NotFound(f"No kind of entity called {kind!r}.", near=kind)
     index = state().index()
     sorts = [name for name in SORTS if not (kind == "paper" and name == "papers")]  # a paper has no papers
     unknown = sorted(set(request.args) - LIST_ARGUMENTS)
@@ -190,13 +191,13 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
     asked = request.args.get("page", "1")
     page = int(asked) if asked.isascii() and asked.isdigit() and len(asked) < 10 else 0
     if not 1 <= page <= MAX_PAGE:
-        return not_found_page(f"No page {asked!r} of {kind} entities: pages are numbered from 1.", kind)
+        raise NotFound(f"No page {asked!r} of {kind} entities: pages are numbered from 1.", near=kind)
     decisions = list(state().terms().enumeration("Decision").values())
     presentations = list(state().terms().enumeration("PresentationType").values())
     narrowed, filters, of = _list_filters(index, kind, decisions, presentations)
     hits, total = index.browse(kind, sort, BROWSE_PAGE, (page - 1) * BROWSE_PAGE, narrowed) if index else ([], 0)
     if page > 1 and not hits:
-        return not_found_page(f"No page {page} of {kind} entities: there are {total:,}.", kind)
+        raise NotFound(f"No page {page} of {kind} entities: there are {total:,}.", near=kind)
     # the same on every page of a list, and a scan of every row per decision: once per generation
     # for the lists of a kind by year and decision (a bounded set); a person's or an
     # organization's papers are counted on each visit (milliseconds, and keys without end)
@@ -304,7 +305,7 @@ def _list_filters(
 
 
 @blueprint.route("/id/<scheme>/<path:value>")
-def by_identifier(scheme: str, value: str) -> Response | tuple[str, int]:
+def by_identifier(scheme: str, value: str) -> ResponseReturnValue:
     """303 to our entity known elsewhere by `value` (an ORCID iD, a dblp pid or publication key, a
     Wikidata item..., bare or as its URL); 404 with a search where none is; 400 for what is not
     such an identifier."""
@@ -315,7 +316,7 @@ def by_identifier(scheme: str, value: str) -> Response | tuple[str, int]:
     known, parsed = parse_for(schemes, written)  # or a 400 saying why
     entity = find_by_identifier(state().store(), known.name, parsed)
     if entity is None:
-        return not_found_page(f"No entity here is known by the {known.label} identifier {parsed}.", parsed)
+        raise NotFound(f"No entity here is known by the {known.label} identifier {parsed}.", near=parsed)
     kind, key = kind_and_key(entity) or ("", "")
     return redirect(url_for("resources.resource", kind=kind, key=key), code=303)
 
@@ -329,13 +330,6 @@ def find_by_identifier(store: ReadableGraph, scheme: str, value: str) -> str | N
         matches = store.quads_for_pattern(None, known.predicate, Literal(value), None)
     found = sorted({q.subject.value for q in matches if isinstance(q.subject, NamedNode)})
     return found[0] if found else None
-
-
-def not_found_page(message: str, words: str) -> tuple[str, int]:
-    """The site's own 404, with entities whose names come close to what was asked."""
-    index = state().index()
-    suggestions = index.search(" ".join(re.split(r"[-_/]+", words)), limit=8) if index else []
-    return render_template("error.html", status=404, message=message, suggestions=suggestions), 404
 
 
 # What JSON inside a <script> element must not hold as itself: `</script>` ends the element, and
@@ -388,7 +382,7 @@ def describe(store: ReadableGraph, iri: NamedNode, labeler: Labeler) -> dict[str
 
     properties = []
     for p in sorted(objects, key=order):
-        values = []
+        values: list[dict[str, Any]] = []
         for key, o in objects[p].items():
             graphs = sorted(set(graphs_of[(p, key)]))
             values.append(
@@ -431,7 +425,7 @@ def ontology() -> Response | str:
     return render_template("ontology.html", **ontology_terms(store, graph))
 
 
-def ontology_terms(store: object, graph: NamedNode) -> dict[str, object]:
+def ontology_terms(store: ReadableGraph, graph: NamedNode) -> dict[str, object]:
     """Classes and properties of our namespace with labels, comments, domains, ranges, parents."""
     rdf_type = vocab.RDF_TYPE
     kinds = {
@@ -446,17 +440,17 @@ def ontology_terms(store: object, graph: NamedNode) -> dict[str, object]:
             term = quad.subject
             if not isinstance(term, NamedNode) or not term.value.startswith(vocab.ONTOLOGY_NS):
                 continue
-            facts: dict[str, list[object]] = defaultdict(list)
+            facts: dict[str, list[Term]] = defaultdict(list)
             for q in store.quads_for_pattern(term, None, None, graph):
                 facts[q.predicate.value].append(q.object)
-            labels = {o.language: o.value for o in facts.get(RDFS_LABEL, []) if hasattr(o, "language")}
+            labels = {o.language: o.value for o in facts.get(RDFS_LABEL, []) if isinstance(o, Literal)}
             sections[section].append(
                 {
                     "name": term.value[len(vocab.ONTOLOGY_NS) :],
                     "iri": term.value,
                     "label": labels.get("en", ""),
                     "label_zh": labels.get("zh", ""),
-                    "comment": " ".join(o.value for o in facts.get(vocab.RDFS_COMMENT.value, [])),
+                    "comment": " ".join(value(o) for o in facts.get(vocab.RDFS_COMMENT.value, [])),
                     "relations": [
                         (name, [cell(o) for o in facts.get(p, []) if isinstance(o, NamedNode)])
                         for name, p in (
@@ -531,10 +525,10 @@ def gzipped(response: Response) -> Response:
     return response
 
 
-def _gzip(chunks: Iterable[bytes]) -> Iterator[bytes]:
+def _gzip(chunks: Iterable[str] | Iterable[bytes]) -> Iterator[bytes]:
     compressor = zlib.compressobj(1, zlib.DEFLATED, 31)  # 31: a gzip header and trailer
     for chunk in chunks:
-        packed = compressor.compress(chunk)
+        packed = compressor.compress(chunk.encode() if isinstance(chunk, str) else chunk)
         if packed:
             yield packed
     yield compressor.flush()
@@ -555,5 +549,6 @@ def named_graph_response(graph_iri: str) -> Response:
 
 
 @blueprint.app_errorhandler(404)
-def not_found(_: Exception) -> tuple[str, int]:
-    return not_found_page("Not found.", request.path)
+def not_found(_: Exception) -> Response:
+    """Werkzeug's 404 (no route matched) answered as ours."""
+    return error_response(NotFound("Not found.", near=request.path))

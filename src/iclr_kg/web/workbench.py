@@ -17,11 +17,12 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from flask import Blueprint, Response, abort, jsonify, redirect, request, url_for
+from flask import Blueprint, Response, jsonify, redirect, request, url_for
+from flask.typing import ResponseReturnValue
 from pyoxigraph import NamedNode
 
 from iclr_kg import vocab
-from iclr_kg.errors import QueryError, RequestError, TooLarge
+from iclr_kg.errors import NotFound, QueryError, RequestError, TooLarge
 from iclr_kg.query.lint import check
 from iclr_kg.web.http import MAX_QUERY_BYTES, json_object
 from iclr_kg.web.querying import syntax_in_worker
@@ -186,7 +187,7 @@ def link_id(body: str) -> str:
 
 
 @blueprint.route("/q", methods=["POST"])
-def create_link() -> Response:
+def create_link() -> ResponseReturnValue:
     """A permalink for `query` and `view` (a form post redirects to it; JSON clients get its URL)."""
     text = request.values.get("query", "")
     view = request.values.get("view", "table")
@@ -223,11 +224,11 @@ def _check_room(db: sqlite3.Connection, client: str | None) -> None:
 
 
 @blueprint.route("/q/<ident>")
-def open_link(ident: str) -> Response:
+def open_link(ident: str) -> ResponseReturnValue:
     """The query page with the linked query and view (a redirect, so the page's URL says it all)."""
     with _links() as db:
         row = db.execute("SELECT body FROM link WHERE id = ?", (ident,)).fetchone()
     if row is None:
-        abort(404)
+        raise NotFound(f"No shared query link {ident!r} here.")
     body = json.loads(row[0])
     return redirect(url_for("pages.index", query=body["query"], view=body.get("view", "table")))

@@ -13,10 +13,11 @@ import hmac
 import uuid
 
 from flask import Blueprint, Response, request
-from pyoxigraph import NamedNode, RdfFormat, parse, serialize
+from pyoxigraph import NamedNode, RdfFormat, parse
 
 from iclr_kg import vocab
 from iclr_kg.errors import Forbidden, NotFound, QueryError, ReadOnlyBackend, Unauthorized, UnsupportedMediaType
+from iclr_kg.graph import rdf_bytes
 from iclr_kg.query.federation import check_update
 from iclr_kg.query.formats import RDF_FORMATS
 from iclr_kg.query.querytext import add_using, check_nesting, nesting_depth
@@ -127,7 +128,7 @@ def write_graph(graph_iri: str | None, created: bool = False) -> Response:
             raise NotFound(f"no graph {graph_iri or 'written to the default graph'} in this store")
         return _written(run_write(f"DROP {target}", "graph-store", request.base_url), graph_iri, "dropped")
     triples = read_triples(graph_iri or request.base_url)
-    data = serialize(triples, format=RdfFormat.N_TRIPLES).decode("utf-8") if triples else ""
+    data = rdf_bytes(triples, RdfFormat.N_TRIPLES).decode("utf-8") if triples else ""
     insert = f"INSERT DATA {{ GRAPH <{graph.value}> {{ {data} }} }}"
     text = f"DROP SILENT {target} ;\n{insert}" if request.method == "PUT" else insert
     status = 201 if not exists or created else 204
