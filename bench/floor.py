@@ -43,7 +43,7 @@ def create_engine_app(store_dir: Path) -> Callable[..., Iterable[bytes]]:
     """A WSGI callable: the query of `GET /sparql?query=...` run by pyoxigraph, JSON back."""
     from pyoxigraph import QueryResultsFormat, RdfFormat, Store, serialize
 
-    from iclr_kg.query.pool import result_kind
+    from iclr_kg.query.answering import result_kind
     from iclr_kg.store import current_generation
     from iclr_kg.vocab import QUERY_PREFIXES
     from iclr_kg.web.lean import _unquote

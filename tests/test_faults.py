@@ -79,7 +79,7 @@ def _kill_a_build(
     returns, and check the store: the old one as it was or the new one whole (COUNT = `whole`);
     then the next build works and removes what the killed one left. Says which store it found."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("iclr_kg.store.KEEP_SECONDS", 0)  # no grace for readers of replaced generations here
+        patch.setattr("iclr_kg.store.pruning.KEEP_SECONDS", 0)  # no grace for readers of replaced generations here
         build(settings)
         before, count = current_generation(settings.store), select(open_read_only(settings.store), COUNT)
         process = subprocess.Popen(
@@ -282,7 +282,8 @@ def test_a_torn_journal_line_is_ignored_and_cut_and_a_broken_one_is_named(tiny_d
     acknowledged, so it is not replayed, and the next append cuts it off. A complete line that
     is not an entry stops the build with the file and line named."""
     from iclr_kg.errors import StoreError
-    from iclr_kg.updates import JOURNAL, Journal, apply
+    from iclr_kg.store import JOURNAL
+    from iclr_kg.updates import Journal, apply
 
     settings = tiny_data()
     build(settings)

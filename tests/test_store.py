@@ -70,7 +70,7 @@ def test_old_generations_are_pruned(tmp_path: Path, monkeypatch) -> None:
     quad = Quad(NamedNode("http://a"), NamedNode("http://b"), NamedNode("http://c"), NamedNode("http://g"))
     recent = [publish(tmp_path, [quad]) for _ in range(4)]
     assert all(g.is_dir() for g in recent)  # replaced just now: queries may still read them
-    monkeypatch.setattr("iclr_kg.store.KEEP_SECONDS", 0)
+    monkeypatch.setattr("iclr_kg.store.pruning.KEEP_SECONDS", 0)
     kept_beside(recent[-1], "stats").write_text("[]")  # a result kept beside a generation goes with it
     generations = [publish(tmp_path, [quad]) for _ in range(4)]
     assert sorted(p.name for p in (tmp_path / "generations").iterdir()) == sorted(
@@ -84,11 +84,11 @@ def test_generations_of_one_second_are_kept_newest_first_whatever_their_process_
 ) -> None:
     """Regression: names once sorted by process id within a second, so a build by process 8836
     right after one by process 16688 pruned the newer of the two good generations."""
-    monkeypatch.setattr("iclr_kg.store.KEEP_SECONDS", 0)
+    monkeypatch.setattr("iclr_kg.store.pruning.KEEP_SECONDS", 0)
     quad = Quad(NamedNode("http://a"), NamedNode("http://b"), NamedNode("http://c"), NamedNode("http://g"))
     made = []
     for pid in (8836, 16688, 8836):  # "16688" < "8836" as text
-        monkeypatch.setattr("iclr_kg.store.os.getpid", lambda pid=pid: pid)
+        monkeypatch.setattr("iclr_kg.store.publishing.os.getpid", lambda pid=pid: pid)
         made.append(publish(tmp_path, [quad]))
     kept = {p for p in (tmp_path / "generations").iterdir() if p.is_dir()}
     assert kept == set(made[-2:])
@@ -99,7 +99,7 @@ def test_publish_stores_every_quad_and_its_triple_in_the_default_graph(tmp_path:
     graph name cut off, and a graph given as triples as text: literals that look like the end
     of a line, typed, tagged, with newlines, escapes and control characters, blank nodes (kept
     by name), and two graphs stating one triple must come out exactly, and chunks must join."""
-    monkeypatch.setattr("iclr_kg.store.CHUNK", 2)
+    monkeypatch.setattr("iclr_kg.store.loading.CHUNK", 2)
     a, b, g, h = NamedNode("http://a"), NamedNode("http://b"), NamedNode("http://g"), NamedNode("http://h")
     objects = [
         Literal('x" <http://g> .'),

@@ -5,7 +5,7 @@ organizations per kind of identifier.
 A build's generation is counted once, by four queries (store.STATS_GRAPHS and STATS_CLASSES,
 identifiers.coverage_query, DEFAULT_GRAPH) run by a query worker (at 50,000 papers they read
 the whole store for 16 s), and the counts are kept beside it. An
-update's generation gets them from its change instead (maintained.py): the writer reads, for
+update's generation gets them from its change instead (maintained/): the writer reads, for
 the entities whose types or identifiers the change touches, what they counted for before and
 after (`facets`), and adds the difference (`Counts.changed`). So a burst of updates never sets
 the query workers counting the store again.

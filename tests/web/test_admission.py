@@ -63,7 +63,8 @@ CROSS = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f }"
 
 def test_admission_is_bounded_per_client(real_store, real_settings) -> None:
     from iclr_kg.errors import PoolBusy
-    from iclr_kg.query.pool import QueryPool, QueryRequest
+    from iclr_kg.query.answering import QueryRequest
+    from iclr_kg.query.pool import QueryPool
     from iclr_kg.store import current_generation
 
     generation = current_generation(real_settings.store)

@@ -16,7 +16,7 @@ from iclr_kg import errors
 INTERNAL = {
     "iclr_kg.query.streaming.ClientGone",  # raised inside a serializer when the client has gone
     "iclr_kg.build.dred.Fallback",  # an incremental build gives way to a full one; never leaves build()
-    "iclr_kg.maintained.NotMaintained",  # an update gives way to recomputing; never leaves updates.apply
+    "iclr_kg.maintained.plan.NotMaintained",  # an update gives way to recomputing; never leaves updates.apply
 }
 
 
@@ -59,7 +59,8 @@ def test_a_defect_in_a_query_worker_is_a_500_with_its_traceback_logged(real_stor
     "never a 500" fuzzers could not see one. A request the code made wrong (a substitution that
     is no RDF term: saved-query parameters are checked before they get here) is a defect."""
     from iclr_kg.errors import InternalError
-    from iclr_kg.query.pool import QueryPool, QueryRequest
+    from iclr_kg.query.answering import QueryRequest
+    from iclr_kg.query.pool import QueryPool
     from iclr_kg.store import current_generation
 
     pool = QueryPool(1)
@@ -99,7 +100,7 @@ def test_every_child_process_sends_the_one_envelope() -> None:
     from pathlib import Path
 
     package = Path(iclr_kg.__file__).parent
-    senders = ["query/pool.py", "updates.py", "store.py", "cli.py", "build/pipeline.py"]
+    senders = ["query/pool.py", "updates/writer.py", "store/checking.py", "cli/serving.py", "build/pipeline.py"]
     for name in senders:
         text = (package / name).read_text(encoding="utf-8")
         assert "Failure.of(" in text, name

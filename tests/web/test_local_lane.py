@@ -14,8 +14,8 @@ import psutil
 import pytest
 
 from iclr_kg.errors import PoolBusy, QueryMemoryExceeded, QueryTimeout
+from iclr_kg.query.answering import QueryRequest
 from iclr_kg.query.local import LocalLane
-from iclr_kg.query.pool import QueryRequest
 from iclr_kg.store import open_read_only
 from testbed.helpers import get, q, serving
 

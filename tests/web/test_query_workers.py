@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from iclr_kg.query.pool import QueryRequest
+from iclr_kg.query.answering import QueryRequest
 from iclr_kg.web import create_app
 from testbed.helpers import get, q, swallow
 
@@ -96,7 +96,8 @@ def test_a_worker_that_died_while_idle_is_replaced_not_used(real_store, real_set
     import os
     import signal
 
-    from iclr_kg.query.pool import QueryPool, QueryRequest
+    from iclr_kg.query.answering import QueryRequest
+    from iclr_kg.query.pool import QueryPool
     from iclr_kg.store import current_generation
 
     pool = QueryPool(1, memory_mib=1024)
@@ -115,7 +116,8 @@ def test_a_worker_capped_at_512_mib_answers_queries(real_store, real_settings) -
     """The cap is on address space (RLIMIT_AS), and glibc reserved 64 MiB of it for each thread's
     malloc arena: a worker that had run one query held ~945 MiB for ~40 MiB resident, and under a
     tight cap it could not start a thread and died ("Resource temporarily unavailable")."""
-    from iclr_kg.query.pool import QueryPool, QueryRequest
+    from iclr_kg.query.answering import QueryRequest
+    from iclr_kg.query.pool import QueryPool
     from iclr_kg.store import current_generation
 
     generation = current_generation(real_settings.store)
@@ -136,7 +138,8 @@ def test_a_worker_grown_past_the_recycling_size_is_replaced_after_its_query(
     import os
 
     from iclr_kg.query import pool as pool_module
-    from iclr_kg.query.pool import QueryPool, QueryRequest
+    from iclr_kg.query.answering import QueryRequest
+    from iclr_kg.query.pool import QueryPool
     from iclr_kg.store import current_generation
 
     generation = current_generation(real_settings.store)
@@ -165,7 +168,8 @@ def test_the_worker_used_last_answers_next_and_the_others_retire(
     """One client asking one query after another gets the same worker each time (its caches are
     warm); the workers it left idle are the ones that retire."""
     from iclr_kg.query import pool as pool_module
-    from iclr_kg.query.pool import QueryPool, QueryRequest
+    from iclr_kg.query.answering import QueryRequest
+    from iclr_kg.query.pool import QueryPool
     from iclr_kg.store import current_generation
 
     monkeypatch.setattr(pool_module, "RETIRE_INTERVAL", 0.2)
@@ -192,7 +196,8 @@ def test_idle_workers_stop_but_one_and_start_again_when_queries_need_them(
     import os
 
     from iclr_kg.query import pool as pool_module
-    from iclr_kg.query.pool import QueryPool, QueryRequest
+    from iclr_kg.query.answering import QueryRequest
+    from iclr_kg.query.pool import QueryPool
     from iclr_kg.store import current_generation
 
     monkeypatch.setattr(pool_module, "RETIRE_INTERVAL", 0.2)

@@ -480,10 +480,10 @@ def test_a_restarted_writer_maintains_from_the_changes_saved_beside_generations(
     process) reads the chain back and still maintains, with the same closure as owlrl's."""
     import pickle
 
-    from iclr_kg import updates
     from iclr_kg.store import reasoned_path
+    from iclr_kg.updates import bursts
 
-    monkeypatch.setattr(maintained, "WHOLE_EVERY", 3)
+    monkeypatch.setattr(maintained.state, "WHOLE_EVERY", 3)
     settings = tiny_data()
     build(settings)
     saved = []
@@ -491,9 +491,8 @@ def test_a_restarted_writer_maintains_from_the_changes_saved_beside_generations(
         apply(settings.store, f"INSERT DATA {{ GRAPH <urn:c> {{ {authorship(number)} }} }}")
         saved.append(pickle.loads(reasoned_path(current_generation(settings.store)).read_bytes()))
     assert ["parent" in state for state in saved] == [True, True, False, True]  # the third whole
-    maintained._LAST.clear()  # as a new writer process finds it
-    maintained._CONTEXTS.clear()
-    updates._discard_working_copy(settings.store)
+    maintained.forget()  # as a new writer process finds it
+    bursts.discard_working_copy(settings.store)
     capfd.readouterr()
     apply(settings.store, f"DELETE DATA {{ GRAPH <urn:c> {{ {authorship(2)} }} }}")
     assert "maintained from its change (delete and rederive)" in capfd.readouterr().err
@@ -503,11 +502,11 @@ def test_a_restarted_writer_maintains_from_the_changes_saved_beside_generations(
 def test_an_updates_index_is_the_file_it_patched_and_goes_with_the_last_link(tiny_data, monkeypatch) -> None:
     """An update patches the index in place (copying it grew with the store) and its generation's
     index links to that file; pruning keeps the file while a kept generation links to it."""
-    from iclr_kg import store as store_module
-    from iclr_kg import updates
+    from iclr_kg.store import pruning as store_module
+    from iclr_kg.updates import bursts
 
     monkeypatch.setattr(store_module, "KEEP_SECONDS", 0)
-    monkeypatch.setattr(updates, "PRUNE_EVERY", 0)  # every update prunes, not the first in a second
+    monkeypatch.setattr(bursts, "PRUNE_EVERY", 0)  # every update prunes, not the first in a second
     settings = tiny_data()
     build(settings)
     built = index_path(current_generation(settings.store))
@@ -665,7 +664,7 @@ def test_a_delete_insert_where_maintained_does_what_the_full_path_does(
         settings = tiny_data().model_copy(update={"store": tmp_path / f"store-{maintain}"})
         build(settings)
         if not maintain:
-            monkeypatch.setattr(maintained, "data_operations", _never_maintained)
+            monkeypatch.setattr(maintained.plan, "data_operations", _never_maintained)
         for text in steps:
             capfd.readouterr()
             apply(settings.store, text)

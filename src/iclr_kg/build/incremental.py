@@ -66,7 +66,12 @@ MIN_CHANGED = 2_000
 # quad for each constraint (past 300 s) and patched 40,000 index rows (16 s; the whole index: 7).
 WHOLE_ABOVE = 0.01
 PACKAGE = Path(__file__).resolve().parent.parent
-CODE = sorted([*(PACKAGE / "build").glob("*.py"), PACKAGE / "index.py", PACKAGE / "vocab.py", PACKAGE / "store.py"])
+CODE_PARTS = ("build", "index", "store", "vocab")  # modules or packages a generation's content depends on
+CODE = sorted(
+    path
+    for part in CODE_PARTS
+    for path in ((PACKAGE / part).glob("*.py") if (PACKAGE / part).is_dir() else [PACKAGE / f"{part}.py"])
+)
 DEFAULT = DefaultGraph()
 INFERRED = NamedNode(vocab.GRAPH_INFERRED)
 ONTOLOGY = NamedNode(vocab.GRAPH_ONTOLOGY)

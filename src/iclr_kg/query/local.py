@@ -31,7 +31,8 @@ from typing import Any
 
 from iclr_kg.errors import IclrKgError
 from iclr_kg.processes import PAGE_SIZE
-from iclr_kg.query.pool import ClientShares, Message, QueryRequest, RunningQuery, answer, memory_exceeded
+from iclr_kg.query.answering import Message, QueryRequest, answer
+from iclr_kg.query.pool import ClientShares, RunningQuery, memory_exceeded
 from iclr_kg.query.querytext import may_mention
 from iclr_kg.query.streaming import ClientGone
 

@@ -5,12 +5,11 @@ interrupt it. So each query runs in one of a few long-lived worker processes tha
 read-only handle on the store; the web thread relays what the worker writes. Past the deadline
 (or when the client goes away) the worker is killed, which frees its CPU at once, and replaced.
 
-The pipe's protocol is the message types below. Parent → worker: (generation path,
+The pipe's protocol is the message types of answering.py. Parent → worker: (generation path,
 QueryRequest). Worker → parent, for a result to serialize: `Complete` (a small result, whole), or
 `Started` then `Data`... and `Done`; for rows (`row_limit`, the pages): `Started` then `Rows`;
 at any point instead: `errors.Failure` (the envelope every child process of ours sends). The format for each kind of result is chosen before the query
-runs (QueryRequest.formats); `Started.format` None means the client accepts no format for it.
-"""
+runs (QueryRequest.formats); `Started.format` None means the client accepts no format for it."""
 
 from __future__ import annotations
 
@@ -21,24 +20,17 @@ import queue
 import signal
 import threading
 import time
-import traceback
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Protocol
 
 from iclr_kg.errors import (
-    EngineError,
-    EvaluationFailed,
     Failure,
     IclrKgError,
-    InternalError,
     PoolBusy,
-    QueryError,
     QueryMemoryExceeded,
     QueryTimeout,
-    ServiceFailed,
     StoreError,
     StreamAborted,
     engine_errors,
@@ -51,185 +43,21 @@ from iclr_kg.processes import (
     memory_limit,
     start_without_main,
 )
-from iclr_kg.query.streaming import ClientGone, ClosingBody
-
-CHUNK = 64 * 1024
-
-
-@dataclass
-class QueryRequest:
-    """Everything a worker needs to run one query; plain data, so it crosses the pipe."""
-
-    text: str
-    include_inferred: bool = True
-    default_graph: list[str] | None = None
-    named_graphs: list[str] | None = None
-    substitutions: dict[str, str] = field(default_factory=dict)  # variable → term in N-Triples syntax
-    row_limit: int | None = None  # for pages: send the first rows as terms instead of a serialization
-    services: tuple[str, ...] = ()  # SERVICE endpoints the query may call
-    base: str | None = None  # the IRI relative IRIs resolve against (the endpoint's URL)
-    # The format to use for each kind of result ("results", "rdf"), chosen before the query runs
-    # (None: not acceptable); lets the worker answer in one message instead of three.
-    formats: dict[str, str | None] | None = None
-    # A syntax check (the editor's lint): the query is prepared against an empty store and its
-    # result never read, so the store is not touched, under the same limits as any query.
-    syntax_only: bool = False
-
-
-# ------------------------------------------------------------------------------------------
-# Messages, worker → parent (plain data, so they cross the pipe)
-
-
-@dataclass(frozen=True)
-class Started:
-    kind: str  # "results" (SELECT, ASK) or "rdf" (CONSTRUCT, DESCRIBE)
-    format: str | None = None  # the chosen format; None: nothing the client accepts
-
-
-@dataclass(frozen=True)
-class Complete:
-    kind: str
-    format: str
-    body: bytes  # the whole serialization, at most one chunk
-
-
-@dataclass(frozen=True)
-class Data:
-    body: bytes
-
-
-@dataclass(frozen=True)
-class Done:
-    pass
-
-
-@dataclass(frozen=True)
-class Rows:
-    table: dict[str, Any]  # result_rows()
-
-
-SERVICE_TROUBLES = (
-    ("lookup address", "its host name could not be resolved (is this machine offline?)"),
-    ("name or service not known", "its host name could not be resolved (is this machine offline?)"),
-    ("connection refused", "it refused the connection"),
-    ("timed out", "it did not answer in time"),
-    ("certificate", "its TLS certificate was not accepted"),
+from iclr_kg.query.answering import (
+    Complete,
+    Data,
+    Done,
+    Message,
+    QueryRequest,
+    Rows,
+    Started,
+    answer,
+    result_kind,
+    result_rows,
+    run_request,
+    write_result,
 )
-
-
-def service_sentence(detail: str) -> str:
-    """What a person reads when a SERVICE endpoint fails: why, in words, then the raw detail."""
-    lowered = detail.lower()
-    why = next((words for marker, words in SERVICE_TROUBLES if marker in lowered), "it failed")
-    return (
-        f"The query calls another SPARQL endpoint (SERVICE) and {why}. Our own graph is fine: "
-        f"try again later, or remove the SERVICE part of the query. (Detail: {detail})"
-    )
-
-
-Message = Started | Complete | Data | Done | Rows | Failure
-
-
-# ------------------------------------------------------------------------------------------
-# Worker side
-
-
-def _term(text: str) -> Any:
-    from pyoxigraph import RdfFormat, parse
-
-    triple = next(iter(parse(f"<urn:s> <urn:p> {text} .", format=RdfFormat.N_TRIPLES)))
-    return triple.object
-
-
-def run_request(store: Any, request: QueryRequest) -> Any:
-    """Run a QueryRequest on a store: the one place its plain data become pyoxigraph terms."""
-    from pyoxigraph import NamedNode, Variable
-
-    from iclr_kg.store import run_query
-
-    return run_query(
-        store,
-        request.text,
-        include_inferred=request.include_inferred,
-        substitutions={Variable(k): _term(v) for k, v in request.substitutions.items()} or None,
-        default_graph=[NamedNode(g) for g in request.default_graph] if request.default_graph is not None else None,
-        named_graphs=[NamedNode(g) for g in request.named_graphs] if request.named_graphs is not None else None,
-        services=request.services,
-        base=request.base,
-    )
-
-
-def result_kind(result: Any) -> str:
-    """ "results" for SELECT / ASK, "rdf" for CONSTRUCT / DESCRIBE."""
-    from pyoxigraph import QueryBoolean, QuerySolutions
-
-    return "results" if isinstance(result, (QueryBoolean, QuerySolutions)) else "rdf"
-
-
-def write_result(result: Any, output: Any, fmt: str) -> None:
-    """Serialize a query result in format `fmt` (a name from formats.py) with pyoxigraph."""
-    from pyoxigraph import serialize
-
-    from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
-
-    if result_kind(result) == "results":
-        result.serialize(output, RESULT_FORMATS[fmt].results)
-    else:
-        chosen = RDF_FORMATS[fmt]
-        serialize(result, output, chosen.rdf, prefixes=chosen.prefixes)
-
-
-def _plain(term: Any) -> tuple[str, str, str | None, str | None] | None:
-    """A term as (kind, value, language, datatype) for the pages."""
-    from pyoxigraph import BlankNode, Literal, NamedNode
-
-    if term is None:
-        return None
-    if isinstance(term, NamedNode):
-        return ("iri", term.value, None, None)
-    if isinstance(term, BlankNode):
-        return ("bnode", term.value, None, None)
-    if isinstance(term, Literal):
-        return ("literal", term.value, term.language, term.datatype.value)
-    return ("other", str(term), None, None)
-
-
-class _ChunkWriter:
-    """A binary file object that sends what is written in chunks (over the pipe, or a queue).
-
-    Nothing is sent until the first chunk is full: a small result then goes in one `Complete`
-    message together with its kind and format; a large one is announced with `Started` and
-    streamed as `Data`, then `Done`.
-    """
-
-    def __init__(self, send: Callable[[Message], None], head: Started):
-        self.send, self.buffer, self.head = send, bytearray(), head
-        self.started = False
-
-    def write(self, data: bytes) -> int:
-        self.buffer += data
-        if len(self.buffer) >= CHUNK:
-            self._send()
-        return len(data)
-
-    def flush(self) -> None:
-        """Serializers flush when they end; sending is decided by size and `finish`, so a
-        small result still goes whole in one message."""
-
-    def _send(self) -> None:
-        if self.buffer:
-            if not self.started:
-                self.send(self.head)
-                self.started = True
-            self.send(Data(bytes(self.buffer)))
-            self.buffer.clear()
-
-    def finish(self) -> None:
-        if not self.started:
-            self.send(Complete(self.head.kind, self.head.format or "", bytes(self.buffer)))
-            return
-        self._send()
-        self.send(Done())
+from iclr_kg.query.streaming import ClosingBody
 
 
 def _open(generation: str, backend_auth: str | None) -> Any:
@@ -256,16 +84,6 @@ def _empty_store() -> Any:
 
         _EMPTY.append(Store())
     return _EMPTY[0]
-
-
-def _evaluation_error(exc: Exception) -> IclrKgError:
-    """What an error raised while a result is written means (evaluation is lazy: a SERVICE call
-    fails here, and a remote engine's answer is parsed here)."""
-    if isinstance(exc, SyntaxError):
-        return EngineError(f"the SPARQL engine's answer broke off (an error inside it?): {exc}")
-    if isinstance(exc, OSError):  # network errors are OSErrors
-        return ServiceFailed(service_sentence(f"{type(exc).__name__}: {exc}"))
-    return EvaluationFailed(f"the query failed while running: {type(exc).__name__}: {exc}")
 
 
 def _worker_main(
@@ -303,74 +121,14 @@ def _open_for_worker(generation: str, backend_auth: str | None) -> Any:
         return _open(generation, backend_auth)
 
 
-def answer(store: Any, request: QueryRequest, send: Callable[[Message], None]) -> None:
-    """Evaluate `request` on `store` and `send` what comes of it as the messages above: the one
-    place a query is answered, in a worker process (`send`: its pipe) or on a thread of a web
-    process (`query/local.py`: a queue). MemoryError and the channel's own errors (the reader
-    went away) are raised; anything else is sent as a Failure."""
-    try:
-        result = run_request(store, request)
-    except (QueryError, EngineError) as exc:
-        send(Failure.of(exc))
-        return
-    except MemoryError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - a defect of ours: 500, and its traceback in the log
-        traceback.print_exc()
-        defect = f"a defect in the query worker ({type(exc).__name__}: {exc}); the server's log has its traceback"
-        send(Failure.of(InternalError(defect)))
-        return
-    kind = result_kind(result)
-    try:
-        if request.row_limit is not None:
-            send(Started(kind))
-            send(Rows(result_rows(result, request.row_limit)))
-            return
-        fmt = (request.formats or {}).get(kind)
-        if fmt is None:
-            send(Started(kind, None))
-            return
-        writer = _ChunkWriter(send, head=Started(kind, fmt))
-        write_result(result, writer, fmt)
-        writer.finish()
-    except (BrokenPipeError, EOFError, MemoryError, ClientGone):
-        raise
-    except Exception as exc:  # noqa: BLE001 - evaluation is lazy: SERVICE calls fail here
-        send(Failure.of(_evaluation_error(exc)))
-
-
-def result_rows(result: Any, limit: int) -> dict[str, Any]:
-    """The first `limit` rows of a result as plain terms (`_plain`), for the pages: the one
-    place a result becomes a table, in a worker or in-process."""
-    from pyoxigraph import QueryBoolean, QuerySolutions
-
-    if isinstance(result, QueryBoolean):
-        return {"boolean": bool(result)}
-    rows: list[list[Any]] = []
-    if isinstance(result, QuerySolutions):
-        columns = [v.value for v in result.variables]
-        for row in result:
-            if len(rows) > limit:
-                break
-            rows.append([_plain(row[c]) for c in columns])
-    else:
-        columns = ["subject", "predicate", "object"]
-        for triple in result:
-            if len(rows) > limit:
-                break
-            rows.append([_plain(triple.subject), _plain(triple.predicate), _plain(triple.object)])
-    graph = not isinstance(result, QuerySolutions)
-    return {"columns": columns, "rows": rows[:limit], "truncated": len(rows) > limit, "graph": graph}
-
-
-# ------------------------------------------------------------------------------------------
-# Parent side
-
-
 # A worker whose resident memory is above this after a query is replaced: Python and RocksDB keep
 # what a large query grew to, and the next large query would start from there.
 RECYCLE_RSS = 512 * 2**20
+
+
 WATCH_INTERVAL = 0.25  # seconds between the watchdog's looks at running queries' deadlines
+
+
 RETIRE_INTERVAL = 5.0  # seconds between its looks for workers idle too long
 
 

@@ -22,8 +22,8 @@ from typing import IO, Any
 from flask import Response, request
 from pyoxigraph import QueryResultsFormat, parse_query_results
 
+from iclr_kg.query.answering import QueryRequest, result_rows
 from iclr_kg.query.formats import RESULT_FORMATS
-from iclr_kg.query.pool import QueryRequest, result_rows
 from iclr_kg.query.saved import SavedQuery
 from iclr_kg.query.streaming import stream
 from iclr_kg.store import kept_beside
@@ -110,7 +110,7 @@ def kept_response(query: QueryRequest) -> Response | None:
     etag = hashlib.blake2b(f"{path}\n{chosen.name}".encode(), digest_size=12).hexdigest()
     if request.if_none_match.contains(etag):
         return Response(status=304, headers={"ETag": f'"{etag}"', "Vary": "Accept"})
-    # A generation replaced a moment ago is kept for KEEP_SECONDS (store._prune): the file stays.
+    # A generation replaced a moment ago is kept for KEEP_SECONDS (store.pruning): the file stays.
     if chosen.name == "json":
         body: Any = _KeptFile(path)
     else:

@@ -1,7 +1,7 @@
 """The interface in English and Chinese: the reader's language, and one table of the words pages use.
 
 The language is `?lang=` (remembered in a cookie), else the browser's Accept-Language, else
-English. Labels of entities come from the graph in that language (index.py keeps Chinese
+English. Labels of entities come from the graph in that language (index/ keeps Chinese
 names); the words around them come from `ZH` below; a word missing there shows in English.
 """
 

@@ -25,8 +25,8 @@ from typing import Any
 from flask import Flask
 
 from iclr_kg.errors import IclrKgError, NotAcceptable
+from iclr_kg.query.answering import QueryRequest
 from iclr_kg.query.formats import Format
-from iclr_kg.query.pool import QueryRequest
 from iclr_kg.web.cache import ResultCache
 from iclr_kg.web.http import MAX_QUERY_BYTES, NON_ASCII_ESCAPE
 from iclr_kg.web.querying import base_url, negotiated, start_prepared, with_charset

@@ -3,7 +3,7 @@
 Each kind has a few SPARQL queries about one entity (`?e`), run on the read-only store of this
 process (they are bounded by the entity: a LIMIT where a list could grow with the graph), and a
 function that arranges their answers into panels: facts (label: values), tables and bars. IRIs
-become names through the generation's index (index.py), in the page's language; the raw
+become names through the generation's index (index/), in the page's language; the raw
 statements stay below the panels, folded, for whoever wants every triple with its provenance.
 """
 
@@ -561,7 +561,7 @@ def edition(
     decisions.bars = [(row["decision"], int(row["n"].value)) for row in _select(store, EDITION_DECISIONS, iri)]
     awards = _awarded(store, EDITION_AWARDS, iri)
     top = Panel("Top-rated papers (public reviews)", kind="table", columns=["paper", "average rating", "reviews"])
-    if index is not None:  # averaged with the generation (index.py's rating table)
+    if index is not None:  # averaged with the generation (the index's rating table)
         top.table = [[NamedNode(paper), f"{average:.2f}", n] for paper, average, n in index.top_rated(iri.value, 10)]
     rates = Panel("Acceptance rate over the years", kind="bars")
     rates.bars = [

@@ -2,7 +2,7 @@
 
 Both become one SPARQL Update that `updates.apply` runs (in the writer process, under the
 store's write lock, within the query time limit), journals
-before the response, and reasons on (see updates.py). Graph Store writes (PUT, POST, DELETE on
+before the response, and reasons on (see updates/). Graph Store writes (PUT, POST, DELETE on
 `/data?graph=IRI` or `/data?default`, and POST on `/data` to create a graph) are turned into
 INSERT DATA / DROP operations, so the journal has one kind of entry to replay.
 """

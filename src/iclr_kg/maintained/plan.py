@@ -1,214 +1,40 @@
-"""Updates planned, and maintained from their change: the fast path of `updates.apply`.
-
-The plan (`plan_change`) is what an update means, under the union-default-graph rule of
-docs/updates.md, and both paths write it: an INSERT DATA or DELETE DATA says exactly which quads
-it adds and removes; DROP and CLEAR (of a graph, DEFAULT, NAMED or ALL) remove quads read from the
-store, as ADD, COPY and MOVE carry them over; a DELETE/INSERT ... WHERE (DELETE WHERE too) matches
-its pattern once, before the change: on the default graph by a CONSTRUCT of each template, with
-WITH, USING or GRAPH by a SELECT whose solutions fill the templates. An operation's deletes come
-before its inserts. So nothing but the change's neighbourhood need be read.
-
-Maintained (`maintain`), in the writer's working copy of the current generation the quads are
-written, then:
-
-- the inferred graph is brought up to date by delete and rederive (`build/dred.py`, the code an
-  incremental build runs), from the current generation's closure and its hidden facts;
-- the merged default graph changes only for the triples whose standing changed;
-- the entity index is patched for the entities those triples reach (`index.patch_index`), and
-  the counts /stats and VoID show for the entities whose types or identifiers changed (counts.py);
-- the quads per graph are counted from the last generation's counts and the change.
-
-What a generation's maintenance needs next time (the closure's hidden facts and the counts) is
-kept beside it (`<generation>.reasoned`: whole, or the change since the generation before) and,
-in the writer process, in memory.
-
-Anything else raises NotMaintained with the reason, and the update takes the reference path
-(`updates.run_entry`: the same plan per operation, the inferred graph and the index recomputed
-from the whole store): LOAD, CREATE, an operation that reads the dataset after another in the
-same request (a WHERE; ADD, COPY or MOVE from the default or inferred graph), DELETE DATA with
-blank nodes; schema triples or the ontology graph; owl:sameAs in the graph (DRed's equality
-rules would need whole-graph indexes); a current generation without its reasoning state.
-"""
+"""What an update means: its change (the quads it adds and removes), planned per operation under the
+union-default-graph rule of docs/updates.md, read from the store only where the operation says
+so (a pattern matched once, before the change; a graph dropped or copied). Both paths write this
+plan; what the fast path cannot maintain raises NotMaintained with the reason."""
 
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 
 from iclr_kg import vocab
-from iclr_kg.build import dred, fastrl
-from iclr_kg.counts import FACET_PREDICATES, Facets, facets
-from iclr_kg.errors import InconsistentGraph, QueryError, TooLarge
-from iclr_kg.index import neighbourhood
+from iclr_kg.build import fastrl
+from iclr_kg.errors import InconsistentGraph, QueryError
 from iclr_kg.query.querytext import split_update, top_level_words
-from iclr_kg.store import load_reasoned, run_query, run_update, save_reasoned
+from iclr_kg.store import run_query, run_update
 
 DEFAULT = DefaultGraph()
+
+
 INFERRED = NamedNode(vocab.GRAPH_INFERRED)
+
+
 ONTOLOGY = NamedNode(vocab.GRAPH_ONTOLOGY)
+
+
 UPDATES = NamedNode(vocab.GRAPH_UPDATES)
+
+
 NOT_ASSERTED = (DEFAULT, INFERRED)
-MADE_BY_UPDATES = {"made by": "updates"}  # the fingerprint of a state an update wrote: builds never start from it
 
 
 class NotMaintained(Exception):
     """This update is not one the fast path handles; the message says why (logged)."""
-
-
-@dataclass
-class State:
-    """What maintaining the next update needs: the closure's hidden facts and quads per graph.
-
-    `chain`: how many generations since the state was last saved whole (each saves only its
-    change); `saved`: when it was (time.time()); `added` and `removed`: the hidden facts' change
-    since the last generation saved (the updates of one burst, published as one generation)."""
-
-    hidden: set[tuple[Any, Any, Any]]
-    counts: dict[str, int]
-    chain: int = 0
-    saved: float = 0.0
-    added: set[tuple[Any, Any, Any]] = field(default_factory=set)
-    removed: set[tuple[Any, Any, Any]] = field(default_factory=set)
-
-
-@dataclass
-class Step:
-    """What one maintained update did, for the state and the index (applied once it is journaled)."""
-
-    hidden_added: set[tuple[Any, Any, Any]]
-    hidden_removed: set[tuple[Any, Any, Any]]
-    counts: dict[str, int]
-    iris: set[str]  # the entities whose index rows change
-    touched: list[tuple[Any, Any, Any]]  # the default graph's triples that changed
-    default_delta: int  # triples the merged default graph gained (negative: lost)
-    before: Facets  # what the entities whose types or identifiers changed counted for
-    after: Facets
-
-
-# The state is saved whole at least this often; between, each update saves its change beside its
-# generation (a few hundred bytes, where the whole is megabytes at 10,000 papers and pickling it
-# cost more than the rest of the update). The chain back to a whole one stays short enough that
-# pruning (store.KEEP_SECONDS) never takes a link of it.
-WHOLE_EVERY = 200
-WHOLE_SECONDS = 60.0
-
-# The writer process's last generation: its state (so it is not read back), and the reasoner's
-# start (dred.Context: the ontology's rules compiled and the hidden facts numbered, a tenth of a
-# second at the curated graph and more at scale), kept only after an update that succeeded.
-_LAST: dict[str, State] = {}
-_CONTEXTS: dict[str, dred.Context] = {}
-
-
-def load_state(generation: Path) -> State:
-    """The state beside `generation` (from memory if this process wrote it): its whole state, or
-    the changes since the last whole one applied to it."""
-    kept = _LAST.get(str(generation))
-    if kept is not None:
-        return kept
-    try:
-        changes: list[dict[str, Any]] = []
-        at = generation
-        saved = load_reasoned(at)
-        while "parent" in saved:
-            if len(changes) > 2 * WHOLE_EVERY:
-                raise ValueError("a chain of changes with no whole state at its start")
-            changes.append(saved)
-            at = at.with_name(saved["parent"])
-            saved = load_reasoned(at)
-        hidden = {tuple(t) for t in saved["hidden"]}
-        counts = saved["counts"]
-    except Exception as exc:  # noqa: BLE001 - missing, truncated or foreign: recompute instead
-        raise NotMaintained(
-            f"the current generation has no reasoning state beside it ({exc.__class__.__name__})"
-        ) from None
-    for change in reversed(changes):
-        hidden -= change["hidden_removed"]
-        hidden |= change["hidden_added"]
-        counts = change["counts"]
-    return State(hidden, counts, chain=len(changes), saved=time.time() if not changes else 0.0)
-
-
-def hold(key: Path, state: State) -> None:
-    """Keep `state` in memory under `key` (a generation being made: a replay, a recomputed write),
-    for the next update's `maintain`; the state held before is dropped."""
-    _LAST.clear()
-    _LAST[str(key)] = state
-
-
-def held(key: Path) -> State | None:
-    """The state held in memory under `key`, if it still is."""
-    return _LAST.get(str(key))
-
-
-def save_state(generation: Path, state: State) -> None:
-    """Keep `state`, whole, beside `generation` and in memory (the previous generation's is dropped)."""
-    _LAST.clear()
-    _LAST[str(generation)] = state
-    state.chain, state.saved = 0, time.time()
-    state.added, state.removed = set(), set()
-    save_reasoned(
-        generation,
-        {"fingerprint": MADE_BY_UPDATES, "counts": state.counts, "digests": {}, "hidden": list(state.hidden)},
-    )
-
-
-def advance(before: Path, after: Path, step: Step) -> None:
-    """The state after `step`, made from the state `before` (a generation, or the update before
-    in the same burst), kept in memory under the name `after`; `save` keeps it beside the
-    generation the burst is published as."""
-    state = load_state(before)
-    for fact in step.hidden_removed:
-        if fact in state.added:
-            state.added.discard(fact)
-        else:
-            state.removed.add(fact)
-    for fact in step.hidden_added:
-        if fact in state.removed:
-            state.removed.discard(fact)
-        else:
-            state.added.add(fact)
-    state.hidden -= step.hidden_removed
-    state.hidden |= step.hidden_added
-    state.counts = step.counts
-    _LAST.clear()
-    _LAST[str(after)] = state
-
-
-def save(parent: Path, generation: Path) -> None:
-    """Keep the state of `generation` (in memory: `advance`) beside it, as its change since the
-    generation `parent`, or whole every WHOLE_EVERY generations or WHOLE_SECONDS."""
-    state = load_state(generation)
-    state.chain += 1
-    if state.chain >= WHOLE_EVERY or time.time() - state.saved >= WHOLE_SECONDS:
-        save_state(generation, state)
-        return
-    save_reasoned(
-        generation,
-        {
-            "fingerprint": MADE_BY_UPDATES,
-            "parent": parent.name,
-            "hidden_added": state.added,
-            "hidden_removed": state.removed,
-            "counts": state.counts,
-        },
-    )
-    state.added, state.removed = set(), set()
-
-
-def forget() -> None:
-    """After a failure: what this process kept in memory may hold a change never published."""
-    _LAST.clear()
-    _CONTEXTS.clear()
-
-
-# --------------------------------------------------------------------------------------------
-# The asserted change
 
 
 @dataclass
@@ -405,7 +231,7 @@ def _templates(operation: str) -> tuple[str | None, str | None] | None:
     return delete, insert
 
 
-def _check_maintainable(quad: Quad) -> None:
+def check_maintainable(quad: Quad) -> None:
     """NotMaintained for a quad the fast path does not handle."""
     if fastrl.is_schema(quad):
         raise NotMaintained(f"the update states schema ({quad.predicate} {quad.object})")
@@ -717,137 +543,3 @@ def _plan_graph_copy(change: Change, operation: str) -> None:
         change.create(target)  # SPARQL 1.1 Update 3.2.3-3.2.5: the destination is created
     for triple in triples:
         _insert_stated(change, Quad(triple.subject, triple.predicate, triple.object, target))
-
-
-# --------------------------------------------------------------------------------------------
-# What follows from it
-
-
-def _schema(db: Store) -> fastrl.Schema:
-    """The ontology and any schema triples of the asserted graphs (few; read by predicate)."""
-    ontology = [q.triple for q in db.quads_for_pattern(None, None, None, ONTOLOGY)]
-    declared = (q for c in fastrl.OXIGRAPH_DECLARATIONS for q in db.quads_for_pattern(None, fastrl.TYPE_NODE, c, None))
-    stated = (q for p in fastrl.OXIGRAPH_SCHEMA_PREDICATES for q in db.quads_for_pattern(None, p, None, None))
-    data = [q.triple for q in (*stated, *declared) if q.graph_name not in (*NOT_ASSERTED, ONTOLOGY)]
-    return fastrl.oxigraph_schema(ontology, data)
-
-
-def maintain(db: Store, source: Path, update: str, base: str | None, max_new: int = 0) -> Step:
-    """Run `update` on `db` (a read-write copy of the generation `source`) and bring its inferred
-    graph and default graph up to date from the change. Returns what the state and the index
-    need (`advance`, `index.patch_index`), applied once the update is journaled.
-    TooLarge past `max_new` new inferred triples; nothing is written then, nor on NotMaintained."""
-    state = load_state(source)
-    change = plan_change(db, update, base)
-    for quad in (*change.added, *change.removed):
-        _check_maintainable(quad)
-    removed = {q.triple for q in change.removed if not change.holding(q.triple)}
-    added = {q.triple for q in change.added if not change.stated_before(q.triple)}
-
-    def given(terms: tuple[Any, Any, Any]) -> bool:
-        s, p, o = terms
-        return not isinstance(s, Literal) and bool(change.holding(Triple(s, p, o)))
-
-    start = _CONTEXTS.pop(str(source), None)  # changed by the update: kept again only if it succeeds
-    _CONTEXTS.clear()
-    if start is None:
-        start = dred.context(_schema(db), state.hidden)
-    try:  # db still holds the old closure: the change is written after
-        reasoned = dred.update(db, start.schema, state.hidden, removed, added, given, start)
-    except dred.Fallback as exc:
-        raise NotMaintained(str(exc)) from None
-    except InconsistentGraph as exc:
-        raise QueryError(inconsistency(exc)) from None
-    check_growth(len(reasoned.inferred_added), max_new)
-    triples = {q.triple for q in (*change.removed, *change.added)}
-    triples |= {*reasoned.inferred_added, *reasoned.inferred_removed}
-    watched = {t.subject for t in triples if t.predicate in FACET_PREDICATES}
-    before = facets(db, watched)
-    change.write()
-    for triple in reasoned.inferred_removed:
-        db.remove(Quad(triple.subject, triple.predicate, triple.object, INFERRED))
-    db.extend(Quad(t.subject, t.predicate, t.object, INFERRED) for t in reasoned.inferred_added)
-    default_delta = _merge(db, triples)
-    touched = [(t.subject, t.predicate, t.object) for t in triples]
-    _CONTEXTS[str(source)] = start  # the fast path changes no schema; start holds the hidden facts after
-    return Step(
-        reasoned.hidden_added,
-        reasoned.hidden_removed,
-        _counted(state.counts, change, reasoned),
-        neighbourhood(db, touched),
-        touched,
-        default_delta,
-        before,
-        facets(db, watched),
-    )
-
-
-def keep_context(source: Path, target: Path) -> None:
-    """The reasoner's start `maintain` kept, now `target`'s (after the update is journaled)."""
-    start = _CONTEXTS.pop(str(source), None)
-    if start is not None:
-        _CONTEXTS[str(target)] = start
-
-
-def check_growth(added: int, max_new: int) -> None:
-    """TooLarge if an update would add more than `max_new` triples to the inferred graph (0: no bound)."""
-    if max_new and added > max_new:
-        raise TooLarge(
-            f"the update would add {added:,} triples to the inferred graph; one update may add at most "
-            f"{max_new:,} (ICLR_KG_UPDATE_MAX_DERIVED). Nothing was written"
-        )
-
-
-def states_equality(db: Store) -> bool:
-    """Whether the dataset holds owl:sameAs (asserted or derived): then no update is maintained
-    here (DRed's equality rules would need whole-graph indexes), each recomputes the closure."""
-    return _an_equality(db) is not None
-
-
-def _an_equality(db: Store) -> Quad | None:
-    return next(iter(db.quads_for_pattern(None, SAME_AS, None, DEFAULT)), None)
-
-
-def check_equality(db: Store) -> None:
-    """TooLarge (413) if the update brought owl:sameAs into a dataset that had none: one such
-    link makes every later update recompute the whole closure (seconds at 10,000 papers where
-    the fast path takes milliseconds), and a link between two entities copies each one's triples
-    to the other. Like ICLR_KG_UPDATE_MAX_DERIVED, this bounds what the update costs, now and
-    after; 0 there lifts both. Nothing is written."""
-    found = _an_equality(db)
-    if found is not None:
-        raise TooLarge(
-            f"the update would bring owl:sameAs into the graph ({found.triple}), after which every update "
-            "recomputes the whole closure: merge two entities in the registries (data/*.yaml), or link to "
-            "another dataset with skos:exactMatch as our Wikidata links do (ICLR_KG_UPDATE_MAX_DERIVED=0 "
-            "lifts this bound). Nothing was written"
-        )
-
-
-def _merge(db: Store, triples: Iterable[Triple]) -> int:
-    """The merged default graph for `triples`: held where some named graph states it. Returns
-    how many triples it gained (negative: lost)."""
-    gained = 0
-    for t in triples:
-        merged = Quad(t.subject, t.predicate, t.object, DEFAULT)
-        held = any(q.graph_name != DEFAULT for q in db.quads_for_pattern(t.subject, t.predicate, t.object, None))
-        if held == (merged in db):
-            continue  # its standing did not change
-        gained += 1 if held else -1
-        if held:
-            db.add(merged)
-        else:
-            db.remove(merged)
-    return gained
-
-
-def _counted(counts: dict[str, int], change: Change, reasoned: dred.Change) -> dict[str, int]:
-    """Quads per named graph after the change, from the counts before it."""
-    out = dict(counts)
-    for quads, sign in ((change.added, 1), (change.removed, -1)):
-        for quad in quads:
-            name = quad.graph_name.value  # type: ignore[union-attr]
-            out[name] = out.get(name, 0) + sign
-    inferred = len(reasoned.inferred_added) - len(reasoned.inferred_removed)
-    out[vocab.GRAPH_INFERRED] = out.get(vocab.GRAPH_INFERRED, 0) + inferred
-    return {name: n for name, n in out.items() if n}
