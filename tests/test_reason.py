@@ -258,3 +258,21 @@ def test_fast_reasoner_refuses_constructs_it_does_not_compile() -> None:
     ontology = [t(I + "X", OWL + "unionOf", RDF + "nil")]
     with pytest.raises(UnsupportedOntology, match="--reasoner owlrl"):
         infer_triples([], ontology, "fast")
+
+
+def test_the_engines_are_named_once() -> None:
+    """The settings name the reasoners and validators (config.Reasoner, config.Validator); the CLI's
+    choices and the engines' tables are those names, no more and no fewer."""
+    from typing import get_args
+
+    from click import Choice
+
+    from iclr_kg.build.pipeline import VALIDATORS
+    from iclr_kg.build.reason import REASONERS
+    from iclr_kg.cli import main
+    from iclr_kg.config import Reasoner, Validator
+
+    assert set(REASONERS) == set(get_args(Reasoner)) and set(VALIDATORS) == set(get_args(Validator))
+    for command, option, named in (("build", "reasoner", Reasoner), ("build", "validator", Validator)):
+        (found,) = [p for p in main.commands[command].params if p.name == option]
+        assert isinstance(found.type, Choice) and tuple(found.type.choices) == get_args(named)

@@ -40,6 +40,8 @@ WIKIDATA_SERVICES = (
 )
 PositiveSeconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 Listed = Annotated[tuple[str, ...], NoDecode]  # comma-separated in the environment
+Reasoner = Literal["fast", "owlrl"]  # build/reason.REASONERS implements each
+Validator = Literal["fast", "pyshacl"]  # build/pipeline.VALIDATORS implements each
 
 
 class Settings(BaseSettings):
@@ -69,10 +71,8 @@ class Settings(BaseSettings):
         json_schema_extra={"shown": "queries/"},
         description="the saved queries (`queries/`)",
     )
-    reasoner: Literal["fast", "owlrl"] = Field(
-        "fast", description="`fast` (ours) or `owlrl` (the reference; minutes on large data)"
-    )
-    validator: Literal["fast", "pyshacl"] = Field(
+    reasoner: Reasoner = Field("fast", description="`fast` (ours) or `owlrl` (the reference; minutes on large data)")
+    validator: Validator = Field(
         "fast",
         description="SHACL in builds: `fast` (shapes compiled to SPARQL, run by Oxigraph) or `pyshacl` (the reference)",
     )

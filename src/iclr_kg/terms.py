@@ -88,6 +88,26 @@ class Terms:
         """`text` with each `iclr:Term` in it replaced by the term's label in `lang`."""
         return _CURIE.sub(lambda m: self.label(m[1], lang), text)
 
+    @functools.cached_property
+    def _by_english(self) -> dict[str, dict[str, str]]:
+        """Each English label (lower case) with the term's labels, where one term alone has it."""
+        found: dict[str, list[dict[str, str]]] = {}
+        for labels in self.labels.values():
+            if "en" in labels:
+                found.setdefault(labels["en"].lower(), []).append(labels)
+        return {english: same[0] for english, same in found.items() if len({s.get("zh") for s in same}) == 1}
+
+    def word(self, english: str, lang: str) -> str | None:
+        """A page's word in `lang` where it names one of our terms by its English label: "Decision",
+        "decisions" and "decision" are iclr:decision's label ("评审决定"). A plural names its term
+        too (Chinese has none). None where no term is labelled so."""
+        lowered = english.lower()
+        for candidate in (lowered, lowered[:-1] if lowered.endswith("s") else None):
+            labels = self._by_english.get(candidate) if candidate else None
+            if labels is not None and lang in labels:
+                return labels[lang]
+        return None
+
 
 _CURIE = re.compile(r"\biclr:(\w+)")
 

@@ -138,3 +138,21 @@ def test_topic_search_reads_chinese_topic_words_and_says_when_it_cannot(client) 
     assert re.search(r"\d+ match(es)? by name for “GNN”, and \d+ papers? on the topic\.", english), english
     links = re.findall(r'<li><a href="(/resource/paper/[^"]+)"', english)
     assert len(links) == len(set(links)) > 0  # each paper once
+
+
+# The page words ZH translates although they read like a term's label: they mean something else
+# on the page (a column of counts, a list's summary column), as i18n.ZH's first lines say.
+OWN_SENSE = {"papers", "reviews", "about"}
+
+
+def test_the_interface_table_never_translates_one_of_our_terms_again() -> None:
+    """A term's name on a page comes from the ontology's Chinese label alone: i18n.ZH holds no
+    word that names a term (where it did, "Submissions" read 投稿 and 投稿数 on one page)."""
+    from iclr_kg.web.i18n import ZH, translate
+
+    assert {word for word in ZH if KNOWN.word(word, "zh") is not None} == OWN_SENSE
+    for local in ("decision", "submissionCount", "creditedOrganization", "nativeName", "Paper"):
+        english, chinese = KNOWN.label(local, "en"), KNOWN.label(local, "zh")
+        for shown in (english, english.capitalize(), english.capitalize() + "s"):
+            assert translate(shown, "zh") == chinese, shown
+    assert translate("Run", "zh") == ZH["Run"] and translate("no such words", "zh") == "no such words"

@@ -32,7 +32,7 @@ from iclr_kg.build.report import BuildReport
 from iclr_kg.build.resolve import build_registry
 from iclr_kg.build.sources import Dataset, load_dataset
 from iclr_kg.build.validate import ValidationResult, load_shapes, validate
-from iclr_kg.config import Settings
+from iclr_kg.config import Settings, Validator
 from iclr_kg.errors import Failure, IclrKgError, SettingsError, ValidationFailed
 from iclr_kg.progress import Progress
 from iclr_kg.store import build_lock, drain, publish
@@ -73,7 +73,7 @@ def _validate_pyshacl(compiled: Compiled, shapes: rdflib.Graph) -> ValidationRes
     return validate(compiled.asserted_graph, shapes, compiled.ontology_graph)
 
 
-VALIDATORS: dict[str, Callable[[Compiled, rdflib.Graph], ValidationResult]] = {
+VALIDATORS: dict[Validator, Callable[[Compiled, rdflib.Graph], ValidationResult]] = {
     "fast": _validate_fast,
     "pyshacl": _validate_pyshacl,
 }

@@ -18,6 +18,7 @@ from owlrl import DeductiveClosure, OWLRL_Semantics
 from pyoxigraph import BlankNode, NamedNode, Triple
 from rdflib import OWL, RDF, RDFS, XSD, BNode, URIRef
 
+from iclr_kg.config import Reasoner
 from iclr_kg.errors import InconsistentGraph, SettingsError
 
 BUILTIN_NAMESPACES = (str(RDF), str(RDFS), str(OWL), str(XSD))
@@ -130,7 +131,7 @@ def _owlrl(asserted: list[Triple], ontology: list[Triple], hidden: list[TermTrip
 
 
 # Each reasoner: (asserted, ontology, hidden), pyoxigraph triples or quads, -> inferred (s, p, o) tuples.
-REASONERS: dict[str, Callable[[list[Any], list[Any], list[TermTriple] | None], Sequence[TermTriple]]] = {
+REASONERS: dict[Reasoner, Callable[[list[Any], list[Any], list[TermTriple] | None], Sequence[TermTriple]]] = {
     "fast": _fast,
     "owlrl": _owlrl,
 }

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 
 import click
 
 from iclr_kg import gcpause
-from iclr_kg.config import Settings, flag_help
+from iclr_kg.config import Reasoner, Settings, Validator, flag_help
 from iclr_kg.errors import (
     StoreError,
 )
@@ -31,13 +31,13 @@ from iclr_kg.cli.common import end_program, fails_cleanly, in_program, main, sto
 @store_option
 @click.option(
     "--reasoner",
-    type=click.Choice(["fast", "owlrl"]),
+    type=click.Choice(get_args(Reasoner)),
     default=None,
     help=flag_help("reasoner"),
 )
 @click.option(
     "--validator",
-    type=click.Choice(["fast", "pyshacl"]),
+    type=click.Choice(get_args(Validator)),
     default=None,
     help=flag_help("validator"),
 )
@@ -63,7 +63,7 @@ def build(store: Path | None, reasoner: str | None, validator: str | None, full:
 @store_option
 @click.option(
     "--validator",
-    type=click.Choice(["fast", "pyshacl"]),
+    type=click.Choice(get_args(Validator)),
     default="pyshacl",
     show_default=True,
     help="pyshacl (the reference) or fast (SHACL compiled to SPARQL).",

@@ -2,19 +2,29 @@
 
 The language is `?lang=` (remembered in a cookie), else the browser's Accept-Language, else
 English. Labels of entities come from the graph in that language (index/ keeps Chinese
-names); the words around them come from `ZH` below; a word missing there shows in English.
+names); the words around them come from `ZH` below, and the names of our terms (classes and
+properties: "Decision", "Submissions") from the ontology's labels; a word in neither shows in English.
 """
 
 from __future__ import annotations
 
+import functools
 from urllib.parse import urlencode
 
 from flask import Flask, Response, g, request
+
+from iclr_kg import terms
 
 LANGUAGES = ("en", "zh")
 COOKIE = "lang"
 
 ZH = {
+    # Words that look like one of our terms' labels but mean something else on a page (the ontology
+    # names every term, in both languages: translate() reads its labels, and a test keeps this
+    # table from translating a term again): a column of counts, a list's summary column.
+    "papers": "论文数",
+    "reviews": "评审数",
+    "about": "简介",
     # navigation and frame
     "Query": "查询",
     "Saved queries": "保存的查询",
@@ -64,10 +74,6 @@ ZH = {
     "matches for": "条结果：",
     "Every": "全部",
     "Sort by": "排序",
-    "name": "名称",
-    "year": "年份",
-    "papers": "论文数",
-    "about": "简介",
     "Page": "第",
     "of": "页，共",
     "previous": "上一页",
@@ -98,12 +104,6 @@ ZH = {
     "SPARQL, with completion and charts": "SPARQL，带补全与图表",
     "Why papers won": "论文为何获奖",
     "At a glance": "概览",
-    "Submissions": "投稿",
-    "Accepted": "接收",
-    "Acceptance rate": "接收率",
-    "Orals": "口头报告",
-    "Spotlights": "焦点报告",
-    "Posters": "海报",
     "page {page} of {pages}": "第 {page} 页，共 {pages} 页",
     "{n} award papers, its sub-organizations' included": "获奖论文 {n} 篇（含下属机构）",
     "{accepted} of {decided} with a decision ({percent})": "有评审决定的 {decided} 篇中接收 {accepted} 篇（{percent}）",
@@ -151,53 +151,33 @@ ZH = {
     "type": "类型",
     "property": "属性",
     "value": "值",
-    "stated in": "出处",
     "entities": "实体登记",
     "yes": "是",
     "no": "否",
     "part of": "隶属于",
     "(sources differ)": "（来源不一）",
     # kinds
-    "paper": "论文",
-    "person": "人物",
-    "organization": "机构",
     "edition": "届次",
-    "award": "奖项",
     "conference": "会议",
-    "source": "来源",
-    "authorship": "作者署名",
     "conferral": "授奖",
     # panels
-    "Paper": "论文",
     "Authors": "作者",
-    "Credited organizations": "署名机构",
-    "Awards": "奖项",
-    "Reviews": "评审",
-    "Stated in": "出处",
-    "Person": "人物",
-    "Papers": "论文",
     "Co-authors": "合作者",
     "Positions and education": "任职与教育",
-    "Organization": "机构",
     "Papers per year (sub-organizations included)": "每年论文数（含下属机构）",
     "Award papers": "获奖论文",
     "Edition": "届次",
     "Figures by source": "各来源的数字",
     "Decisions (all submissions in the graph)": "录用结果（图中全部投稿）",
     "Top-rated papers (public reviews)": "评分最高的论文（公开评审）",
-    "Award": "奖项",
     "People honoured": "获奖者",
     "Conference": "会议",
-    "Source": "来源",
     "What it states (entities per kind)": "所述内容（各类实体数）",
     # facts and columns
     "Also titled": "其他标题",
-    "Decision": "录用结果",
     "Method": "方法",
-    "Summary": "摘要",
     "Note": "备注",
     "Code": "代码",
-    "Homepage": "个人主页",
     "needs a column of numbers beside another column": "需要一列数字和另一列",
     "needs years, dates or numbers along its axis": "横轴需要年份、日期或数字",
     "needs two columns of entities (from, to)": "需要两列实体（起点、终点）",
@@ -238,41 +218,28 @@ ZH = {
     "cite it with its": "引用时请用其",
     "No release has been published here yet: `iclr-kg dump` writes one.": "此处尚未发布任何版本：`iclr-kg dump` 可生成一个版本。",
     "How to cite": "如何引用",
-    "Organizations": "机构",
     "{n} ratings, average {average}": "{n} 个评分，平均 {average}",
     "average rating as reported: {averages}": "所报道的平均评分：{averages}",
-    "Web domain": "网络域名",
-    "Native name": "本名",
     "Also known as": "别名",
     "Honours": "荣誉",
     "Student of": "师从",
-    "Notable work": "代表作",
-    "Names": "名称",
     "Part of": "隶属于",
     "Sub-organizations": "下属机构",
     "Place": "地点",
     "Dates": "日期",
-    "Held online": "线上举办",
     "Rating scale": "评分标准",
     "Inaugural": "首届",
     "Criteria": "评选标准",
     "Committee": "评审委员会",
     "Founded": "创办于",
-    "Founders": "创办人",
     "Uses OpenReview": "使用 OpenReview",
     "Editions": "各届",
-    "Outlet": "媒体",
     "Written by": "作者",
     "Language": "语言",
-    "About": "关于",
     "Retrieved": "获取时间",
-    "Service": "服务",
-    "Cites": "引用",
-    "Sources": "来源",
     "author": "作者",
     "as written": "原文写法",
     "the committee's reason": "评审委员会的理由",
-    "first author": "第一作者",
     "Acceptance rate over the years": "历年接收率",
     "The {n} closest co-authors, lines as thick as their papers together.": "合作最多的 {n} 位合作者，连线粗细表示合著论文数。",
     "Every co-author, in the query page": "在查询页查看全部合作者",
@@ -286,22 +253,11 @@ ZH = {
     "award papers": "获奖论文",
     "remove": "移除",
     "every one, by year and decision": "全部，可按年份与录用结果筛选",
-    "credited organizations": "署名机构",
-    "review": "评审",
-    "rating": "评分",
-    "confidence": "置信度",
-    "decision": "录用结果",
-    "awards": "奖项",
     "co-author": "合作者",
     "papers together": "合作论文数",
-    "role": "职务",
-    "degree": "学位",
     "now": "现任",
-    "current": "现任",
     "credited as": "署名为",
     "figure": "数字",
-    "average rating": "平均评分",
-    "reviews": "评审数",
     "Sources differ": "来源不一致",
     "Co-author graph": "合作者关系图",
     "Review ratings": "评审评分",
@@ -346,8 +302,18 @@ def _choose() -> str:
 
 
 def translate(text: str, lang: str | None = None) -> str:
-    """`text` in the reader's language (English where the table has no entry)."""
-    return ZH.get(text, text) if (lang or language()) == "zh" else text
+    """`text` in the reader's language: the page's own words from ZH, a term's name from the
+    ontology's label (`Decision` is iclr:decision's "评审决定"), else English."""
+    if (lang or language()) != "zh":
+        return text
+    found = ZH.get(text)
+    return found if found is not None else _term_word(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _term_word(text: str) -> str:
+    """`text` as the ontology labels it in Chinese, where it is one of our terms' English labels."""
+    return terms.packaged().word(text, "zh") or text
 
 
 def other_language_url() -> tuple[str, str]:
