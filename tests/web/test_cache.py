@@ -123,3 +123,19 @@ def test_a_kept_response_is_sent_gzip_only_to_clients_that_offered_it() -> None:
     for _ in range(2):
         plain, headers = get()
         assert plain == b'{"a": 1}' and "Content-Encoding" not in headers
+
+
+def test_one_module_decides_what_a_client_may_keep() -> None:
+    """ETags and 304s are made in web/conditional.py alone: no other module hashes an ETag or
+    reads If-None-Match (there were three schemes in four modules)."""
+    import re
+    from pathlib import Path
+
+    import iclr_kg.web
+
+    for path in Path(iclr_kg.web.__file__).parent.glob("*.py"):
+        if path.name == "conditional.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"if_none_match|status=304|-sheet", text), path.name
+        assert "blake2b" not in text or path.name == "cache.py", path.name  # the cache's keys, not ETags

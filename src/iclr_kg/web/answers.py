@@ -14,7 +14,6 @@ parameters, `inferred=false`) or other parameter values always is.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 from pathlib import Path
 from typing import IO, Any
@@ -27,6 +26,7 @@ from iclr_kg.query.formats import RESULT_FORMATS
 from iclr_kg.query.saved import SavedQuery
 from iclr_kg.query.streaming import stream
 from iclr_kg.store import kept_beside
+from iclr_kg.web.conditional import kept_etag, not_modified
 from iclr_kg.web.querying import execute, negotiate, query_request, result_response, start_query
 from iclr_kg.web.state import state
 
@@ -107,15 +107,15 @@ def kept_response(query: QueryRequest) -> Response | None:
     if not path.exists():
         return None
     chosen = negotiate("results")
-    etag = hashlib.blake2b(f"{path}\n{chosen.name}".encode(), digest_size=12).hexdigest()
-    if request.if_none_match.contains(etag):
-        return Response(status=304, headers={"ETag": f'"{etag}"', "Vary": "Accept"})
+    etag = kept_etag(str(path), chosen.name)
+    if (unchanged := not_modified(etag)) is not None:
+        return unchanged
     # A generation replaced a moment ago is kept for KEEP_SECONDS (store.pruning): the file stays.
     if chosen.name == "json":
         body: Any = _KeptFile(path)
     else:
         body = stream(lambda: parse_query_results(path=path, format=QueryResultsFormat.JSON), _serializer(chosen.name))
-    return result_response(body, chosen.media_type, f'"{etag}"')
+    return result_response(body, chosen.media_type, etag)
 
 
 def kept_rows(saved: SavedQuery, limit: int) -> dict[str, Any] | None:

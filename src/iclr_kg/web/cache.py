@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from iclr_kg.query.querytext import may_mention
+from iclr_kg.web.conditional import content_etag
 
 # Functions whose value changes between evaluations, and calls to other services.
 VOLATILE = re.compile(r"\b(?:SERVICE|NOW|RAND|UUID|STRUUID|BNODE)\b", re.IGNORECASE)
@@ -67,13 +68,6 @@ class ResultCache:
             digest.update(text)
         return digest.digest()
 
-    @staticmethod
-    def etag(body: bytes, media_type: str) -> str:
-        """A strong ETag for these bytes in this media type: the representation's own, so a
-        conditional request matches however the answer was made (cached or evaluated again, in
-        this generation or a later one with the same answer)."""
-        return '"' + hashlib.blake2b(media_type.encode() + b"\n" + body, digest_size=12).hexdigest() + '"'
-
     def get(self, key: bytes) -> Cached | None:
         """The item kept under `key`, a key's `digest` (made once by a caller that also puts)."""
         with self._lock:
@@ -97,7 +91,7 @@ class ResultCache:
         response kept by ResponseMemo has its own already)."""
         if len(body) > min(ITEM_LIMIT, self.budget):
             return None
-        item = Cached(body, media_type, etag or self.etag(body, media_type), headers)
+        item = Cached(body, media_type, etag or content_etag(body, media_type), headers)
         with self._lock:
             old = self._items.pop(key, None)
             if old is not None:

@@ -28,6 +28,7 @@ from iclr_kg.errors import IclrKgError, NotAcceptable
 from iclr_kg.query.answering import QueryRequest
 from iclr_kg.query.formats import Format
 from iclr_kg.web.cache import ResultCache
+from iclr_kg.web.conditional import content_etag
 from iclr_kg.web.http import MAX_QUERY_BYTES, NON_ASCII_ESCAPE
 from iclr_kg.web.querying import base_url, negotiated, start_prepared, with_charset
 from iclr_kg.web.state import AppState
@@ -95,7 +96,7 @@ class LeanQueries:
         if body is not None:
             kept = self.state.cache is not None and running.format == chosen.name and ResultCache.cacheable(query.text)
             return _respond(
-                start_response, body, chosen.media_type, ResultCache.etag(body, chosen.media_type) if kept else None
+                start_response, body, chosen.media_type, content_etag(body, chosen.media_type) if kept else None
             )
         start_response("200 OK", [("Content-Type", with_charset(chosen.media_type)), *COMMON])
         return running.body(chosen.name)

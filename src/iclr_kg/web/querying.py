@@ -23,6 +23,7 @@ from iclr_kg.query.pool import ActiveQuery, InProcessQuery
 from iclr_kg.query.querytext import update_keyword
 from iclr_kg.query.streaming import ClosingBody
 from iclr_kg.web.cache import ResultCache
+from iclr_kg.web.conditional import content_etag, not_modified, variant_etag
 from iclr_kg.web.html import HTML_ROW_LIMIT
 from iclr_kg.web.http import graph_list, requested_format
 from iclr_kg.web.state import AppState, state
@@ -206,7 +207,7 @@ def result_response(body: Iterable[bytes] | bytes, media_type: str, etag: str | 
     chosen = next((f for f in (*RESULT_FORMATS.values(), *RDF_FORMATS.values()) if f.media_type == media_type), None)
     download = DOWNLOAD_NAME.match(name) is not None and chosen is not None
     if download and chosen is not None and chosen.name in ("csv", "tsv"):
-        body, etag = _for_a_spreadsheet(body, chosen.name), None if etag is None else etag[:-1] + '-sheet"'
+        body, etag = _for_a_spreadsheet(body, chosen.name), None if etag is None else variant_etag(etag, "sheet")
     response = Response(body, content_type=with_charset(media_type))
     response.headers["Vary"] = "Accept"
     if etag is not None:
@@ -251,9 +252,7 @@ def execute(text: str, *, substitutions: dict | None = None, prepared: QueryRequ
     if key is not None:
         hit = cache.get(key)  # type: ignore[union-attr]
         if hit is not None:
-            if request.if_none_match.contains(hit.etag.strip('"')):
-                return Response(status=304, headers={"ETag": hit.etag, "Vary": "Accept"})
-            return result_response(hit.body, hit.media_type, hit.etag)
+            return not_modified(hit.etag) or result_response(hit.body, hit.media_type, hit.etag)
     running = start_query(text, substitutions, prepared=query)
     try:
         chosen = negotiate(running.kind)  # raises 406 / 400
@@ -262,9 +261,7 @@ def execute(text: str, *, substitutions: dict | None = None, prepared: QueryRequ
         raise
     prefetched = running.prefetched
     if key is not None and prefetched is not None and running.format == chosen.name:
-        etag = ResultCache.etag(prefetched, chosen.media_type)
+        etag = content_etag(prefetched, chosen.media_type)
         cache.put(key, prefetched, chosen.media_type, etag=etag)  # type: ignore[union-attr]
-        if request.if_none_match.contains(etag.strip('"')):  # the same bytes as the client holds
-            return Response(status=304, headers={"ETag": etag, "Vary": "Accept"})
-        return result_response(prefetched, chosen.media_type, etag)
+        return not_modified(etag) or result_response(prefetched, chosen.media_type, etag)
     return result_response(running.body(chosen.name), chosen.media_type)
