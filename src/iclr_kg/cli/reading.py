@@ -48,10 +48,10 @@ from iclr_kg.cli.common import (
     fails_cleanly,
     main,
     open_graph,
-    open_remote,
     output_stream,
     store_option,
 )
+from iclr_kg.served import current_key
 
 
 def _read_query_argument(argument: str) -> str:
@@ -169,12 +169,7 @@ def isolated_query(settings: Settings, request: QueryRequest) -> Iterator[Runnin
     A damaged store can abort the reading process or make it allocate without bound; here that
     ends the worker and the command prints one line, instead of aborting or hanging the CLI.
     """
-    if settings.remote is not None:
-        generation: Any = open_remote(settings).key
-    else:
-        generation = current_generation(settings.store)
-        if generation is None:
-            open_read_only(settings.store)  # raises the clear "no store" error
+    generation = current_key(settings)
     pool = QueryPool(1, memory_mib=settings.query_memory, backend_auth=settings.backend_auth, quiet=True)
     try:
         yield pool.start(generation, request, settings.query_timeout)

@@ -22,7 +22,6 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import Any, Protocol
 
 from iclr_kg.errors import (
@@ -388,7 +387,7 @@ class QueryPool:
                 self._live -= 1
             worker.kill()
 
-    def start(self, generation: Path, request: QueryRequest, timeout: float, client: str | None = None) -> RunningQuery:
+    def start(self, generation: str, request: QueryRequest, timeout: float, client: str | None = None) -> RunningQuery:
         """Send `request` to a worker; returns once the worker knows the result's kind.
 
         Raises QueryError (parser message), QueryTimeout, PoolBusy or StoreError.

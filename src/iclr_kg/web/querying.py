@@ -127,7 +127,7 @@ def start_prepared(app_state: AppState, query: QueryRequest, limit: float, who: 
             return InProcessQuery(Store() if query.syntax_only else app_state.store(), query)
         if lane is not None and who is not None and lane.takes(query):
             return lane.start(query, limit, client=who)
-        return app_state.pool.start(app_state.generation_key(), query, limit, client=who)  # type: ignore[arg-type]
+        return app_state.pool.start(app_state.generation_key(), query, limit, client=who)
     except QueryError as exc:
         raise _update_hint(query.text, exc) from None
 

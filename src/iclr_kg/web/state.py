@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import sys
 import threading
@@ -14,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from flask import current_app, g, has_request_context
-from pyoxigraph import Store
 
 from iclr_kg import terms
 from iclr_kg.atomic import write_text
@@ -25,13 +23,13 @@ from iclr_kg.index import Index, current_index, ensure_index, index_path
 from iclr_kg.processes import memory_limit
 from iclr_kg.query.pool import QueryPool
 from iclr_kg.query.saved import SavedQuery, load_saved
-from iclr_kg.store import current_generation, journal_behind, kept_beside, open_read_only, prune_kept_beside
+from iclr_kg.served import Generation, served
+from iclr_kg.store import current_generation, journal_behind, kept_beside
 from iclr_kg.updates import Writer
 from iclr_kg.web.cache import ResponseMemo, ResultCache
 
 if TYPE_CHECKING:
     from iclr_kg.query.local import LocalLane
-    from iclr_kg.remote.store import Backend, RemoteStore
 
 T = TypeVar("T")
 WARM_AFTER = 2.0  # seconds a new generation must stay current before its kept values are computed
@@ -59,14 +57,10 @@ class AppState:
 
     def __init__(self, settings: Settings):
         self.settings = settings
-        # A remote engine (`backend = sparql+URL`) answers instead of the store: see remote/store.py.
-        self.backend: Backend | None = None
-        if settings.remote:  # imported only then: requests stays out of web processes that do not need it
-            from iclr_kg.remote.store import Backend
-
-            self.backend = Backend(settings.remote, settings.backend_auth, timeout=settings.query_timeout)
+        # What is read: the store's generations, or a remote engine's publication (served.py).
+        self.served = served(settings, catch_up=self._caught_up)
         self._lock = threading.Lock()
-        self._stores: dict[Path, Store] = {}  # the generations requests read now: the newest two
+        self._stores: dict[str, ReadableGraph] = {}  # the generations requests read now (by key): the newest two
         self.saved: dict[str, SavedQuery] = load_saved(settings.queries_dir)
         # A saved query's default answer, as a request asks it, when it may be kept (web/answers.py).
         self.answered = {
@@ -84,7 +78,7 @@ class AppState:
         self.memo: ResponseMemo | None = None  # set by create_app: whole responses answered before Flask
         self._indexed: set[Path] = set()  # generations whose index this process found current
         self._warmers: list[Callable[[str], None]] = []  # started for each new generation (warm)
-        self._warmed: Path | None = None
+        self._warmed: Generation | None = None
 
     def terms(self) -> terms.Terms:
         """The ontology's terms and labels (read once per ontology file; every generation's
@@ -105,7 +99,7 @@ class AppState:
         """Evaluate the endpoint's queries in this process (query/local.py): only for a server
         that replaces the process when `retire` is called. Not with a remote engine (its
         queries are network calls), nor with `query_workers = 0` (no time limit asked for)."""
-        if self.backend is None and self.settings.query_workers > 0:
+        if not self.served.remote and self.settings.query_workers > 0:
             from iclr_kg.query.local import LocalLane
 
             memory = memory_limit(self.settings.query_memory)
@@ -126,122 +120,88 @@ class AppState:
                     )
         return self._pool
 
-    def _current(self) -> Path | None:
-        """The generation this request reads: the current one when it first asks, then the same
-        for the rest of the request (outside a request, the current one each time)."""
+    def _current(self) -> Generation | None:
+        """The generation this request reads: what is served when it first asks, then the same
+        for the rest of the request (outside a request, what is served each time)."""
         if has_request_context() and PINNED in g:
-            return cast(Path | None, g.get(PINNED))
-        generation = self._newest()
+            return cast(Generation | None, g.get(PINNED))
+        generation = self.served.current()
         if has_request_context():
             setattr(g, PINNED, generation)
+        if generation is not None:
+            self._seen(generation)
         return generation
 
-    def _newest(self) -> Path | None:
+    def _pinned(self) -> Generation:
+        """The generation this request reads; the clear error where there is none yet."""
+        generation = self._current()
+        if generation is None:
+            self.served.missing()
+        return generation
+
+    def _caught_up(self, generation: Path) -> Path | None:
         """The current generation, holding every update the writer acknowledged: the writer
         publishes a burst of updates as one generation a little after acknowledging them, so a
         read that comes sooner (one stat of the journal says so) asks it to publish first."""
-        generation = current_generation(self.settings.store)
-        if generation is None or not self.settings.update_token:
+        if not self.settings.update_token or not journal_behind(self.settings.store, generation):
             return generation
-        if journal_behind(self.settings.store, generation):
-            try:
-                self.writer.publish(
-                    self.settings.store, reasoner=self.settings.reasoner, timeout=self.settings.query_timeout
-                )
-            except IclrKgError as exc:  # the update's own request saw the error; readers go on reading
-                print(f"reading the generation before the last updates: {exc}", file=sys.stderr, flush=True)
-            generation = current_generation(self.settings.store)
-        return generation
+        try:
+            self.writer.publish(
+                self.settings.store, reasoner=self.settings.reasoner, timeout=self.settings.query_timeout
+            )
+        except IclrKgError as exc:  # the update's own request saw the error; readers go on reading
+            print(f"reading the generation before the last updates: {exc}", file=sys.stderr, flush=True)
+        return current_generation(self.settings.store)
 
     def generation_key(self) -> str:
-        """The current generation's path, for the workers (each update makes a new generation);
-        on a remote backend, the engine's URL and the generation published there."""
-        if self.backend is not None:
-            store = self.backend.store()
-            self._seen(self._remote_folder(store))
-            return store.key
-        generation = self._current()
-        if generation is None:
-            open_read_only(self.settings.store)  # raises the clear "no store" error
-        self._seen(generation)
-        return str(generation)
+        """What the query workers open the generation this request reads by: its path (each
+        update makes a new generation), or the engine's URL and the generation published there."""
+        return self._pinned().key
 
     def store(self) -> ReadableGraph:
-        """A read-only handle on the current generation, reopened when `current` moves (on a
-        remote backend: the engine, as published last)."""
-        if self.backend is not None:
-            return self.backend.store()
-        generation = self._current()
-        if generation is None:
-            return open_read_only(self.settings.store)  # raises the clear "no store" error
-        opened = self._stores.get(generation)
+        """A read-only handle on the generation this request reads, opened once per generation
+        (the newest two stay open: requests on the older one finish)."""
+        generation = self._pinned()
+        opened = self._stores.get(generation.key)
         if opened is not None:
             return opened
         with self._lock:
-            if generation not in self._stores:
-                self._stores[generation] = open_read_only(self.settings.store, generation)
-                for older in sorted(self._stores, key=lambda path: path.name)[:-2]:  # requests on it finish
+            if generation.key not in self._stores:
+                self._stores[generation.key] = self.served.open(generation)
+                for older in list(self._stores)[:-2]:  # opened in time order
                     del self._stores[older]
-            self._seen(generation)
-            return self._stores[generation]
+            return self._stores[generation.key]
 
-    def _seen(self, generation: Path | None) -> None:
-        """Start the warmers (`warm`) the first time this process sees a generation; on a remote
-        engine, also prune what was kept for its older publications (`prune_kept_beside`)."""
-        if generation is not None and generation != self._warmed:
+    def _seen(self, generation: Generation) -> None:
+        """Start the warmers (`warm`) the first time this process sees a generation (and let the
+        backend tidy what it kept for the ones before)."""
+        if generation != self._warmed:
             self._warmed = generation
-            if self.backend is not None and generation.parent.is_dir():
-                prune_kept_beside(generation)
+            self.served.seen(generation)
             for start in self._warmers:
-                start(generation.name)
+                start(generation.folder.name)  # as per_generation names it
 
     def index(self) -> Index | None:
-        """The current generation's entity index (labels, search, lists); built here if the
-        generation predates indexes. None when there is no store yet."""
-        if self.backend is not None:
-            return self._remote_index()
+        """The entity index of the generation this request reads (labels, search, lists): built
+        here if the generation predates indexes, or, for a remote engine's publication, from the
+        engine once and kept in its folder. None when there is no store yet."""
         generation = self._current()
         if generation is None:
             return None
-        self._seen(generation)
-        return self._index_of(generation, lambda: Store.read_only(str(generation)))
-
-    def _index_of(self, generation: Path, store: Callable[[], ReadableGraph]) -> Index:
-        """The index beside `generation`, checked once per process to be there and of this
-        schema (else built from `store()`, under the lock)."""
-        path = index_path(generation)
+        path = index_path(generation.folder)
         if path not in self._indexed:
             if not current_index(path):
+                graph = self.store()  # opened before the lock, which opening takes
                 with self._lock:
-                    generation.parent.mkdir(parents=True, exist_ok=True)
-                    ensure_index(store(), generation)
+                    ensure_index(graph, generation.folder)
             self._indexed.add(path)
         return Index(path)
-
-    def _remote_index(self) -> Index:
-        """The index of the generation published on the remote engine, built from the engine
-        once per generation and kept in its folder (labels, search and lists read it)."""
-        store = self.backend.store()  # type: ignore[union-attr]
-        return self._index_of(self._remote_folder(store), lambda: store)
-
-    def _remote_folder(self, store: RemoteStore) -> Path:
-        """Where what this server keeps for a generation published on a remote engine lives
-        (its index, its kept values): `STORE/remote/<engine>/<generation>`. The generation's name
-        comes from the engine: hashed, never joined onto a path as it is (an absolute path or
-        `../` in it would choose where files are written)."""
-        folder = self.settings.store / "remote" / hashlib.sha256(store.key.encode()).hexdigest()[:16]
-        return folder / hashlib.sha256(store.publication.generation.encode()).hexdigest()[:16]
 
     def generation_folder(self) -> Path | None:
         """The folder of the generation being read, where values kept for it live: the
         generation itself, or its folder for a remote engine's publication (None: no store)."""
-        if self.backend is None:
-            folder = self._current()
-        else:
-            folder = self._remote_folder(self.backend.store())
-            folder.parent.mkdir(parents=True, exist_ok=True)  # what is kept lives beside it
-        self._seen(folder)
-        return folder
+        generation = self._current()
+        return generation.folder if generation is not None else None
 
     def per_generation(self, name: str, compute: Callable[[], T], kept: bool = False) -> T:
         """`compute()`, once per store generation: what is derived from the store and read often
@@ -302,8 +262,6 @@ class AppState:
 
     @property
     def generation(self) -> str:
-        if self.backend is not None:
-            return self.backend.store().publication.generation
+        """The name of the generation this request reads ("" before the first build)."""
         generation = self._current()
-        self._seen(generation)
-        return generation.name if generation else ""
+        return generation.name if generation is not None else ""
