@@ -41,6 +41,17 @@ def dead_url(path: str = "/") -> str:
     return f"http://127.0.0.1:{free_port()}{path}"
 
 
+def eventually(condition: Callable[[], object], what: str, seconds: float = 30) -> None:
+    """Until `condition()` holds, looked at every 50 ms; fail saying `what` did not happen within
+    `seconds`. A test waits for what it expects, never for a fixed time: on two shared cores a
+    fixed sleep is too short on a busy day and wasted on a quiet one."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {seconds:g} s")
+        time.sleep(0.05)
+
+
 def wait_for(url: str, seconds: float = 60) -> None:
     """Until `url` answers 2xx (or raise after `seconds`)."""
     deadline = time.monotonic() + seconds

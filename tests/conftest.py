@@ -13,7 +13,7 @@ from pyoxigraph import Store
 from iclr_kg.build.pipeline import build
 from iclr_kg.config import Settings, resource_dir
 from iclr_kg.store import open_read_only
-from testbed.helpers import free_port, serving
+from testbed.helpers import free_port, serving, wait_for
 from testbed.tiny import TINY_REGISTRIES, TINY_SOURCE
 
 SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
@@ -53,8 +53,6 @@ def wikidata_standin(tmp_path_factory: pytest.TempPathFactory):
     (QLever) in federated queries; both answer in the SPARQL 1.1 results formats."""
     import subprocess
     import sys
-    import time
-    import urllib.request
 
     location = tmp_path_factory.mktemp("wikidata-standin")
     oxigraph = str(Path(sys.executable).with_name("oxigraph"))
@@ -70,13 +68,7 @@ def wikidata_standin(tmp_path_factory: pytest.TempPathFactory):
         stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}/query"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(url + "?query=ASK%7B%7D", timeout=1).close()
-            break
-        except OSError:
-            time.sleep(0.1)
+    wait_for(url + "?query=ASK%7B%7D", 30)
     yield url
     process.terminate()
     process.wait(timeout=10)

@@ -19,7 +19,7 @@ from iclr_kg.build.pipeline import build
 from iclr_kg.config import Settings
 from iclr_kg.store import current_generation, open_read_only
 from testbed import synth
-from testbed.helpers import CLI, serving
+from testbed.helpers import CLI, eventually, serving
 
 from .conftest import select
 
@@ -156,10 +156,12 @@ def test_a_second_build_is_refused_with_a_clear_message(tiny_data, big_data: Pat
         [CLI, "build", "--store", str(settings.store)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        deadline = time.monotonic() + 60
-        while not _locked(settings.store / "build.lock"):  # until the first build holds the lock
-            assert first.poll() is None and time.monotonic() < deadline, "the first build never took the lock"
-            time.sleep(0.02)
+        eventually(
+            lambda: _locked(settings.store / "build.lock") or first.poll() is not None,
+            "the first build taking the lock",
+            60,
+        )
+        assert first.poll() is None, "the first build ended before it took the lock"
         first.send_signal(signal.SIGSTOP)  # held there: it could finish (in about a second) before the second starts
         second = subprocess.run(
             [CLI, "build", "--store", str(settings.store)], env=env, capture_output=True, text=True, check=False
@@ -206,7 +208,6 @@ def test_serve_keeps_serving_during_a_rebuild_and_switches_after(tiny_data, big_
         during = []
         while rebuild.is_alive():
             during.append(count())  # every request during the rebuild is answered
-            time.sleep(0.2)
         rebuild.join()
         assert during and all(n == before for n in during[:1])
         assert count() > before  # the new store is live without a restart

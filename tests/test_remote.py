@@ -11,7 +11,6 @@ import http.server
 import json
 import shutil
 import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -33,7 +32,7 @@ from iclr_kg.remote.store import RemoteStore, read_publication
 from iclr_kg.store import run_query
 from iclr_kg.updates import apply
 from testbed import engines
-from testbed.helpers import dead_url, run_cli, serving
+from testbed.helpers import dead_url, eventually, run_cli, serving
 from tests.conftest import saved_query_values
 
 # Saved queries whose answers on an engine differ from the standard's in ways a query cannot
@@ -224,10 +223,9 @@ def test_the_web_app_serves_from_the_engine(published, real_settings: Settings, 
         assert status == 200 and b"Google" in body
         # a saved query's whole answer is kept for the engine's generation (web/answers.py)
         kept_in = real_settings.store.parent / f"remote-{engine.kind}" / "remote"
-        deadline = time.monotonic() + 60
-        while not list(kept_in.glob("*/*.answer-award-papers.srj")) and time.monotonic() < deadline:
-            time.sleep(0.5)
-        assert list(kept_in.glob("*/*.answer-award-papers.srj")), "the answer is kept beside the publication"
+        eventually(
+            lambda: list(kept_in.glob("*/*.answer-award-papers.srj")), "the answer kept beside the publication", 60
+        )
         status, body = _get(f"{base}/queries/award-papers?format=csv")
         assert status == 200
         assert sorted(body.splitlines()) == sorted(
@@ -238,7 +236,7 @@ def test_the_web_app_serves_from_the_engine(published, real_settings: Settings, 
         assert status == 503 and b"time limit" in body, body[:300]
         # served after it: the engine may go on evaluating the abandoned runaway (only its own
         # limit, Virtuoso's MaxQueryExecutionTime, stops it; 0 here), so a query may wait a while
-        assert any(_get(f"{base}/sparql?query={query}")[0] == 200 or time.sleep(1) for _ in range(20))
+        eventually(lambda: _get(f"{base}/sparql?query={query}")[0] == 200, "a query served after the runaway", 20)
         request = urllib.request.Request(f"{base}/update", data=b"update=CLEAR+ALL", method="POST")
         try:
             urllib.request.urlopen(request, timeout=30)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -13,6 +12,7 @@ from flask.testing import FlaskClient
 
 from iclr_kg.config import Settings
 from iclr_kg.web import create_app
+from testbed.helpers import eventually
 
 
 @pytest.fixture(scope="session")
@@ -48,12 +48,14 @@ def server(app: Flask) -> Iterator[str]:
     thread = threading.Thread(target=wsgi.run, daemon=True)
     thread.start()
     port = wsgi.effective_port
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
+
+    def listening() -> bool:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
+            return True
         except OSError:
-            time.sleep(0.05)
+            return False
+
+    eventually(listening, "the test server listening", 10)
     yield f"http://127.0.0.1:{port}"
     wsgi.close()

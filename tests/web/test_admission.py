@@ -19,7 +19,7 @@ import urllib.request
 
 import pytest
 
-from testbed.helpers import swallow
+from testbed.helpers import eventually, swallow
 
 RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
 
@@ -45,15 +45,21 @@ def test_a_client_past_its_share_is_refused_at_once_and_others_are_served(defaul
     ]
     for thread in attackers:
         thread.start()
-    time.sleep(1.0)  # the runaways hold their share of workers in both web processes by now
+
+    def refusals() -> list[tuple[int, float, dict[str, str], str]]:
+        return [o for o in list(outcomes) if o[0] == 503 and "its share" in o[3]]
+
+    eventually(refusals, "the runaways holding their share of workers (one of them refused)")
     victim = [ask(default_server, "ASK { ?s ?p ?o }", "127.0.0.2") for _ in range(5)]
+    served_meanwhile = any(thread.is_alive() for thread in attackers)  # the runaways' 8 s limit not yet reached
     for thread in attackers:
         thread.join(timeout=60)
-    assert [status for status, *_ in victim] == [200] * 5
-    assert max(seconds for _, seconds, *_ in victim) < 3.0, victim
-    refused = [o for o in outcomes if o[0] == 503 and "its share" in o[3]]
+    assert [status for status, *_ in victim] == [200] * 5 and served_meanwhile
+    refused = refusals()
     assert len(outcomes) == 16 and len(refused) >= 16 - 4, outcomes  # at most two per web process admitted
-    assert all(headers.get("retry-after") and seconds < 3.0 for _, seconds, headers, _ in refused), refused
+    assert all(headers.get("retry-after") for _, _, headers, _ in refused), refused
+    # refused at once: every refusal came back before any runaway was stopped at its time limit
+    assert outcomes[: len(refused)] == refused, outcomes
     stopped = [o for o in outcomes if o not in refused]
     assert all(status == 503 and "time limit" in body for status, _, _, body in stopped), stopped
 
@@ -77,20 +83,17 @@ def test_admission_is_bounded_per_client(real_store, real_settings) -> None:
         threads = [threading.Thread(target=lambda: swallow(lambda: pool.start(generation, slow, 3, client="greedy")))]
         for thread in threads:
             thread.start()
-        deadline = time.monotonic() + 10
-        while pool.idle == 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        eventually(lambda: pool.idle != 2, "the greedy client's query running", 10)
         assert pool.shares.share == 1 and pool.idle == 1
-        began = time.monotonic()
         with pytest.raises(PoolBusy, match="share"):  # while a worker is idle too: the rest is the others'
             pool.start(generation, slow, 3, client="greedy")
-        assert time.monotonic() - began < 1  # refused at once, not after waiting
+        refused_meanwhile = threads[0].is_alive()  # at once, not after its query ended
         fair = pool.start(
             generation, QueryRequest("ASK {}", formats={"results": "json", "rdf": None}), 10, client="other"
         )
         started.append(fair)
-        assert time.monotonic() - began < 2  # served at once: the greedy client cannot hold every worker
-        assert fair.prefetched is not None and b"true" in fair.prefetched
+        served_meanwhile = threads[0].is_alive()  # the greedy client cannot hold every worker
+        assert refused_meanwhile and served_meanwhile and fair.prefetched is not None and b"true" in fair.prefetched
         for thread in threads:
             thread.join()
     finally:

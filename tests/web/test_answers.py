@@ -5,7 +5,6 @@ generation."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -13,13 +12,11 @@ import pytest
 from iclr_kg.query.formats import RESULT_FORMATS
 from iclr_kg.store import current_generation, open_read_only, run_query
 from iclr_kg.web import answers
+from testbed.helpers import eventually
 
 
 def wait_for(path: Path, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while not path.exists() and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert path.exists(), f"{path.name} was not kept within {seconds} s"
+    eventually(path.exists, f"{path.name} kept", seconds)
 
 
 def evaluated(store_dir: Path, text: str, fmt: str) -> bytes:

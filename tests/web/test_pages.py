@@ -10,6 +10,7 @@ import rdflib
 
 from iclr_kg.config import resource_dir
 from iclr_kg.query.saved import load_saved
+from testbed.helpers import eventually
 
 
 def test_query_page_shows_editor_saved_queries_and_results(client) -> None:
@@ -165,7 +166,6 @@ def test_stats_are_counted_once_per_generation_before_anyone_asks(tiny_app, monk
     """A new generation's /stats counts and saved queries' first rows are computed in the
     background soon after a request first sees it, and kept beside it: another web process
     (another app) reads them, counting nothing. A query that calls another service is not kept."""
-    import time
 
     from iclr_kg import counts
     from iclr_kg.store import current_generation, kept_beside
@@ -174,14 +174,11 @@ def test_stats_are_counted_once_per_generation_before_anyone_asks(tiny_app, monk
     settings, client = tiny_app()
     kept = kept_beside(current_generation(settings.store), counts.KEPT)
     assert client.get("/").status_code == 200 and not kept.exists()
-    deadline = time.monotonic() + 30
-    while not kept.exists() and time.monotonic() < deadline:
-        time.sleep(0.2)
+    eventually(kept.exists, "the counts kept beside the generation")
     counted = json.loads(kept.read_text())
     assert "https://w3id.org/iclr-kg/graph/inferred" in json.dumps(counted)
     saved = kept_beside(current_generation(settings.store), "saved-award-papers")  # a saved query's page
-    while not saved.exists() and time.monotonic() < deadline:
-        time.sleep(0.2)
+    eventually(saved.exists, "the saved query's page kept beside the generation")
     assert json.loads(saved.read_text())["columns"] == ["edition", "paper", "title", "award", "kind"]
     assert not kept_beside(
         current_generation(settings.store), "saved-wikidata-countries"

@@ -14,7 +14,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +23,7 @@ import pytest
 from iclr_kg.config import Settings
 from iclr_kg.errors import SettingsError
 from iclr_kg.web import create_app
-from testbed.helpers import free_port, wait_for
+from testbed.helpers import eventually, free_port, wait_for
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
@@ -186,7 +185,9 @@ def test_behind_nginx_each_client_keeps_its_share_and_urls_name_the_proxy(
     greedy = [threading.Thread(target=lambda: outcomes.append(_ask(web, RUNAWAY, "127.0.0.2"))) for _ in range(12)]
     for thread in greedy:
         thread.start()
-    time.sleep(1.0)  # the runaways hold 127.0.0.2's share of workers by now
+    eventually(  # the runaways hold 127.0.0.2's share of workers once one of them is refused
+        lambda: any(status == 503 and "its share" in body for status, body in outcomes), "127.0.0.2's share taken"
+    )
     others = [_ask(web, "ASK { ?s ?p ?o }", "127.0.0.3") for _ in range(4)]
     for thread in greedy:
         thread.join(timeout=60)
@@ -219,14 +220,16 @@ def test_the_units_reload_restarts_the_web_processes_gracefully(deployed: tuple[
     for thread in clients:
         thread.start()
     main.send_signal(signal.SIGHUP)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+
+    def both_replaced() -> bool:
         now = _children(main.pid)
-        if len(before - now) >= 2 and len(now - before) >= 2:  # both web processes replaced
-            break
-        time.sleep(0.2)
-    time.sleep(0.5)  # the new processes answer too
+        return len(before - now) >= 2 and len(now - before) >= 2
+
+    eventually(both_replaced, "both web processes replaced", 60)
+    answered = len(statuses)
+    eventually(lambda: len(statuses) >= answered + 8, "the new processes answering too")
     replaced.set()
+    now = _children(main.pid)
     for thread in clients:
         thread.join(timeout=60)
     assert len(before - now) >= 2 and len(now - before) >= 2 and main.poll() is None, (before, now)

@@ -10,7 +10,7 @@ seconds of CPU in it.
 from __future__ import annotations
 
 import resource
-import time
+import threading
 
 import pytest
 from flask.testing import FlaskClient
@@ -95,9 +95,11 @@ def test_update_hint_is_linear_on_hostile_input(client) -> None:
     from iclr_kg.query.querytext import update_keyword
 
     hostile = "PREFIX " + "<" * 261_993
-    started = time.monotonic()
-    assert update_keyword(hostile) is None
-    assert time.monotonic() - started < 1.0
+    found: list[object] = []
+    scan = threading.Thread(target=lambda: found.append(update_keyword(hostile)), daemon=True)
+    scan.start()
+    scan.join(60)  # a hang guard, not a speed bound: a quadratic scan of this input runs for hours
+    assert found == [None]
     response = client.post("/sparql", data=hostile.encode(), content_type="application/sparql-query")
     assert response.status_code == 400
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -13,6 +12,8 @@ import urllib.request
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from testbed.helpers import eventually
 
 RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
 OK = "SELECT ?t WHERE { paper:NzTU59SYbNq iclr:title ?t }"
@@ -174,14 +175,10 @@ def test_wrong_token_is_401(tiny_app) -> None:
 
 def test_runaway_query_is_stopped_with_503_and_its_worker_killed(app, client) -> None:
     pool = app.extensions["iclr_kg"].pool
-    started = time.monotonic()
     response = client.get("/sparql", query_string={"query": RUNAWAY, "timeout": "1.5"})
-    elapsed = time.monotonic() - started
-    assert response.status_code == 503 and b"time limit of 1.5 s" in response.data
-    assert elapsed < 10
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and pool.idle < app.extensions["iclr_kg"].settings.query_workers:
-        time.sleep(0.1)
+    assert response.status_code == 503 and b"time limit of 1.5 s" in response.data  # stopped by its limit
+    workers = app.extensions["iclr_kg"].settings.query_workers
+    eventually(lambda: pool.idle >= workers, "every worker idle again", 10)
     alive = [os.path.exists(f"/proc/{pid}") for pid in pool.worker_pids()]
     assert alive and all(alive)  # a fresh worker replaced the killed one
     assert client.get("/sparql", query_string={"query": OK, "format": "json"}).status_code == 200
@@ -208,18 +205,16 @@ def test_other_clients_are_served_while_a_runaway_query_runs(server: str) -> Non
 
     thread = threading.Thread(target=runaway)
     thread.start()
-    time.sleep(0.5)
-    latencies = []
-    for _ in range(20):
-        started = time.monotonic()
+    served = 0
+    while thread.is_alive():  # others' queries, answered while the runaway holds its worker
         with urllib.request.urlopen(
             f"{server}/sparql?" + urllib.parse.urlencode({"query": "ASK { ?s ?p ?o }", "format": "json"}), timeout=10
         ) as r:
             assert json.loads(r.read())["boolean"] is True
-        latencies.append(time.monotonic() - started)
-    thread.join(timeout=30)
+        served += not outcome  # counted only while the runaway has no answer yet
+    thread.join()
     assert outcome.get("status") == 503 and b"time limit" in outcome["body"]
-    assert max(latencies) < 2.0, latencies
+    assert served >= 5, served
 
 
 def test_killed_worker_frees_its_cpu(app, client) -> None:
@@ -230,9 +225,8 @@ def test_killed_worker_frees_its_cpu(app, client) -> None:
     assert before, "no idle worker to run the query on"
     response = client.get("/sparql", query_string={"query": RUNAWAY, "timeout": "1"})
     assert response.status_code == 503
-    time.sleep(0.5)
+    eventually(lambda: len(before - pool.worker_pids()) == 1, "the runaway's worker replaced", 10)
     killed = before - pool.worker_pids()
-    assert len(killed) == 1, (before, pool.worker_pids())
     for pid in killed:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)

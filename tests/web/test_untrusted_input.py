@@ -244,11 +244,14 @@ class _Trickler(http.server.BaseHTTPRequestHandler):
     """An engine that starts a SPARQL JSON answer and then sends a byte every 0.2 s, for ever
     (but answers the `ASK {}` by GET that a client connects with)."""
 
+    queries = 0  # the queries (POSTs) it was sent, by every instance
+
     def do_GET(self) -> None:
         _answer_json(self, b'{"head":{},"boolean":true}')
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        type(self).queries += 1
         self.send_response(200)
         self.send_header("Content-Type", "application/sparql-results+json")
         self.end_headers()
@@ -277,10 +280,8 @@ def test_an_engine_that_trickles_its_answer_is_cut_at_the_time_limit() -> None:
     try:
         url = f"http://127.0.0.1:{server.server_port}/sparql"
         client = SparqlClient(Engine("sparql", url, url, None), timeout=1.0)
-        began = time.monotonic()
-        with pytest.raises(EngineError, match="within 1 s"):
+        with pytest.raises(EngineError, match="within 1 s"):  # its answer never ends: only the limit ends it
             list(client.select("SELECT ?x WHERE { ?x ?p ?o }"))
-        assert time.monotonic() - began < 3
         client.session.close()
     finally:
         server.shutdown()
@@ -301,10 +302,12 @@ def test_a_request_to_a_slow_engine_ends_at_the_time_limit_however_many_queries_
         backend = f"{SCHEME}http://127.0.0.1:{server.server_port}/sparql"
         client = create_app(Settings(backend=backend, query_timeout=2, store=tmp_path / "store")).test_client()
         for path in ("/search?q=song", "/resource/person/yang-song", "/"):
-            began = time.monotonic()
+            _Trickler.queries = 0
             answer = client.get(path)
-            assert time.monotonic() - began < 20, path  # without the shared limit: a minute per query
             assert answer.status_code == 502 and b"within 2 s" in answer.data, (path, answer.data[:200])
+            # the first query spent the request's budget, and none was sent after it: bounded on
+            # its own, each of the page's queries was sent and waited its own limit out
+            assert _Trickler.queries == 1, (path, _Trickler.queries)
     finally:
         server.shutdown()
         server.server_close()
