@@ -24,6 +24,7 @@ from pyoxigraph import NamedNode
 
 from iclr_kg import vocab
 from iclr_kg.errors import BadIdentifier
+from iclr_kg.kinds import KINDS
 
 
 @dataclass(frozen=True)
@@ -381,9 +382,10 @@ def recognize(text: str) -> tuple[str, str] | None:
     return None
 
 
-# The kinds of entity coverage counts, by their class of the ontology (coverage_query;
-# counts.facets, which maintains its figures from a change)
-COVERED_KINDS = {"person": "Person", "paper": "Paper", "organization": "Organization"}
+# The kinds of entity coverage counts, by their root class of the ontology (coverage_query;
+# counts.facets, which maintains its figures from a change): those some scheme identifies, so a
+# scheme for another kind is counted the day it is added.
+COVERED_KINDS = {kind: KINDS[kind].root for scheme in SCHEMES.values() for kind in scheme.kinds}
 
 
 def coverage_query() -> str:

@@ -16,7 +16,7 @@ from pyoxigraph import NamedNode
 from iclr_kg import vocab
 from iclr_kg.kinds import KINDS, LINK, LISTED, ROOTS
 from iclr_kg.terms import packaged
-from iclr_kg.web.profiles import PROFILES
+from iclr_kg.web.kinds import PROFILES
 
 PAGE = {"Accept": "text/html"}
 
@@ -58,3 +58,17 @@ def test_a_listed_kind_has_a_list_a_profile_typed_pages_a_sitemap_and_search(cli
     found = client.get("/search", query_string={"q": name, "kind": kind, "format": "json"}).get_json()
     assert any(hit["iri"] == vocab.entity(kind, keys[0]).value for hit in found["results"]), (kind, name)
     assert isinstance(vocab.entity(kind, keys[0]), NamedNode)
+
+
+def test_each_page_kind_is_one_module_named_after_it() -> None:
+    """A page kind's code lives in web/kinds/<kind>.py (its profile, queries and helpers of its
+    own), found through the registry: no hand-kept table names the kinds' pages."""
+    from pathlib import Path
+
+    import iclr_kg.web.kinds as pages
+
+    folder = Path(pages.__file__).parent
+    modules = {path.stem for path in folder.glob("*.py")} - {"__init__", "panels", "rendering"}
+    assert modules == set(PROFILES) and set(LISTED) <= modules
+    for kind, profile in PROFILES.items():
+        assert profile.__module__ == f"iclr_kg.web.kinds.{kind}" and profile.__name__ == kind

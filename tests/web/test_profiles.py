@@ -479,8 +479,9 @@ def test_a_list_cut_short_says_how_many_there_are(real_store, real_settings) -> 
     and cut where asked, with how many there are; the page says "1 of N shown"."""
     from iclr_kg.index import Index, ensure_index
     from iclr_kg.store import current_generation
-    from iclr_kg.web import profiles
     from iclr_kg.web.html import Labeler
+    from iclr_kg.web.kinds import panels as profiles
+    from iclr_kg.web.kinds import render_panels
 
     index = Index(ensure_index(real_store, current_generation(real_settings.store)))
     person = "https://w3id.org/iclr-kg/resource/person/ian-gemp"
@@ -496,9 +497,9 @@ def test_a_list_cut_short_says_how_many_there_are(real_store, real_settings) -> 
     papers = profiles.Panel("Papers", kind="table", columns=["paper"], table=[[NamedNode(listed[0][0])]], total=total)
     for lang, words in (("en", f"1 of {total} shown"), ("zh", f"显示 1 条，共 {total} 条")):
         shown = profiles.Panel("Papers", kind="table", columns=["paper"], table=papers.table, total=papers.total)
-        assert profiles.render_panels([shown], Labeler(None, lang))[0].note == words
+        assert render_panels([shown], Labeler(None, lang))[0].note == words
     whole = profiles.Panel("Papers", kind="table", columns=["paper"], table=papers.table, total=1)
-    assert profiles.render_panels([whole], Labeler(None))[0].note == ""  # nothing cut: nothing said
+    assert render_panels([whole], Labeler(None))[0].note == ""  # nothing cut: nothing said
 
 
 def test_search_folds_traditional_and_simplified_chinese(client: FlaskClient) -> None:
@@ -557,7 +558,8 @@ def test_a_persons_years_and_co_authors_from_the_index_equal_their_queries(
     together, in order) equal what the SPARQL the page links gives through /sparql."""
     from iclr_kg.index import Index, ensure_index
     from iclr_kg.store import current_generation
-    from iclr_kg.web.profiles import CO_AUTHORS, PAPERS_PER_YEAR, about
+    from iclr_kg.web.kinds.panels import about
+    from iclr_kg.web.kinds.person import CO_AUTHORS, PAPERS_PER_YEAR
 
     index = Index(ensure_index(real_store, current_generation(real_settings.store)))
     people = re.findall(r'href="/resource/person/([^"/?]+)"', client.get("/resource/person/").get_data(as_text=True))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from iclr_kg.web.profiles import _bib
+from iclr_kg.web.kinds.paper import _bib
 
 
 def test_every_page_says_the_licence_the_date_and_how_to_cite(client) -> None:

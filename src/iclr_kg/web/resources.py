@@ -30,7 +30,8 @@ from iclr_kg.store import built_on
 from iclr_kg.web.html import Cell, Labeler, cell, short
 from iclr_kg.web.http import error_response, requested_format, wants_html
 from iclr_kg.web.i18n import language
-from iclr_kg.web.profiles import PROFILES, bibtex, render_panels, schema_org
+from iclr_kg.web.kinds import PROFILES, render_panels, schema_org
+from iclr_kg.web.kinds.paper import bibtex
 from iclr_kg.web.state import state
 
 blueprint = Blueprint("resources", __name__)

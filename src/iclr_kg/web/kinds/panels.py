@@ -1,0 +1,216 @@
+"""What every kind's page is made of: panels (facts, tables, bars), their pagers, the queries
+they show as "this as a query", and the lookups the kinds share."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from flask import url_for
+from pyoxigraph import DefaultGraph, NamedNode
+
+from iclr_kg import vocab
+from iclr_kg.graph import ReadableGraph, Term, value
+from iclr_kg.identifiers import SCHEMES
+from iclr_kg.web.html import Cell, OntologyLabel, Remarked, web_link
+
+LIST_LIMIT = 200  # rows of a list that is not paged
+
+PAPER_DETAILS = """
+SELECT ?paper (SAMPLE(?decision) AS ?d) (GROUP_CONCAT(DISTINCT STR(?award); separator=" ") AS ?awards)
+WHERE {
+  VALUES ?paper { PAPERS }
+  OPTIONAL { ?paper iclr:decision ?decision }
+  OPTIONAL { ?paper iclr:receivedAward ?award }
+} GROUP BY ?paper"""
+
+
+Value = Term | Cell | Remarked | OntologyLabel | str | int | float | None
+"""What a panel's row shows: a term as the Labeler names it, or a cell or words of the page's."""
+
+
+LIST_PAGE = 50  # rows of a paged list on a profile (a person's papers, co-authors)
+
+
+NO_PAGES: Mapping[str, int] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class Pager:
+    """A table shown a page at a time: `?{argument}=N` asks for page N of `pages`."""
+
+    argument: str
+    page: int
+    pages: int
+
+    @classmethod
+    def of(cls, argument: str, page: int, total: int) -> Pager:
+        """Page `page` of a list of `total` rows, LIST_PAGE a page (one page when empty)."""
+        return cls(argument, page, max(1, -(-total // LIST_PAGE)))
+
+
+@dataclass
+class Panel:
+    """One box of a profile: `facts` (rows of label and values), `table` or `bars`."""
+
+    title: str
+    kind: str = "facts"
+    rows: list[tuple[str, list[Any]]] = field(default_factory=list)  # facts: (label, values)
+    columns: list[Any] = field(default_factory=list)  # table: words of the page's, or terms (named when drawn)
+    table: list[list[Any]] = field(default_factory=list)
+    bars: list[tuple[Any, ...]] = field(default_factory=list)  # (a term or a word, a count[, the list it counts])
+    note: str = ""  # in English, with {fields} from `figures`: translated when the page is drawn
+    figures: dict[str, str] = field(default_factory=dict)
+    total: int | None = None  # a table cut short: how many rows there are in all
+    more: str = ""  # the list of every row, with its filters (a person's or an organization's papers)
+    links: list[tuple[str, str]] = field(default_factory=list)  # (words, address): more of this panel
+    groups: list[Any] = field(
+        default_factory=list
+    )  # table: each row's group (a year, an award), a heading where it changes
+    jumps: list[tuple[str, int]] = field(default_factory=list)  # (group, the page where it begins)
+    pager: Pager | None = None  # a table shown a page at a time
+    svg: str = ""  # a star: drawn when the page is drawn (charts.star)
+    wide: bool = False  # the page's whole width (a table of many columns, a paged list, a star are too)
+
+    def add(self, label: str, *values: Value) -> None:
+        kept = [v for v in values if v not in (None, "")]
+        if kept:
+            self.rows.append((label, kept))
+
+    def properties(self, store: ReadableGraph, iri: NamedNode, rows: list[tuple[str, str | NamedNode]]) -> None:
+        """One row per (label, property): the entity's values of it (ours by local name)."""
+        for label, prop in rows:
+            predicate = prop if isinstance(prop, NamedNode) else vocab.iclr(prop)
+            self.add(label, *[q.object for q in store.quads_for_pattern(iri, predicate, None, DefaultGraph())])
+
+    def __bool__(self) -> bool:
+        return bool(self.rows or self.table or self.bars)
+
+
+def as_query(query: str, iri: NamedNode, view: str) -> str:
+    """The query page asking `query` about the entity, drawn as `view`: a chart's rows, and
+    more of them, one click away."""
+    return url_for("pages.index", query=about(query, iri), view=view)
+
+
+def about(query: str, iri: NamedNode) -> str:
+    """`query` with the entity's IRI in place of `?e`: written into the text because pyoxigraph
+    binds only projected variables; safe, since it is one of ours, made from a key checked against KEY."""
+    return re.sub(r"\?e\b", f"<{iri.value}>", query)
+
+
+def select_rows(store: ReadableGraph, query: str, iri: NamedNode) -> list[dict[str, Any]]:
+    """Rows of `query` about the entity `?e`."""
+    solutions = store.query(about(query, iri), prefixes=vocab.QUERY_PREFIXES)
+    names = [v.value for v in solutions.variables]
+    return [{n: s[n] for n in names} for s in solutions]
+
+
+def values_of(store: ReadableGraph, iri: NamedNode, local: str) -> list[Any]:
+    return [q.object for q in store.quads_for_pattern(iri, vocab.iclr(local), None, DefaultGraph())]
+
+
+def heading_of(store: ReadableGraph, iri: NamedNode) -> str:
+    """The entity's name (the first in order if sources give several), else its key."""
+    names = sorted(v.value for v in values_of(store, iri, "name"))
+    return names[0] if names else iri.value.rsplit("/", 1)[-1]
+
+
+def per_graph(store: ReadableGraph, iri: NamedNode, local: str) -> dict[str, list[Any]]:
+    """Values of one property of `iri`, per source graph (entities and inferred graphs left out)."""
+    out: dict[str, list[Any]] = defaultdict(list)
+    for q in store.quads_for_pattern(iri, vocab.iclr(local), None, None):
+        graph = q.graph_name
+        if isinstance(graph, NamedNode) and graph.value.startswith(vocab.GRAPH_SOURCE_BASE):
+            out[graph.value].append(q.object)
+    return out
+
+
+def source_of(graph: str) -> NamedNode:
+    return NamedNode(vocab.RESOURCE_BASE + "source/" + graph[len(vocab.GRAPH_SOURCE_BASE) :])
+
+
+def number_of(term: Any) -> float | None:
+    try:
+        return float(term.value)
+    except (AttributeError, ValueError):
+        return None
+
+
+def key_of(iri: str) -> str:
+    """An entity's key, the last segment of its IRI (person/ian-gemp -> ian-gemp)."""
+    return iri.rsplit("/", 1)[-1]
+
+
+def paper_details(store: ReadableGraph, papers: list[str]) -> dict[str, tuple[Any, list[NamedNode]]]:
+    """Each paper's decision (None if it has none) and awards (by IRI), in one query."""
+    details: dict[str, tuple[Any, list[NamedNode]]] = {paper: (None, []) for paper in papers}
+    if papers:
+        query = PAPER_DETAILS.replace("PAPERS", " ".join(f"<{paper}>" for paper in papers))  # the index's IRIs
+        for row in store.query(query, prefixes=vocab.QUERY_PREFIXES):
+            awards = sorted(row["awards"].value.split()) if row["awards"] is not None else []
+            details[row["paper"].value] = (row["d"], [NamedNode(a) for a in awards])
+    return details
+
+
+def identifiers_panel(store: ReadableGraph, iri: NamedNode, panel: Panel, kind: str) -> None:
+    """One row per scheme the entity is known by elsewhere (identifiers.py), each value linked
+    to the page that resolves it, as Scholia lists them; Wikidata first. OpenReview is left to
+    the rows that link its pages already (a person's profile page, a paper's forum)."""
+    wikidata = [
+        q.object
+        for q in store.quads_for_pattern(iri, vocab.SKOS_EXACT_MATCH, None, DefaultGraph())
+        if isinstance(q.object, NamedNode) and q.object.value.startswith(vocab.PREFIXES["wd"])
+    ]
+    panel.add("Wikidata", *wikidata)
+    for scheme in SCHEMES.values():
+        if scheme.prop and kind in scheme.kinds and not scheme.name.startswith("openreview"):
+            stated = store.quads_for_pattern(iri, scheme.predicate, None, DefaultGraph())
+            values = sorted({value(q.object) for q in stated})
+            panel.add(scheme.label, *[Cell(v, href=web_link(scheme.iri(v)), external=True) for v in values])
+
+
+# Who won and from where, one row per award paper: its first author (more than one where sources
+# differ), the organizations it credits, the award and the committee's reason (from each source
+# that gives one), outstanding papers before honorable mentions. `{conferred}` binds ?c, ?paper
+# and ?award from ?e: an award or an edition.
+AWARDED = """
+SELECT ?paper ?award (GROUP_CONCAT(DISTINCT STR(?first); separator=" ") AS ?firsts)
+       (GROUP_CONCAT(DISTINCT STR(?organization); separator=" ") AS ?organizations)
+       (GROUP_CONCAT(DISTINCT ?said; separator=" · ") AS ?reason)
+WHERE {{ {conferred}
+  BIND (EXISTS {{ ?award a iclr:HonorableMention }} AS ?mention)
+  OPTIONAL {{ ?c iclr:reason ?said }}
+  OPTIONAL {{ ?paper iclr:firstAuthor ?first }}
+  OPTIONAL {{ ?paper iclr:creditedOrganization ?organization }}
+}} GROUP BY ?paper ?award ?mention ORDER BY ?mention ?award ?paper LIMIT {limit}"""
+
+
+AWARDED_COLUMNS = ["paper", "first author", "credited organizations", "award", "the committee's reason"]
+
+
+def awarded_panel(store: ReadableGraph, query: str, iri: NamedNode, award: bool = True) -> Panel:
+    """The award papers of an edition or an award (`award`: with the award column), each row
+    answering who and from where."""
+
+    def entities(value: Any) -> list[NamedNode]:
+        return [NamedNode(v) for v in str(value.value).split()] if value is not None else []
+
+    rows = [
+        [row["paper"], entities(row["firsts"]), entities(row["organizations"]), row["award"],
+         row["reason"].value if row["reason"] is not None else ""]
+        for row in select_rows(store, query, iri)
+    ]  # fmt: skip
+    keep = [i for i, column in enumerate(AWARDED_COLUMNS) if award or column != "award"]
+    panel = Panel("Award papers" if award else "Papers", kind="table", columns=[AWARDED_COLUMNS[i] for i in keep])
+    panel.table = [[row[i] for i in keep] for row in rows]
+    return panel
+
+
+def as_percent(rate: float, digits: int | None = None) -> str:
+    """0.29 -> "29%", 0.265 -> "26.5%" (as stated: no digit added); `digits` for a computed rate."""
+    return f"{rate * 100:.{digits}f}%" if digits is not None else f"{round(rate * 100, 6):g}%"

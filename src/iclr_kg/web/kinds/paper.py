@@ -1,0 +1,145 @@
+"""A paper's page: its facts, authors as written, awards, reviews and ratings, mentions; and its
+BibTeX."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+
+from pyoxigraph import NamedNode
+
+from iclr_kg.graph import ReadableGraph
+from iclr_kg.index import Index, ranked_titles
+from iclr_kg.web.html import OntologyLabel
+from iclr_kg.web.kinds.panels import (
+    NO_PAGES,
+    Panel,
+    as_query,
+    identifiers_panel,
+    number_of,
+    per_graph,
+    select_rows,
+    values_of,
+)
+
+PAPER_AUTHORS = """
+SELECT ?position ?person ?written WHERE {
+  ?a iclr:authorshipOf ?e ; iclr:authorPosition ?position ; iclr:authorshipBy ?person .
+  OPTIONAL { ?a iclr:authorNameAsWritten ?written }
+} ORDER BY ?position"""
+
+
+PAPER_AWARDS = """
+SELECT ?award ?reason WHERE { ?c iclr:conferredOn ?e ; iclr:conferredAward ?award . OPTIONAL { ?c iclr:reason ?reason } }"""
+
+
+PAPER_REVIEWS = """
+SELECT ?review ?rating ?confidence WHERE {
+  ?review iclr:reviewOf ?e ; iclr:rating ?rating . OPTIONAL { ?review iclr:confidence ?confidence }
+} ORDER BY ?review"""
+
+
+REVIEW_RATINGS = "SELECT ?review ?rating WHERE { ?review iclr:reviewOf ?e ; iclr:rating ?rating } ORDER BY ?review"
+
+
+MENTIONS = """
+SELECT DISTINCT ?source WHERE { GRAPH ?g { ?e ?p ?o } ?g iclr:statedIn ?source }"""
+
+
+def paper(
+    store: ReadableGraph, iri: NamedNode, index: Index | None = None, pages: Mapping[str, int] = NO_PAGES
+) -> tuple[str, list[Panel]]:
+    titles = per_graph(store, iri, "title")
+    counted = Counter(str(t.value) for values in titles.values() for t in values)
+    ranked = ranked_titles(counted)
+    heading = ranked[0] if ranked else iri.value.rsplit("/", 1)[-1]
+    about = Panel("Paper")
+    if not ranked and values_of(store, iri, "titleWithdrawn"):
+        heading = ""  # the page says the title was withdrawn, in the reader's language
+        about.rows.append(("Title", [OntologyLabel("titleWithdrawn")]))
+    about.add("Also titled", *ranked[1:])
+    about.add("Edition", *values_of(store, iri, "submittedTo"))
+    about.add("Decision", *values_of(store, iri, "decision"), *values_of(store, iri, "presentationType"))
+    about.properties(
+        store,
+        iri,
+        [
+            ("Method", "methodName"),
+            ("Summary", "summary"),
+            ("Note", "note"),
+            ("OpenReview", "openReviewUrl"),
+            ("Code", "codeRepository"),
+        ],
+    )
+    identifiers_panel(store, iri, about, "paper")
+    authors = Panel("Authors", kind="table", columns=["#", "author", "as written"])
+    for row in select_rows(store, PAPER_AUTHORS, iri):
+        written = row["written"].value if row["written"] is not None else ""
+        authors.table.append([row["position"].value, row["person"], written])
+    organizations = Panel("Credited organizations")
+    per_source = per_graph(store, iri, "creditedOrganization")
+    distinct = {frozenset(str(o) for o in orgs) for orgs in per_source.values()}
+    if len(distinct) == 1:
+        organizations.add("Organizations", *next(iter(per_source.values())))
+    else:
+        for graph, orgs in sorted(per_source.items()):
+            organizations.add(f"per {graph.rsplit('/', 1)[-1]}", *orgs)
+    awards = Panel("Awards", kind="table", columns=["award", "the committee's reason"])
+    for row in select_rows(store, PAPER_AWARDS, iri):
+        awards.table.append([row["award"], row["reason"].value if row["reason"] is not None else ""])
+    reviews = Panel("Reviews", kind="table", columns=["review", "rating", "confidence"])
+    ratings = []
+    for row in select_rows(store, PAPER_REVIEWS, iri):
+        ratings.append(float(row["rating"].value))
+        confidence = row["confidence"].value if row["confidence"] is not None else ""
+        reviews.table.append([row["review"], row["rating"].value, confidence])
+    stated_average = [number_of(v) for v in values_of(store, iri, "averageRating")]
+    if ratings:
+        reviews.note = "{n} ratings, average {average}"
+        reviews.figures = {"n": f"{len(ratings):,}", "average": f"{sum(ratings) / len(ratings):.2f}"}
+    elif stated_average:
+        reviews.note = "average rating as reported: {averages}"
+        reviews.figures = {"averages": ", ".join(f"{a:g}" for a in stated_average if a is not None)}
+    chart = Panel("Review ratings", kind="bars")
+    chart.bars = [(review, float(rating), "") for review, rating, _ in reviews.table]
+    chart.links = [("This as a query", as_query(REVIEW_RATINGS, iri, "bar x=review y=rating"))]
+    mentions = Panel("Stated in")
+    mentions.add("Sources", *[row["source"] for row in select_rows(store, MENTIONS, iri)])
+    return heading, [about, authors, organizations, awards, reviews, chart, mentions]
+
+
+def bibtex(store: ReadableGraph, iri: NamedNode, index: Index | None) -> str:
+    """The paper as a BibTeX entry (@inproceedings): its title, its authors in order, the year and
+    edition, and where to read it. Braces and backslashes in the data are escaped."""
+    key = iri.value.rsplit("/", 1)[-1]
+    titles = Counter(str(t.value) for values in per_graph(store, iri, "title").values() for t in values)
+    title = (ranked_titles(titles) or [f"[title withdrawn: {key}]"])[0]
+    people = [row["person"] for row in select_rows(store, PAPER_AUTHORS, iri)]
+    names = index.labels(p.value for p in people) if index else {}
+    authors = " and ".join(names.get(p.value, (p.value.rsplit("/", 1)[-1], ""))[0] for p in people)
+    years = sorted({v.value[:4] for e in values_of(store, iri, "submittedTo") for v in values_of(store, e, "year")})
+    year = years[0] if years else ""
+    forum = [v.value for v in values_of(store, iri, "openReviewUrl")]
+    fields = {
+        "title": "{" + title + "}",  # the inner braces keep its capitals as written
+        "author": authors,
+        "booktitle": f"International Conference on Learning Representations (ICLR {year})".replace(" ()", ""),
+        "year": year,
+        "url": forum[0] if forum else iri.value,
+        "note": f"iclr-kg: {iri.value}",
+    }
+    lines = [f"  {name} = {{{_bib(value, keep=name == 'title')}}}," for name, value in fields.items() if value]
+    return "@inproceedings{" + f"iclr{year}-{re.sub(r'[^A-Za-z0-9_-]', '', key)},\n" + "\n".join(lines) + "\n}\n"
+
+
+# BibTeX counts every brace, `\}` too, when it finds a field's end: a stray one is written as a
+# command whose own braces balance
+_BIB_ESCAPES = {"\\": "\\textbackslash{}", "{": "\\textbraceleft{}", "}": "\\textbraceright{}"}
+
+
+def _bib(text: str, keep: bool = False) -> str:
+    """A value safe inside BibTeX's braces: a stray brace or backslash would end or break it."""
+    inner = text[1:-1] if keep else text
+    escaped = re.sub(r"[\\{}]", lambda m: _BIB_ESCAPES[m[0]], inner)  # one pass: escapes are not escaped again
+    return "{" + escaped + "}" if keep else escaped

@@ -1,0 +1,60 @@
+"""A source's page: the article, its language, date and address (or that it gives none), and
+what it states per kind of entity."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pyoxigraph import DefaultGraph, NamedNode
+
+from iclr_kg import vocab
+from iclr_kg.graph import ReadableGraph, value
+from iclr_kg.index import Index
+from iclr_kg.web.html import LANGUAGE_NAMES
+from iclr_kg.web.i18n import translate
+from iclr_kg.web.kinds.panels import NO_PAGES, Panel, Value, select_rows
+
+SOURCE_STATES = """
+SELECT ?kind (COUNT(DISTINCT ?s) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } ?g iclr:statedIn ?e .
+  BIND (STRBEFORE(STRAFTER(STR(?s), STR(res:)), "/") AS ?kind) FILTER (?kind != "")
+} GROUP BY ?kind ORDER BY DESC(?n)"""
+
+
+def source(
+    store: ReadableGraph, iri: NamedNode, index: Index | None = None, pages: Mapping[str, int] = NO_PAGES
+) -> tuple[str, list[Panel]]:
+    title = [q.object for q in store.quads_for_pattern(iri, NamedNode(vocab.DCTERMS + "title"), None, DefaultGraph())]
+    heading = value(title[0]) if title else iri.value.rsplit("/", 1)[-1]
+    about = Panel("Source")
+    about.properties(
+        store,
+        iri,
+        [
+            ("Outlet", "outlet"),
+            ("Written by", "writer"),
+            ("About", "about"),
+            ("Retrieved", "retrievedAt"),
+            ("Service", "service"),
+            ("Cites", "cites"),
+            ("Summary", NamedNode(vocab.DCTERMS + "description")),
+            ("Note", "note"),
+        ],
+    )
+    tags = [value(q.object) for q in store.quads_for_pattern(iri, NamedNode(vocab.SCHEMA + "inLanguage"), None, None)]
+    about.add("Language", *sorted({translate(LANGUAGE_NAMES.get(tag.lower(), tag)) for tag in tags}))
+    if any(True for _ in store.quads_for_pattern(iri, vocab.RDF_TYPE, vocab.iclr("Article"), DefaultGraph())):
+        # an article's date and address, or that it gives none (the five seed articles give neither)
+        dated: list[Value] = [
+            q.object
+            for q in store.quads_for_pattern(iri, NamedNode(vocab.SCHEMA + "datePublished"), None, DefaultGraph())
+        ]
+        about.add("Published", *(dated or [translate("not stated in the article")]))
+        kept = sorted({value(q.object) for q in store.quads_for_pattern(iri, vocab.iclr("seedFile"), None, None)})
+        address: list[Value] = [
+            q.object for q in store.quads_for_pattern(iri, NamedNode(vocab.SCHEMA + "url"), None, DefaultGraph())
+        ]
+        unstated = translate("not stated in the article; its text is kept as {file}").format(file=", ".join(kept))
+        about.add("Address", *(address or [unstated]))
+    states = Panel("What it states (entities per kind)", kind="bars")
+    states.bars = [(row["kind"].value, int(row["n"].value)) for row in select_rows(store, SOURCE_STATES, iri)]
+    return heading, [about, states]
