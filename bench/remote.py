@@ -169,7 +169,7 @@ def served_answers(url: str, folder: Path) -> tuple[float, list[tuple[float, str
     server.start()  # its first request: the web process sees the publication and starts keeping
     seen = time.perf_counter()
     try:
-        while len(list(folder.glob("remote/*/*.answer-*.srj"))) < len(names) and time.perf_counter() - seen < 1800:
+        while len(list(folder.glob("remote/*/*.kept/answer-*.srj"))) < len(names) and time.perf_counter() - seen < 1800:
             time.sleep(0.5)
         kept = time.perf_counter() - seen
         timings = []

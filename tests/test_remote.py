@@ -224,7 +224,7 @@ def test_the_web_app_serves_from_the_engine(published, real_settings: Settings, 
         # a saved query's whole answer is kept for the engine's generation (web/answers.py)
         kept_in = real_settings.store.parent / f"remote-{engine.kind}" / "remote"
         eventually(
-            lambda: list(kept_in.glob("*/*.answer-award-papers.srj")), "the answer kept beside the publication", 60
+            lambda: list(kept_in.glob("*/*.kept/answer-award-papers.srj")), "the answer kept beside the publication", 60
         )
         status, body = _get(f"{base}/queries/award-papers?format=csv")
         assert status == 200

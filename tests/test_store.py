@@ -284,15 +284,18 @@ def test_what_was_kept_for_older_remote_publications_is_pruned(tmp_path: Path) -
     old = time.time() - 10 * KEEP_SECONDS
     for number, name in enumerate(("aaaa", "bbbb", "cccc", "dddd")):
         (engine / name).mkdir()
-        for kept in (f"{name}.index.sqlite", f"{name}.answer-award-papers.srj", f".{name}.index.sqlite-77"):
+        (engine / f"{name}.kept").mkdir()
+        for kept in (f"{name}.index.sqlite", f"{name}.kept/answer-award-papers.srj", f".{name}.index.sqlite-77"):
             (engine / kept).write_text("x")
             os.utime(engine / kept, (old + number, old + number))
+        os.utime(engine / f"{name}.kept", (old + number, old + number))
         os.utime(engine / name, (old + number, old + number))
     assert prune_kept_beside(engine / "dddd") == ["aaaa", "bbbb"]  # cccc: the newest before dddd
     assert {p.name.lstrip(".").split(".")[0] for p in engine.iterdir()} == {"cccc", "dddd"}
     for name in ("bbbb", "cccc", "dddd"):
         (engine / name).mkdir(exist_ok=True)
         os.utime(engine / name, (old, old))
-    (engine / "bbbb.counts.json").write_text("just written")  # a reader may still be on bbbb
+    (engine / "bbbb.kept").mkdir(exist_ok=True)
+    (engine / "bbbb.kept" / "counts.json").write_text("just written")  # a reader may still be on bbbb
     assert prune_kept_beside(engine / "dddd") == ["cccc"]  # bbbb: written now, and so the newest
     assert {p.name.lstrip(".").split(".")[0] for p in engine.iterdir()} == {"bbbb", "dddd"}

@@ -103,10 +103,17 @@ def reasoned_path(generation: Path) -> Path:
     return generation.with_name(generation.name + ".reasoned")
 
 
+KEPT = ".kept"  # the folder beside a generation holding what was derived from it and kept
+
+
 def kept_beside(generation: Path, name: str) -> Path:
-    """Beside a generation: a result derived from it and read often (`/stats`' counts), kept so
-    that every web process and every restart reads it instead of counting again; pruned with it."""
-    return generation.with_name(f"{generation.name}.{name}.json")
+    """Beside a generation, in its own folder (`<generation>.kept/`): a result derived from it and
+    read often (`/stats`' counts, saved queries' pages and answers), kept so that every web
+    process and every restart reads it instead of counting again; pruned with the generation.
+    One folder per generation shows what belongs to it (each had ~160 files beside it)."""
+    folder = generation.with_name(generation.name + KEPT)
+    folder.mkdir(exist_ok=True)
+    return folder / f"{name}.json"
 
 
 def save_reasoned(generation: Path, state: dict[str, Any]) -> None:

@@ -53,7 +53,9 @@ def prune_generations(generations: Path, keep: Path) -> None:
     each: one listing of the folder, and a generation an update made is dated by its name
     (`_made_at`), not by reading its marker."""
     entries = {entry.name: entry for entry in os.scandir(generations)}
-    folders = sorted(name for name, entry in entries.items() if entry.is_dir(follow_symlinks=False))
+    folders = sorted(  # the generations (what is kept beside one, `<name>.kept/`, has a dot in its name)
+        name for name, entry in entries.items() if entry.is_dir(follow_symlinks=False) and "." not in name
+    )
     complete = [name for name in folders if f"{name}.complete" in entries or name == keep.name]
     recent = time.time() - KEEP_SECONDS
     replaced_recently = {
@@ -88,7 +90,10 @@ def prune_generations(generations: Path, keep: Path) -> None:
         shutil.rmtree(generations / name, ignore_errors=True)
         for other in beside.get(name, []):  # its marker, index, reasoning state, kept results
             if other != name and _database_of(other) not in linked:
-                (generations / other).unlink(missing_ok=True)
+                if entries[other].is_dir(follow_symlinks=False):
+                    shutil.rmtree(generations / other, ignore_errors=True)
+                else:
+                    (generations / other).unlink(missing_ok=True)
     for name, entry in entries.items():  # an index the generations that linked to it outlived
         owner = name.split(".", 1)[0]
         if index in name and not entry.is_symlink() and owner not in entries and _database_of(name) not in linked:
