@@ -153,3 +153,21 @@ def test_check_nesting_counts_depth_not_brackets() -> None:
         check_nesting("SELECT * WHERE " + "{" * (MAX_NESTING + 1) + "}" * (MAX_NESTING + 1))
     with pytest.raises(QueryError, match="nests brackets 201 deep"):
         check_nesting('SELECT * { "' + "{" * 300 + '" ' + "(" * (MAX_NESTING) + ")" * MAX_NESTING + "}")
+
+
+def test_one_reader_says_whether_a_query_calls_service_or_may_change() -> None:
+    """querytext.says answers "calls SERVICE", "may its answer change" and "is an ASK" for the
+    lane, the result cache and the editor alike, as a whole word in any case, anywhere."""
+    from iclr_kg.query.answering import QueryRequest
+    from iclr_kg.query.lint import parse_worthy
+    from iclr_kg.query.local import LocalLane
+    from iclr_kg.query.querytext import says
+    from iclr_kg.web.cache import ResultCache
+
+    calling = "SELECT * WHERE { Service <https://query.wikidata.org/sparql> { ?s ?p ?o } }"
+    for text, word in ((calling, "SERVICE"), ("SELECT (now() AS ?t) {}", "NOW"), ("ask {}", "ASK")):
+        assert says(text, word) and says(text.replace(word.lower(), word), word)
+    assert not says("SELECT ?serviced ?nowhere WHERE { ?serviced ?p ?nowhere }", "SERVICE", "NOW")
+    assert not LocalLane.takes(QueryRequest(calling)) and LocalLane.takes(QueryRequest("SELECT ?serviced {}"))
+    assert not ResultCache.cacheable(calling) and ResultCache.cacheable("SELECT ?nowhere {}")
+    assert not parse_worthy(calling) and parse_worthy("SELECT ?serviced {}")

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 
 from iclr_kg import vocab
-from iclr_kg.query.querytext import may_mention, unclosed, update_keyword
+from iclr_kg.query.querytext import says, unclosed, update_keyword
 from iclr_kg.terms import Terms
 
 # Tokens whose insides are not prefixed names: comments, strings, IRIs; then what we look at.
@@ -171,10 +171,7 @@ def _triple_patterns(text: str) -> Iterator[tuple[str | None, str, str | None]]:
 def parse_worthy(text: str) -> bool:
     """Whether a syntax check may prepare `text`: not an update (the run says where updates go),
     and no SERVICE (preparing may call out) or ASK (answered at once); the run reports those."""
-    return not (
-        update_keyword(text)
-        or (may_mention(text, ("service", "ask")) and re.search(r"\b(SERVICE|ASK)\b", text, re.IGNORECASE))
-    )
+    return not (update_keyword(text) or says(text, "SERVICE", "ASK"))
 
 
 def problem_from_error(message: str) -> Problem:

@@ -23,7 +23,6 @@ none, and use the workers).
 from __future__ import annotations
 
 import queue
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -33,12 +32,11 @@ from iclr_kg.errors import IclrKgError
 from iclr_kg.processes import PAGE_SIZE
 from iclr_kg.query.answering import Message, QueryRequest, answer
 from iclr_kg.query.pool import ClientShares, RunningQuery, memory_exceeded
-from iclr_kg.query.querytext import may_mention
+from iclr_kg.query.querytext import says
 from iclr_kg.query.streaming import ClientGone
 
 WATCH_INTERVAL = 0.05  # seconds between the watchdog's looks at deadlines and memory
 GRACE = 0.5  # seconds a cancelled evaluation has to notice before the process retires
-SERVICE = re.compile(r"\bSERVICE\b", re.IGNORECASE)
 QUEUED = 8  # chunks of a streamed result waiting for the request thread, at most
 
 
@@ -135,7 +133,7 @@ class LocalLane:
     def takes(request: QueryRequest) -> bool:
         """Whether this query may be evaluated here (see the module docstring)."""
         text = request.text
-        return not request.syntax_only and not (may_mention(text, ("service",)) and SERVICE.search(text))
+        return not request.syntax_only and not says(text, "SERVICE")
 
     def start(self, request: QueryRequest, timeout: float, client: str | None = None) -> LocalQuery:
         """Evaluate `request` here; returns once its kind (or the whole small result) is known."""

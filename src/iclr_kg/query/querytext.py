@@ -13,6 +13,7 @@ process down, so there is no regular expression with nested quantifiers here and
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -127,6 +128,20 @@ def may_mention(text: str, words: Iterable[str]) -> bool:
         return True
     lowered = text.lower()
     return any(word in lowered for word in words)
+
+
+def says(text: str, *words: str) -> bool:
+    """Whether any of `words` (keywords or function names, upper case) stands in `text` as a
+    whole word, in any case, anywhere (a comment or string too: whoever asks wants to be safe,
+    not exact). The one answer to "does this query call SERVICE", "may its answer change"
+    (NOW, RAND...), "is it an ASK": the case-folded search runs only where `may_mention` says
+    a word could occur."""
+    return may_mention(text, [w.lower() for w in words]) and _whole_words(words).search(text) is not None
+
+
+@functools.lru_cache(maxsize=64)
+def _whole_words(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b", re.IGNORECASE)
 
 
 def check_nesting(text: str) -> None:
