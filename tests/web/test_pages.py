@@ -130,6 +130,25 @@ def test_unknown_entity_is_404(client) -> None:
     assert client.get("/resource/paper/..%2F..%2Fetc").status_code == 404
 
 
+CHROMIUM_ACCEPT = (  # what Chromium sends when it opens a page: werkzeug's `best` of it is the last entry
+    "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,"
+    "application/signed-exchange;v=b3;q=0.7"
+)
+
+
+def test_a_browser_gets_the_404_page_with_entities_near_what_it_asked(client) -> None:
+    """NotFound (errors.py) is the site's 404 page for a browser, in its language, with entities
+    whose names come close to the address; a client that asks for no page gets the sentence."""
+    for path, lang, near in (("/resource/person/yang-sonng", "en", "Yang Song"), ("/queries/nope", "zh", "")):
+        page = client.get(path, query_string={"lang": lang}, headers={"Accept": CHROMIUM_ACCEPT})
+        html = page.get_data(as_text=True)
+        assert page.status_code == 404 and page.mimetype == "text/html" and near in html
+        if lang == "zh":
+            assert "浏览全部论文" in html and "browse every paper" not in html
+    plain = client.get("/resource/person/yang-sonng", headers={"Accept": "application/json"})
+    assert plain.status_code == 404 and plain.mimetype == "text/plain" and b"No entity" in plain.data
+
+
 def test_ontology_page_and_turtle(client) -> None:
     html = client.get("/ontology").data.decode()
     assert 'id="Paper"' in html and 'id="hasAuthor"' in html and 'id="subOrganizationOf"' in html

@@ -23,7 +23,10 @@ PROTOCOL_BLUEPRINTS = ("sparql", "writes")  # machine clients: errors as plain t
 def error_response(exc: IclrKgError) -> Response:
     """The one answer to an error of ours: its HTTP status and message, plain text for protocol
     clients and the error page for a browser on a page, with Retry-After when it has one."""
-    browser = request.accept_mimetypes.best == "text/html" and request.blueprint not in PROTOCOL_BLUEPRINTS
+    # best_match, not `best`: werkzeug orders a browser's Accept by specificity first, so Chromium's
+    # `best` is application/signed-exchange;v=b3 (q=0.7), and its pages' errors came as plain text
+    reads_html = request.accept_mimetypes.best_match(["text/html", "text/plain"]) == "text/html"
+    browser = reads_html and request.blueprint not in PROTOCOL_BLUEPRINTS
     if browser:
         near = getattr(exc, "near", "")
         response = Response(
