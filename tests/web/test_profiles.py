@@ -516,9 +516,10 @@ def test_an_edition_gives_its_headline_figures_and_links_its_decisions(client: F
     html = page(client, "/resource/edition/iclr2021")
     glance = section(html, "At a glance")
     assert "figure stated by sources counted in the graph" in glance
-    assert "Submissions 2,997 – 3,013 (sources differ) 13" in glance  # the graph holds 13 of 2021's papers
-    assert "Accepted 860 8 Acceptance rate 29% 28.7% (860 / 2,997) Orals" in glance  # no rate of 8 decided of 13
-    assert "Orals 53" in glance and "Spotlights 114" in glance
+    # each figure named by its property's label, as in "Figures by source"
+    assert "submissions 2,997 – 3,013 (sources differ) 13" in glance  # the graph holds 13 of 2021's papers
+    assert "accepted papers 860 8 acceptance rate 29% 28.7% (860 / 2,997) orals" in glance  # no rate of 8 of 13
+    assert "orals 53" in glance and "spotlights 114" in glance
     assert "The graph holds 13 of the 3,013 submissions its sources count" in glance
     assert "ICLR 2020" in section(html, "Edition") and "ICLR 2024" in section(html, "Edition")  # previous, next
     assert 'href="/resource/paper/?edition=iclr2021&amp;decision=Accepted"' in html

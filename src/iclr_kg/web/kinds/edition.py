@@ -139,8 +139,13 @@ def _figure(local: str, value: str) -> str:
     return as_percent(float(value)) if local == "acceptanceRate" else str(value)
 
 
-# Tiers as a person names them (iclr:tier: 1 oral, talk or notable-top-5%; 2 spotlight...; 3 poster)
-TIERS = {1: ("Orals", "oralCount"), 2: ("Spotlights", "spotlightCount"), 3: ("Posters", "")}
+# Tiers (iclr:tier: 1 oral, talk or notable-top-5%; 2 spotlight...; 3 poster) by the property
+# that states how many an edition had, named by its label; posters have none: the class's word
+TIERS: dict[int, tuple[Any, str]] = {
+    1: (OntologyLabel("oralCount"), "oralCount"),
+    2: (OntologyLabel("spotlightCount"), "spotlightCount"),
+    3: ("Posters", ""),
+}
 
 
 def _at_a_glance(
@@ -177,9 +182,10 @@ def _at_a_glance(
         fraction = " · ".join(dict.fromkeys(fractions))
         said_rate = Cell(said_rate.text, note=fraction) if said_rate.text else Cell(fraction)
     rows: list[list[Any]] = [
-        ["Submissions", span(said_submitted), Cell(f"{submitted:,}" if submitted else "")],
-        ["Accepted", span(said_accepted), Cell(f"{accepted:,}" if accepted else "")],
-        ["Acceptance rate", said_rate, Cell(rate(accepted, submitted) if every_decided else "")],
+        # each figure named as its property is, in "Figures by source" below too
+        [OntologyLabel("submissionCount"), span(said_submitted), Cell(f"{submitted:,}" if submitted else "")],
+        [OntologyLabel("acceptedCount"), span(said_accepted), Cell(f"{accepted:,}" if accepted else "")],
+        [OntologyLabel("acceptanceRate"), said_rate, Cell(rate(accepted, submitted) if every_decided else "")],
     ]
     for tier, (label, local) in TIERS.items():
         in_graph = Cell(f"{tiers[tier]:,}" if tier in tiers else "")
