@@ -11,7 +11,7 @@ from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad
 
 from iclr_kg.build.pipeline import build
 from iclr_kg.errors import DataError, QueryError, StoreError, ValidationFailed
-from iclr_kg.store import build_lock, current_generation, kept_beside, open_read_only, publish, run_query
+from iclr_kg.store import build_lock, current_generation, kept_for_writing, open_read_only, publish, run_query
 
 from .conftest import select
 
@@ -71,7 +71,7 @@ def test_old_generations_are_pruned(tmp_path: Path, monkeypatch) -> None:
     recent = [publish(tmp_path, [quad]) for _ in range(4)]
     assert all(g.is_dir() for g in recent)  # replaced just now: queries may still read them
     monkeypatch.setattr("iclr_kg.store.pruning.KEEP_SECONDS", 0)
-    kept_beside(recent[-1], "stats").write_text("[]")  # a result kept beside a generation goes with it
+    kept_for_writing(recent[-1], "stats").write_text("[]")  # a result kept beside a generation goes with it
     generations = [publish(tmp_path, [quad]) for _ in range(4)]
     assert sorted(p.name for p in (tmp_path / "generations").iterdir()) == sorted(
         [g.name + suffix for g in generations[-2:] for suffix in ("", ".complete", ".index.sqlite")]
@@ -299,3 +299,15 @@ def test_what_was_kept_for_older_remote_publications_is_pruned(tmp_path: Path) -
     (engine / "bbbb.kept" / "counts.json").write_text("just written")  # a reader may still be on bbbb
     assert prune_kept_beside(engine / "dddd") == ["cccc"]  # bbbb: written now, and so the newest
     assert {p.name.lstrip(".").split(".")[0] for p in engine.iterdir()} == {"bbbb", "dddd"}
+
+
+def test_what_is_kept_for_a_generation_lives_in_one_folder_made_only_to_write(tmp_path: Path) -> None:
+    """`<generation>.kept/` holds a generation's kept values; asking where one would be (a read)
+    makes nothing, so a generation nobody asked about has no folder beside it."""
+    from iclr_kg.store import kept_beside
+
+    generation = tmp_path / "generations" / "20991231T000000-1-1"
+    generation.mkdir(parents=True)
+    read = kept_beside(generation, "counts")
+    assert read == tmp_path / "generations" / "20991231T000000-1-1.kept" / "counts.json" and not read.parent.exists()
+    assert kept_for_writing(generation, "counts") == read and read.parent.is_dir()

@@ -26,7 +26,7 @@ from iclr_kg import vocab
 from iclr_kg.atomic import write_text
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.identifiers import COVERED_KINDS, SCHEMES, coverage_query
-from iclr_kg.store import STATS_CLASSES, STATS_GRAPHS, kept_beside
+from iclr_kg.store import STATS_CLASSES, STATS_GRAPHS, kept_beside, kept_for_writing
 
 KEPT = "counts"  # the name of the file beside each generation (store.kept_beside)
 
@@ -158,7 +158,7 @@ def read(generation: Path) -> Counts | None:
 
 def write(generation: Path, counts: Counts) -> None:
     """Keep `counts` beside `generation` (whole or not at all), where the web reads them."""
-    write_text(kept_beside(generation, KEPT), json.dumps(as_json(counts)))
+    write_text(kept_for_writing(generation, KEPT), json.dumps(as_json(counts)))
 
 
 def as_json(counts: Counts) -> dict[str, Any]:

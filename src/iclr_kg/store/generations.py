@@ -111,9 +111,14 @@ def kept_beside(generation: Path, name: str) -> Path:
     read often (`/stats`' counts, saved queries' pages and answers), kept so that every web
     process and every restart reads it instead of counting again; pruned with the generation.
     One folder per generation shows what belongs to it (each had ~160 files beside it)."""
-    folder = generation.with_name(generation.name + KEPT)
-    folder.mkdir(exist_ok=True)
-    return folder / f"{name}.json"
+    return generation.with_name(generation.name + KEPT) / f"{name}.json"
+
+
+def kept_for_writing(generation: Path, name: str) -> Path:
+    """`kept_beside`, its folder made (a generation whose kept values nobody asked has none)."""
+    path = kept_beside(generation, name)
+    path.parent.mkdir(exist_ok=True)
+    return path
 
 
 def save_reasoned(generation: Path, state: dict[str, Any]) -> None:

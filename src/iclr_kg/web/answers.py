@@ -60,6 +60,7 @@ def compute(saved: SavedQuery) -> dict[str, Any]:
         running.cancel()
         return {}
     path = answer_path(folder, saved)
+    path.parent.mkdir(exist_ok=True)  # the generation's .kept/ folder (store.kept_for_writing)
     partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     size = 0
     try:

@@ -24,7 +24,7 @@ from iclr_kg.processes import memory_limit
 from iclr_kg.query.pool import QueryPool
 from iclr_kg.query.saved import SavedQuery, load_saved
 from iclr_kg.served import Generation, served
-from iclr_kg.store import current_generation, journal_behind, kept_beside
+from iclr_kg.store import current_generation, journal_behind, kept_beside, kept_for_writing
 from iclr_kg.updates import Writer
 from iclr_kg.web.cache import ResponseMemo, ResultCache
 
@@ -219,7 +219,7 @@ class AppState:
         return cached[1]
 
     def _kept(self, folder: Path, name: str, compute: Callable[[], T]) -> T:
-        path = kept_beside(folder, name)
+        path = kept_for_writing(folder, name)
         with open(kept_beside(folder, name + ".lock"), "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
             try:
