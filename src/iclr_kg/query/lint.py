@@ -21,20 +21,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 
 from iclr_kg import vocab
-from iclr_kg.query.querytext import says, unclosed, update_keyword
+from iclr_kg.query.querytext import declarations, says, tokens, unclosed, update_keyword
 from iclr_kg.terms import Terms
 
-# Tokens whose insides are not prefixed names: comments, strings, IRIs; then what we look at.
-TOKENS = re.compile(
-    r"""(?P<comment>\#[^\n]*)
-      | (?P<string>'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")
-      | (?P<iri><[^<>"{}|^`\\\s]*>)
-      | (?P<declaration>(?i:PREFIX)\s+(?P<declared>[A-Za-z][\w.-]*)?:)
-      | (?P<variable>[?$]\w+)
-      | (?P<pname>(?<![\w.:-])(?P<prefix>[A-Za-z][\w-]*(?:\.[\w-]+)*)?:(?P<local>[\w\-.%]*[\w\-%])?)
-    """,
-    re.VERBOSE,
-)
 POSITION = re.compile(r"error at (\d+):(\d+): ?(.*)", re.S)
 SAID_AT = re.compile(r"at line (\d+), column (\d+)")
 
@@ -133,10 +122,10 @@ def _way_round(ontology: Terms, cls: str, domain: str, prop: str) -> str:
 
 def _at_term(text: str, local: str, message: str) -> Problem:
     """A warning at the first place `text` names iclr:`local` (else at the start)."""
-    for match in TOKENS.finditer(text):
-        if match.group("pname") and match.group("prefix") == "iclr" and match.group("local") == local:
-            line, column = _position(text, match.start())
-            return Problem(line, column, len(match.group("pname")), message, "warning")
+    for token in tokens(text):
+        if token.lastgroup == "pname" and token.group("prefix") == "iclr" and token.group("local") == local:
+            line, column = _position(text, token.start())
+            return Problem(line, column, len(token.group()), message, "warning")
     return Problem(1, 1, 1, message, "warning")
 
 
@@ -183,14 +172,14 @@ def problem_from_error(message: str) -> Problem:
 
 
 def _names(text: str, ontology_terms: set[str] | frozenset[str]) -> list[Problem]:
-    declared = {m.group("declared") or "" for m in TOKENS.finditer(text) if m.group("declaration")}
+    declared = set(declarations(text))
     known = set(vocab.QUERY_PREFIXES) | declared
     problems = []
-    for match in TOKENS.finditer(text):
-        if not match.group("pname"):
+    for token in tokens(text):
+        if token.lastgroup != "pname":
             continue
-        prefix, local = match.group("prefix") or "", match.group("local") or ""
-        line, column = _position(text, match.start())
+        prefix, local = token.group("prefix") or "", token.group("local") or ""
+        line, column = _position(text, token.start())
         if prefix not in known:
             listed = ", ".join(f"{p}:" for p in sorted(vocab.QUERY_PREFIXES))
             problems.append(
@@ -209,7 +198,7 @@ def _names(text: str, ontology_terms: set[str] | frozenset[str]) -> list[Problem
                 Problem(
                     line,
                     column,
-                    len(match.group("pname")),
+                    len(token.group()),
                     f"iclr:{local} is not in the iclr-kg ontology, so it matches nothing{hint}",
                     "warning",
                 )

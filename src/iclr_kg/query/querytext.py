@@ -24,17 +24,65 @@ from iclr_kg.errors import QueryError
 
 MAX_NESTING = 200
 MAX_TRIPLE_PATTERNS = 100
-NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-:%")
 OPENERS, CLOSERS = "{([", "})]"
 UPDATE_KEYWORDS = frozenset({"INSERT", "DELETE", "LOAD", "CLEAR", "CREATE", "DROP", "COPY", "MOVE", "ADD", "WITH"})
+
+
+# The one reading of SPARQL (and Turtle) text that every scan here, remote/names.py and
+# query/lint.py share: a token is a comment, a string (short or long, unterminated ones run to
+# the end of their line or of the text), a written-out IRI (SPARQL's IRIREF: a `#` in it starts
+# no comment), a variable, a blank node label, a prefixed name (`prefix` and `local` apart), a
+# word (a keyword, `a`, a function's name), a number, a bracket or a separator (`;` `.` `,`).
+# Whatever no token matches is an operator or space, passed over. Each alternative's first
+# character decides it, and no quantifier nests in another that could match the same text, so a
+# scan is linear, done by `re` in C.
+TOKENS = re.compile(
+    r"""(?P<comment>\#[^\n]*)
+      | (?P<string>'''(?:[^'\\]|\\[\s\S]|\\\Z|'(?!''))*(?:'''|\Z)
+                  |\"\"\"(?:[^"\\]|\\[\s\S]|\\\Z|"(?!""))*(?:\"\"\"|\Z)
+                  |'(?:[^'\\\n]|\\[\s\S]|\\\Z)*(?:'|\n|\Z)
+                  |"(?:[^"\\\n]|\\[\s\S]|\\\Z)*(?:"|\n|\Z))
+      | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
+      | (?P<variable>[?$]\w+)
+      | (?P<bnode>_:[\w.-]*)
+      | (?P<pname>(?<![\w.:-])(?P<prefix>[^\W\d_][\w-]*(?:\.+[\w-]+)*)?:(?P<local>(?:[\w:%-]|\.(?=[\w:%-]))*))
+      | (?P<word>[^\W\d][\w-]*)
+      | (?P<number>\d+\.\d*[eE][+-]?\d+|\d*\.\d+(?:[eE][+-]?\d+)?|\d+(?:[eE][+-]?\d+)?)
+      | (?P<bracket>[{}()\[\]])
+      | (?P<separator>[;.,])
+    """,
+    re.VERBOSE,
+)
+
+
+def tokens(text: str, start: int = 0) -> Iterator[re.Match[str]]:
+    """The tokens of `text` from `start` (`TOKENS`): `match.lastgroup` names each one's kind (a
+    prefixed name's parts are its groups "prefix" and "local")."""
+    return TOKENS.finditer(text, start)
+
+
+def declarations(text: str) -> dict[str, list[str]]:
+    """Each prefix the text declares (`PREFIX name: <iri>`), with the IRIs it is declared as, in
+    order (a name may be declared again)."""
+    declared: dict[str, list[str]] = {}
+    previous: list[re.Match[str]] = []
+    for token in tokens(text):
+        if token.lastgroup == "comment":
+            continue
+        if token.lastgroup == "iri" and len(previous) == 2:
+            word, name = previous
+            if word.group().upper() == "PREFIX" and name.lastgroup == "pname" and not name.group("local"):
+                declared.setdefault(name.group("prefix") or "", []).append(token.group()[1:-1])
+        previous = [*previous[-1:], token]
+    return declared
 
 
 def nesting_depth(text: str) -> int:
     """The deepest nesting of brackets outside strings, IRIs and comments (a linear scan).
 
-    Strings and comments are skipped as the SPARQL grammar reads them; where this reading is
-    off, the depth is counted too high, never too low for the brackets the parser sees, because
-    every bracket outside what we take for a string or comment counts.
+    Where the tokenizer's reading of a string or comment is off, the depth is counted too high,
+    never too low for the brackets the parser sees: every bracket outside what it takes for a
+    string, comment or IRI counts.
     """
     depth = deepest = 0
     for _, c in brackets(text):
@@ -47,75 +95,10 @@ def nesting_depth(text: str) -> int:
 
 
 def brackets(text: str) -> Iterator[tuple[int, str]]:
-    """(index, bracket) of each bracket outside strings and comments, in one linear scan."""
-    i, n = 0, len(text)
-    while i < n:
-        skipped = past_comment_string_or_iri(text, i)
-        if skipped is not None:
-            i = skipped
-            continue
-        if text[i] in OPENERS or text[i] in CLOSERS:
-            yield i, text[i]
-        i += 1
-
-
-# An IRI written out (SPARQL's IRIREF): its `#` starts no comment, and it holds no bracket or quote
-IRIREF = re.compile(r"<[^<>\"{}|^`\\\x00-\x20]*>")
-
-
-def past_comment_string_or_iri(text: str, i: int) -> int | None:
-    """The index after the comment, string literal or written-out IRI that starts at `i`, or None.
-    An IRI is read at any depth: inside `{ }`, `<…#…>` once read the rest of the line as a
-    comment, losing the brackets that close a block and the operations after it. (A `<` that
-    starts no IRI is the less-than operator.)"""
-    if text[i] == "<":
-        found = IRIREF.match(text, i)
-        return found.end() if found is not None else None
-    return past_comment_or_string(text, i)
-
-
-def past_comment_or_string(text: str, i: int) -> int | None:
-    """The index after the comment or string literal that starts at `i`, or None if none does
-    (the one reading of comments and strings every scan here shares)."""
-    c = text[i]
-    if c == "#":
-        end = text.find("\n", i)
-        return len(text) if end < 0 else end
-    if c in "\"'":
-        return _string_end(text, i)
-    return None
-
-
-def _string_end(text: str, start: int) -> int:
-    """The index after the string literal that starts at `start` (short or long form)."""
-    quote = text[start]
-    if text.startswith(quote * 3, start):
-        end = start + 3
-        while True:
-            end = text.find(quote * 3, end)
-            if end < 0:
-                return len(text)
-            if _escaped(text, end):
-                end += 1
-                continue
-            return end + 3
-    i = start + 1
-    while i < len(text):
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == quote or c == "\n":
-            return i + 1
-        i += 1
-    return i
-
-
-def _escaped(text: str, index: int) -> bool:
-    backslashes = 0
-    while index - backslashes - 1 >= 0 and text[index - backslashes - 1] == "\\":
-        backslashes += 1
-    return backslashes % 2 == 1
+    """(index, bracket) of each bracket outside strings, IRIs and comments."""
+    for token in tokens(text):
+        if token.lastgroup == "bracket":
+            yield token.start(), token.group()
 
 
 def may_mention(text: str, words: Iterable[str]) -> bool:
@@ -159,24 +142,18 @@ def check_nesting(text: str) -> None:
 
 def triple_patterns(text: str) -> int:
     """How many triple patterns `text` may hold, counted from above in one linear scan: each
-    `.`, `;` and `,` that separates patterns (directly inside `{` or `[`, outside strings, IRIs
-    and comments, and not inside a name or a number), plus one per `{` and `[`."""
-    count, stack, i, n = 0, [], 0, len(text)
-    while i < n:
-        skipped = past_comment_string_or_iri(text, i)
-        if skipped is not None:
-            i = skipped
-            continue
-        c = text[i]
-        if c in OPENERS:
-            stack.append(c)
-            count += c != "("
-        elif c in CLOSERS:
-            if stack:
+    separator (`.`, `;`, `,`) directly inside `{` or `[`, plus one per `{` and `[`."""
+    count, stack = 0, []
+    for token in tokens(text):
+        group, c = token.lastgroup, token.group()
+        if group == "bracket":
+            if c in OPENERS:
+                stack.append(c)
+                count += c != "("
+            elif stack:
                 stack.pop()
-        elif stack and stack[-1] != "(" and (c in ";," or (c == "." and (i + 1 == n or text[i + 1] not in NAME_CHARS))):
+        elif group == "separator" and stack and stack[-1] != "(":
             count += 1
-        i += 1
     return count
 
 
@@ -194,58 +171,31 @@ def check_patterns(text: str) -> None:
 
 
 def update_keyword(text: str) -> str | None:
-    """The first keyword after the prologue (BOM, comments, PREFIX and BASE), if it starts an update."""
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c.isspace() or c == "\ufeff":
-            i += 1
-        elif c == "#":
-            end = text.find("\n", i)
-            i = n if end < 0 else end + 1
-        else:
-            end = i
-            while end < n and (text[end].isalpha()):
-                end += 1
-            word = text[i:end].upper()
-            if word in ("PREFIX", "BASE"):
-                close = text.find(">", end)
-                if close < 0:
-                    return None
-                i = close + 1
-                continue
-            return word if word in UPDATE_KEYWORDS else None
+    """The first keyword after the prologue (comments, PREFIX and BASE), if it starts an update."""
+    declaring = False
+    for token in tokens(text):
+        group = token.lastgroup
+        if group == "comment" or (declaring and group in ("iri", "pname")):
+            declaring = group != "iri"
+            continue
+        word = token.group().upper() if group == "word" else ""
+        if word in ("PREFIX", "BASE"):
+            declaring = True
+            continue
+        return word if word in UPDATE_KEYWORDS else None
     return None
 
 
 def _top_level(text: str) -> Iterator[tuple[int, str]]:
-    """(index, token) for each `;` and keyword-like word outside brackets, strings, IRIs and
-    comments, in one linear scan. Words in a variable (`?where`) or a prefixed name
-    (`ex:with`, `with:x`) are not keywords and are left out; words come upper-cased."""
-    depth, i, n = 0, 0, len(text)
-    while i < n:
-        skipped = past_comment_string_or_iri(text, i)
-        if skipped is not None:
-            i = skipped
-            continue
-        c = text[i]
-        if c in OPENERS:
-            depth += 1
-        elif c in CLOSERS:
-            depth = max(0, depth - 1)
-        elif c == ";" and depth == 0:
-            yield i, ";"
-        elif c.isalpha() or c == "_":
-            end = i
-            while end < n and (text[end].isalnum() or text[end] in "_-"):
-                end += 1
-            before = text[i - 1] if i else " "
-            after = text[end] if end < n else " "
-            if depth == 0 and before not in "?$:" and after != ":":
-                yield i, text[i:end].upper()
-            i = end
-            continue
-        i += 1
+    """(index, token) for each `;` and word outside brackets, strings, IRIs and comments, words
+    upper-cased (a variable, `?where`, and a prefixed name, `ex:with`, are no words)."""
+    depth = 0
+    for token in tokens(text):
+        group, c = token.lastgroup, token.group()
+        if group == "bracket":
+            depth = depth + 1 if c in OPENERS else max(0, depth - 1)
+        elif depth == 0 and (group == "word" or (group == "separator" and c == ";")):
+            yield token.start(), c.upper()
 
 
 def top_level_words(text: str) -> list[tuple[int, str]]:
@@ -283,7 +233,7 @@ def add_using(update: str, using: list[str], using_named: list[str]) -> str:
 
 def _only_space(text: str) -> bool:
     """Nothing but whitespace and comments."""
-    return all(line.split("#", 1)[0].strip() == "" for line in text.split("\n"))
+    return all(token.lastgroup == "comment" for token in tokens(text)) and not "".join(TOKENS.sub("", text)).strip()
 
 
 def split_update(update: str) -> list[str]:
@@ -348,20 +298,34 @@ def with_values(text: str, substitutions: dict[Variable, Any] | None) -> str:
     """
     if not substitutions:
         return text
-    for variable, term in substitutions.items():
-        if isinstance(term, NamedNode):
-            service = re.compile(rf"(SERVICE\s+(?:SILENT\s+)?)[?$]{re.escape(variable.value)}\b", re.IGNORECASE)
-            iri = str(term)
-            text = service.sub(lambda m: m.group(1) + iri, text)  # noqa: B023 - used at once, in this iteration
+    text = _service_endpoints(text, {v.value: str(t) for v, t in substitutions.items() if isinstance(t, NamedNode)})
     opening, closing = _where_group(text)
     if opening < 0 or closing < 0:
         return text
     inside = text[opening + 1 : closing]
-    used = {v for v in substitutions if re.search(rf"[?$]{re.escape(v.value)}\b", inside)}
+    named = {token.group()[1:] for token in tokens(inside) if token.lastgroup == "variable"}
+    used = {v for v in substitutions if v.value in named}
     values = " ".join(f"VALUES {v} {{ {t} }}" for v, t in substitutions.items() if v in used)
     binds = " ".join(f"BIND ({t} AS {v})" for v, t in substitutions.items() if v not in used)
     inside = _pushed_into_subqueries(inside, {v: t for v, t in substitutions.items() if v in used})
     return f"{text[: opening + 1]} {values} {inside} {binds} {text[closing:]}"
+
+
+def _service_endpoints(text: str, iris: dict[str, str]) -> str:
+    """`text` with each `SERVICE [SILENT] ?v` whose variable `iris` binds given the IRI itself."""
+    if not iris:
+        return text
+    out: list[str] = []
+    copied, words = 0, ["", ""]
+    for token in tokens(text):
+        if token.lastgroup == "comment":
+            continue
+        name = token.group()[1:] if token.lastgroup == "variable" else None
+        if name in iris and (words[-1] == "SERVICE" or words == ["SERVICE", "SILENT"]):
+            out += [text[copied : token.start()], iris[name]]
+            copied = token.end()
+        words = [words[-1], token.group().upper() if token.lastgroup == "word" else ""]
+    return "".join([*out, text[copied:]])
 
 
 def _pushed_into_subqueries(group: str, bound: dict[Variable, Any]) -> str:
@@ -401,24 +365,22 @@ def _subselects(group: str) -> Iterator[tuple[int, int]]:
         elif bracket == "}" and stack:
             pairs[stack.pop()] = index
     for opening, close in pairs.items():
-        match = re.match(r"(?:\s|#[^\n]*\n)*SELECT\b", group[opening + 1 :], re.IGNORECASE)
-        if match:
-            yield opening + 1 + match.end() - len("SELECT"), close
+        first = next((t for t in tokens(group, opening + 1) if t.lastgroup != "comment"), None)
+        if first is not None and first.lastgroup == "word" and first.group().upper() == "SELECT":
+            yield first.start(), close
 
 
 def _projected(projection: str, pattern: str) -> set[str]:
     """The variables a SELECT clause projects as they are (not those only inside an expression,
     nor an expression's `AS` name); `SELECT *`: every variable of its pattern."""
     if re.search(r"SELECT\s+(?:DISTINCT\s+|REDUCED\s+)?\*", projection, re.IGNORECASE):
-        return set(re.findall(r"[?$](\w+)", pattern))
+        return {token.group()[1:] for token in tokens(pattern) if token.lastgroup == "variable"}
     plain, depth = set(), 0
-    for match in re.finditer(r"[()]|[?$](\w+)", projection):
-        if match.group(0) == "(":
-            depth += 1
-        elif match.group(0) == ")":
-            depth -= 1
-        elif depth == 0:
-            plain.add(match.group(1))
+    for token in tokens(projection):
+        if token.group() in "()":
+            depth += 1 if token.group() == "(" else -1
+        elif token.lastgroup == "variable" and depth == 0:
+            plain.add(token.group()[1:])
     return plain
 
 

@@ -18,14 +18,11 @@ from collections.abc import Iterable
 from html import escape
 from typing import Any
 
-from iclr_kg.query.federation import declared_prefixes
-from iclr_kg.query.querytext import past_comment_or_string
+from iclr_kg.query.querytext import declarations, tokens
 
 PREFIX = "urn:iclr-kg:published:"  # no slash in it: a JSON writer may escape one
 _DIGITS = 24
 _PUBLISHED = re.compile(re.escape(PREFIX).encode() + rb"[0-9a-f]{%d}" % _DIGITS)
-_IRIREF = re.compile(r"<([^<>\"{}|^`\\\x00-\x20]*)>")
-_PNAME = re.compile(r"([A-Za-z][\w.-]*)?:((?:[\w:%-]|\.(?=[\w:%-]))*)")
 
 
 def published_name(generation: str, graph: str) -> str:
@@ -65,34 +62,19 @@ class Names:
         prefix it declares) renamed; strings and comments are left as they are."""
         if not self.renamed:
             return text
-        prefixes = {name: next(iter(iris)) for name, iris in declared_prefixes(text).items() if len(iris) == 1}
+        prefixes = {name: iris[0] for name, iris in declarations(text).items() if len(iris) == 1}
         out: list[str] = []
-        i, copied, n = 0, 0, len(text)
-        while i < n:
-            skipped = past_comment_or_string(text, i)
-            if skipped is not None:
-                i = skipped
+        copied = 0
+        for token in tokens(text):
+            if token.lastgroup == "iri":
+                renamed = self.forward.get(token.group()[1:-1])
+            elif token.lastgroup == "pname" and (namespace := prefixes.get(token.group("prefix") or "")) is not None:
+                renamed = self.forward.get(namespace + (token.group("local") or ""))
+            else:
                 continue
-            found = _IRIREF.match(text, i) if text[i] == "<" else None
-            if found is not None:
-                renamed = self.forward.get(found.group(1))
-                if renamed is not None:
-                    out += [text[copied:i], f"<{renamed}>"]
-                    copied = found.end()
-                i = found.end()
-                continue
-            if (text[i].isalpha() or text[i] == ":") and (
-                i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_?$-.")
-            ):
-                word = _PNAME.match(text, i)
-                if word is not None and isinstance(prefixes.get(word.group(1) or ""), str):
-                    renamed = self.forward.get(prefixes[word.group(1) or ""] + word.group(2))  # type: ignore[operator]
-                    if renamed is not None:
-                        out += [text[copied:i], f"<{renamed}>"]
-                        copied = word.end()
-                    i = word.end()
-                    continue
-            i += 1
+            if renamed is not None:
+                out += [text[copied : token.start()], f"<{renamed}>"]
+                copied = token.end()
         return "".join([*out, text[copied:]])
 
     def answers(self, raw: Any, xml: bool) -> Any:
