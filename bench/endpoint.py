@@ -190,6 +190,16 @@ class Server:
         except (psutil.Error, AttributeError):
             return float("nan")
 
+    def cpu_seconds(self) -> float:
+        """CPU time (user and system) the server's processes have used so far: per request, a
+        steadier figure than requests per second on a machine others share (it does not count
+        the time a process waited for a core)."""
+        try:
+            proc = psutil.Process(self.process.pid)  # type: ignore[union-attr]
+            return sum(sum(p.cpu_times()[:2]) for p in [proc, *proc.children(recursive=True)])
+        except psutil.Error:
+            return float("nan")
+
     def _watch(self) -> None:
         while not self._stop.is_set():
             self.peak_rss = max(self.peak_rss, self.rss())
@@ -291,8 +301,9 @@ end
 
 def throughput(
     server: Server, query: Query, connections: int, duration: float, clients: int = 256
-) -> tuple[float, int]:
-    """Requests per second answered (2xx: a fast 503 is no throughput) and the requests that were not."""
+) -> tuple[float, int, float]:
+    """Requests per second answered (2xx: a fast 503 is no throughput), the requests that were
+    not, and the server's CPU microseconds per request answered."""
     texts = unsent(server, query)
     paths = Path(tempfile.mkstemp(suffix=".paths")[1])
     paths.write_text("".join(f"{server.path}?{urllib.parse.urlencode({'query': PREFIXES + t})}\n" for t in texts))
@@ -302,6 +313,7 @@ def throughput(
     )
     script = ["-s", str(lua)]
     url = f"http://127.0.0.1:{server.port}{server.path}"
+    cpu_before = server.cpu_seconds()
     done = subprocess.run(
         [
             "wrk",
@@ -322,6 +334,7 @@ def throughput(
         text=True,
         check=False,
     )
+    cpu = server.cpu_seconds() - cpu_before
     rps = re.search(r"Requests/sec:\s+([\d.]+)", done.stdout)
     errors = sum(int(n) for n in re.findall(r"Non-2xx or 3xx responses: (\d+)", done.stdout))
     socket_errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", done.stdout)
@@ -330,10 +343,12 @@ def throughput(
     answered = re.search(r"(\d+) requests in ([\d.]+)(m?s)", done.stdout)
     if answered:  # each thread sent its half's first requests/2 paths
         sent(server, query, int(answered.group(1)) // min(2, connections) + 1)
+    requests = max(0, int(answered.group(1)) - errors) if answered else 0
+    per_request = cpu / requests * 1e6 if requests else float("nan")
     if answered and errors:  # only answers count: a fast 503 ("busy") is no throughput
         seconds = float(answered.group(2)) * (60 if answered.group(3) == "m" else 1)
-        return max(0, int(answered.group(1)) - errors) / seconds, errors
-    return (float(rps.group(1)) if rps else 0.0), errors
+        return requests / seconds, errors, per_request
+    return (float(rps.group(1)) if rps else 0.0), errors, per_request
 
 
 def prepare(workdir: Path, papers: int | None) -> tuple[Path, Path, Path]:
@@ -481,7 +496,9 @@ def main() -> None:
                         levels = args.saved_connections if query.name.startswith("saved") else args.connections
                         if levels:
                             for c in levels:
-                                row[f"rps{c}"], errors = throughput(server, query, c, args.duration, args.clients)
+                                row[f"rps{c}"], errors, row[f"cpu{c}"] = throughput(
+                                    server, query, c, args.duration, args.clients
+                                )
                                 row["errors"] += errors
                         results[(server.name, query.name, round_number)] = row
                         print(f"round {round_number + 1} {server.name:18} {query.name:38} {row}", file=sys.stderr)
@@ -518,14 +535,19 @@ def report(results: dict, servers: list[Server], queries: list[Query], args: arg
                 print(
                     f"| {query.name} | {name} | {r + 1} | {row['median']:.2f} | {row['p95']:.2f} | {rates} | {row['errors']:.0f} |"
                 )
-    print("\n| query | ratio | round | median latency | " + " | ".join(f"throughput @{c}" for c in measured) + " |")
-    print("|---|---|---:|---:|" + "---:|" * len(measured))
+    print(
+        "\n| query | ratio | round | median latency | "
+        + " | ".join(f"throughput @{c} | server CPU per request @{c}" for c in measured)
+        + " |"
+    )
+    print("|---|---|---:|---:|" + "---:|---:|" * len(measured))
     for query in queries:
         for peer in names[1:]:
             for r in range(args.rounds):
                 ours, other = results[("ours", query.name, r)], results[(peer, query.name, r)]
                 rates = " | ".join(
-                    f"{ours.get(f'rps{c}', 0) / other[f'rps{c}']:.2f}x" if other.get(f"rps{c}") else "-"
+                    (f"{ours.get(f'rps{c}', 0) / other[f'rps{c}']:.2f}x" if other.get(f"rps{c}") else "-")
+                    + f" | {ours.get(f'cpu{c}', float('nan')):.0f} / {other.get(f'cpu{c}', float('nan')):.0f} µs"
                     for c in measured
                 )
                 print(f"| {query.name} | ours / {peer} | {r + 1} | {ours['median'] / other['median']:.2f}x | {rates} |")
