@@ -28,6 +28,7 @@ code, the web app's one error handler answers the status with the message.
     │   ├── Forbidden                  HTTP 403: writes are off (no update token is configured)
     │   ├── UnsupportedMediaType       HTTP 415: a body of a type we do not read
     │   ├── ReadOnlyBackend            HTTP 405: writes on a server that reads a remote engine
+    │   ├── RequestTimeout             HTTP 408: the request's body did not arrive in time
     │   └── TooLarge                   HTTP 413: over a size limit
     ├── Unavailable                  HTTP 503: not now (a limit, the store); try again later
     │   ├── StoreError                 the store is missing, damaged, or locked by a build
@@ -45,6 +46,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from http import HTTPStatus
 from pathlib import Path
 
 
@@ -187,6 +189,12 @@ class ReadOnlyBackend(RequestError):
     http_status = 405
 
 
+class RequestTimeout(RequestError):
+    """The request's body was still arriving at the request timeout."""
+
+    http_status = 408
+
+
 class TooLarge(RequestError):
     """A query or body over its size limit."""
 
@@ -233,6 +241,12 @@ class ServiceFailed(EvaluationFailed):
 
 class StreamAborted(EvaluationFailed):
     """A streamed result failed after its status was sent: the connection must be cut."""
+
+
+def status_line(error: IclrKgError) -> str:
+    """The HTTP status line of `error` ("413 Request Entity Too Large"), for answers written
+    below Flask (raw WSGI)."""
+    return f"{error.http_status} {HTTPStatus(error.http_status).phrase}"
 
 
 @contextlib.contextmanager

@@ -202,6 +202,29 @@ def test_chunked_bodies_over_the_limit_are_413(request, which: str) -> None:
     assert status == 200 and b"true" in body, body  # a chunked body under the limit is read whole
 
 
+def test_a_body_still_arriving_at_the_request_timeout_is_a_408(default_server: str) -> None:
+    """A body that trickles in (headers complete, then a byte a second) is answered 408 once it
+    is in, past the request timeout (4 s here), with the connection closed: the status is
+    errors.RequestTimeout's, written below Flask by web/bodylimit.py."""
+    host, port = default_server.removeprefix("http://").split(":")
+    body = b"query=ASK%7B%7D"
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        sock.sendall(
+            b"POST /sparql HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+            + f"Content-Length: {len(body)}\r\n\r\n".encode()
+        )
+        for byte in body[:6]:
+            sock.sendall(bytes([byte]))
+            time.sleep(1)  # the slow client's pace: six seconds, past the timeout
+        sock.sendall(body[6:])
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head = answer.split(b"\r\n\r\n", 1)[0].lower()
+    assert head.startswith(b"http/1.1 408"), answer[:300]
+    assert b"connection: close" in head and b"did not arrive within 4 s" in answer
+
+
 def test_slowloris_neither_starves_health_nor_keeps_its_sockets(default_server: str) -> None:
     host, port = default_server.removeprefix("http://").split(":")
     trickling = [socket.create_connection((host, int(port))) for _ in range(200)]  # 25x the threads of both processes

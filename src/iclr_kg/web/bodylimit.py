@@ -23,6 +23,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from iclr_kg.errors import IclrKgError, PoolBusy, RequestTimeout, TooLarge, status_line
+
 BODYLESS = ("GET", "HEAD", "OPTIONS")  # no body unless chunked: nothing to read (granian marks every input terminated)
 PER_CLIENT = 4  # bodies one client may have arriving at once, per web process
 CHUNK = 64 * 1024
@@ -37,9 +39,7 @@ class BodyLimit:
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         length = environ.get("CONTENT_LENGTH") or ""
         if length.isdigit() and int(length) > self.limit:
-            return _answer(
-                start_response, "413 Content Too Large", f"the request body is larger than {self.limit} bytes"
-            )
+            return _answer(start_response, TooLarge(f"the request body is larger than {self.limit} bytes"))
         chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
         terminated = environ.get("wsgi.input_terminated") and environ.get("REQUEST_METHOD") not in BODYLESS
         if not ((length.isdigit() and int(length) > 0) or (not length and (chunked or terminated))):
@@ -49,9 +49,9 @@ class BodyLimit:
             if self._arriving.get(client, 0) >= PER_CLIENT:
                 return _answer(
                     start_response,
-                    "503 Service Unavailable",
-                    f"this client already has {PER_CLIENT} request bodies arriving here; send the next when one is in",
-                    [("Retry-After", "5")],
+                    PoolBusy(
+                        f"this client already has {PER_CLIENT} request bodies arriving here; send the next when one is in"
+                    ),
                 )
             self._arriving[client] = self._arriving.get(client, 0) + 1
         try:
@@ -64,14 +64,11 @@ class BodyLimit:
         if body is None:
             return _answer(
                 start_response,
-                "408 Request Timeout",
-                f"the request body did not arrive within {self.timeout:g} s",
+                RequestTimeout(f"the request body did not arrive within {self.timeout:g} s"),
                 [("Connection", "close")],
             )
         if len(body) > self.limit:
-            return _answer(
-                start_response, "413 Content Too Large", f"the request body is larger than {self.limit} bytes"
-            )
+            return _answer(start_response, TooLarge(f"the request body is larger than {self.limit} bytes"))
         environ["wsgi.input"] = io.BytesIO(body)
         environ["CONTENT_LENGTH"] = str(len(body))
         environ.pop("wsgi.input_terminated", None)
@@ -80,11 +77,14 @@ class BodyLimit:
 
 
 def _answer(
-    start_response: Callable[..., Any], status: str, message: str, headers: list[tuple[str, str]] | None = None
+    start_response: Callable[..., Any], error: IclrKgError, headers: list[tuple[str, str]] | None = None
 ) -> Iterable[bytes]:
-    text = (message + "\n").encode()
+    """`error` in plain text, before Flask: its status (and Retry-After) as errors.py gives it."""
+    text = (str(error) + "\n").encode()
+    retry = [("Retry-After", str(error.retry_after))] if error.retry_after is not None else []
     start_response(
-        status, [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(text))), *(headers or [])]
+        status_line(error),
+        [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(text))), *retry, *(headers or [])],
     )
     return [text]
 

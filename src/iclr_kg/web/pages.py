@@ -12,7 +12,7 @@ from flask import Blueprint, Response, jsonify, redirect, render_template, reque
 from flask.typing import ResponseReturnValue
 
 from iclr_kg import counts, vocab
-from iclr_kg.errors import IclrKgError, NotFound, QueryError, StoreError
+from iclr_kg.errors import IclrKgError, NotFound, QueryError, StoreError, Unavailable
 from iclr_kg.identifiers import SCHEMES, recognize
 from iclr_kg.index import TOPIC, Hit, Index, fold, kind_and_key
 from iclr_kg.kinds import LISTED, ROOTS
@@ -90,7 +90,9 @@ def result_page(template: str, text: str, substitutions: dict | None = None, **c
     context["problems"] = problems = check(text, ontology_local_names(), ontology=state().terms())
     errors = [p for p in problems if p.severity == "error"]
     if errors:  # said before running, where the query is wrong, in words a person can act on
-        return render_template(template, query=text, error=errors[0].message, inferred=include_inferred, **context), 400
+        return render_template(
+            template, query=text, error=errors[0].message, inferred=include_inferred, **context
+        ), QueryError.http_status
     started = time.perf_counter()
     try:
         if isinstance(saved, SavedQuery) and _as_saved(saved):
@@ -287,7 +289,7 @@ def health() -> tuple[Response, int]:
     try:
         start_query(HEALTH_QUERY, row_limit=1, timeout=HEALTH_TIMEOUT, client=None).rows  # noqa: B018 - run it
     except IclrKgError as exc:  # whatever stops a query makes the endpoint unhealthy
-        return jsonify({"status": "unavailable", "error": str(exc)}), 503
+        return jsonify({"status": "unavailable", "error": str(exc)}), Unavailable.http_status
     folder = state().generation_folder()
     return jsonify(
         {
