@@ -250,15 +250,21 @@ def status_line(error: IclrKgError) -> str:
 
 
 @contextlib.contextmanager
-def engine_errors(doing: str) -> Iterator[None]:
+def engine_errors(doing: str, fetching: str | None = None) -> Iterator[None]:
     """Translate what the embedded engine raises (pyoxigraph and RocksDB report damage and I/O
     failures as OSError or RuntimeError) into StoreError, so the CLI says one line and the web
-    a 503: httpx's `map_exceptions` habit, one table at the boundary."""
+    a 503: httpx's `map_exceptions` habit, one table at the boundary. Where the work fetches
+    from elsewhere (an update's LOAD: `fetching` says what), an OSError is that fetch failing,
+    as pyoxigraph reports it: the outside service's fault (ExternalServiceError, 502)."""
     try:
         yield
     except IclrKgError:
         raise
-    except (OSError, RuntimeError) as exc:
+    except OSError as exc:
+        if fetching is not None:
+            raise ExternalServiceError(f"{doing} could not fetch {fetching}: {exc}") from exc
+        raise StoreError(f"{doing} failed: {exc} (`iclr-kg check-store` names any damage)") from exc
+    except RuntimeError as exc:
         raise StoreError(f"{doing} failed: {exc} (`iclr-kg check-store` names any damage)") from exc
 
 

@@ -119,3 +119,15 @@ def test_load_on_update_is_refused_unless_allow_listed(tiny_app, trap) -> None:
         response = client.post("/update", data={"update": update}, headers=auth)
         assert response.status_code == 400 and b"not allowed" in response.data, (update, response.data)
     assert hits == []
+
+
+def test_an_allowed_load_that_cannot_fetch_is_the_sources_fault_and_loses_nothing(tiny_app) -> None:
+    """LOAD from an allow-listed source where nothing answers: 502, said as a failed fetch
+    (errors.engine_errors: the OSError of an update that loads), and the graph as it was."""
+    source = dead_url("/data.ttl")
+    settings, client = tiny_app(update_token="secret", load_sources=(source,))
+    before = client.get("/sparql", query_string={"query": "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }", "format": "csv"})
+    response = client.post("/update", data={"update": f"LOAD <{source}>"}, headers={"Authorization": "Bearer secret"})
+    assert response.status_code == 502 and b"could not fetch what it loads" in response.data, response.data
+    after = client.get("/sparql", query_string={"query": "SELECT (COUNT(*) AS ?n) { ?s ?p ?o }", "format": "csv"})
+    assert after.data == before.data and before.status_code == 200

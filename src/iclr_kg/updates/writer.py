@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from iclr_kg.errors import (
-    ExternalServiceError,
     Failure,
     IclrKgError,
     StoreError,
     UpdateTimeout,
+    engine_errors,
 )
 from iclr_kg.processes import exit_out_of_memory, limit_address_space, start_without_main
+from iclr_kg.query.querytext import says
 from iclr_kg.updates.applying import apply, publish
 from iclr_kg.updates.bursts import PENDING, PUBLISH_IDLE, publish_due, publish_due_bursts
 from iclr_kg.updates.journal import Entry
@@ -297,17 +298,14 @@ def _answer(request: tuple[Any, ...]) -> Any:  # pragma: no cover - child proces
                 publish(store_dir, reasoner=request[2])
             return None
         _, store_dir, update, base, kind, reasoner, max_derived = request
-        entry = apply(
-            Path(store_dir), update, base=base, kind=kind, reasoner=reasoner, max_derived=max_derived, defer=True
-        )
+        with engine_errors("the update", fetching="what it loads" if says(update, "LOAD") else None):
+            entry = apply(
+                Path(store_dir), update, base=base, kind=kind, reasoner=reasoner, max_derived=max_derived, defer=True
+            )
     except MemoryError:
         exit_out_of_memory()
     except IclrKgError as exc:
         return Failure.of(exc)
-    except OSError as exc:  # LOAD could not fetch
-        return Failure.of(ExternalServiceError(f"the update could not fetch what it loads: {exc}"))
-    except RuntimeError as exc:  # RocksDB reports damage and I/O failures as RuntimeError
-        return Failure.of(StoreError(f"the update failed in the store: {exc}"))
     except Exception as exc:  # noqa: BLE001 - a defect of ours: 500, and its traceback in the log
         traceback.print_exc()
         return Failure.of(exc)
