@@ -29,6 +29,9 @@ _ONTOLOGY = next(
 _NAMESPACE = "http://purl.org/vocab/vann/preferredNamespaceUri"
 _SUBCLASS = "http://www.w3.org/2000/01/rdf-schema#subClassOf"
 _SCHEMA = "http://schema.org/"
+_WIKIDATA = "http://www.wikidata.org/entity/"
+# SKOS mappings that say a Wikidata class fits a class of ours: as it is, or narrower
+_MATCHES = ("http://www.w3.org/2004/02/skos/core#closeMatch", "http://www.w3.org/2004/02/skos/core#narrowMatch")
 LINK = "link"  # Wikidata links, reified (rdf:Statement: no class of ours), have IRIs of their own
 
 
@@ -38,6 +41,9 @@ class Kind:
     root: str  # the root class's local name: "Paper"
     order: int  # its place among the listed kinds; 0: not listed (conferrals, authorships...)
     schema_type: str  # its pages' schema.org type: "ScholarlyArticle" ("Thing" if none)
+    # Wikidata classes whose instances (P31) may be one of its entities: what the root class and
+    # its subclasses map to (`skos:closeMatch`, `skos:narrowMatch`); link-wikidata's evidence
+    wikidata_classes: frozenset[str] = frozenset()
 
     @property
     def listed(self) -> bool:
@@ -64,8 +70,29 @@ def _read(path: Path) -> dict[str, Kind]:
             for v in values.get(_SUBCLASS, [])
             if isinstance(v, NamedNode) and v.value.startswith(_SCHEMA)
         ]
-        kinds[named[0]] = Kind(named[0], root, order[0] if order else 0, types[0] if types else "Thing")
+        matched = frozenset(
+            v.value[len(_WIKIDATA) :]
+            for cls in _below(root, said, namespace)
+            for match in _MATCHES
+            for v in said[cls].get(match, [])
+            if isinstance(v, NamedNode) and v.value.startswith(_WIKIDATA)
+        )
+        kinds[named[0]] = Kind(named[0], root, order[0] if order else 0, types[0] if types else "Thing", matched)
     return dict(sorted(kinds.items(), key=lambda item: (not item[1].listed, item[1].order, item[0])))
+
+
+def _below(root: str, said: dict[str, dict[str, list[object]]], namespace: str) -> set[str]:
+    """`root` and every class of ours below it (rdfs:subClassOf, followed down)."""
+    found, todo = {root}, [root]
+    while todo:
+        above = namespace + todo.pop()
+        for cls, values in said.items():
+            if cls not in found and any(
+                isinstance(v, NamedNode) and v.value == above for v in values.get(_SUBCLASS, [])
+            ):
+                found.add(cls)
+                todo.append(cls)
+    return found
 
 
 KINDS: dict[str, Kind] = _read(_ONTOLOGY)

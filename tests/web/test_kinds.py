@@ -72,3 +72,22 @@ def test_each_page_kind_is_one_module_named_after_it() -> None:
     assert modules == set(PROFILES) and set(LISTED) <= modules
     for kind, profile in PROFILES.items():
         assert profile.__module__ == f"iclr_kg.web.kinds.{kind}" and profile.__name__ == kind
+
+
+def test_wikidata_classes_per_kind_are_the_ontologys_mappings(real_store) -> None:
+    """What link-wikidata takes as a fitting instance-of for each kind is what the ontology maps
+    the kind's classes to (`skos:closeMatch`, `skos:narrowMatch`), asked of the built graph's
+    ontology with SPARQL: the registry and the graph agree, and the kinds link-wikidata
+    proposes (organizations, people, papers) have some."""
+    from iclr_kg.external.wikidata import EXPECTED_TYPES
+
+    for name, kind in KINDS.items():
+        rows = real_store.query(
+            f"SELECT DISTINCT ?wd WHERE {{ GRAPH <{vocab.GRAPH_ONTOLOGY}> {{ ?c rdfs:subClassOf* iclr:{kind.root} ; "
+            "skos:closeMatch|skos:narrowMatch ?wd FILTER STRSTARTS(STR(?wd), 'http://www.wikidata.org/entity/') } }",
+            prefixes=vocab.QUERY_PREFIXES,
+        )
+        mapped = {row["wd"].value.rsplit("/", 1)[1] for row in rows}
+        assert kind.wikidata_classes == mapped, name
+        assert EXPECTED_TYPES.get(name, frozenset()) == mapped, name
+    assert all(EXPECTED_TYPES[name] for name in ("organization", "person", "paper"))

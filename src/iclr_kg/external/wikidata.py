@@ -36,30 +36,15 @@ from iclr_kg.external.jsoncache import JsonCache
 from iclr_kg.external.session import RETRY_STATUSES, polite_session
 from iclr_kg.graph import solutions
 from iclr_kg.identifiers import SCHEMES
+from iclr_kg.kinds import KINDS
 from iclr_kg.query.spreadsheet import sssom_cell
 
 DEFAULT_API = "https://www.wikidata.org/w/api.php"
 BATCH = 50
 
-# Wikidata classes that fit each kind of our entities (instance of, P31)
-EXPECTED_TYPES = {
-    "person": {"Q5"},  # human
-    "organization": {
-        "Q3918",
-        "Q43229",
-        "Q4830453",
-        "Q6881511",
-        "Q783794",
-        "Q31855",
-        "Q875538",
-        "Q902104",
-        "Q15936437",
-        "Q2385804",
-        "Q1664720",
-        "Q163740",
-    },
-    "paper": {"Q13442814"},  # scholarly article
-}
+# Wikidata classes that fit each kind of our entities (instance of, P31): the ontology's SKOS
+# mappings of the kind's classes (kinds.py)
+EXPECTED_TYPES = {name: kind.wikidata_classes for name, kind in KINDS.items() if kind.wikidata_classes}
 # properties whose values may point at an organization we have already linked: the second signal
 LINKING_PROPERTIES = {"person": ("P108", "P1416", "P69"), "organization": ("P749", "P361", "P127"), "paper": ()}
 
