@@ -116,3 +116,29 @@ def test_unknown_parent_and_cycles(tiny_data) -> None:
     )
     with pytest.raises(DataError, match="unknown organization 'nowhere'"):
         build_registry(load_dataset(settings.data_dir))
+
+
+@pytest.mark.parametrize(
+    "entity, known",
+    [
+        ("organization/google", True),
+        ("person/ben-poole", True),
+        ("edition/iclr2021", True),
+        ("conference/iclr", True),
+        ("award/iclr2021-outstanding-paper", True),
+        ("person/nobody", False),
+        ("organization/yang-song", False),  # a key of another kind's registry
+        ("topic/google", False),  # no registry of that kind
+    ],
+)
+def test_a_wikidata_link_names_an_entity_of_a_curated_registry(tiny_data, entity: str, known: bool) -> None:
+    """A link's entity is known when the registry of its kind has its key (the registries
+    loaded say which kinds are curated: no list of them is kept beside)."""
+    link = f"links:\n  - entity: {entity}\n    qid: Q95\n    method: checked\n    evidence: a test fixture\n"
+    settings = tiny_data(**{"wikidata.yaml": link})
+    if known:
+        build_registry(load_dataset(settings.data_dir))
+        return
+    with pytest.raises(DataError) as info:
+        build_registry(load_dataset(settings.data_dir))
+    assert info.value.line == 2 and info.value.field == "entity" and entity in info.value.message

@@ -16,8 +16,6 @@ from pathlib import Path
 from iclr_kg.build.sources import AuthorRef, Curated, Dataset, PaperFacts
 from iclr_kg.errors import DataError
 
-KINDS = ("organization", "person", "conference", "edition", "award")
-
 
 def normalize(name: str) -> str:
     """Fold width (ＡＩ→AI, ：→:), case and spacing, so trivial variants match."""
@@ -197,7 +195,7 @@ def build_registry(dataset: Dataset) -> Registry:
 
     def known(entity: str) -> bool:
         kind, key = entity.split("/", 1)
-        return key in papers if kind == "paper" else (kind in KINDS and key in registry.keys[kind])
+        return key in papers if kind == "paper" else key in registry.keys.get(kind, {})  # a curated registry's
 
     for link in dataset.links:
         if not known(link.entity):
