@@ -114,3 +114,14 @@ def test_graph_names_are_renamed_where_they_are_code_only(query: Written) -> Non
 def test_the_update_keyword_is_found_past_any_prologue(operation: str) -> None:
     prologue = "\ufeff# a comment { with brackets\nPREFIX ex: <http://example.org/#>\nBASE <http://example.org/>\n"
     assert update_keyword(prologue + operation) == operation.split()[0].upper()
+
+
+def test_a_prefix_declared_twice_alike_still_renames_and_differently_does_not() -> None:
+    """A prefixed name is renamed where its prefix stands for one IRI, however often declared;
+    declared as two IRIs, it is left as written (which one holds where is the parser's to say)."""
+    names = Names("20260101T000000-1-2", [GRAPH])
+    published = f"<{names.name(GRAPH)}>"
+    twice = "PREFIX g: <http://example.org/graph#>\nPREFIX g: <http://example.org/graph#>\n"
+    assert published in names.query(twice + "SELECT * { GRAPH g:g1 { ?s ?p ?o } }")
+    other = "PREFIX g: <http://example.org/graph#>\nPREFIX g: <http://example.org/other#>\n"
+    assert published not in names.query(other + "SELECT * { GRAPH g:g1 { ?s ?p ?o } }")

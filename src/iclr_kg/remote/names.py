@@ -62,7 +62,7 @@ class Names:
         prefix it declares) renamed; strings and comments are left as they are."""
         if not self.renamed:
             return text
-        prefixes = {name: iris[0] for name, iris in declarations(text).items() if len(iris) == 1}
+        prefixes = {name: iris[0] for name, iris in declarations(text).items() if len(set(iris)) == 1}
         out: list[str] = []
         copied = 0
         for token in tokens(text):
