@@ -33,9 +33,10 @@ UPDATE_KEYWORDS = frozenset({"INSERT", "DELETE", "LOAD", "CLEAR", "CREATE", "DRO
 # the end of their line or of the text), a written-out IRI (SPARQL's IRIREF: a `#` in it starts
 # no comment), a variable, a blank node label, a prefixed name (`prefix` and `local` apart), a
 # word (a keyword, `a`, a function's name), a number, a bracket or a separator (`;` `.` `,`).
-# Whatever no token matches is an operator or space, passed over. Each alternative's first
-# character decides it, and no quantifier nests in another that could match the same text, so a
-# scan is linear, done by `re` in C.
+# Whatever no token matches is an operator or space, passed over. A scan is linear, done by `re`
+# in C: no quantifier nests in another over the same characters, and a prefixed name starts only
+# where no name character precedes it, so a word without a colon is tried as one once, not again
+# from each of its dots (`a.a.a...`).
 TOKENS = re.compile(
     r"""(?P<comment>\#[^\n]*)
       | (?P<string>'''(?:[^'\\]|\\[\s\S]|\\\Z|'(?!''))*(?:'''|\Z)
