@@ -260,11 +260,9 @@ def engine_errors(doing: str, fetching: str | None = None) -> Iterator[None]:
         yield
     except IclrKgError:
         raise
-    except OSError as exc:
-        if fetching is not None:
+    except (OSError, RuntimeError) as exc:
+        if fetching is not None and isinstance(exc, OSError):
             raise ExternalServiceError(f"{doing} could not fetch {fetching}: {exc}") from exc
-        raise StoreError(f"{doing} failed: {exc} (`iclr-kg check-store` names any damage)") from exc
-    except RuntimeError as exc:
         raise StoreError(f"{doing} failed: {exc} (`iclr-kg check-store` names any damage)") from exc
 
 
