@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -25,7 +26,7 @@ from iclr_kg.query.answering import QueryRequest, result_rows
 from iclr_kg.query.formats import RESULT_FORMATS
 from iclr_kg.query.saved import SavedQuery
 from iclr_kg.query.streaming import stream
-from iclr_kg.store import kept_beside
+from iclr_kg.store import kept_beside, kept_for_writing
 from iclr_kg.web.conditional import kept_etag, not_modified
 from iclr_kg.web.querying import execute, negotiate, query_request, result_response, start_query
 from iclr_kg.web.state import state
@@ -38,9 +39,10 @@ def record_name(saved: SavedQuery) -> str:
     return f"answer-{saved.name}"
 
 
-def answer_path(folder: Path, saved: SavedQuery) -> Path:
-    """The answer's SPARQL JSON results, beside the generation (pruned with it)."""
-    return kept_beside(folder, record_name(saved)).with_suffix(".srj")
+def answer_path(folder: Path, saved: SavedQuery, kept: Callable[[Path, str], Path] = kept_beside) -> Path:
+    """The answer's SPARQL JSON results, beside the generation (pruned with it); `kept`:
+    `store.kept_for_writing` to make the generation's folder for them."""
+    return kept(folder, record_name(saved)).with_suffix(".srj")
 
 
 def compute(saved: SavedQuery) -> dict[str, Any]:
@@ -59,8 +61,7 @@ def compute(saved: SavedQuery) -> dict[str, Any]:
     if state().generation_folder() != folder:  # the worker may have another generation: keep none
         running.cancel()
         return {}
-    path = answer_path(folder, saved)
-    path.parent.mkdir(exist_ok=True)  # the generation's .kept/ folder (store.kept_for_writing)
+    path = answer_path(folder, saved, kept_for_writing)
     partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     size = 0
     try:
