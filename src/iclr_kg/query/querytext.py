@@ -173,11 +173,13 @@ def check_patterns(text: str) -> None:
 
 def update_keyword(text: str) -> str | None:
     """The first keyword after the prologue (comments, PREFIX and BASE), if it starts an update."""
-    declaring = False
+    declaring = False  # inside PREFIX name: <iri> or BASE <iri>, until the IRI
     for token in tokens(text):
         group = token.lastgroup
-        if group == "comment" or (declaring and group in ("iri", "pname")):
-            declaring = group != "iri"
+        if group == "comment":
+            continue
+        if declaring and group in ("iri", "pname"):
+            declaring = group == "pname"
             continue
         word = token.group().upper() if group == "word" else ""
         if word in ("PREFIX", "BASE"):
@@ -234,7 +236,7 @@ def add_using(update: str, using: list[str], using_named: list[str]) -> str:
 
 def _only_space(text: str) -> bool:
     """Nothing but whitespace and comments."""
-    return all(token.lastgroup == "comment" for token in tokens(text)) and not "".join(TOKENS.sub("", text)).strip()
+    return not TOKENS.sub(lambda token: "" if token.lastgroup == "comment" else token.group(), text).strip()
 
 
 def split_update(update: str) -> list[str]:
