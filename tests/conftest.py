@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -94,12 +95,19 @@ def real_store(real_settings: Settings) -> Store:
 
 
 @pytest.fixture(scope="session")
-def default_server(real_store, real_settings: Settings) -> Iterator[str]:
-    """`iclr-kg serve` as shipped (gunicorn, two web processes, query workers) on the real graph.
-    A short request timeout, so that the slowloris test sees trickling clients cut off quickly."""
+def default_serving(real_store, real_settings: Settings) -> Iterator[tuple[str, subprocess.Popen]]:
+    """`iclr-kg serve` as shipped (gunicorn, two web processes, query workers) on the real graph:
+    its base URL and its main process. A short request timeout, so that the slowloris test sees
+    trickling clients cut off quickly."""
     env = {"ICLR_KG_SERVICES": ",".join(real_settings.services), "ICLR_KG_REQUEST_TIMEOUT": "4"}
-    with serving(real_settings.store, env) as (base, _):
-        yield base
+    with serving(real_settings.store, env) as served:
+        yield served
+
+
+@pytest.fixture(scope="session")
+def default_server(default_serving: tuple[str, subprocess.Popen]) -> str:
+    """The shipped server's base URL."""
+    return default_serving[0]
 
 
 @pytest.fixture
