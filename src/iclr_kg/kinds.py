@@ -59,6 +59,14 @@ def _read(path: Path) -> dict[str, Kind]:
     for t in triples:
         if isinstance(t.subject, NamedNode) and t.subject.value.startswith(namespace):
             said[t.subject.value[len(namespace) :]][t.predicate.value].append(t.object)
+    parents = {
+        cls: {
+            v.value[len(namespace) :]
+            for v in values.get(_SUBCLASS, [])
+            if isinstance(v, NamedNode) and v.value.startswith(namespace)
+        }
+        for cls, values in said.items()
+    }
     kinds = {}
     for root, values in said.items():
         named = [v.value for v in values.get(namespace + "kind", []) if isinstance(v, Literal)]
@@ -72,7 +80,7 @@ def _read(path: Path) -> dict[str, Kind]:
         ]
         matched = frozenset(
             v.value[len(_WIKIDATA) :]
-            for cls in _below(root, said, namespace)
+            for cls in classes_below(root, parents)
             for match in _MATCHES
             for v in said[cls].get(match, [])
             if isinstance(v, NamedNode) and v.value.startswith(_WIKIDATA)
@@ -81,17 +89,15 @@ def _read(path: Path) -> dict[str, Kind]:
     return dict(sorted(kinds.items(), key=lambda item: (not item[1].listed, item[1].order, item[0])))
 
 
-def _below(root: str, said: dict[str, dict[str, list[object]]], namespace: str) -> set[str]:
-    """`root` and every class of ours below it (rdfs:subClassOf, followed down)."""
-    found, todo = {root}, [root]
-    while todo:
-        above = namespace + todo.pop()
-        for cls, values in said.items():
-            if cls not in found and any(
-                isinstance(v, NamedNode) and v.value == above for v in values.get(_SUBCLASS, [])
-            ):
-                found.add(cls)
-                todo.append(cls)
+def classes_below(root: str, parents: dict[str, set[str]]) -> set[str]:
+    """`root` and every class under it, however deep, where `parents` maps each class to its
+    direct superclasses (local names): the one walk down rdfs:subClassOf (terms.Terms.below)."""
+    found = {root}
+    grew = True
+    while grew:
+        more = {c for c, above in parents.items() if above & found} - found
+        found |= more
+        grew = bool(more)
     return found
 
 

@@ -20,6 +20,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, parse
 
 from iclr_kg import vocab
 from iclr_kg.config import resource_dir
+from iclr_kg.kinds import classes_below
 
 _NOTATION = vocab.SKOS + "notation"
 _LABEL = vocab.RDFS + "label"
@@ -67,13 +68,7 @@ class Terms:
 
     def below(self, root: str) -> set[str]:
         """`root` and every class under it, however deep."""
-        found = {root}
-        grew = True
-        while grew:
-            more = {c for c, ps in self.parents.items() if ps & found} - found
-            found |= more
-            grew = bool(more)
-        return found
+        return classes_below(root, self.parents)
 
     def enumeration(self, cls: str) -> dict[str, str]:
         """The individuals of an enumeration class by notation: {"workshop": "MovedToWorkshop"}."""
