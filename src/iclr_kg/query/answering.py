@@ -9,6 +9,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyoxigraph import (
+    BlankNode,
+    Literal,
+    NamedNode,
+    QueryBoolean,
+    QuerySolutions,
+    RdfFormat,
+    Variable,
+    parse,
+    serialize,
+)
+
 from iclr_kg.errors import (
     EngineError,
     EvaluationFailed,
@@ -18,7 +30,9 @@ from iclr_kg.errors import (
     QueryError,
     ServiceFailed,
 )
+from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.query.streaming import ClientGone
+from iclr_kg.store import run_query
 
 CHUNK = 64 * 1024
 
@@ -94,18 +108,12 @@ Message = Started | Complete | Data | Done | Rows | Failure
 
 
 def _term(text: str) -> Any:
-    from pyoxigraph import RdfFormat, parse
-
     triple = next(iter(parse(f"<urn:s> <urn:p> {text} .", format=RdfFormat.N_TRIPLES)))
     return triple.object
 
 
 def run_request(store: Any, request: QueryRequest) -> Any:
     """Run a QueryRequest on a store: the one place its plain data become pyoxigraph terms."""
-    from pyoxigraph import NamedNode, Variable
-
-    from iclr_kg.store import run_query
-
     return run_query(
         store,
         request.text,
@@ -120,17 +128,11 @@ def run_request(store: Any, request: QueryRequest) -> Any:
 
 def result_kind(result: Any) -> str:
     """ "results" for SELECT / ASK, "rdf" for CONSTRUCT / DESCRIBE."""
-    from pyoxigraph import QueryBoolean, QuerySolutions
-
     return "results" if isinstance(result, (QueryBoolean, QuerySolutions)) else "rdf"
 
 
 def write_result(result: Any, output: Any, fmt: str) -> None:
     """Serialize a query result in format `fmt` (a name from formats.py) with pyoxigraph."""
-    from pyoxigraph import serialize
-
-    from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
-
     if result_kind(result) == "results":
         result.serialize(output, RESULT_FORMATS[fmt].results)
     else:
@@ -140,8 +142,6 @@ def write_result(result: Any, output: Any, fmt: str) -> None:
 
 def _plain(term: Any) -> tuple[str, str, str | None, str | None] | None:
     """A term as (kind, value, language, datatype) for the pages."""
-    from pyoxigraph import BlankNode, Literal, NamedNode
-
     if term is None:
         return None
     if isinstance(term, NamedNode):
@@ -240,8 +240,6 @@ def answer(store: Any, request: QueryRequest, send: Callable[[Message], None]) -
 def result_rows(result: Any, limit: int) -> dict[str, Any]:
     """The first `limit` rows of a result as plain terms (`_plain`), for the pages: the one
     place a result becomes a table, in a worker or in-process."""
-    from pyoxigraph import QueryBoolean, QuerySolutions
-
     if isinstance(result, QueryBoolean):
         return {"boolean": bool(result)}
     rows: list[list[Any]] = []
