@@ -22,7 +22,9 @@ thread from its own offset. Also printed: each server's memory at rest, after st
 `--floor`: bench/floor.py, our front end (gunicorn, granian, Flask) answering a fixed result
 without running anything: the most any Flask endpoint behind it can do here, in the same run;
 and "floor, engine": the same front end around a bare WSGI callable that runs each query on
-pyoxigraph, nothing else: the most any endpoint of ours on this front end and engine can do.
+pyoxigraph, nothing else: the most any endpoint of ours on this front end and engine can do;
+and "floor, hand-off": that callable evaluating on an evaluator thread while the request's thread
+waits under a deadline, the least an endpoint that answers a runaway at its time limit does.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ PREFIXES = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in vocab.QUERY_PREFIXES.ite
 RES = vocab.RESOURCE_BASE
 FLOOR = "floor"
 ENGINE_FLOOR = "floor, engine"
+HAND_OFF_FLOOR = "floor, hand-off"
 
 
 @dataclass
@@ -468,6 +471,7 @@ def main() -> None:
             floor = [sys.executable, str(ROOT / "bench" / "floor.py"), "--port", "{port}"]
             servers.append(Server(FLOOR, floor))
             servers.append(Server(ENGINE_FLOOR, [*floor, "--store", str(store)]))
+            servers.append(Server(HAND_OFF_FLOOR, [*floor, "--store", str(store), "--hand-off"]))
         if not args.no_rdflib:
             servers.append(
                 Server(

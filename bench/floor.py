@@ -15,11 +15,21 @@ Oxigraph's Rust server" can be read against what the stack itself allows.
 on pyoxigraph (the store's current generation, our prefixes) and answers its JSON: no Flask, no
 cache, no checks, no time limit, no admission. No endpoint of ours built on this front end and
 this engine can answer more; bench/endpoint.py prints it as "floor, engine" (`--floor`).
+
+    python bench/floor.py --port 8123 --store STORE --hand-off
+
+`--hand-off`: the same callable, but each query is evaluated on an evaluator thread while the
+request's thread waits for it under a deadline, as query/local.py must do to answer a runaway
+at its time limit (pyoxigraph cannot stop a query): "floor, hand-off". Between the two engine
+floors is what the on-time answer costs; between it and ours, everything else ours does.
+`--evaluators N`: evaluator threads per web process (8, as `iclr-kg serve`'s threads).
 """
 
 from __future__ import annotations
 
 import argparse
+import queue
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -39,8 +49,10 @@ def create_app() -> Flask:
     return app
 
 
-def create_engine_app(store_dir: Path) -> Callable[..., Iterable[bytes]]:
-    """A WSGI callable: the query of `GET /sparql?query=...` run by pyoxigraph, JSON back."""
+def create_engine_app(store_dir: Path, hand_off: bool = False, evaluators: int = 8) -> Callable[..., Iterable[bytes]]:
+    """A WSGI callable: the query of `GET /sparql?query=...` run by pyoxigraph, JSON back (with
+    `hand_off`, on one of `evaluators` threads, the request's thread waiting; eight, as many as
+    `iclr-kg serve`'s threads per web process)."""
     from pyoxigraph import QueryResultsFormat, RdfFormat, Store, serialize
 
     from iclr_kg.query.answering import result_kind
@@ -50,13 +62,31 @@ def create_engine_app(store_dir: Path) -> Callable[..., Iterable[bytes]]:
 
     store = Store.read_only(str(current_generation(store_dir)))
 
-    def engine(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        text = _unquote(environ.get("QUERY_STRING", "").removeprefix("query="))
+    def evaluate(text: str) -> tuple[bytes, str]:
         result = store.query(text or "ASK {}", prefixes=QUERY_PREFIXES, base_iri="http://127.0.0.1/sparql")
         if result_kind(result) == "results":
-            body, media_type = result.serialize(format=QueryResultsFormat.JSON), "application/sparql-results+json"
-        else:  # CONSTRUCT / DESCRIBE
-            body, media_type = serialize(result, format=RdfFormat.N_TRIPLES), "application/n-triples"
+            return result.serialize(format=QueryResultsFormat.JSON), "application/sparql-results+json"
+        return serialize(result, format=RdfFormat.N_TRIPLES), "application/n-triples"  # CONSTRUCT / DESCRIBE
+
+    tasks: queue.SimpleQueue[tuple[str, queue.SimpleQueue[tuple[bytes, str]]]] = queue.SimpleQueue()
+
+    def evaluator() -> None:
+        while True:
+            text, answer = tasks.get()
+            answer.put(evaluate(text))
+
+    if hand_off:
+        for _ in range(evaluators):
+            threading.Thread(target=evaluator, daemon=True).start()
+
+    def engine(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        text = _unquote(environ.get("QUERY_STRING", "").removeprefix("query=")) or ""
+        if hand_off:
+            answer: queue.SimpleQueue[tuple[bytes, str]] = queue.SimpleQueue()
+            tasks.put((text, answer))
+            body, media_type = answer.get(timeout=60)
+        else:
+            body, media_type = evaluate(text)
         start_response("200 OK", [("Content-Type", media_type), ("Content-Length", str(len(body)))])
         return [body]
 
@@ -71,8 +101,10 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--store", type=Path, help="answer each query with pyoxigraph on this store")
+    parser.add_argument("--hand-off", action="store_true", help="with --store: evaluate on an evaluator thread")
+    parser.add_argument("--evaluators", type=int, default=8, help="with --hand-off: evaluator threads per process")
     args = parser.parse_args()
-    load = create_app if args.store is None else lambda: create_engine_app(args.store)
+    load = create_app if args.store is None else lambda: create_engine_app(args.store, args.hand_off, args.evaluators)
     serve_gunicorn(load, "127.0.0.1", args.port, args.processes, args.threads, 20.0)  # as `iclr-kg serve`
 
 
