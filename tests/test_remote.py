@@ -223,7 +223,7 @@ def _get(url: str, accept: str = "*/*") -> tuple[int, bytes]:
 
 
 def test_the_web_app_serves_from_the_engine(published, real_settings: Settings, engine, default_server: str) -> None:
-    env = {"ICLR_KG_BACKEND": f"sparql+{engine.url}", "ICLR_KG_QUERY_TIMEOUT": "3"}
+    env = {"ICLR_KG_BACKEND": f"sparql+{engine.url}"}  # the default time limit: an aggregate may take seconds when busy
     with serving(real_settings.store.parent / f"remote-{engine.kind}", env=env) as (base, _process):
         for path in ("/resource/organization/google", "/resource/person/yang-song", "/stats", "/queries/award-papers"):
             status, body = _get(base + path, "text/html")
@@ -235,7 +235,7 @@ def test_the_web_app_serves_from_the_engine(published, real_settings: Settings, 
         query = urllib.parse.quote("SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p ORDER BY ?p")
         for fmt in ("json", "csv", "xml"):
             status, body = _get(f"{base}/sparql?query={query}&format={fmt}")
-            assert status == 200
+            assert status == 200, body[:300]
             assert body == _get(f"{default_server}/sparql?query={query}&format={fmt}")[1]
         status, body = _get(f"{base}/resource/organization/google", "text/turtle")
         assert status == 200 and b"Google" in body
@@ -250,8 +250,8 @@ def test_the_web_app_serves_from_the_engine(published, real_settings: Settings, 
             _get(f"{default_server}/queries/award-papers?format=csv")[1].splitlines()
         )
         runaway = urllib.parse.quote("SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }")
-        status, body = _get(f"{base}/sparql?query={runaway}")
-        assert status == 503 and b"time limit" in body, body[:300]
+        status, body = _get(f"{base}/sparql?query={runaway}&timeout=3")  # a client's own, shorter limit
+        assert status == 503 and b"time limit of 3 s" in body, body[:300]
         # served after it: the engine may go on evaluating the abandoned runaway (only its own
         # limit, Virtuoso's MaxQueryExecutionTime, stops it; 0 here), so a query may wait a while
         eventually(lambda: _get(f"{base}/sparql?query={query}")[0] == 200, "a query served after the runaway", 20)
