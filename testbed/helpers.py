@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import psutil
 from pyoxigraph import BlankNode
 
 from iclr_kg.index import index_path
@@ -95,6 +96,20 @@ def serving(
             process.wait(timeout=30)
             output.seek(0)
             process.output = output.read()  # type: ignore[attr-defined]
+
+
+def web_processes(server: subprocess.Popen) -> set[int]:
+    """The web processes of `iclr-kg serve` (gunicorn): it forks them from the serving process,
+    so they share its command line (its other children, such as multiprocessing's resource
+    tracker, do not; the query workers are the web processes' children). One that just ended
+    (a zombie until reaped) is not counted."""
+    arbiter = psutil.Process(server.pid)
+    found = set()
+    for child in arbiter.children():
+        with contextlib.suppress(psutil.NoSuchProcess):
+            if child.cmdline() == arbiter.cmdline():
+                found.add(child.pid)
+    return found
 
 
 def snapshot(store_dir: Path) -> tuple[set, Counter, list[str], set]:

@@ -16,7 +16,7 @@ from iclr_kg.errors import PoolBusy, QueryMemoryExceeded, QueryTimeout
 from iclr_kg.query.answering import QueryRequest
 from iclr_kg.query.local import LocalLane
 from iclr_kg.store import open_read_only
-from testbed.helpers import eventually, get, q, serving
+from testbed.helpers import eventually, get, q, serving, web_processes
 
 RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
 # The lanes below run in this test process, where nothing can stop a query either: their
@@ -90,18 +90,6 @@ def test_memory_past_the_limit_fails_the_queries_and_retires_at_once(real_store,
     del ballast
     assert outcome and isinstance(outcome[0], QueryMemoryExceeded), outcome
     assert retired and retired[0][1] is True and "memory" in retired[0][0]
-
-
-def web_processes(server) -> set[int]:
-    """The web processes: gunicorn forks them from the serving process, so they share its command
-    line (its other children, such as multiprocessing's resource tracker, do not)."""
-    arbiter = psutil.Process(server.pid)
-    found = set()
-    for child in arbiter.children():
-        with contextlib.suppress(psutil.NoSuchProcess):  # one that just ended (a zombie until reaped)
-            if child.cmdline() == arbiter.cmdline():
-                found.add(child.pid)
-    return found
 
 
 def test_the_served_endpoint_replaces_a_process_that_held_a_runaway(real_store, real_settings) -> None:

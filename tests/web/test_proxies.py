@@ -23,7 +23,7 @@ import pytest
 from iclr_kg.config import Settings
 from iclr_kg.errors import SettingsError
 from iclr_kg.web import create_app
-from testbed.helpers import eventually, free_port, wait_for
+from testbed.helpers import eventually, free_port, wait_for, web_processes
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
@@ -195,20 +195,6 @@ def test_behind_nginx_each_client_keeps_its_share_and_urls_name_the_proxy(
     assert any(status == 503 and "its share" in body for status, body in outcomes), outcomes
 
 
-def _web_processes(main: subprocess.Popen) -> set[int]:
-    """gunicorn's web processes: the main process's children but multiprocessing's resource
-    tracker (the query workers are the web processes' children)."""
-    found = subprocess.run(["pgrep", "-P", str(main.pid)], check=False, capture_output=True, text=True).stdout.split()
-    return {int(pid) for pid in found if b"resource_tracker" not in _cmdline(int(pid))}
-
-
-def _cmdline(pid: int) -> bytes:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:  # ended meanwhile
-        return b""
-
-
 WEB_PROCESSES = 2  # `iclr-kg serve`'s default, which the unit keeps
 
 
@@ -219,8 +205,8 @@ def test_the_units_reload_restarts_the_web_processes_gracefully(deployed: tuple[
     web, main = deployed
     # An earlier test's runaway may have retired a web process: its replacement is started first,
     # so that `before` holds every web process this reload must replace.
-    eventually(lambda: len(_web_processes(main)) == WEB_PROCESSES, "the unit's web processes all running", 60)
-    before = _web_processes(main)
+    eventually(lambda: len(web_processes(main)) == WEB_PROCESSES, "the unit's web processes all running", 60)
+    before = web_processes(main)
     replaced = threading.Event()
     statuses: list[int] = []
 
@@ -238,7 +224,7 @@ def test_the_units_reload_restarts_the_web_processes_gracefully(deployed: tuple[
     last_seen = [before]
 
     def all_replaced() -> bool:
-        last_seen[0] = now = _web_processes(main)
+        last_seen[0] = now = web_processes(main)
         return not (before & now) and len(now) == WEB_PROCESSES
 
     try:

@@ -10,20 +10,19 @@ seconds of CPU in it.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import threading
 import time
 import urllib.parse
 import urllib.request
-from pathlib import Path
 
+import psutil
 import pytest
 from flask.testing import FlaskClient
 
 from iclr_kg.errors import QueryError
 from iclr_kg.query.querytext import MAX_TRIPLE_PATTERNS, check_patterns, triple_patterns
-from testbed.helpers import eventually, run_cli
+from testbed.helpers import eventually, run_cli, web_processes
 
 DEEP = "SELECT * WHERE " + "{" * 20_000 + " ?s ?p ?o " + "}" * 20_000
 FLAT = "SELECT * WHERE { " + " ".join(f"?s{i} ?p ?o ." for i in range(11_500)) + " }"
@@ -32,20 +31,9 @@ VALUES = " ".join(f"VALUES ?{v} {{ {' '.join(str(i) for i in range(200))} }}" fo
 SORTED = f"SELECT * WHERE {{ {VALUES} }} ORDER BY ?a ?b ?c"
 
 
-def cpu_seconds(pids: list[int]) -> float:
+def cpu_seconds(pids: set[int]) -> float:
     """CPU time these processes spent, in all their threads (ended ones too), not their children."""
-    ticks = 0
-    for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        ticks += int(fields[11]) + int(fields[12])  # utime and stime
-    return ticks / os.sysconf("SC_CLK_TCK")
-
-
-def web_processes(main: subprocess.Popen) -> list[int]:
-    """gunicorn's web processes (and multiprocessing's resource tracker): the main process's
-    children. The query workers are theirs, so their CPU is not counted."""
-    found = subprocess.run(["pgrep", "-P", str(main.pid)], check=True, capture_output=True, text=True)
-    return [int(pid) for pid in found.stdout.split()]
+    return sum(sum(psutil.Process(pid).cpu_times()[:2]) for pid in pids)  # user and system
 
 
 def test_lint_of_deep_nesting_is_a_problem_not_a_crash(client: FlaskClient) -> None:
