@@ -18,6 +18,7 @@ from pyoxigraph import Store
 
 from iclr_kg.query.querytext import (
     declarations,
+    nesting_bound,
     nesting_depth,
     top_level_words,
     triple_patterns,
@@ -47,12 +48,19 @@ def _string(parts: list[str], long: bool, quote: str) -> str:
 
 
 strings = st.builds(_string, st.lists(st.sampled_from(TRAPS), max_size=6), st.booleans(), st.sampled_from("'\""))
-comments = st.lists(st.sampled_from([t for t in TRAPS if t != "\\\\"]), max_size=6).map(
-    lambda p: "# " + "".join(p) + "\n"
+# a comment ends at LF or at a bare CR (the grammar's EOL): what follows a CR is code again
+comments = st.builds(
+    lambda p, end: "# " + "".join(p) + end,
+    st.lists(st.sampled_from([t for t in TRAPS if t != "\\\\"]), max_size=6),
+    st.sampled_from(["\n", "\r", "\r\n"]),
 )
 objects = st.one_of(
     strings,
     st.sampled_from(["?o", "ex:a.b", "<http://example.org/x#frag>", "1.5", "2", "-3.0e2", "true", "ex:c"]),
+    # escapes the grammar allows: \u in an IRI (a `#` after it is no comment), \-escapes in a local
+    # name (not `\#` here: pyoxigraph 0.5.13 reads `ex:a\#b` in an object as the start of a comment,
+    # where the reader sees code, so it counts high there, the safe way; test_recursion.py)
+    st.sampled_from(["<http://example.org/\\u0041#x>", "<urn:x\\U0001F600>", "ex:a\\'b", "ex:a\\.b", "ex:a\\,b"]),
 )
 
 
@@ -91,6 +99,7 @@ def queries(draw: st.DrawFn) -> Written:
 def test_the_reader_counts_what_the_parser_reads(query: Written) -> None:
     Store().query(query.text)  # it is SPARQL: pyoxigraph parses and runs it
     assert nesting_depth(query.text) == query.depth
+    assert nesting_bound(query.text) >= query.depth
     assert triple_patterns(query.text) == query.patterns
     assert [word for _, word in top_level_words(query.text)] == (
         ["BASE", "PREFIX", "SELECT", "WHERE"] if "BASE" in query.text.split("\n")[0] else ["PREFIX", "SELECT", "WHERE"]

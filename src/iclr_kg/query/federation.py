@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 
 from iclr_kg.errors import QueryError
-from iclr_kg.query.querytext import may_mention, only_data_and_graphs
+from iclr_kg.query.querytext import may_mention, only_data_and_graphs, says
 
 ESCAPE = re.compile(r"\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}")
 # The keyword, not preceded or followed by a character that would make it part of a name.
@@ -140,8 +140,12 @@ def check_services(
 def check_update(
     text: str, allowed_services: tuple[str, ...], allowed_loads: tuple[str, ...], prefixes: dict[str, str]
 ) -> None:
-    """An update may call allow-listed SERVICEs and LOAD only from the allow-listed sources."""
-    if only_data_and_graphs(text):
+    """An update may call allow-listed SERVICEs and LOAD only from the allow-listed sources.
+
+    Data and graph operations alone call nothing, so their literals need not be read; but that
+    shortcut is taken only where no SERVICE or LOAD stands anywhere in the text, since the
+    tokenizer's reading of where an operation starts is not the parser's word."""
+    if only_data_and_graphs(text) and not says(text, "SERVICE", "LOAD"):
         return
     check_services(text, allowed_services, prefixes)
     for target in outbound_targets(text, "LOAD", prefixes):

@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from iclr_kg import deepstack
 from iclr_kg.errors import IclrKgError
 from iclr_kg.processes import PAGE_SIZE
 from iclr_kg.query.answering import Message, QueryRequest, answer
@@ -126,7 +127,7 @@ class LocalLane:
         self._retiring = False
         self._base_rss = _rss()
         for n in range(threads):
-            threading.Thread(target=self._evaluate, name=f"iclr-kg-evaluator-{n}", daemon=True).start()
+            deepstack.start_thread(self._evaluate, name=f"iclr-kg-evaluator-{n}")
         threading.Thread(target=self._watch, name="iclr-kg-lane-watchdog", daemon=True).start()
 
     @staticmethod

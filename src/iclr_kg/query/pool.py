@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator
 from multiprocessing.connection import Connection
 from typing import Any, Protocol
 
+from iclr_kg import deepstack
 from iclr_kg.errors import (
     Failure,
     IclrKgError,
@@ -93,6 +94,12 @@ def _worker_main(
         os.dup2(devnull, 2)
         os.close(devnull)
     limit_address_space(memory_mib)
+    # Oxigraph recurses over a query's tree: its evaluations run on a deep stack (deepstack.py)
+    stack = deepstack.stack_within(memory_mib)
+    deepstack.start_thread(_serve_requests, args=(conn, backend_auth), name="iclr-kg-query", stack=stack).join()
+
+
+def _serve_requests(conn: Connection, backend_auth: str | None) -> None:  # pragma: no cover - child process
     stores: dict[str, Any] = {}
     while True:
         try:

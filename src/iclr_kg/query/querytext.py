@@ -1,9 +1,13 @@
 """Cheap checks on query text before a parser sees it: each one linear in the text's length.
 
-They run in the web process and the CLI, where nothing stops a slow check and a crash takes the
-process down, so there is no regular expression with nested quantifiers here and no recursion:
-- `check_nesting`: Oxigraph's recursive-descent parser overflows its stack (a segfault, not an
-  error) somewhere between 2,000 and 5,000 nested `{`; real queries nest a few levels.
+They run in the web process and the CLI, where nothing stops a slow check, so there is no
+regular expression with nested quantifiers here and no recursion:
+- `check_nesting` and `check_operators`: Oxigraph parses, plans and evaluates a query by
+  recursion over its tree, which is as deep as the text's brackets nest and as long as its
+  chains of operators (`1-1-…-1`, `a||b||…`, a property path `:p/:p/…`). Past the stack of the
+  thread it runs on, the process dies (SIGSEGV, not an error). Queries run on threads with a
+  deep stack (`deepstack.py`), sized for what these two bounds let through; each bound errs
+  high, never low, where the text might be read otherwise than by the parser.
 - `check_patterns`: preparing a query plans its joins, and the planner's time grows much faster
   than the number of triple patterns (on an empty store, 50 patterns on one subject take 0.04 s,
   100 take 0.7 s, 150 take 3.8 s); real queries have a few dozen at most.
@@ -23,6 +27,8 @@ from pyoxigraph import NamedNode, Variable
 from iclr_kg.errors import QueryError
 
 MAX_NESTING = 200
+MAX_OPERATORS = 5_000
+OPERATOR_CHARACTERS = "-+*/|^!=<>?&"
 MAX_TRIPLE_PATTERNS = 100
 OPENERS, CLOSERS = "{([", "})]"
 UPDATE_KEYWORDS = frozenset({"INSERT", "DELETE", "LOAD", "CLEAR", "CREATE", "DROP", "COPY", "MOVE", "ADD", "WITH"})
@@ -38,15 +44,16 @@ UPDATE_KEYWORDS = frozenset({"INSERT", "DELETE", "LOAD", "CLEAR", "CREATE", "DRO
 # where no name character precedes it, so a word without a colon is tried as one once, not again
 # from each of its dots (`a.a.a...`).
 TOKENS = re.compile(
-    r"""(?P<comment>\#[^\n]*)
+    r"""(?P<comment>\#[^\r\n]*)
       | (?P<string>'''(?:[^'\\]|\\[\s\S]|\\\Z|'(?!''))*(?:'''|\Z)
                   |\"\"\"(?:[^"\\]|\\[\s\S]|\\\Z|"(?!""))*(?:\"\"\"|\Z)
-                  |'(?:[^'\\\n]|\\[\s\S]|\\\Z)*(?:'|\n|\Z)
-                  |"(?:[^"\\\n]|\\[\s\S]|\\\Z)*(?:"|\n|\Z))
-      | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
+                  |'(?:[^'\\\r\n]|\\[\s\S]|\\\Z)*(?:'|[\r\n]|\Z)
+                  |"(?:[^"\\\r\n]|\\[\s\S]|\\\Z)*(?:"|[\r\n]|\Z))
+      | (?P<iri><(?:[^<>"{}|^`\\\x00-\x20]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*>)
       | (?P<variable>[?$]\w+)
       | (?P<bnode>_:[\w.-]*)
-      | (?P<pname>(?<![\w.:-])(?P<prefix>[^\W\d_][\w-]*(?:\.+[\w-]+)*)?:(?P<local>(?:[\w:%-]|\.(?=[\w:%-]))*))
+      | (?P<pname>(?<![\w.:-])(?P<prefix>[^\W\d_][\w-]*(?:\.+[\w-]+)*)?:
+                  (?P<local>(?:[\w:%-]|\\[-_~.!$&'()*+,;=/?\#@%]|\.(?=[\w:%-]|\\[-_~.!$&'()*+,;=/?\#@%]))*))
       | (?P<word>[^\W\d][\w-]*)
       | (?P<number>\d+\.\d*[eE][+-]?\d+|\d*\.\d+(?:[eE][+-]?\d+)?|\d+(?:[eE][+-]?\d+)?)
       | (?P<bracket>[{}()\[\]])
@@ -128,6 +135,25 @@ def _whole_words(words: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b", re.IGNORECASE)
 
 
+def nesting_bound(text: str) -> int:
+    """`nesting_depth` erring high: an opening bracket in a comment counts too (a closing one does
+    not), so text the tokenizer would take for a comment and the parser for code nests no deeper
+    than this says."""
+    depth = deepest = 0
+    for token in tokens(text):
+        group, c = token.lastgroup, token.group()
+        if group == "comment":
+            depth += sum(map(c.count, OPENERS))
+        elif group != "bracket":
+            continue
+        elif c in OPENERS:
+            depth += 1
+        else:
+            depth = max(0, depth - 1)
+        deepest = max(deepest, depth)
+    return deepest
+
+
 def check_nesting(text: str) -> None:
     """Refuse text nested deeper than MAX_NESTING before the parser recurses into it.
 
@@ -136,9 +162,43 @@ def check_nesting(text: str) -> None:
     runs only for text with more than MAX_NESTING of them."""
     if sum(map(text.count, OPENERS)) <= MAX_NESTING:
         return
-    depth = nesting_depth(text)
+    depth = nesting_bound(text)
     if depth > MAX_NESTING:
         raise QueryError(f"the query nests brackets {depth} deep; at most {MAX_NESTING} levels are accepted")
+
+
+def operators(text: str) -> int:
+    """How many operator characters (`OPERATOR_CHARACTERS`) stand outside strings, IRIs and
+    comments: a chain of operators or path steps is at most this long. It errs high: each
+    character of `||`, `&&`, `<=`... counts, and so does a `-` inside a word (`true-true` is two
+    booleans to the parser; the tokenizer reads a language tag's `en-US` as one word); only a
+    literal's `^^` (its datatype) does not."""
+    count, end, group = 0, 0, ""
+    for token in tokens(text):
+        count += _operators_between(text[end : token.start()], after_string=group == "string")
+        end, group = token.end(), token.lastgroup or ""
+        if group == "word":
+            count += token.group().count("-")
+    return count + _operators_between(text[end:], after_string=group == "string")
+
+
+def _operators_between(between: str, after_string: bool) -> int:
+    count = sum(map(between.count, OPERATOR_CHARACTERS)) if between else 0
+    return count - 2 if after_string and between.startswith("^^") else count
+
+
+def check_operators(text: str) -> None:
+    """Refuse text with more than MAX_OPERATORS operators before the parser builds a tree as deep
+    as their chain. Text with fewer operator characters anywhere cannot have more, and counting
+    those is a C loop: the scan runs only above it."""
+    if sum(map(text.count, OPERATOR_CHARACTERS)) <= MAX_OPERATORS:
+        return
+    found = operators(text)
+    if found > MAX_OPERATORS:
+        raise QueryError(
+            f"the query has {found:,} operators (such as - || / in expressions and property paths); "
+            f"at most {MAX_OPERATORS:,} are accepted (a long list fits in VALUES or IN (…))"
+        )
 
 
 def triple_patterns(text: str) -> int:

@@ -17,6 +17,8 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, Generic, TypeVar
 
+from iclr_kg import deepstack
+
 CHUNK = 64 * 1024
 _DONE = object()
 R = TypeVar("R")
@@ -84,8 +86,7 @@ class Producer(Generic[R]):
         self._writer: queue.Queue[Callable[[R, IO[bytes]], object] | None] = queue.Queue(maxsize=1)
         self._cancelled = threading.Event()
         self._ready: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
-        self._thread = threading.Thread(target=self._work, args=(produce, describe), name="sparql-worker", daemon=True)
-        self._thread.start()
+        self._thread = deepstack.start_thread(self._work, args=(produce, describe), name="sparql-worker")
 
     def _work(self, produce: Callable[[], R], describe: Callable[[R], Any]) -> None:
         try:

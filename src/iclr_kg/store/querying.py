@@ -22,7 +22,7 @@ from iclr_kg import vocab
 from iclr_kg.errors import QueryError
 from iclr_kg.query.federation import check_services
 from iclr_kg.query.lint import friendly_syntax
-from iclr_kg.query.querytext import check_nesting, check_patterns, with_values
+from iclr_kg.query.querytext import check_nesting, check_operators, check_patterns, with_values
 
 
 def query_graphs(store: Store, include_inferred: bool = True) -> list[NamedNode]:
@@ -50,6 +50,8 @@ def _query_errors(text: str, failed: str, refused: tuple[type[Exception], ...]) 
 def run_update(store: Store, text: str, base: str | None) -> None:
     """Run SPARQL Update `text` on `store` with our prefixes; a syntax error or a refusal
     becomes a QueryError with the parser's message in words (`lint.friendly_syntax`)."""
+    check_nesting(text)
+    check_operators(text)
     with _query_errors(text, "the update failed", (ValueError,)):
         try:
             store.update(text, base_iri=base, prefixes=vocab.QUERY_PREFIXES)
@@ -86,6 +88,7 @@ def run_query(
     IRIs resolve against `base` (the endpoint's URL on the web; SPARQL Protocol §2.1.4).
     """
     check_nesting(sparql)
+    check_operators(sparql)
     check_patterns(sparql)
     bound = {v.value: t.value for v, t in (substitutions or {}).items() if isinstance(t, NamedNode)}
     if services is None:  # the settings, imported here: a query worker always passes its allow-list

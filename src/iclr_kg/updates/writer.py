@@ -19,6 +19,7 @@ from multiprocessing import AuthenticationError
 from pathlib import Path
 from typing import Any
 
+from iclr_kg import deepstack
 from iclr_kg.errors import (
     Failure,
     IclrKgError,
@@ -237,7 +238,10 @@ def _writer_main(
             conn = listener.accept()
         except (OSError, EOFError, AuthenticationError):
             continue
-        threading.Thread(target=_serve, args=(conn, one_at_a_time), daemon=True).start()
+        # updates are parsed and evaluated by recursion, as queries are: a deep stack (deepstack.py)
+        deepstack.start_thread(
+            _serve, args=(conn, one_at_a_time), name="iclr-kg-writer", stack=deepstack.stack_within(memory_mib)
+        )
 
 
 def _end_with(parent: int, one_at_a_time: threading.Lock, address: str) -> None:  # pragma: no cover

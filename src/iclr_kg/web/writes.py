@@ -20,7 +20,7 @@ from iclr_kg.errors import Forbidden, NotFound, QueryError, ReadOnlyBackend, Una
 from iclr_kg.graph import rdf_bytes
 from iclr_kg.query.federation import check_update
 from iclr_kg.query.formats import RDF_FORMATS
-from iclr_kg.query.querytext import add_using, check_nesting, nesting_depth
+from iclr_kg.query.querytext import add_using, check_nesting, check_operators, nesting_depth
 from iclr_kg.query.saved import parse_iri
 from iclr_kg.web.http import graph_list, json_depth, utf8_body, xml_depth
 from iclr_kg.web.state import state
@@ -54,6 +54,7 @@ def run_write(text: str, kind: str, base: str, success: int = 204, headers: dict
     """Check, apply and journal one write (errors are answered by the app's handler)."""
     settings = state().settings
     check_nesting(text)
+    check_operators(text)
     check_update(text, settings.services, settings.load_sources, vocab.QUERY_PREFIXES)
     state().writer.apply(
         settings.store,
