@@ -156,7 +156,12 @@ SOURCE_INFO: Fields = {
     "outlet_note": (iclr("note"), "en"),
     "writers": (iclr("writer"), "text"),
     "cites": (iclr("cites"), "iri"),
+    "url": (iclr("address"), "iri"),
+    "publisher": (iclr("publisherName"), "text"),
+    "published": (iclr("published"), "date"),
+    "organizer": (iclr("organizerStatement"), "boolean"),
 }
+SOURCE_CLASSES = {"article": "Article", "import": "DataImport", "web": "WebSource"}
 CONFERENCE_FACTS: Fields = {
     "founded": (iclr("foundedIn"), "gYear"),
     "open_review": (iclr("usesOpenReview"), "boolean"),
@@ -169,6 +174,10 @@ EDITION_FACTS: Fields = {
     "accepted": (iclr("acceptedCount"), "integer"),
     "orals": (iclr("oralCount"), "integer"),
     "spotlights": (iclr("spotlightCount"), "integer"),
+    "posters": (iclr("posterCount"), "integer"),
+    "withdrawn": (iclr("withdrawnCount"), "integer"),
+    "desk_rejected": (iclr("deskRejectedCount"), "integer"),
+    "no_paper_awards": (iclr("noPaperAwards"), "boolean"),
     "acceptance_rate": (iclr("acceptanceRate"), "decimal"),
     "high_score_papers": (iclr("highScorePaperCount"), "integer"),
     "perfect_score_papers": (iclr("perfectScorePaperCount"), "integer"),
@@ -365,8 +374,10 @@ class _SourceBuilder:
     def _source_info(self) -> None:
         info, out = self.source.source, self.out
         node = iri("source", info.key)
-        out.add(node, RDF_TYPE, iclr("Article" if info.kind == "article" else "DataImport"))
+        out.add(node, RDF_TYPE, iclr(SOURCE_CLASSES[info.kind]))
         out.fields(node, info, SOURCE_INFO)
+        if info.publisher and (publisher := self.registry.find("organization", info.publisher)):
+            out.add(node, iclr("publisher"), self.nodes("organization", publisher))
         self.refs(node, iclr("about"), "edition", info, "about")
         out.add(self.out.graph, iclr("statedIn"), node)
 
@@ -390,6 +401,10 @@ class _SourceBuilder:
         if paper.openreview:
             out.add(node, iclr("openReviewId"), text(paper.openreview))
             out.add(node, iclr("openReviewUrl"), openreview_forum(paper.openreview))
+        if paper.arxiv:  # as an identifier is stated: its value under Wikidata's property, its IRI matched
+            arxiv = SCHEMES["arxiv"]
+            out.add(node, arxiv.predicate, text(paper.arxiv))
+            out.add(node, NamedNode(arxiv.linked_by), NamedNode(arxiv.iri(paper.arxiv)))
         if paper.review_summary:
             out.add(node, iclr("note"), text("Reviews: " + paper.review_summary, "en"))
         self.refs(node, iclr("creditedOrganization"), "organization", paper, "organizations")

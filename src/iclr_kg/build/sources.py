@@ -356,10 +356,11 @@ class WikidataLink(Curated):
 
 
 class SourceInfo(Curated):
-    """Where a source's facts come from: an article (`seed` names its text) or a data import."""
+    """Where a source's facts come from: an article (`seed` names its text), a data import, or a
+    public web page (`url`, its `publisher`, and whether it is the `organizer`'s own statement)."""
 
     key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
-    kind: Literal["article", "import"] = "article"
+    kind: Literal["article", "import", "web"] = "article"
     title: str
     title_note: str | None = None
     outlet: str | None = None
@@ -374,6 +375,12 @@ class SourceInfo(Curated):
     service: str | None = None
     venue: str | None = None
     retrieved: dt.datetime | None = None
+    # web pages only: the address, who publishes it, when (if the page says), and whether it is
+    # ICLR's own statement (blog.iclr.cc, iclr.cc, ICLR's Medium, OpenReview) or a secondary one
+    url: str | None = Field(default=None, pattern=r"^https?://\S+$")
+    publisher: str | None = None
+    published: dt.date | None = None
+    organizer: bool | None = None
 
     @model_validator(mode="after")
     def _traceable(self) -> SourceInfo:
@@ -381,6 +388,8 @@ class SourceInfo(Curated):
             raise ValueError("an article needs `seed`: the file name of its text")
         if self.kind == "import" and not (self.service and self.retrieved):
             raise ValueError("an import needs `service` and `retrieved`")
+        if self.kind == "web" and not (self.url and self.publisher and self.organizer is not None):
+            raise ValueError("a web source needs `url`, `publisher` and `organizer` (true for ICLR's own word)")
         return self
 
 
@@ -404,6 +413,10 @@ class EditionFacts(Curated):
     accepted: int | None = Field(default=None, ge=0)
     orals: int | None = Field(default=None, ge=0)
     spotlights: int | None = Field(default=None, ge=0)
+    posters: int | None = Field(default=None, ge=0)
+    withdrawn: int | None = Field(default=None, ge=0)
+    desk_rejected: int | None = Field(default=None, ge=0)
+    no_paper_awards: Literal[True] | None = None  # the source says the edition gave no paper award
     acceptance_rate: float | None = Field(default=None, ge=0, le=1)
     high_score_papers: int | None = Field(default=None, ge=0)
     perfect_score_papers: int | None = Field(default=None, ge=0)
@@ -448,10 +461,12 @@ class ReviewFacts(Curated):
 class PaperFacts(Curated):
     # `openreview`: the id as the article states it. `same_as`: the id of the paper this entry is,
     # where the article names it only by title (identity set by the curator, not stated by the
-    # article). `key`: for a paper with no OpenReview id at all.
+    # article). `key`: for a paper with no OpenReview id at all. `arxiv`: the arXiv id the source
+    # states, written as our data writes it (identifiers.py: no version, no URL).
     openreview: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{6,16}$")
     same_as: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{6,16}$")
     key: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9-]*$")
+    arxiv: Annotated[str, AfterValidator(lambda v: _written_as("arxiv", v))] | None = None
     edition: str
     title: str | None = None  # None only where the title was withdrawn (`title_withdrawn`)
     title_withdrawn: Literal[True] | None = None  # the source took the title down ("NA" on OpenReview)
@@ -489,6 +504,17 @@ class PaperFacts(Curated):
 
     def awards_given(self) -> list[AwardGiven]:
         return [a if isinstance(a, AwardGiven) else AwardGiven(award=a) for a in self.awards]
+
+
+def _written_as(scheme_name: str, value: str) -> str:
+    """`value` if it is an identifier of the scheme in the scheme's own form, else a ValueError."""
+    try:
+        written = SCHEMES[scheme_name].parse(value)
+    except BadIdentifier as exc:
+        raise ValueError(str(exc)) from None
+    if written != value:
+        raise ValueError(f"value {value!r} is written {written!r} in our data (the scheme's own form)")
+    return value
 
 
 class RoleFacts(Curated):
@@ -536,12 +562,7 @@ class StatedIdentifier(Curated):
         if scheme is None or scheme.name == "wikidata" or kind not in scheme.kinds:
             fitting = [s.name for s in SCHEMES.values() if kind in s.kinds and s.name != "wikidata"]
             raise ValueError(f"scheme {self.scheme!r} does not identify a {kind}; one of {', '.join(fitting)}")
-        try:
-            written = scheme.parse(self.value)
-        except BadIdentifier as exc:
-            raise ValueError(str(exc)) from None
-        if written != self.value:
-            raise ValueError(f"value {self.value!r} is written {written!r} in our data (the scheme's own form)")
+        _written_as(scheme.name, self.value)
         return self
 
 
