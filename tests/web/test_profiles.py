@@ -598,13 +598,13 @@ def test_the_coauthor_graph_is_drawn_on_the_server_and_links_every_coauthor(clie
 
 
 def test_chinese_pages_name_everything_in_simplified_script(client: FlaskClient) -> None:
-    """Pages round two, item 4: Traditional labels (朱軍, ICLR 2021杰出論文獎) in the Simplified
+    """Pages round two, item 4: Traditional labels (朱軍) in the Simplified
     interface. Names are shown in Simplified; the source's own script stays where it is stated
     (a native name, marked as Traditional, and the statements fold)."""
     person = page(client, "/resource/person/jun-zhu", lang="zh")
     assert "<h1>朱军</h1>" in person.replace('<h1 lang="zh">', "<h1>")
     award = text_of(page(client, "/resource/award/iclr2021-outstanding-paper", lang="zh"))
-    assert "ICLR 2021杰出论文奖" in award
+    assert "ICLR 2021 杰出论文奖" in award
     listed = text_of(page(client, "/resource/organization/", lang="zh"))
     assert "亞馬遜" not in listed and "微軟" not in listed
 

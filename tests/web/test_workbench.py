@@ -453,7 +453,7 @@ TRADITIONAL_ONLY = set("論獎學爐華軍際國門傑")  # characters Simplifie
 @needs_chromium
 def test_chinese_pages_show_every_label_in_simplified_script_at_phone_width(server: str, chromium) -> None:
     """Issue #56 item 4 in a browser: a Chinese page at 400 px shows the graph's labels in
-    Simplified script (ICLR 2021杰出论文奖, 斯坦福大学, 朱军), the sources' own script only in the
+    Simplified script (ICLR 2021 杰出论文奖, 斯坦福大学, 朱军), the sources' own script only in the
     statements fold, and the co-author star names people as the page does (宋飏)."""
     page = chromium()
     page.set_viewport_size({"width": 400, "height": 800})
@@ -464,7 +464,7 @@ def test_chinese_pages_show_every_label_in_simplified_script_at_phone_width(serv
         found = set(shown[path]) & TRADITIONAL_ONLY
         assert not found, (path, sorted(found))
         assert page.evaluate("document.documentElement.scrollWidth") <= 400, path
-    assert "ICLR 2021杰出论文奖" in shown["/resource/award/iclr2021-outstanding-paper"]
+    assert "ICLR 2021 杰出论文奖" in shown["/resource/award/iclr2021-outstanding-paper"]
     assert "斯坦福大学" in shown["/resource/person/yang-song"] and "朱军" in shown["/resource/person/yang-song"]
     page.goto(server + "/resource/person/yang-song?lang=zh")
     assert "宋飏" in page.locator("svg.star").inner_html()
