@@ -26,7 +26,12 @@ def test_five_outstanding_papers_and_eleven_honorable_mentions_in_2024(real_stor
     q = """SELECT ?award (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p iclr:receivedAward ?award .
            ?award iclr:awardedAt edition:iclr2024 } GROUP BY ?award"""
     counts = {row["award"].rsplit("/", 1)[1]: row["n"] for row in select(real_store, q)}
-    assert counts == {"iclr2024-outstanding-paper": "5", "iclr2024-honorable-mention": "11"}
+    assert counts == {
+        "iclr2024-outstanding-paper": "5",
+        "iclr2024-honorable-mention": "11",
+        "iclr2024-test-of-time": "1",
+        "iclr2024-test-of-time-runner-up": "1",
+    }
 
 
 def test_eigengame_authors_in_order(real_store) -> None:
@@ -100,7 +105,8 @@ def test_score_sde_is_one_paper_stated_by_three_articles(real_store) -> None:
 
 
 def test_2021_submission_counts_differ_between_articles(real_store) -> None:
-    q = """SELECT ?n ?source WHERE { GRAPH ?g { edition:iclr2021 iclr:submissionCount ?n } ?g iclr:statedIn ?source }"""
+    q = """SELECT ?n ?source WHERE { GRAPH ?g { edition:iclr2021 iclr:submissionCount ?n }
+           ?g iclr:statedIn ?source . ?source a iclr:Article }"""
     by_source = {row["source"].rsplit("/", 1)[1]: row["n"] for row in select(real_store, q)}
     assert by_source == {
         "iclr2021-awards-overview": "2997",
@@ -196,7 +202,7 @@ def test_schema_org_and_wikidata_author_entailments(real_store) -> None:
     counts = {}
     for term in ("iclr:hasAuthor", "schema:author", "wdt:P50", "foaf:maker"):
         counts[term] = one(real_store, f"SELECT (COUNT(*) AS ?n) WHERE {{ ?p {term} ?a }}", "n")
-    assert set(counts.values()) == {"115"}, counts
+    assert len(set(counts.values())) == 1 and int(counts["iclr:hasAuthor"]) >= 115, counts
     q = "SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE { ?x a schema:ScholarlyArticle }"
     assert one(real_store, q, "n") == one(
         real_store, "SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE { ?x a iclr:Paper }", "n"
@@ -216,7 +222,8 @@ def test_wikidata_links(real_store) -> None:
         one(real_store, "SELECT ?q WHERE { organization:meta skos:exactMatch ?q }", "q")
         == "http://www.wikidata.org/entity/Q380"
     )
-    assert values(real_store, "SELECT ?q WHERE { ?p a iclr:Paper ; skos:exactMatch ?q }", "q") == []
+    q = "SELECT ?q WHERE { ?p a iclr:Paper ; skos:exactMatch ?q FILTER STRSTARTS(STR(?q), STR(wd:)) }"
+    assert values(real_store, q, "q") == []  # papers match arXiv ids a source states, no Wikidata item
 
 
 def test_every_saved_query_returns_rows(real_store, real_settings, wikidata_standin) -> None:
