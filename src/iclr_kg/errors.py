@@ -215,6 +215,10 @@ class UpdateTimeout(StoreError):
     """The update ran past its time limit; its process was stopped."""
 
 
+class WriterEnded(StoreError):
+    """The store's writer ended before answering, with the update not in the journal: nothing written."""
+
+
 class QueryTimeout(Unavailable):
     """The query ran past its time limit and was stopped."""
 

@@ -684,3 +684,54 @@ def test_a_delete_insert_where_maintained_does_what_the_full_path_does(
 
 def _never_maintained(update: str) -> list:
     raise maintained.NotMaintained("the test takes the full path")
+
+
+def test_an_update_journaled_before_the_writer_ends_is_acknowledged_once(tiny_data) -> None:
+    """#69, 6: the journal is the acknowledgement point, and the writer goes on after it. A writer
+    frozen right after journaling an update (SIGSTOP, as a slow publish would hold it) is killed at
+    the time limit: the client is told the update was accepted (it is in the journal, and is
+    published once), not "stopped after its time limit", so a retry does not apply it twice. An
+    update that never reached the journal is refused, and the journal does not hold it."""
+    import os
+    import signal
+    import threading
+
+    from iclr_kg.errors import UpdateTimeout
+    from iclr_kg.updates import Writer
+    from iclr_kg.updates.journal import Journal
+
+    settings = tiny_data()
+    build(settings)
+    web = Writer(0)
+    options = {"base": None, "kind": "update", "reasoner": "fast"}
+    journal = Journal(settings.store)
+    try:
+        web.apply(settings.store, f"INSERT DATA {{ GRAPH <urn:c> {{ {authorship(1)} }} }}", **options, timeout=120)
+        stopped_after_journal = False
+        for number in range(2, 12):  # until the stop lands between the journal and the answer
+            text = f"INSERT DATA {{ GRAPH <urn:c> {{ {authorship(number)} }} }}"
+            size, outcome = os.stat(journal.path).st_size, []
+            pid = web._pid
+            worker = threading.Thread(
+                target=lambda t=text: outcome.append(web.apply(settings.store, t, **options, timeout=2)), daemon=True
+            )
+            worker.start()
+            while worker.is_alive() and os.stat(journal.path).st_size == size:
+                pass  # a tight loop: the stop must land within the append
+            if worker.is_alive():
+                os.kill(pid, signal.SIGSTOP)
+                stopped_after_journal = True
+            worker.join(60)
+            assert outcome and outcome[0].update == text, "the journaled update was not acknowledged"
+            if stopped_after_journal:
+                break
+        assert stopped_after_journal, "the writer answered before every stop"
+        assert [e.update for e in journal.entries()].count(text) == 1
+        with pytest.raises(UpdateTimeout, match="nothing was written"):
+            web.apply(settings.store, "INSERT { ?s <urn:seen> 1 } WHERE { ?s ?p ?o }", **options, timeout=0.01)
+        assert not any("urn:seen" in e.update for e in journal.entries())
+        web.publish(settings.store, reasoner="fast", timeout=120)
+        store = open_read_only(settings.store)
+        assert len(list(store.quads_for_pattern(NamedNode(f"{RES}authorship/test-{number}"), None, None, None))) > 0
+    finally:
+        web.close()

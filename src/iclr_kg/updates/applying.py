@@ -30,6 +30,7 @@ def apply(
     reasoner: str = "fast",
     max_derived: int = 0,
     defer: bool = False,
+    request: str = "",
 ) -> Entry:
     """Run one write as described in the module docstring; returns its journal entry.
 
@@ -52,7 +53,9 @@ def apply(
             if reasoner == "fast":
                 try:
                     catch_up(store_dir, source, journal)
-                    entry = apply_maintained(store_dir, source, journal, update, base, kind, max_derived)
+                    entry = apply_maintained(
+                        store_dir, source, journal, update, base, kind, max_derived, request=request
+                    )
                     if not defer:
                         publish_pending(store_dir)
                     return logged(entry, "maintained from its change (delete and rederive)", began)
@@ -60,7 +63,9 @@ def apply(
                     how = f"not maintained from its change ({exc})"
             publish_pending(store_dir)  # what the burst had, first: the rest starts from its generation
             source = current_generation(store_dir) or source
-            entry = recomputed_write(store_dir, source, journal, update, base, kind, reasoner, max_derived)
+            entry = recomputed_write(
+                store_dir, source, journal, update, base, kind, reasoner, max_derived, request=request
+            )
             return logged(entry, f"{how}: the inferred graph and the index recomputed", began)
         finally:
             if not defer:

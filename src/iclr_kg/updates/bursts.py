@@ -90,6 +90,7 @@ def apply_maintained(
     kind: str,
     max_derived: int,
     entry: Entry | None = None,
+    request: str = "",
 ) -> Entry:
     """The fast path: `update` maintained from its change (maintained/) on the writer's working
     copy of `source`, then journaled (unless it is the journal's `entry`, caught up) and added to
@@ -110,7 +111,7 @@ def apply_maintained(
         raise
     try:
         if entry is None:
-            entry = journal.append(kind, update or "", base, after=_held_up_to(store_dir, source))
+            entry = journal.append(kind, update or "", base, after=_held_up_to(store_dir, source), request=request)
     except BaseException:
         _abandon(store_dir)
         raise

@@ -31,6 +31,7 @@ class Entry:
     kind: str  # "update" or "graph-store"
     update: str
     base: str | None = None  # the base IRI its relative IRIs resolved against
+    request: str = ""  # the id the web process chose for it: how a client's request finds its entry
 
     def line(self) -> str:
         """The entry as one journal line."""
@@ -52,6 +53,10 @@ class Journal:
 
     def entries(self) -> list[Entry]:
         return list(self._read()[0])
+
+    def find(self, request: str) -> Entry | None:
+        """The entry the web process's `request` id was journaled as, if it was."""
+        return next((e for e in reversed(self._read()[0]) if e.request == request), None)
 
     def since(self, last: int) -> list[Entry]:
         """The entries after the one numbered `last`."""
@@ -93,11 +98,11 @@ class Journal:
             self._known = (stamp, entries, intact)
         return entries, intact
 
-    def append(self, kind: str, update: str, base: str | None, after: int) -> Entry:
+    def append(self, kind: str, update: str, base: str | None, after: int, request: str = "") -> Entry:
         """Write an entry numbered after both the journal's last and `after`, durably."""
         entries, intact = self._read()
         number = max([after, *(e.id for e in entries[-1:])]) + 1
-        entry = Entry(number, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), kind, update, base)
+        entry = Entry(number, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), kind, update, base, request)
         line = entry.line().encode("utf-8")
         created = not self.path.exists()
         with open(self.path, "ab") as handle:
@@ -112,6 +117,11 @@ class Journal:
         if stamp is not None and stamp[0] == intact + len(line):
             self._known = (stamp, [*entries, entry], intact + len(line))
         return entry
+
+    def sync(self) -> None:
+        """Make what the journal holds durable (an fsync from any process flushes the file)."""
+        with open(self.path, "rb") as handle:
+            os.fsync(handle.fileno())
 
     def cut_torn(self) -> None:
         """Cut off a torn last line (never acknowledged), so that the journal's length is its entries'."""

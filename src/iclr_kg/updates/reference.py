@@ -49,6 +49,7 @@ def recomputed_write(
     kind: str,
     reasoner: str,
     max_derived: int,
+    request: str = "",
 ) -> Entry:
     """The slow path: the journal's entries `source` lacks and `update` (None: only those) run
     on a checkpoint of `source`, the inferred graph and the index recomputed, published."""
@@ -56,7 +57,9 @@ def recomputed_write(
     missing = journal.since(applied)
     target, state = _recomputed(source, missing, update, base, reasoner, max_derived)
     try:
-        entry = journal.append(kind, update, base, after=applied) if update is not None else missing[-1]
+        entry = (
+            journal.append(kind, update, base, after=applied, request=request) if update is not None else missing[-1]
+        )
         complete_generation(target, {"journal": entry.id, "journal_bytes": journal.intact, **quads_record(state)})
         publish_generation(store_dir, target)
     except BaseException:

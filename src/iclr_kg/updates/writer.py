@@ -25,13 +25,14 @@ from iclr_kg.errors import (
     IclrKgError,
     StoreError,
     UpdateTimeout,
+    WriterEnded,
     engine_errors,
 )
 from iclr_kg.processes import exit_out_of_memory, limit_address_space, start_without_main
 from iclr_kg.query.querytext import says, top_level_words
 from iclr_kg.updates.applying import apply, publish
 from iclr_kg.updates.bursts import PENDING, PUBLISH_IDLE, publish_due, publish_due_bursts
-from iclr_kg.updates.journal import Entry
+from iclr_kg.updates.journal import Entry, journal_of
 
 
 class Writer:
@@ -72,9 +73,24 @@ class Writer:
         max_derived: int = 0,
     ) -> Entry:
         """Run `update` in the writer: journaled when this returns, published soon after (every
-        reader of the server asks for that first: `publish`)."""
-        answer = self._ask(store_dir, ("update", str(store_dir), update, base, kind, reasoner, max_derived), timeout)
-        return Entry(**answer)
+        reader of the server asks for that first: `publish`).
+
+        The journal is the acknowledgement point, and the writer goes on after it (publishing,
+        saving the reasoning state). So where the writer ends before answering (this request's
+        time limit, another web process's, its memory), the journal says what happened: the
+        update carries an id chosen here, and if its entry is there the update was accepted,
+        whatever ended the writer after; if not, nothing was written and the error says so."""
+        request = secrets.token_hex(8)
+        asked = ("update", str(store_dir), update, base, kind, reasoner, max_derived, request)
+        try:
+            return Entry(**self._ask(store_dir, asked, timeout))
+        except (UpdateTimeout, WriterEnded):
+            journal = journal_of(store_dir)
+            journaled = journal.find(request)
+            if journaled is None:
+                raise
+            journal.sync()  # the writer may have ended inside the append's fsync
+            return journaled
 
     def publish(self, store_dir: Path, *, reasoner: str, timeout: float) -> None:
         """Have the writer publish every acknowledged update now; returns once it has. Past
@@ -92,11 +108,16 @@ class Writer:
                         self._drop()
                         raise StoreError(f"the store's writer did not publish the last updates within {timeout:g} s")
                     self._kill()
-                    raise UpdateTimeout(f"the update was stopped after its time limit of {timeout:g} s")
+                    raise UpdateTimeout(
+                        f"the update was stopped after its time limit of {timeout:g} s; nothing was written"
+                    )
                 answer = conn.recv()
             except (EOFError, OSError):
                 self._drop()
-                raise StoreError("the update's process died: out of memory (ICLR_KG_QUERY_MEMORY)?") from None
+                raise WriterEnded(
+                    "the store's writer ended before it answered (a time limit or its memory limit, "
+                    "ICLR_KG_QUERY_MEMORY): nothing was written; send the update again"
+                ) from None
         if isinstance(answer, Failure):
             raise answer.exception()
         return answer
@@ -112,7 +133,9 @@ class Writer:
                 if conn.poll(max(0.0, deadline - time.monotonic())) and conn.recv() == TAKEN:
                     return conn
                 self._kill()
-                raise UpdateTimeout("the update was stopped after its time limit: the writer did not take it")
+                raise UpdateTimeout(
+                    "the update was stopped after its time limit before the writer took it; nothing was written"
+                )
             except (EOFError, OSError):
                 self._drop()
                 if attempt == 2:
@@ -150,11 +173,16 @@ class Writer:
         self._started = [p for p in self._started if p.is_alive()] + [process]
 
     def _kill(self) -> None:
+        """Kill the writer, and return once it has ended (it writes nothing more: the journal
+        then says whether the update it had was accepted)."""
         with contextlib.suppress(OSError):
             os.kill(self._pid, signal.SIGKILL)
         for process in self._started:
             if process.pid == self._pid:  # ours to reap (another web process's writer is its own)
                 process.join(timeout=10)
+        deadline = time.monotonic() + 10
+        while _running(self._pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
         self._drop()
 
     def _drop(self) -> None:
@@ -181,6 +209,15 @@ class Writer:
 
 
 WRITER_START_SECONDS = 60.0
+
+
+def _running(pid: int) -> bool:
+    """Whether process `pid` still runs (a zombie, dead but not yet reaped by its parent, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
 
 
 TAKEN = "taken"  # the writer's first answer to a request: it has it
@@ -301,13 +338,20 @@ def _answer(request: tuple[Any, ...]) -> Any:  # pragma: no cover - child proces
             for store_dir in [Path(request[1])] if request[1] else list(PENDING):
                 publish(store_dir, reasoner=request[2])
             return None
-        _, store_dir, update, base, kind, reasoner, max_derived = request
+        _, store_dir, update, base, kind, reasoner, max_derived, request_id = request
         # an operation of it is LOAD; `says` first (a C search: the tokenizer's Python loop took
         # 94 ms over a 1 MB INSERT DATA, on every update, for what matters only when one fails)
         loads = says(update, "LOAD") and any(word == "LOAD" for _, word in top_level_words(update))
         with engine_errors("the update", fetching="what it loads" if loads else None):
             entry = apply(
-                Path(store_dir), update, base=base, kind=kind, reasoner=reasoner, max_derived=max_derived, defer=True
+                Path(store_dir),
+                update,
+                base=base,
+                kind=kind,
+                reasoner=reasoner,
+                max_derived=max_derived,
+                defer=True,
+                request=request_id,
             )
     except MemoryError:
         exit_out_of_memory()
