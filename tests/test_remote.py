@@ -362,6 +362,12 @@ def test_substitutions_are_written_into_the_where_group() -> None:
         "PREFIX xsd: <urn:x#>",
         "PREFIX iclr: <urn:mine#> SELECT * { ?s a iclr:X }",
     ]
+    # a declaration or BASE in a comment declares nothing: ours are written in (#68, 3)
+    commented = "# no PREFIX iclr: <urn:mine#>, no BASE <http://c/>\nSELECT * { ?s a iclr:X }"
+    assert with_prologue(commented, {"iclr": "urn:ours#"}, "http://b/").splitlines()[:2] == [
+        "BASE <http://b/>",
+        "PREFIX iclr: <urn:ours#>",
+    ]
 
 
 def test_a_publish_whose_switch_answer_was_lost_completes_when_run_again(

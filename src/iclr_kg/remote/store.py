@@ -16,7 +16,6 @@ with FROM. The engine's choice then never shows.
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Iterator
@@ -29,8 +28,7 @@ from iclr_kg import vocab
 from iclr_kg.config import Settings
 from iclr_kg.errors import EngineError, QueryError
 from iclr_kg.graph import ReadableGraph
-from iclr_kg.query.federation import declared_prefixes
-from iclr_kg.query.querytext import top_level_words, with_values
+from iclr_kg.query.querytext import declarations, top_level_words, with_values
 from iclr_kg.remote import SCHEME
 from iclr_kg.remote.client import SparqlClient
 from iclr_kg.remote.names import Names, published_name
@@ -109,9 +107,12 @@ def query_kind(text: str) -> str:
 
 def with_prologue(text: str, prefixes: dict[str, str] | None, base: str | None) -> str:
     """The query with our prefixes (those it does not declare itself) and base IRI written in:
-    what pyoxigraph's `prefixes=` and `base_iri=` do, for an engine that has neither."""
-    declared = declared_prefixes(text)
-    lines = [f"BASE <{base}>"] if base and not re.search(r"\bBASE\s*<", text, re.IGNORECASE) else []
+    what pyoxigraph's `prefixes=` and `base_iri=` do, for an engine that has neither. What the
+    text declares is read as the parser reads it (`querytext.declarations`): a declaration in a
+    comment declares nothing."""
+    declared = declarations(text)
+    has_base = any(word == "BASE" for _, word in top_level_words(text))
+    lines = [f"BASE <{base}>"] if base and not has_base else []
     lines += [f"PREFIX {name}: <{iri}>" for name, iri in (prefixes or {}).items() if name not in declared]
     return "\n".join([*lines, text])
 
