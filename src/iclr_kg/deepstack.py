@@ -2,16 +2,16 @@
 
 Oxigraph parses, plans and evaluates a query or an update by recursion over its tree; a thread
 whose stack runs out dies with the whole process (SIGSEGV). On the 8 MiB a thread gets by
-default, 855 property-path steps, 2,148 nested groups or 6,736 terms of `1-1-…` were enough
-(pyoxigraph 0.5.13). querytext.py bounds the brackets and operators of a text; what it does not
-count (BIND, FILTER, UNION, MINUS... one after another) costs at least 8 characters a level.
+default, a few thousand operators, nested groups or BINDs were enough (the figures:
+docs/performance.md#deep-stacks). querytext.py bounds the brackets and operators of a text;
+what it does not count (BIND, FILTER, UNION... one after another) costs several characters a
+level, and the text's length is bounded too.
 
 So every thread that hands text to Oxigraph is started here, with `STACK` bytes: 32 times the
-default, which holds the bounded chains with room to spare (5,000 operators where 27,000 path
-steps fit) and more levels of any other kind than the longest text accepted (256 KiB) can
-write. The stack is address space, not memory: pages are touched only as deep as a query goes;
-a process capped in address space (a query worker, the writer) gives it a quarter of its cap
-(`stack_within`).
+default, which holds the bounded chains with room to spare and more levels of any other kind
+than the longest text accepted can write. The stack is address space, not memory: pages are
+touched only as deep as a query goes; a process capped in address space (a query worker, the
+writer) gives it a quarter of its cap (`stack_within`).
 """
 
 from __future__ import annotations

@@ -182,8 +182,18 @@ def operators(text: str) -> int:
     return count + _operators_between(text[end:], after_string=group == "string")
 
 
+_OPERATOR_BYTES = OPERATOR_CHARACTERS.encode()
+
+
+def _operator_characters(text: str) -> int:
+    """How many operator characters `text` holds anywhere: one pass in C over its UTF-8 bytes (an
+    ASCII byte there is always that character; docs/performance.md#deep-stacks)."""
+    encoded = text.encode("utf-8", "surrogatepass")
+    return len(encoded) - len(encoded.translate(None, _OPERATOR_BYTES))
+
+
 def _operators_between(between: str, after_string: bool) -> int:
-    count = sum(map(between.count, OPERATOR_CHARACTERS)) if between else 0
+    count = _operator_characters(between) if between else 0
     return count - 2 if after_string and between.startswith("^^") else count
 
 
@@ -191,7 +201,7 @@ def check_operators(text: str) -> None:
     """Refuse text with more than MAX_OPERATORS operators before the parser builds a tree as deep
     as their chain. Text with fewer operator characters anywhere cannot have more, and counting
     those is a C loop: the scan runs only above it."""
-    if sum(map(text.count, OPERATOR_CHARACTERS)) <= MAX_OPERATORS:
+    if _operator_characters(text) <= MAX_OPERATORS:
         return
     found = operators(text)
     if found > MAX_OPERATORS:
