@@ -59,7 +59,7 @@ BROKEN = [
         "at least one author",
     ),
     ("person with two names", "person:ben-poole iclr:name 'B. Poole' .", None, "exactly one canonical name"),
-    ("edition year not a gYear", "edition:iclr2021 iclr:year 2021 .", None, "xsd:gYear"),
+    ("edition year not an integer", 'edition:iclr2021 iclr:year "2021"^^xsd:gYear .', None, "xsd:integer"),
     (
         "acceptance rate as a percentage",
         "edition:iclr2021 iclr:acceptanceRate 29.0 .",

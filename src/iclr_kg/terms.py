@@ -28,6 +28,7 @@ _TYPE = vocab.RDF + "type"
 _SUBCLASS = vocab.RDFS + "subClassOf"
 _SUBPROPERTY = vocab.RDFS + "subPropertyOf"
 _WDT = vocab.PREFIXES["wdt"]
+_XSD = vocab.PREFIXES["xsd"]
 _DOMAIN, _RANGE = vocab.RDFS + "domain", vocab.RDFS + "range"
 _DISJOINT_WITH, _MEMBERS = vocab.OWL + "disjointWith", vocab.OWL + "members"
 _FIRST, _REST = vocab.RDF + "first", vocab.RDF + "rest"
@@ -46,6 +47,7 @@ class Terms:
     domains: dict[str, set[str]] = field(default_factory=dict)  # property -> the classes it is stated of
     ranges: dict[str, set[str]] = field(default_factory=dict)  # object property -> the classes of its values
     disjoint: frozenset[frozenset[str]] = frozenset()  # pairs of classes no entity is both of
+    datatypes: dict[str, str] = field(default_factory=dict)  # datatype property -> its range's XSD local name
 
     def above(self, cls: str) -> set[str]:
         """`cls` and every class over it, however high."""
@@ -123,6 +125,7 @@ def _read(path: Path, _mtime: int) -> Terms:
     domains: dict[str, set[str]] = defaultdict(set)
     ranges: dict[str, set[str]] = defaultdict(set)
     disjoint: set[frozenset[str]] = set()
+    datatypes: dict[str, str] = {}
     nodes: dict[str, dict[str, object]] = defaultdict(dict)  # a blank node's values (lists, AllDisjointClasses)
     with path.open("rb") as f:
         for triple in parse(f, RdfFormat.TURTLE):
@@ -138,6 +141,8 @@ def _read(path: Path, _mtime: int) -> Terms:
                 labels[local][(value.language or "en").split("-")[0]] = value.value
             elif predicate == _NOTATION and isinstance(value, Literal):
                 notations[local] = value.value
+            elif predicate == _RANGE and isinstance(value, NamedNode) and value.value.startswith(_XSD):
+                datatypes[local] = value.value[len(_XSD) :]
             elif predicate == _SUBPROPERTY and isinstance(value, NamedNode) and value.value.startswith(_WDT):
                 wikidata[local] = value.value[len(_WDT) :]
             elif isinstance(value, NamedNode) and value.value.startswith(vocab.ONTOLOGY_NS):
@@ -156,7 +161,7 @@ def _read(path: Path, _mtime: int) -> Terms:
         disjoint |= {frozenset((a, b)) for a in members for b in members if a != b}
     return Terms(
         dict(labels), notations, dict(types), dict(parents), frozenset(names), wikidata,
-        dict(domains), dict(ranges), frozenset(disjoint),
+        dict(domains), dict(ranges), frozenset(disjoint), datatypes,
     )  # fmt: skip
 
 

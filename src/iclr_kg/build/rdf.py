@@ -142,7 +142,11 @@ class _Emitter:
 
 NOTE: Fields = {"note": (iclr("note"), "en")}
 PERSON: Fields = {"name": (iclr("name"), "text"), "aliases": (iclr("alias"), "text")}
-EDITION: Fields = {"name": (iclr("name"), "text"), "year": (iclr("year"), "gYear")}
+# A year twice: iclr:year an xsd:integer, which compares with numbers (FILTER (?year >= 2020)),
+# and iclr:calendarYear the same year as an xsd:gYear, for vocabularies that type years so
+# (docs/years.md)
+EDITION: Fields = {"name": (iclr("name"), "text"), "year": (iclr("year"), "integer")}
+EDITION_CALENDAR: Fields = {"year": (iclr("calendarYear"), "gYear")}
 SOURCE_INFO: Fields = {
     "title": (NamedNode(DCTERMS + "title"), "text"),
     "language": (NamedNode(SCHEMA + "inLanguage"), "text"),
@@ -163,7 +167,7 @@ SOURCE_INFO: Fields = {
 }
 SOURCE_CLASSES = {"article": "Article", "import": "DataImport", "web": "WebSource"}
 CONFERENCE_FACTS: Fields = {
-    "founded": (iclr("foundedIn"), "gYear"),
+    "founded": (iclr("foundedIn"), "integer"),
     "open_review": (iclr("usesOpenReview"), "boolean"),
     **NOTE,
 }
@@ -254,6 +258,7 @@ def entity_quads(dataset: Dataset, nodes: Nodes | None = None) -> list[TermQuad]
         node = entities("edition", edition.key)
         out.add(node, RDF_TYPE, iclr("ConferenceEdition"))
         out.fields(node, edition, EDITION)
+        out.fields(node, edition, EDITION_CALENDAR)
         out.add(node, iclr("editionOf"), entities("conference", edition.conference))
     for award in dataset.awards:
         node = entities("award", award.key)

@@ -62,7 +62,7 @@ def check(
         if found is not None:
             problems.append(found)
     if ontology is not None and not any(p.severity == "error" for p in problems):
-        problems += never_met(text, ontology)
+        problems += never_met(text, ontology) + mistyped(text, ontology)
     return sorted(problems, key=lambda p: (p.line, p.column))
 
 
@@ -107,6 +107,88 @@ def never_met(text: str, ontology: Terms) -> list[Problem]:
             )
             problems.append(_at_term(text, prop, message))
     return problems
+
+
+# Values SPARQL compares with each other: numbers of any XSD numeric type together, else only the
+# same type (a gYear with a gYear, a date with a date); "2021" (a string) equals no number or year
+NUMERIC = frozenset(
+    ("integer", "decimal", "double", "float", "int", "long", "short", "nonNegativeInteger", "positiveInteger")
+)
+_LITERAL = r"""(?:"[^"\n]*"|'[^'\n]*')(?:\^\^xsd:\w+|@[\w-]+)?|xsd:\w+\(\s*(?:"[^"\n]*"|'[^'\n]*'|[\w.+-]+)\s*\)|[+-]?\d+(?:\.\d+)?|true|false"""
+_COMPARED = re.compile(rf"\?(\w+)\s*(?:=|!=|<=|>=|<|>)\s*({_LITERAL})|({_LITERAL})\s*(?:=|!=|<=|>=|<|>)\s*\?(\w+)")
+_BOUND = re.compile(rf"iclr:(\w+)\s+(?:\?(\w+)|({_LITERAL}))")
+
+
+def mistyped(text: str, ontology: Terms) -> list[Problem]:
+    """Warnings where a query compares a value of one of our datatype properties (a year, a date,
+    a count) with a literal of another type, in a FILTER or as a pattern's object:
+    `?y >= "2020"` or `iclr:year "2021"^^xsd:gYear` where iclr:year is an xsd:integer. SPARQL
+    finds such values never equal and never ordered, so the filter or pattern keeps no row."""
+    plain = _without_comments(text)
+    typed: dict[str, tuple[str, str]] = {}  # variable -> (datatype, property)
+    problems = []
+    for found in _BOUND.finditer(plain):
+        prop, variable, literal = found.groups()
+        datatype = ontology.datatypes.get(prop)
+        if datatype is None:
+            continue
+        if variable:
+            typed.setdefault(variable, (datatype, prop))
+        elif literal and _clash(datatype, literal):
+            problems.append(_mistyped(text, found.start(3), literal, f"iclr:{prop}", datatype, prop))
+    for found in _COMPARED.finditer(plain):
+        variable, literal, at = (found.group(1), found.group(2), found.start(2))
+        if variable is None:
+            variable, literal, at = found.group(4), found.group(3), found.start(3)
+        if variable in typed and _clash(typed[variable][0], literal):
+            datatype, prop = typed[variable]
+            problems.append(_mistyped(text, at, literal, f"?{variable}", datatype, prop))
+    return problems
+
+
+def _without_comments(text: str) -> str:
+    """`text` with its comments blanked (same length: positions still hold)."""
+    out = list(text)
+    for token in tokens(text):
+        if token.lastgroup == "comment":
+            out[token.start() : token.end()] = " " * (token.end() - token.start())
+    return "".join(out)
+
+
+def _literal_type(literal: str) -> str:
+    """The XSD type of a literal as written: "2021" a string, 2021 an integer, "x"^^xsd:T or xsd:T("x") T."""
+    cast = re.match(r"xsd:(\w+)\(", literal)
+    if cast:
+        return cast.group(1)
+    if "^^xsd:" in literal:
+        return literal.rsplit("^^xsd:", 1)[1]
+    if literal[0] in "\"'":
+        return "langString" if "@" in literal.rsplit(literal[0], 1)[1] else "string"
+    if literal in ("true", "false"):
+        return "boolean"
+    return "decimal" if "." in literal else "integer"
+
+
+def _clash(datatype: str, literal: str) -> bool:
+    written = _literal_type(literal)
+    if datatype in NUMERIC or written in NUMERIC:
+        return not (datatype in NUMERIC and written in NUMERIC)
+    return written != datatype and not {written, datatype} <= {"string", "langString"}
+
+
+EXAMPLES = {"integer": "2021", "date": '"2021-05-03"^^xsd:date', "gYear": '"2021"^^xsd:gYear',
+            "gYearMonth": '"2021-01"^^xsd:gYearMonth', "dateTime": '"2021-05-03T00:00:00Z"^^xsd:dateTime'}  # fmt: skip
+
+
+def _mistyped(text: str, offset: int, literal: str, what: str, datatype: str, prop: str) -> Problem:
+    line, column = _position(text, offset)
+    example = EXAMPLES.get(datatype, f"a value of type xsd:{datatype}")
+    message = (
+        f"{what} is an xsd:{datatype} (the range of iclr:{prop}) and {literal} is an xsd:{_literal_type(literal)}: "
+        f"SPARQL finds values of different types never equal and never ordered, so this keeps no row; "
+        f"write it as an xsd:{datatype}, for example {example}"
+    )
+    return Problem(line, column, len(literal), message, "warning")
 
 
 def _way_round(ontology: Terms, cls: str, domain: str, prop: str) -> str:
