@@ -839,13 +839,18 @@ def test_every_year_imports_into_one_folder_and_builds(tmp_path: Path) -> None:
     store = open_read_only(settings.store)
     saved = load_saved(resource_dir("queries"))
     by_year = {row[0]: row[1:] for row in ask(store, saved["decisions-by-year"].text)}
-    # year: submissions, accepted, rejected, workshop, withdrawn, desk-rejected, rate, article figures
-    assert by_year["2014"][:2] == ("3", "0") and by_year["2014"][6] is None  # no decisions in 2014: no rate
-    assert by_year["2019"][:2] == ("4", "2") and by_year["2019"][4] == "1"  # the submission titled NA counts
-    assert by_year["2021"][:2] == ("3", "2") and by_year["2021"][6] == "0.667"
-    assert sorted(by_year["2021"][7].split(" / ")) == ["2997", "3013"]  # two articles disagree: both shown
-    assert by_year["2021"][8] == "860"  # as the articles state it, beside the imported count
-    assert by_year["2026"][:2] == ("2", "0") and by_year["2026"][6] is None
+    # year: submissions, accepted, rejected, workshop, withdrawn, desk-rejected, rate, sources' figures;
+    # counted from every source: the imported papers and those the curated sources name (2 in 2014 and 2019)
+    assert by_year["2014"][:2] == ("5", "0") and by_year["2014"][6] is None  # no decisions in 2014: no rate
+    assert by_year["2019"][:2] == ("6", "2") and by_year["2019"][4] == "1"  # the submission titled NA counts
+    assert by_year["2021"][6] is None  # 3 imported of the 2,997 submissions sources count: no rate of the edition
+    assert sorted(by_year["2021"][7].split(" / ")) == [
+        "2997",
+        "3",
+        "3013",
+    ]  # sources disagree (the stand-in import lists 3): all shown
+    assert sorted(by_year["2021"][8].split(" / ")) == ["2", "860"]  # as the sources state it, beside the count
+    assert by_year["2026"][1] == "0" and by_year["2026"][6] is None
     [top, *_] = ask(store, saved["authors-most-accepted"].text)
     assert top[1:3] == ("Jane Roe", "20")  # 2 accepted papers a year, in the 10 years with decisions
     organizations = ask(store, saved["organizations-accepted-by-year"].text)

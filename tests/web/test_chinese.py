@@ -109,7 +109,7 @@ def test_result_pages_speak_chinese_around_the_data(client) -> None:
     "path, english, chinese",
     [
         ("/queries", ["Each runs at", "Open in the query page", "Parameters:"], ["内容协商", "在查询页面打开", "参数"]),
-        ("/queries/decisions-by-year", ["No rows", "Rows come with"], ["OpenReview 导入"]),
+        ("/queries/top-rated-papers", ["No rows", "Rows come with"], ["OpenReview 导入"]),
         (
             "/resource/person/yang-song",
             ["<span>PhD student</span>", "<span>undergraduate</span>"],

@@ -1,10 +1,13 @@
 """Small charts drawn on the server as SVG, so that a profile needs no chart library: a person
 among their closest co-authors (a star: the person in the middle, each co-author on a circle
-around, each line as thick as their papers together). The workbench draws the large ones."""
+around, each line as thick as their papers together), and figures over the years (a trend:
+stated and counted series side by side). The workbench draws the large ones."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
@@ -48,3 +51,97 @@ def _node(cell: Cell, x: float, y: float, lx: float, ly: float, anchor: str, cen
     if cell.href and not centre:
         body = f'<a href="{escape(cell.href)}">{body}</a>'
     return f"<g>{body}</g>"
+
+
+# A trend: figures per year as lines of points, a vertical stroke where sources differ (from the
+# lowest to the highest figure), stated series solid and counted ones dashed; the legend is HTML
+# beside the drawing, so that it wraps on a narrow screen.
+TREND_WIDTH, TREND_HEIGHT = 640, 280
+LEFT, RIGHT, TOP, BOTTOM = 64, 16, 14, 30
+COLOURS = ("#4a78a8", "#c8553d", "#3a9a5b", "#8e6bb8")
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line of a trend: its words (translated when drawn), a colour's place in COLOURS, whether
+    it is counted in the graph (dashed) rather than stated by sources, and its points, a year's
+    (lowest, highest)."""
+
+    label: str
+    colour: int
+    counted: bool
+    points: dict[int, tuple[float, float]]
+
+
+def trend(years: list[int], series: list[Series], words: Callable[[str], str], percent: bool = False) -> Markup:
+    """`series` over `years` (each year a column, empty where no series has it), the y axis from 0."""
+    drawn = [s for s in series if s.points]
+    top = _nice(max((high for s in drawn for _, high in s.points.values()), default=1.0))
+    width, height = TREND_WIDTH - LEFT - RIGHT, TREND_HEIGHT - TOP - BOTTOM
+    step = width / max(1, len(years) - 1)
+
+    def x(year: int) -> float:
+        return LEFT + step * years.index(year) if len(years) > 1 else LEFT + width / 2
+
+    def y(v: float) -> float:
+        return TOP + height * (1 - v / top)
+
+    def shown(v: float) -> str:
+        return f"{v * 100:.1f}%".replace(".0%", "%") if percent else f"{v:,.0f}"
+
+    grid = []
+    for i in range(5):
+        v = top * i / 4
+        grid.append(
+            f'<line class="grid" x1="{LEFT}" x2="{LEFT + width}" y1="{y(v):.1f}" y2="{y(v):.1f}"/>'
+            f'<text class="tick" x="{LEFT - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{shown(v)}</text>'
+        )
+    every = 1 if len(years) <= 8 else 2  # a label every other year when they would crowd
+    for i, year in enumerate(years):
+        if (len(years) - 1 - i) % every == 0:  # the latest year always labelled
+            grid.append(
+                f'<text class="tick" x="{x(year):.1f}" y="{TREND_HEIGHT - 8}" text-anchor="middle">{year}</text>'
+            )
+    lines = []
+    for s in drawn:
+        colour = COLOURS[s.colour % len(COLOURS)]
+        dash = ' stroke-dasharray="6 4"' if s.counted else ""
+        path = " ".join(f"{x(yr):.1f},{y((lo + hi) / 2):.1f}" for yr, (lo, hi) in sorted(s.points.items()))
+        marks = []
+        for yr, (lo, hi) in sorted(s.points.items()):
+            said = shown(lo) if lo == hi else f"{shown(lo)} – {shown(hi)}"
+            tip = f"<title>{escape(words(s.label))}, {yr}: {said}</title>"
+            if hi > lo:
+                marks.append(
+                    f'<line class="range" x1="{x(yr):.1f}" x2="{x(yr):.1f}" y1="{y(lo):.1f}" y2="{y(hi):.1f}" stroke="{colour}">{tip}</line>'
+                )
+            shape = "rect" if s.counted else "circle"
+            at = (
+                f'x="{x(yr) - 4:.1f}" y="{y((lo + hi) / 2) - 4:.1f}" width="8" height="8"'
+                if s.counted
+                else f'cx="{x(yr):.1f}" cy="{y((lo + hi) / 2):.1f}" r="4"'
+            )
+            marks.append(f'<{shape} {at} fill="{colour}">{tip}</{shape}>')
+        lines.append(
+            f'<g><polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>{"".join(marks)}</g>'
+        )
+    legend = "".join(
+        f'<li><span class="swatch{" counted" if s.counted else ""}" style="border-color: {COLOURS[s.colour % len(COLOURS)]}">'
+        f"</span>{escape(words(s.label))}</li>"
+        for s in series
+    )
+    return Markup(
+        f'<figure class="trend"><svg class="trend" viewBox="0 0 {TREND_WIDTH} {TREND_HEIGHT}" role="img">'
+        f'{"".join(grid)}{"".join(lines)}</svg><ul class="legend">{legend}</ul></figure>'
+    )
+
+
+def _nice(highest: float) -> float:
+    """A round top for an axis at or above `highest` (0.32 -> 0.4, 11,672 -> 12,000)."""
+    if highest <= 0:
+        return 1.0
+    magnitude = 10 ** math.floor(math.log10(highest))
+    for factor in (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10):
+        if factor * magnitude >= highest:
+            return factor * magnitude
+    return 10 * magnitude

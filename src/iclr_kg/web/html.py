@@ -157,6 +157,19 @@ class OntologyLabel:
 
 
 @dataclass(frozen=True)
+class Worded:
+    """The page's own words with {fields} filled in after translation: "the graph holds {held}
+    of {total} submissions"."""
+
+    words: str
+    figures: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def text(self) -> str:
+        return self.words.format(**dict(self.figures))
+
+
+@dataclass(frozen=True)
 class Remarked:
     """A value with a remark beside it, in the page's own words: "2,997 – 3,013 (sources
     differ)", a co-author's name and "12" papers together."""
@@ -210,6 +223,8 @@ class Labeler:
         if isinstance(term, OntologyLabel):
             remark = f" {translate(term.remark, self.lang)}" if term.remark else ""
             return Cell(self.terms.label(term.local, self.lang) + remark)
+        if isinstance(term, Worded):
+            return Cell(translate(term.words, self.lang).format(**dict(term.figures)))
         if isinstance(term, Remarked):
             shown = Cell(term.term) if isinstance(term.term, str) else self.cell(term.term)
             return dataclasses.replace(shown, note=translate(term.remark, self.lang))

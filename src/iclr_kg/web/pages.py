@@ -6,7 +6,7 @@ import functools
 import os
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from flask import Blueprint, Response, jsonify, redirect, render_template, request, send_file, url_for
 from flask.typing import ResponseReturnValue
@@ -24,9 +24,12 @@ from iclr_kg.store import generation_record
 from iclr_kg.topics import untranslated
 from iclr_kg.web.answers import answers_to_keep, kept_rows, run_saved
 from iclr_kg.web.cache import ResultCache
+from iclr_kg.web.charts import trend
 from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, rows_table
 from iclr_kg.web.http import wants_html
 from iclr_kg.web.i18n import language, translate
+from iclr_kg.web.kinds.panels import Panel
+from iclr_kg.web.kinds.trends import EditionFigures, edition_figures, query_link, rate_chart
 from iclr_kg.web.querying import generation_counts, rows_outside_request, start_query, stats_counts
 from iclr_kg.web.state import state
 from iclr_kg.web.workbench import ontology_local_names
@@ -134,7 +137,17 @@ def home() -> ResponseReturnValue:
     if index is None:
         raise StoreError("no store yet: run `iclr-kg build` first")
     listed = state().per_generation("front page", lambda: _front_page_lists(index))
-    return render_template("home.html", **listed)
+    figures = cast(list[EditionFigures], listed["editions_figures"])
+    return render_template("home.html", rates=_front_page_rates(figures), **listed)
+
+
+def _front_page_rates(rows: list[EditionFigures]) -> Panel:
+    """ICLR's acceptance rate over the years, stated and counted, drawn in the page's language."""
+    panel = rate_chart(rows, query_link("line x=year y=rateHigh"))
+    lang = language()
+    panel.svg = trend(panel.years, panel.series, lambda words: translate(words, lang), panel.percent)
+    panel.note = translate(panel.note, lang).format(**panel.figures)
+    return panel
 
 
 # ICLR's own editions and the awards given at them: what the front page's panels list (the graph
@@ -176,6 +189,7 @@ def _front_page_lists(index: Index) -> dict[str, object]:
         "organizations": organizations,
         "counts": counts,
         "uncredited_award_papers": int(uncredited.value),
+        "editions_figures": edition_figures(state().store(), vocab.entity("conference", "iclr")),
     }
 
 

@@ -17,7 +17,6 @@ from iclr_kg.web.kinds.panels import (
     NO_PAGES,
     Panel,
     as_percent,
-    as_query,
     awarded_panel,
     heading_of,
     per_graph,
@@ -25,6 +24,7 @@ from iclr_kg.web.kinds.panels import (
     source_of,
     values_of,
 )
+from iclr_kg.web.kinds.trends import coverage, edition_figures, query_link, rate_chart
 
 EDITION_FIGURES = (
     "submissionCount",
@@ -90,33 +90,18 @@ def edition(
     top = Panel("Top-rated papers (public reviews)", kind="table", columns=["paper", "average rating", "reviews"])
     if index is not None:  # averaged with the generation (the index's rating table)
         top.table = [[NamedNode(paper), f"{average:.2f}", n] for paper, average, n in index.top_rated(iri.value, 10)]
-    rates = Panel("Acceptance rate over the years", kind="bars")
-    rates.bars = [
-        (
-            row["year"].value[:4],
-            float(row["percent"].value),
-            f"/resource/edition/{row['edition'].value.rsplit('/', 1)[-1]}",
-            f"{float(row['percent'].value):g}%",
-        )
-        for row in select_rows(store, RATE_OVER_YEARS, iri)
-    ]
-    rates.links = [("This as a query", as_query(RATE_OVER_YEARS, iri, "line x=year y=percent"))]
+    conference = next(iter(values_of(store, iri, "editionOf")), None)
+    rates = (
+        rate_chart(edition_figures(store, conference), query_link("line x=year y=rateHigh"))
+        if conference
+        else Panel("")
+    )
     glance = _at_a_glance(store, iri, stated, decisions.bars)
     key = iri.value.rsplit("/", 1)[-1]
     decisions.bars = [  # each count links to the list of those papers
         (d, n, f"/resource/paper/?edition={key}&decision={d.value.rsplit('#', 1)[-1]}") for d, n in decisions.bars
     ]
     return heading, [glance, about, figures, decisions, rates, awards, top]
-
-
-# Each edition of the conference: the rate stated, or accepted over submitted (the mean where
-# sources differ), in percent
-RATE_OVER_YEARS = """
-SELECT ?year ?edition (ROUND(AVG(?rate) * 1000) / 10 AS ?percent) WHERE { ?e iclr:editionOf ?conference .
-  ?edition iclr:editionOf ?conference ; iclr:year ?year .
-  { ?edition iclr:acceptanceRate ?rate } UNION
-  { ?edition iclr:acceptedCount ?accepted ; iclr:submissionCount ?submitted FILTER (?submitted > 0) BIND (?accepted / ?submitted AS ?rate) }
-} GROUP BY ?year ?edition ORDER BY ?year"""
 
 
 EDITION_NEIGHBOURS = """
@@ -152,9 +137,9 @@ def _at_a_glance(
     store: ReadableGraph, iri: NamedNode, stated: dict[str, dict[str, list[Any]]], decided: list[tuple[Any, int]]
 ) -> Panel:
     """The headline figures of an edition twice, each column labelled: as its sources state them
-    (a range where they differ, a rate as stated) and as the graph counts its own papers
-    (submissions, decisions, tiers, and, where every paper it holds has a decision, the rate
-    they make, with its fraction)."""
+    (a range where they differ, a rate as stated) and as the graph counts its own papers: what it
+    holds against what the edition had, and its counts (the rate only where every paper it holds
+    has a decision), each said to be of the papers held unless the graph holds the edition whole."""
     glance = Panel("At a glance", kind="table", columns=["figure", "stated by sources", "counted in the graph"])
 
     def values(local: str) -> list[float]:
@@ -169,9 +154,18 @@ def _at_a_glance(
 
     submitted = _count(store, EDITION_SUBMISSIONS, iri)
     accepted = sum(n for d, n in decided if str(d.value).endswith("#Accepted"))
-    every_decided = bool(submitted) and sum(n for _, n in decided) == submitted  # else a rate of a sample
     tiers = {int(row["tier"].value): int(row["n"].value) for row in select_rows(store, EDITION_TIERS, iri)}
     said_submitted, said_accepted = values("submissionCount"), values("acceptedCount")
+    # the graph's counts are the edition's only where it holds every submission a source counts,
+    # each with its decision; otherwise they are of the papers it holds, and say so
+    every_decided = bool(submitted) and sum(n for _, n in decided) == submitted  # else no rate at all
+    whole = every_decided and bool(said_submitted) and submitted >= said_submitted[0]
+    held = "" if whole else "among the papers held, not the edition's"
+
+    def counted(n: int, text: str = "") -> Cell | Remarked:
+        shown = text or (f"{n:,}" if n else "")
+        return Remarked(shown, held) if shown and held else Cell(shown)
+
     said_rate = Cell(" – ".join(dict.fromkeys(as_percent(r) for r in values("acceptanceRate"))))
     fractions = [  # the fraction behind a rounded rate, from a source that states both: say which
         rate(float(accepted_[0].value), float(submitted_[0].value))
@@ -181,19 +175,16 @@ def _at_a_glance(
     if fractions:
         fraction = " · ".join(dict.fromkeys(fractions))
         said_rate = Cell(said_rate.text, note=fraction) if said_rate.text else Cell(fraction)
+    total = (said_submitted[0], said_submitted[-1]) if said_submitted else None
     rows: list[list[Any]] = [
         # each figure named as its property is, in "Figures by source" below too
-        [OntologyLabel("submissionCount"), span(said_submitted), Cell(f"{submitted:,}" if submitted else "")],
-        [OntologyLabel("acceptedCount"), span(said_accepted), Cell(f"{accepted:,}" if accepted else "")],
-        [OntologyLabel("acceptanceRate"), said_rate, Cell(rate(accepted, submitted) if every_decided else "")],
+        [OntologyLabel("submissionCount"), span(said_submitted), coverage(submitted, total) if submitted else Cell("")],
+        [OntologyLabel("acceptedCount"), span(said_accepted), counted(accepted)],
+        [OntologyLabel("acceptanceRate"), said_rate, counted(0, rate(accepted, submitted) if every_decided else "")],
     ]
     for tier, (label, local) in TIERS.items():
-        in_graph = Cell(f"{tiers[tier]:,}" if tier in tiers else "")
-        rows.append([label, span(values(local)) if local else Cell(""), in_graph])
+        rows.append([label, span(values(local)) if local else Cell(""), counted(tiers.get(tier, 0))])
     glance.table = [row for row in rows if any(c.text for c in row[1:])]
-    if submitted and said_submitted and submitted < said_submitted[-1]:
-        glance.note = "The graph holds {shown} of the {total} submissions its sources count: those the sources name, and any OpenReview import."
-        glance.figures = {"shown": f"{submitted:,}", "total": f"{said_submitted[-1]:,.0f}"}
     return glance
 
 

@@ -73,7 +73,10 @@ class Panel:
     )  # table: each row's group (a year, an award), a heading where it changes
     jumps: list[tuple[str, int]] = field(default_factory=list)  # (group, the page where it begins)
     pager: Pager | None = None  # a table shown a page at a time
-    svg: str = ""  # a star: drawn when the page is drawn (charts.star)
+    svg: str = ""  # a star or a chart: drawn when the page is drawn (charts.star, charts.trend)
+    series: list[Any] = field(default_factory=list)  # a chart: its lines (charts.Series), over `years`
+    years: list[int] = field(default_factory=list)
+    percent: bool = False  # a chart of rates, its axis in percent
     wide: bool = False  # the page's whole width (a table of many columns, a paged list, a star are too)
 
     def add(self, label: str, *values: Value) -> None:
@@ -88,7 +91,7 @@ class Panel:
             self.add(label, *[q.object for q in store.quads_for_pattern(iri, predicate, None, DefaultGraph())])
 
     def __bool__(self) -> bool:
-        return bool(self.rows or self.table or self.bars)
+        return bool(self.rows or self.table or self.bars or any(s.points for s in self.series))
 
 
 def as_query(query: str, iri: NamedNode, view: str) -> str:

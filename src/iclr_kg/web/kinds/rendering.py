@@ -11,7 +11,7 @@ from iclr_kg import vocab
 from iclr_kg.graph import ReadableGraph, value
 from iclr_kg.index import Index
 from iclr_kg.kinds import KINDS
-from iclr_kg.web.charts import star
+from iclr_kg.web.charts import star, trend
 from iclr_kg.web.html import Cell, Labeler
 from iclr_kg.web.i18n import translate
 from iclr_kg.web.kinds.panels import Panel, select_rows, values_of
@@ -62,6 +62,8 @@ def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
         panel.links = [(translate(words, labeler.lang), href) for words, href in panel.links]
         if panel.kind == "star" and panel.bars:
             panel.svg = star(panel.bars[0][0], [(bar[0], bar[1]) for bar in panel.bars[1:]])
+        if panel.series:
+            panel.svg = trend(panel.years, panel.series, lambda words: translate(words, labeler.lang), panel.percent)
         if panel.total is not None and panel.total > len(panel.table):
             panel.note = "{shown} of {total} shown"
             panel.figures = {"shown": f"{len(panel.table):,}", "total": f"{panel.total:,}"}

@@ -1,0 +1,109 @@
+"""Issue #66: years people can filter, counted figures with their coverage, the figures over the
+years on the conference page and the front page, and the check that warns of a year or date
+compared with a value of another type."""
+
+from __future__ import annotations
+
+import re
+
+from flask.testing import FlaskClient
+from pyoxigraph import Store
+
+from iclr_kg import vocab
+from iclr_kg.config import resource_dir
+from iclr_kg.query.lint import mistyped
+from iclr_kg.query.saved import load_saved
+from iclr_kg.terms import packaged
+from tests.web.test_profiles import page, section, text_of
+
+
+def rows(store: Store, query: str) -> list[tuple[str, ...]]:
+    return [tuple(t.value for t in s) for s in store.query(query, prefixes=vocab.QUERY_PREFIXES)]
+
+
+def test_years_compare_with_numbers(real_store: Store) -> None:
+    """Failed before: iclr:year was an xsd:gYear, which equals no number and orders with none."""
+    recent = rows(real_store, "SELECT ?e ?y WHERE { ?e iclr:year ?y FILTER (?y >= 2020) }")
+    assert {y for _, y in recent} == {str(y) for y in range(2020, 2027)}
+    papers = rows(real_store, "SELECT ?p WHERE { ?p iclr:submittedTo/iclr:year 2021 }")
+    assert len(papers) >= 10  # ICLR 2021's papers the sources name
+    calendar = rows(real_store, "SELECT ?y WHERE { edition:iclr2021 iclr:calendarYear ?y }")
+    assert calendar == [("2021",)]  # the gYear kept beside, for vocabularies that type years so
+
+
+def test_no_saved_query_works_around_the_year_type() -> None:
+    for name, saved in load_saved(resource_dir("queries")).items():
+        assert "STR(?editionYear)" not in saved.text and "STR(?y) = STR(" not in saved.text, name
+
+
+def test_the_check_warns_of_a_year_or_date_compared_with_another_type() -> None:
+    ontology = packaged()
+    [string] = mistyped('SELECT * WHERE {\n  ?e iclr:year ?y FILTER (?y >= "2020") }', ontology)
+    assert (string.line, string.severity) == (2, "warning")
+    assert "xsd:integer (the range of iclr:year)" in string.message and "for example 2021" in string.message
+    [pattern] = mistyped('SELECT * WHERE { ?e iclr:year "2021"^^xsd:gYear }', ontology)
+    assert "xsd:gYear" in pattern.message
+    [date] = mistyped('SELECT * WHERE { ?e iclr:startDate ?d FILTER ("2021-05-01" < ?d) }', ontology)
+    assert "xsd:date" in date.message
+    fine = [
+        "SELECT * WHERE { ?e iclr:year ?y FILTER (?y >= 2020) }",
+        "SELECT * WHERE { ?p iclr:submittedTo/iclr:year 2021 }",
+        'SELECT * WHERE { ?e iclr:startDate ?d FILTER (?d > "2021-05-01"^^xsd:date) } # ?d > "x"',
+    ]
+    assert [mistyped(q, ontology) for q in fine] == [[], [], []]
+    for name, saved in load_saved(resource_dir("queries")).items():
+        assert mistyped(saved.text, ontology) == [], name
+
+
+def test_the_check_is_said_in_the_editor(client: FlaskClient) -> None:
+    answer = client.get("/api/check", query_string={"query": 'SELECT * WHERE { ?e iclr:year ?y FILTER (?y = "2021") }'})
+    assert any("xsd:integer" in p["message"] for p in answer.get_json()["problems"])
+
+
+def test_an_edition_says_what_the_graph_holds_and_no_sample_is_the_editions(client: FlaskClient) -> None:
+    """Failed before: ICLR 2020's page gave "100.0% (9 / 9)" as a counted rate and "orals 9"."""
+    glance = section(page(client, "/resource/edition/iclr2020"), "At a glance")
+    assert "submissions 2,594 the graph holds 19 of 2,594 submissions" in glance
+    assert "orals 48 9 among the papers held, not the edition's" in glance
+    assert "100.0%" not in glance and "(9 / 9)" not in glance
+    chinese = section(page(client, "/resource/edition/iclr2020", lang="zh"), "概览")
+    assert "图中收录 2,594 篇投稿中的 19 篇" in chinese and "仅为图中收录的论文" in chinese
+
+
+def test_the_conference_answers_how_the_rate_changed(client: FlaskClient) -> None:
+    html = page(client, "/resource/conference/iclr")
+    rate = section(html, "Acceptance rate over the years")
+    assert "stated by sources" in rate and "counted in the graph" in rate and "0 of 14 editions" in rate
+    assert re.search(r'<svg class="trend"[^>]*>.*<title>stated by sources, 2020: 26.5%</title>', html, re.S)
+    table = section(html, "Figures per edition")
+    assert "ICLR 2024 7,304 2,250 – 2,260 (sources differ)" in table
+    assert "the graph holds 16 of 7,304 submissions" in table
+    assert "ICLR 2016 4 papers; no source gives a total" in table
+    assert "rate counted in the graph" not in table  # no edition held whole: no counted rate at all
+    for title in ("Submissions and accepted papers", "Orals, spotlights and posters"):
+        assert "This as a query" in section(html, title)
+    assert html.count('href="/query?query=%23+title:+Each+edition') >= 4  # each chart and the table
+    chinese = page(client, "/resource/conference/iclr", lang="zh")
+    assert "历年接收率" in chinese and "来源所述" in chinese and "图中收录 7,304 篇投稿中的 16 篇" in text_of(chinese)
+
+
+def test_the_front_page_draws_the_rate_over_the_years(client: FlaskClient) -> None:
+    html = page(client, "/")
+    rates = section(html, "Acceptance rate over the years")
+    assert "stated by sources" in rates and "This as a query" in rates
+    assert 'href="/resource/conference/iclr"' in html and '<svg class="trend"' in html
+    assert "历年接收率" in page(client, "/", lang="zh")
+
+
+def test_decisions_per_year_count_every_source_and_tell_no_command(real_store: Store) -> None:
+    saved = load_saved(resource_dir("queries"))["decisions-by-year"]
+    assert saved.requires is None and "iclr-kg" not in saved.description
+    by_year = {row[0]: row for row in rows_of(real_store, saved.text)}
+    assert by_year["2020"][1:3] == ("19", "9")  # the papers the sources name, with their decisions
+    assert by_year["2020"][7] is None  # 19 of 2,594: no rate of the edition
+
+
+def rows_of(store: Store, query: str) -> list[tuple[str | None, ...]]:
+    solutions = store.query(query, prefixes=vocab.QUERY_PREFIXES)
+    names = [v for v in solutions.variables]
+    return [tuple(s[n].value if s[n] is not None else None for n in names) for s in solutions]
