@@ -243,7 +243,7 @@ ZH = {
     "as written": "原文写法",
     "the committee's reason": "评审委员会的理由",
     "Acceptance rate over the years": "历年接收率",
-    # figures over the years (kinds/trends.py, the conference page, the front page)
+    # figures over the years (web/trends.py, the conference page, the front page)
     "submissions, stated": "投稿数（来源所述）",
     "accepted, stated": "接收数（来源所述）",
     "papers held in the graph": "图中收录的论文",

@@ -29,9 +29,9 @@ from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, rows_table
 from iclr_kg.web.http import wants_html
 from iclr_kg.web.i18n import language, translate
 from iclr_kg.web.kinds.panels import Panel
-from iclr_kg.web.kinds.trends import EditionFigures, edition_figures, query_link, rate_chart
 from iclr_kg.web.querying import generation_counts, rows_outside_request, start_query, stats_counts
 from iclr_kg.web.state import state
+from iclr_kg.web.trends import EditionFigures, edition_figures, query_link, rate_chart
 from iclr_kg.web.workbench import ontology_local_names
 
 blueprint = Blueprint("pages", __name__)

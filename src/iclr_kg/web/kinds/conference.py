@@ -1,5 +1,5 @@
 """A conference's page: its founders and editions, its figures over the years (stated and
-counted, kinds/trends.py) and how reviews rated papers, year by year."""
+counted, web/trends.py) and how reviews rated papers, year by year."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import Index
 from iclr_kg.web.html import Worded
 from iclr_kg.web.kinds.panels import NO_PAGES, Panel, as_query, heading_of, select_rows, values_of
-from iclr_kg.web.kinds.trends import trend_panels
+from iclr_kg.web.trends import trend_panels
 
 
 def conference(

@@ -24,7 +24,7 @@ from iclr_kg.web.kinds.panels import (
     source_of,
     values_of,
 )
-from iclr_kg.web.kinds.trends import coverage, edition_figures, query_link, rate_chart
+from iclr_kg.web.trends import coverage, edition_figures, query_link, rate_chart
 
 EDITION_FIGURES = (
     "submissionCount",
