@@ -47,9 +47,44 @@ ZH = {
     "the ontology": "本体",
     "links to Wikidata": "与 Wikidata 的链接",
     "written by updates": "更新写入",
-    "Papers credited to the organization or its units, as on its page; units count with their parent.": "计入机构及其下属单位署名的论文，与机构页一致；下属单位计入其上级机构。",
-    "{n} award papers credit no organization in their sources.": "另有 {n} 篇获奖论文在来源中未署任何机构。",
     "Filtered": "筛选结果",
+    # awards: the overview (/resource/award/), an award's sources, the rankings and what they count
+    "ICLR paper awards": "ICLR 论文奖",
+    "ICLR paper awards, {first}–{last}": "ICLR 论文奖（{first}–{last}）",
+    "Every award of every edition, by kind: the papers any source names for it ({papers} award papers in all), and each source with how many papers it names; ICLR's own word is marked. Sources may disagree: each award's page gives each source's claim and notes.": (
+        "每一届的每个奖项，按类别列出：任一来源列出的获奖论文（共 {papers} 篇获奖论文），以及每个来源列出的篇数；"
+        "ICLR 官方的说法另有标注。来源之间可能不一致：各奖项页面逐一给出每个来源的说法与注释。"
+    ),
+    "Every award as a list": "以列表查看全部奖项",
+    "Every award paper": "全部获奖论文",
+    "Awards by edition": "各届奖项",
+    "sources (papers each names)": "来源（各自列出的篇数）",
+    "no paper award": "未颁发论文奖",
+    "Where sources say no paper award was given": "来源称未颁发论文奖的届次",
+    "its note": "其注释",
+    "its notes": "其注释",
+    "ICLR's own": "ICLR 官方",
+    "Organizations with the most award papers, {first}–{last}": "获奖论文最多的机构（{first}–{last}）",
+    "Counted: award papers credited to the organization or any of its sub-organizations, over every edition {first}–{last} ({papers} award papers). {left} award papers name no organization in their sources and count for none.": (
+        "计数口径：署名该机构或其任一下属机构的获奖论文，涵盖 {first}–{last} 每一届（共 {papers} 篇获奖论文）。"
+        "另有 {left} 篇获奖论文在来源中未署任何机构，不计入任何机构。"
+    ),
+    "Organizations with the most papers, {first}–{last}": "论文最多的机构（{first}–{last}）",
+    "Counted: papers in the graph credited to the organization or any of its sub-organizations, as on its page; sub-organizations count with their parent, not on their own.": (
+        "计数口径：图谱中署名该机构或其任一下属机构的论文，与机构页一致；下属机构计入其上级机构，不单独排名。"
+    ),
+    "What each source states": "各来源的说法",
+    "papers it names": "列出的论文数",
+    "A source may name only some of the papers (its own, the first recipient); its notes say how it counts.": (
+        "一个来源可能只列出部分论文（如其自己的论文、首位获奖者）；其注释说明它如何计数。"
+    ),
+    "{papers} papers, named by {sources} sources": "{papers} 篇论文，由 {sources} 个来源列出",
+    "no paper award, sources say": "来源称未颁发论文奖",
+    "Every award, with its sources": "全部奖项及其来源",
+    "the page gives no date": "页面未给出日期",
+    "Whose word": "谁的说法",
+    "ICLR's own (the organizer's statement)": "ICLR 官方（主办方声明）",
+    "secondary (not the organizer's word)": "二手来源（非主办方说法）",
     "Topics are indexed in English (titles, keywords and abstracts); try, for example:": "主题按英文索引（标题、关键词与摘要），可试试：",
     "every graph, with its name": "全部命名图（带图名）",
     "the whole graph, merged": "合并后的整个图",

@@ -28,6 +28,7 @@ from iclr_kg.web.charts import trend
 from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, rows_table
 from iclr_kg.web.http import wants_html
 from iclr_kg.web.i18n import language, translate
+from iclr_kg.web.kinds.award import award_ranking, overview, ranking_figures
 from iclr_kg.web.kinds.panels import Panel
 from iclr_kg.web.querying import generation_counts, rows_outside_request, start_query, stats_counts
 from iclr_kg.web.state import state
@@ -138,7 +139,12 @@ def home() -> ResponseReturnValue:
         raise StoreError("no store yet: run `iclr-kg build` first")
     listed = state().per_generation("front page", lambda: _front_page_lists(index))
     figures = cast(list[EditionFigures], listed["editions_figures"])
-    return render_template("home.html", rates=_front_page_rates(figures), **listed)
+    return render_template(
+        "home.html",
+        rates=_front_page_rates(figures),
+        term_label=lambda local: state().terms().label(local, language()),
+        **listed,
+    )
 
 
 def _front_page_rates(rows: list[EditionFigures]) -> Panel:
@@ -164,12 +170,7 @@ SELECT DISTINCT ?e WHERE {{
 FRONT_PAGE_ORGANIZATIONS = 10
 UNITS = f"SELECT DISTINCT ?unit WHERE {{ GRAPH <{vocab.GRAPH_ENTITIES}> {{ ?unit iclr:subOrganizationOf ?parent }} }}"
 
-# What a ranking of organizations cannot count: award papers whose sources credit no organization
-# (ICLR 2024's honorable mentions), said beside the ranking rather than silently left out
-AWARD_PAPERS_WITHOUT_CREDIT = """
-SELECT (COUNT(DISTINCT ?paper) AS ?n) WHERE {
-  ?paper iclr:receivedAward ?award . FILTER NOT EXISTS { ?paper iclr:creditedOrganization ?any }
-}"""
+FRONT_PAGE_AWARD_RANKING = 5  # organizations the awards panel ranks (the overview ranks more)
 
 
 def _front_page_lists(index: Index) -> dict[str, object]:
@@ -181,16 +182,35 @@ def _front_page_lists(index: Index) -> dict[str, object]:
     ranked = [(iri, n) for iri, n in index.credited_counts() if iri not in units][:FRONT_PAGE_ORGANIZATIONS]
     labels = index.labels([iri for iri, _ in ranked])
     organizations = [(iri.rsplit("/", 1)[-1], *labels.get(iri, (iri, "")), n) for iri, n in ranked]
-    uncredited = next(iter(state().store().query(AWARD_PAPERS_WITHOUT_CREDIT, prefixes=vocab.QUERY_PREFIXES)))[0]
+    awarded = award_ranking(state().store(), FRONT_PAGE_AWARD_RANKING)
+    years = [h.year for h in editions if h.papers and h.year]
+    award_labels = index.labels([iri.value for iri, _ in awarded.organizations])
     counts = {kind: index.browse(kind, "name", 1)[1] for kind in LISTED}
     return {
         "editions": editions,
         "awards": awards,
         "organizations": organizations,
         "counts": counts,
-        "uncredited_award_papers": int(uncredited.value),
         "editions_figures": edition_figures(state().store(), vocab.entity("conference", "iclr")),
+        "award_ranking": [
+            (iri.value.rsplit("/", 1)[-1], *award_labels.get(iri.value, (iri.value, "")), n)
+            for iri, n in awarded.organizations
+        ],
+        "award_figures": ranking_figures(awarded),
+        "paper_years": (min(years), max(years)) if years else ("", ""),
+        "award_rows": _award_rows(),
     }
+
+
+def _award_rows() -> list[tuple[int, str, list[tuple[str, str, int]]]]:
+    """Each edition with paper awards, or that sources say gave none: (year, edition key, [(award
+    key, the ontology's local name of its kind, papers)]); an empty list: no paper award."""
+    rows: dict[int, tuple[int, str, list[tuple[str, str, int]]]] = {}
+    for row in overview(state().store()):
+        kept = rows.setdefault(row.year, (row.year, row.edition.value.rsplit("/", 1)[-1], []))
+        if row.award is not None and row.kind is not None:
+            kept[2].append((row.award.value.rsplit("/", 1)[-1], row.kind.value.rsplit("#", 1)[-1], len(row.papers)))
+    return [rows[year] for year in sorted(rows, reverse=True)]
 
 
 @blueprint.route("/query")

@@ -31,6 +31,8 @@ from iclr_kg.web.html import Cell, Labeler, cell, short
 from iclr_kg.web.http import error_response, requested_format, wants_html
 from iclr_kg.web.i18n import language
 from iclr_kg.web.kinds import PROFILES, render_panels, schema_org
+from iclr_kg.web.kinds.award import award_ranking, overview_table, ranking_figures, ranking_panel
+from iclr_kg.web.kinds.panels import Panel
 from iclr_kg.web.kinds.paper import bibtex
 from iclr_kg.web.state import state
 
@@ -179,6 +181,8 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
     """Every entity of a kind, a page at a time, by name, year or number of papers."""
     if kind not in vocab.ENTITY_KINDS:
         raise NotFound(f"No kind of entity called {kind!r}.", near=kind)
+    if kind == "award" and not set(request.args) - {"lang"}:  # the list asked as it is linked: the overview
+        return awards_overview()
     index = state().index()
     sorts = [name for name in SORTS if not (kind == "paper" and name == "papers")]  # a paper has no papers
     unknown = sorted(set(request.args) - LIST_ARGUMENTS)
@@ -230,6 +234,29 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         term_label=lambda local: state().terms().label(local, language()),
         listed=LISTED,
     )
+
+
+RANKED_ORGANIZATIONS = 15  # organizations the awards overview ranks
+
+
+def awards_overview() -> str:
+    """/resource/award/: every ICLR edition's paper awards by kind, each row with its papers and
+    the sources that state them (an edition that sources say gave none, with those sources and
+    their notes), and the organizations with most award papers over every edition, saying what
+    they count and what they leave out. `?sort=name` (any argument) is the plain list of awards."""
+    store = state().store()
+    table, none_given = state().per_generation("awards overview", lambda: overview_table(store))
+    ranking = state().per_generation("award ranking", lambda: award_ranking(store, RANKED_ORGANIZATIONS))
+    rows = Panel(
+        "Awards by edition", kind="table", columns=["edition", "award", "papers", "sources (papers each names)"]
+    )
+    rows.table = [list(row) for row in table]  # rendering fills the panels in: a copy of the generation's
+    none = Panel("Where sources say no paper award was given", kind="table", columns=["edition", "source", "its note"])
+    none.table, none.wide = [list(row) for row in none_given], True
+    labeler = Labeler(state().index(), language(), state().terms())
+    panels = render_panels([rows, none, ranking_panel(ranking)], labeler)
+    figures = ranking_figures(ranking)
+    return render_template("awards.html", panels=panels, page_url=_page_url, listed=LISTED, **figures)
 
 
 # A paper list's filters by entity: the argument, the kind of entity it names, what it keeps

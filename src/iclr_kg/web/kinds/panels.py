@@ -16,7 +16,7 @@ from pyoxigraph import DefaultGraph, NamedNode
 from iclr_kg import vocab
 from iclr_kg.graph import ReadableGraph, Term, value
 from iclr_kg.identifiers import SCHEMES
-from iclr_kg.web.html import Cell, OntologyLabel, Remarked, web_link
+from iclr_kg.web.html import Cell, OntologyLabel, Remarked, local_path, web_link
 
 LIST_LIMIT = 200  # rows of a list that is not paged
 
@@ -185,15 +185,50 @@ AWARDED = """
 SELECT ?paper ?award (GROUP_CONCAT(DISTINCT STR(?first); separator=" ") AS ?firsts)
        (GROUP_CONCAT(DISTINCT STR(?organization); separator=" ") AS ?organizations)
        (GROUP_CONCAT(DISTINCT ?said; separator=" · ") AS ?reason)
+       (GROUP_CONCAT(DISTINCT STR(?source); separator=" ") AS ?sources)
 WHERE {{ {conferred}
   BIND (EXISTS {{ ?award a iclr:HonorableMention }} AS ?mention)
   OPTIONAL {{ ?c iclr:reason ?said }}
   OPTIONAL {{ ?paper iclr:firstAuthor ?first }}
   OPTIONAL {{ ?paper iclr:creditedOrganization ?organization }}
+  OPTIONAL {{ GRAPH ?stating {{ ?c iclr:conferredAward ?award }} ?stating iclr:statedIn ?source }}
 }} GROUP BY ?paper ?award ?mention ORDER BY ?mention ?award ?paper LIMIT {limit}"""
 
 
-AWARDED_COLUMNS = ["paper", "first author", "credited organizations", "award", "the committee's reason"]
+AWARDED_COLUMNS = ["paper", "first author", "credited organizations", "award", "the committee's reason", "sources"]
+
+
+# How a page names a source in a list of them: who publishes it (short), its title on hover,
+# marked where it is ICLR's own word
+SOURCE_NAMES = """
+SELECT ?source (SAMPLE(?publisher) AS ?name) (SAMPLE(?written) AS ?outlet) (SAMPLE(?heading) AS ?title)
+       (SAMPLE(?own) AS ?organizer) WHERE {
+  VALUES ?source { SOURCES }
+  OPTIONAL { ?source iclr:publisherName ?publisher } OPTIONAL { ?source iclr:outlet ?written }
+  OPTIONAL { ?source dcterms:title ?heading } OPTIONAL { ?source iclr:organizerStatement ?own }
+} GROUP BY ?source"""
+
+
+def source_cells(store: ReadableGraph, sources: list[str]) -> dict[str, Remarked]:
+    """Each source (by IRI) as a short linked name: its publisher as written (or its outlet, or
+    its key), its title on hover, remarked "ICLR's own" where it is the organizer's statement.
+    Sources of one publisher among `sources` (three files of one repository) go by their keys."""
+    if not sources:
+        return {}
+    query = SOURCE_NAMES.replace("SOURCES", " ".join(f"<{s}>" for s in sorted(set(sources))))  # the graph's IRIs
+    rows = list(store.query(query, prefixes=vocab.QUERY_PREFIXES))
+    names = {
+        row["source"].value: next((row[k].value for k in ("name", "outlet") if row[k] is not None), "") for row in rows
+    }
+    shared = {name for name in names.values() if list(names.values()).count(name) > 1}
+    named = {}
+    for row in rows:
+        iri = row["source"].value
+        name = names[iri] if names[iri] and names[iri] not in shared else key_of(iri)
+        title = row["title"].value if row["title"] is not None else ""
+        own = row["organizer"] is not None and row["organizer"].value == "true"
+        named[iri] = Remarked(Cell(name, href=local_path(iri), title=title), "ICLR's own" if own else "")
+    return named
 
 
 def awarded_panel(store: ReadableGraph, query: str, iri: NamedNode, award: bool = True) -> Panel:
@@ -203,10 +238,13 @@ def awarded_panel(store: ReadableGraph, query: str, iri: NamedNode, award: bool 
     def entities(value: Any) -> list[NamedNode]:
         return [NamedNode(v) for v in str(value.value).split()] if value is not None else []
 
+    found = select_rows(store, query, iri)
+    named = source_cells(store, [s.value for row in found for s in entities(row["sources"])])
     rows = [
         [row["paper"], entities(row["firsts"]), entities(row["organizations"]), row["award"],
-         row["reason"].value if row["reason"] is not None else ""]
-        for row in select_rows(store, query, iri)
+         row["reason"].value if row["reason"] is not None else "",
+         [named[s.value] for s in entities(row["sources"]) if s.value in named]]
+        for row in found
     ]  # fmt: skip
     keep = [i for i, column in enumerate(AWARDED_COLUMNS) if award or column != "award"]
     panel = Panel("Award papers" if award else "Papers", kind="table", columns=[AWARDED_COLUMNS[i] for i in keep])

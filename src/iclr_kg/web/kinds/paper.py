@@ -20,6 +20,7 @@ from iclr_kg.web.kinds.panels import (
     number_of,
     per_graph,
     select_rows,
+    source_cells,
     values_of,
 )
 
@@ -30,8 +31,13 @@ SELECT ?position ?person ?written WHERE {
 } ORDER BY ?position"""
 
 
+# Each award of the paper, the committee's reason, and every source that states the conferral
 PAPER_AWARDS = """
-SELECT ?award ?reason WHERE { ?c iclr:conferredOn ?e ; iclr:conferredAward ?award . OPTIONAL { ?c iclr:reason ?reason } }"""
+SELECT ?award (GROUP_CONCAT(DISTINCT ?said; separator=" · ") AS ?reason)
+       (GROUP_CONCAT(DISTINCT STR(?source); separator=" ") AS ?sources) WHERE {
+  ?c iclr:conferredOn ?e ; iclr:conferredAward ?award . OPTIONAL { ?c iclr:reason ?said }
+  GRAPH ?stating { ?c iclr:conferredAward ?award } ?stating iclr:statedIn ?source .
+} GROUP BY ?award ORDER BY ?award"""
 
 
 PAPER_REVIEWS = """
@@ -85,9 +91,12 @@ def paper(
     else:
         for graph, orgs in sorted(per_source.items()):
             organizations.add(f"per {graph.rsplit('/', 1)[-1]}", *orgs)
-    awards = Panel("Awards", kind="table", columns=["award", "the committee's reason"])
-    for row in select_rows(store, PAPER_AWARDS, iri):
-        awards.table.append([row["award"], row["reason"].value if row["reason"] is not None else ""])
+    awards = Panel("Awards", kind="table", columns=["award", "the committee's reason", "sources"])
+    conferred = select_rows(store, PAPER_AWARDS, iri)
+    named = source_cells(store, [s for row in conferred for s in row["sources"].value.split()])
+    for row in conferred:
+        reason = row["reason"].value if row["reason"] is not None else ""
+        awards.table.append([row["award"], reason, [named[s] for s in row["sources"].value.split() if s in named]])
     reviews = Panel("Reviews", kind="table", columns=["review", "rating", "confidence"])
     ratings = []
     for row in select_rows(store, PAPER_REVIEWS, iri):

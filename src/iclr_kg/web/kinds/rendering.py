@@ -52,7 +52,7 @@ def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
     for panel in panels:
         if not panel:
             continue
-        panel.title = translate(panel.title, labeler.lang)
+        panel.title = translate(panel.title, labeler.lang).format(**panel.figures)  # its years, its counts
         panel.rows = [
             (translate(label, labeler.lang), [labeler.cell(v) for v in values]) for label, values in panel.rows
         ]

@@ -10,9 +10,9 @@ from pyoxigraph import DefaultGraph, NamedNode
 from iclr_kg import vocab
 from iclr_kg.graph import ReadableGraph, value
 from iclr_kg.index import Index
-from iclr_kg.web.html import LANGUAGE_NAMES
+from iclr_kg.web.html import LANGUAGE_NAMES, Cell, web_link
 from iclr_kg.web.i18n import translate
-from iclr_kg.web.kinds.panels import NO_PAGES, Panel, Value, select_rows
+from iclr_kg.web.kinds.panels import NO_PAGES, Panel, Value, select_rows, values_of
 
 SOURCE_STATES = """
 SELECT ?kind (COUNT(DISTINCT ?s) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } ?g iclr:statedIn ?e .
@@ -55,6 +55,24 @@ def source(
         ]
         unstated = translate("not stated in the article; its text is kept as {file}").format(file=", ".join(kept))
         about.add("Address", *(address or [unstated]))
+    if any(True for _ in store.quads_for_pattern(iri, vocab.RDF_TYPE, vocab.iclr("WebSource"), DefaultGraph())):
+        _web_source(store, iri, about)
     states = Panel("What it states (entities per kind)", kind="bars")
     states.bars = [(row["kind"].value, int(row["n"].value)) for row in select_rows(store, SOURCE_STATES, iri)]
     return heading, [about, states]
+
+
+def _web_source(store: ReadableGraph, iri: NamedNode, about: Panel) -> None:
+    """A web source's address (a link out), who publishes it (the registry's organization where
+    the name resolves to one, and the name as written), its date or that it gives none, and
+    whether it is ICLR's own word or a secondary source."""
+    address = [Cell(value(v), href=web_link(value(v)), external=True) for v in values_of(store, iri, "address")]
+    about.add("Address", *address)
+    about.add("Publisher", *values_of(store, iri, "publisher"), *values_of(store, iri, "publisherName"))
+    about.add("Published", *(values_of(store, iri, "published") or [translate("the page gives no date")]))
+    own = [value(v) == "true" for v in values_of(store, iri, "organizerStatement")]
+    if own:
+        about.add(
+            "Whose word",
+            translate("ICLR's own (the organizer's statement)" if own[0] else "secondary (not the organizer's word)"),
+        )

@@ -1,0 +1,154 @@
+"""The pages that count ICLR's paper awards (#65 item 6, #67 item 2): the overview of every
+edition and kind with the sources behind each row, each award's sources and their claims, a
+paper's awards with their sources, a web source's page, the rankings by organization saying
+what they count and leave out, the saved queries over every edition, and award tables that read
+as cards on a phone."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+from flask.testing import FlaskClient
+
+from iclr_kg import vocab
+from testbed.helpers import CHROMIUM_ARGS
+from tests.web.test_profiles import CHROMIUM, page, section, text_of
+
+# Every ICLR paper award in the data (data/events.yaml): the overview lists each, with its count
+AWARD_KEYS = [
+    "iclr2016-best-paper", "iclr2017-best-paper", "iclr2018-best-paper", "iclr2019-best-paper",
+    "iclr2021-outstanding-paper", "iclr2022-outstanding-paper", "iclr2022-honorable-mention",
+    "iclr2023-outstanding-paper", "iclr2023-honorable-mention", "iclr2024-outstanding-paper",
+    "iclr2024-honorable-mention", "iclr2024-test-of-time", "iclr2024-test-of-time-runner-up",
+    "iclr2025-outstanding-paper", "iclr2025-honorable-mention", "iclr2025-test-of-time",
+    "iclr2025-test-of-time-runner-up", "iclr2026-outstanding-paper", "iclr2026-honorable-mention",
+    "iclr2026-test-of-time",
+]  # fmt: skip
+
+
+def overview_rows(html: str) -> dict[str, str]:
+    """The overview's rows, by the award each links (or "none-<edition>"): the row's text."""
+    table = html.split("<h2>Awards by edition</h2>", 1)[1].split("</table>", 1)[0]
+    rows = {}
+    for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)[1:]:
+        award = re.search(r'href="/resource/award/([^"]+)"', row)
+        edition = re.search(r'href="/resource/edition/([^"]+)"', row)
+        rows[award[1] if award else f"none-{edition[1] if edition else '?'}"] = text_of(row)
+    return rows
+
+
+def test_the_overview_lists_every_edition_and_kind_with_a_count_and_its_sources(client: FlaskClient) -> None:
+    """/resource/award/ was a list of names: now one row per award of every edition, its papers
+    counted, each source linked with the papers it names; 2020 says no award, with its sources."""
+    html = page(client, "/resource/award/", lang="en")
+    rows = overview_rows(html)
+    assert sorted(k for k in rows if not k.startswith("none-")) == sorted(AWARD_KEYS)
+    for key in AWARD_KEYS:
+        sources = re.findall(r"\((\d+)\)", rows[key])
+        assert sources and all(int(n) >= 1 for n in sources), (key, rows[key])
+    assert re.search(r"ICLR 2018 Best Paper Award 3 .*tradetang\.com .*\(1\)", rows["iclr2018-best-paper"])
+    assert "no paper award" in rows["none-iclr2020"] and "Synced" in rows["none-iclr2020"]
+    assert "ICLR's own" in rows["iclr2024-test-of-time"]
+    notes = section(html, "Where sources say no paper award was given")
+    assert "general chair" in notes and "ICLR 2020" in notes
+    assert "<h1>ICLR paper awards, 2016–2026</h1>" in html
+    plain = page(client, "/resource/award/", sort="name", lang="en")  # the list is still there
+    assert "<h1>Every award (" in plain and "/resource/award/turing-award" in plain
+
+
+def test_the_overview_in_chinese(client: FlaskClient) -> None:
+    html = page(client, "/resource/award/", lang="zh")
+    assert "<h1>ICLR 论文奖（2016–2026）</h1>" in html and "各届奖项" in html and "未颁发论文奖" in html
+    assert "获奖论文最多的机构（2016–2026）" in html and "计数口径" in html
+
+
+def test_the_rankings_cover_every_edition_and_say_their_base_and_what_they_leave_out(
+    client: FlaskClient, real_store
+) -> None:
+    """The front page's award ranking and the overview's: the years of every edition with
+    awards, what is counted (with sub-organizations) and how many award papers name no
+    organization, that number being the graph's."""
+    left = real_store.query(
+        "SELECT (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p iclr:receivedAward ?a "
+        "FILTER NOT EXISTS { ?p iclr:creditedOrganization ?o } }",
+        prefixes=vocab.QUERY_PREFIXES,
+    )
+    uncredited = int(next(iter(left))["n"].value)
+    assert uncredited > 0
+    for path in ("/", "/resource/award/"):
+        text = text_of(page(client, path, lang="en"))
+        assert "Organizations with the most award papers, 2016–2026" in text, path
+        assert "credited to the organization or any of its sub-organizations, over every edition 2016–2026" in text
+        assert f"{uncredited} award papers name no organization in their sources" in text, path
+    home = page(client, "/", lang="en")
+    awards = section(home, "Awards")
+    for year in (*range(2016, 2020), *range(2021, 2027)):  # every edition with paper awards
+        assert re.search(rf"\b{year} ?: \w", awards), year
+    assert re.search(r"2020 ?: no paper award, sources say", awards)
+
+
+def test_an_award_page_gives_each_paper_its_sources_and_each_source_its_claim(client: FlaskClient) -> None:
+    """2018: three best papers in three lists, one in a Qualcomm text that names no co-winner;
+    each row says which sources name it, and the source's note says how it counts."""
+    html = page(client, "/resource/award/iclr2018-best-paper", lang="en")
+    papers = section(html, "Papers")
+    assert "3 papers, named by 4 sources" in papers and "tradetang.com" in papers
+    claims = section(html, "What each source states")
+    assert re.search(r"tradetang\.com \(reposting a Qualcomm text\) 1 .*without naming any co-winners", claims)
+    ones = section(page(client, "/resource/award/iclr2026-outstanding-paper", lang="en"), "What each source states")
+    assert "one of three outstanding paper awards" in ones
+
+
+def test_a_paper_page_gives_its_awards_with_their_sources(client: FlaskClient) -> None:
+    awards = section(page(client, "/resource/paper/Hkbd5xZRb", lang="en"), "Awards")
+    assert "ICLR 2018 Best Paper Award" in awards and "tradetang.com" in awards and "pxzhang94" in awards
+
+
+def test_a_web_source_page_gives_its_address_publisher_date_and_whose_word(client: FlaskClient) -> None:
+    html = page(client, "/resource/source/syncedreview-2020-05-04-iclr-2020-no-best-paper", lang="en")
+    assert 'href="https://syncedreview.com/2020/05/04/' in html
+    about = section(html, "Source")
+    assert "Synced (SyncedReview)" in about and "2020-05-04" in about and "secondary" in about
+    own = section(page(client, "/resource/source/iclr-blog-2024-test-of-time-award", lang="en"), "Source")
+    assert "ICLR's own (the organizer's statement)" in own
+    undated = section(page(client, "/resource/source/tradetang-qualcomm-spherical-cnns-iclr-2018-best-paper"), "Source")
+    assert "the page gives no date" in undated
+
+
+@pytest.mark.parametrize("name", ["awards-by-edition", "awards-per-organization"])
+def test_the_saved_award_queries_have_rows_for_every_edition(client: FlaskClient, name: str) -> None:
+    rows = client.get(f"/queries/{name}", query_string={"format": "json"}).get_json()["results"]["bindings"]
+    years = {int(row["year"]["value"][:4]) for row in rows}
+    assert years == {*range(2016, 2020), *range(2021, 2027)}
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium is not installed (CI installs it)"
+)
+@pytest.mark.parametrize(
+    "path", ["/resource/award/iclr2024-honorable-mention", "/resource/edition/iclr2024", "/resource/award/"]
+)
+def test_award_tables_on_a_phone_are_cards_without_sideways_scrolling(server: str, path: str, tmp_path) -> None:
+    """#67 item 2: at 400 px the award tables scrolled sideways (the committee's reason off
+    screen) and the pages were 4,885-5,330 px tall; now each row is a card, nothing is wider
+    than the screen and no scroller inside scrolls either."""
+    assert CHROMIUM, "chromium must be installed in CI"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            tab = browser.new_page(viewport={"width": 400, "height": 900})
+            tab.goto(f"{server}{path}?lang=en")
+            tab.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
+            assert tab.evaluate("document.documentElement.scrollWidth") <= 400
+            sideways = tab.evaluate(
+                "[...document.querySelectorAll('.panels .scroll')].filter(e => e.scrollWidth > e.clientWidth + 1).length"
+            )
+            assert sideways == 0, f"{path}: a table scrolls sideways"
+            assert tab.evaluate("getComputedStyle(document.querySelector('table.cards tr')).display") == "block"
+        finally:
+            browser.close()
