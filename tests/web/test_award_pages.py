@@ -152,3 +152,11 @@ def test_award_tables_on_a_phone_are_cards_without_sideways_scrolling(server: st
             assert tab.evaluate("getComputedStyle(document.querySelector('table.cards tr')).display") == "block"
         finally:
             browser.close()
+
+
+def test_the_2020_edition_page_says_which_sources_say_no_paper_award_was_given(client: FlaskClient) -> None:
+    figures = page(client, "/resource/edition/iclr2020", lang="en").split("<h2>Figures by source</h2>", 1)[1]
+    row = re.search(r"<tr><td[^>]*><span>no paper awards given.*?</tr>", figures.split("</table>", 1)[0], re.S)
+    assert row and text_of(row[0]).count("yes") == 3  # Synced, shunk031's audit and its README
+    chinese = page(client, "/resource/edition/iclr2020", lang="zh")
+    assert "未颁发论文奖" in chinese and ">是</span>" in chinese

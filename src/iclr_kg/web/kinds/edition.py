@@ -38,6 +38,7 @@ EDITION_FIGURES = (
     "resubmissionCount",
     "arxivPostedCount",
     "decisionsAnnounced",
+    "noPaperAwards",  # ICLR 2020: the sources that say no paper award was given, beside any list
 )
 
 
@@ -120,7 +121,10 @@ def _neighbours(store: ReadableGraph, iri: NamedNode, about: Panel) -> None:
 
 
 def _figure(local: str, value: str) -> str:
-    """A stated figure as a person reads it: a rate as the percentage the source gave (0.29 -> 29%)."""
+    """A stated figure as a person reads it: a rate as the percentage the source gave (0.29 -> 29%),
+    a yes or no as the words."""
+    if local == "noPaperAwards":  # a yes or no, in the page's words
+        return "yes" if value == "true" else "no"
     return as_percent(float(value)) if local == "acceptanceRate" else str(value)
 
 
