@@ -160,3 +160,16 @@ def test_the_2020_edition_page_says_which_sources_say_no_paper_award_was_given(c
     assert row and text_of(row[0]).count("yes") == 3  # Synced, shunk031's audit and its README
     chinese = page(client, "/resource/edition/iclr2020", lang="zh")
     assert "未颁发论文奖" in chinese and ">是</span>" in chinese
+
+
+def test_the_overview_says_where_sources_count_fewer_papers_each_with_its_note(client: FlaskClient) -> None:
+    """2018: one best paper (the Qualcomm text) against three; 2026: 'one of three' outstanding
+    papers (tegufy) against two: each claim beside its source, on the overview."""
+    partial = section(
+        page(client, "/resource/award/", lang="en"),
+        "Sources naming fewer papers than all sources together, with their notes",
+    )
+    assert re.search(r"ICLR 2018 Best Paper Award tradetang\.com .*? 1 / 3 .*without naming any co-winners", partial)
+    assert re.search(
+        r"ICLR 2026 Outstanding Paper Award tegufy\.com 1 / 2 .*one of three outstanding paper awards", partial
+    )

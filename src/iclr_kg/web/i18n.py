@@ -74,6 +74,10 @@ ZH = {
         "计数口径：图谱中署名该机构或其任一下属机构的论文，与机构页一致；下属机构计入其上级机构，不单独排名。"
     ),
     "What each source states": "各来源的说法",
+    "Sources naming fewer papers than all sources together, with their notes": "列出的获奖论文少于全部来源合计的来源，及其注释",
+    "Some name only their own paper or the first recipient; some count otherwise (each note is the curator's reading of the source).": (
+        "有的只列出自己的论文或首位获奖者；有的计数方式不同（每条注释是整理者对该来源的解读）。"
+    ),
     "papers it names": "列出的论文数",
     "A source may name only some of the papers (its own, the first recipient); its notes say how it counts.": (
         "一个来源可能只列出部分论文（如其自己的论文、首位获奖者）；其注释说明它如何计数。"

@@ -245,7 +245,7 @@ def awards_overview() -> str:
     their notes), and the organizations with most award papers over every edition, saying what
     they count and what they leave out. `?sort=name` (any argument) is the plain list of awards."""
     store = state().store()
-    table, none_given = state().per_generation("awards overview", lambda: overview_table(store))
+    table, none_given, fewer = state().per_generation("awards overview", lambda: overview_table(store))
     ranking = state().per_generation("award ranking", lambda: award_ranking(store, RANKED_ORGANIZATIONS))
     rows = Panel(
         "Awards by edition", kind="table", columns=["edition", "award", "papers", "sources (papers each names)"]
@@ -253,8 +253,16 @@ def awards_overview() -> str:
     rows.table = [list(row) for row in table]  # rendering fills the panels in: a copy of the generation's
     none = Panel("Where sources say no paper award was given", kind="table", columns=["edition", "source", "its note"])
     none.table, none.wide = [list(row) for row in none_given], True
+    partial = Panel(
+        "Sources naming fewer papers than all sources together, with their notes",
+        kind="table",
+        columns=["award", "source", "papers it names", "its notes"],
+        wide=True,
+    )
+    partial.table = [list(row) for row in fewer]
+    partial.note = "Some name only their own paper or the first recipient; some count otherwise (each note is the curator's reading of the source)."
     labeler = Labeler(state().index(), language(), state().terms())
-    panels = render_panels([rows, none, ranking_panel(ranking)], labeler)
+    panels = render_panels([rows, none, partial, ranking_panel(ranking)], labeler)
     figures = ranking_figures(ranking)
     return render_template("awards.html", panels=panels, page_url=_page_url, listed=LISTED, **figures)
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pyoxigraph import DefaultGraph, NamedNode
+from pyoxigraph import DefaultGraph, Literal, NamedNode
 
 from iclr_kg import vocab
 from iclr_kg.graph import ReadableGraph
@@ -87,11 +87,12 @@ def source_claims(store: ReadableGraph, iri: NamedNode) -> Panel:
 # Every paper award of every edition of ICLR, with each source that confers it (a row per award,
 # paper and source: a few hundred), and the editions where a source says no paper award was given
 OVERVIEW_CONFERRALS = f"""
-SELECT ?edition ?year ?award ?kind ?paper ?source WHERE {{
+SELECT ?edition ?year ?award ?kind ?paper ?source ?said WHERE {{
   ?edition iclr:editionOf <{vocab.entity("conference", "iclr").value}> ; iclr:year ?year .
   ?award iclr:awardedAt ?edition .
   GRAPH <{vocab.GRAPH_ENTITIES}> {{ ?award a ?kind }}
-  GRAPH ?g {{ ?c iclr:conferredAward ?award ; iclr:conferredOn ?paper }} ?g iclr:statedIn ?source .
+  GRAPH ?g {{ ?c iclr:conferredAward ?award ; iclr:conferredOn ?paper OPTIONAL {{ ?paper iclr:note ?said }} }}
+  ?g iclr:statedIn ?source .
 }} ORDER BY ?year ?award"""
 
 OVERVIEW_NO_AWARDS = f"""
@@ -112,7 +113,8 @@ class OverviewRow:
     kind: NamedNode | None
     papers: set[str] = field(default_factory=set)
     by_source: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
-    notes: list[tuple[str, str]] = field(default_factory=list)  # a no-award row: (source, its note)
+    notes: list[tuple[str, Literal]] = field(default_factory=list)  # a no-award row: (source, its note)
+    source_notes: dict[str, list[Literal]] = field(default_factory=lambda: defaultdict(list))  # on its papers
 
 
 def overview(store: ReadableGraph) -> list[OverviewRow]:
@@ -126,13 +128,16 @@ def overview(store: ReadableGraph) -> list[OverviewRow]:
         )
         row.papers.add(found["paper"].value)
         row.by_source[found["source"].value].add(found["paper"].value)
+        said = found["said"]  # a literal: the page marks its language
+        if said is not None and said not in row.source_notes[found["source"].value]:
+            row.source_notes[found["source"].value].append(said)
     for found in store.query(OVERVIEW_NO_AWARDS, prefixes=vocab.QUERY_PREFIXES):
         row = rows.setdefault(
             (found["edition"].value, ""), OverviewRow(found["edition"], int(found["year"].value[:4]), None, None)
         )
         row.by_source[found["source"].value] = set()
         if found["note"] is not None:
-            row.notes.append((found["source"].value, found["note"].value))
+            row.notes.append((found["source"].value, found["note"]))
     return sorted(rows.values(), key=lambda r: (r.year, _rank(r.kind)))
 
 
@@ -146,23 +151,29 @@ def _rank(kind: NamedNode | None) -> int:
     return KIND_ORDER.index(local) if local in KIND_ORDER else len(KIND_ORDER)
 
 
-def overview_table(store: ReadableGraph) -> tuple[list[list[Any]], list[list[Any]]]:
+def overview_table(store: ReadableGraph) -> tuple[list[list[Any]], list[list[Any]], list[list[Any]]]:
     """The overview as the page lists it: edition, award, papers, and each source with the
-    papers it names ("ICLR's own" marked); and each edition that sources say gave no paper
-    award: edition, source, its note."""
-    found = overview(store)
-    table, none_given = [], []
-    for row in found:  # sources named per row: one publisher's several files go by their keys there
+    papers it names ("ICLR's own" marked); each edition that sources say gave no paper award:
+    edition, source, its note; and each source that names fewer of an award's papers than the
+    sources together, with its notes on them (how it counts: "without naming any co-winners")."""
+    table, none_given, fewer = [], [], []
+    for row in overview(store):  # sources named per row: one publisher's several files go by their keys there
         named = source_cells(store, list(row.by_source))
+        counted = sorted(row.by_source.items(), key=lambda item: (-len(item[1]), item[0]))
         sources = [
             Remarked(replace(named[s].term, text=f"{named[s].term.text} ({len(papers)})"), named[s].remark)
             if row.award
             else named[s]
-            for s, papers in sorted(row.by_source.items(), key=lambda item: (-len(item[1]), item[0]))
+            for s, papers in counted
         ]
         table.append([row.edition, row.award or "no paper award", len(row.papers) if row.award else 0, sources])
         none_given += [[row.edition, named[source], note] for source, note in row.notes]
-    return table, none_given
+        fewer += [
+            [row.award, named[s], f"{len(papers)} / {len(row.papers)}", row.source_notes[s]]
+            for s, papers in counted
+            if row.award and len(papers) < len(row.papers) and row.source_notes.get(s)
+        ]
+    return table, none_given, fewer
 
 
 # Organizations by the ICLR award papers credited to them or to any unit below them (Google
