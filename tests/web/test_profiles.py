@@ -122,7 +122,10 @@ def test_award_and_edition_pages_say_who_won_and_from_where_in_one_row(client: F
     assert "Ian Gemp" in eigengame and "Google DeepMind" in eigengame
     edition = page(client, "/resource/edition/iclr2024")
     flow = row_of(edition, "Flow Matching on General Geometries")
-    assert "Ricky T. Q. Chen" in flow and "ICLR 2024 Outstanding Paper Award Honorable Mention" in flow
+    assert "Ricky T. Q. Chen" in flow
+    awards = section(edition, "Award papers")  # under its award's heading
+    heading = awards.index("ICLR 2024 Outstanding Paper Award Honorable Mention")
+    assert heading < awards.index("Flow Matching on General Geometries")
     assert "generative models on general manifolds" in flow  # the committee's reason
     chinese = page(client, "/resource/edition/iclr2024?lang=zh")
     assert "第一作者" in chinese and "评审委员会的理由" in chinese
@@ -534,11 +537,16 @@ def test_an_edition_gives_its_headline_figures_and_links_its_decisions(client: F
 def test_an_edition_lists_outstanding_papers_before_honorable_mentions(client: FlaskClient) -> None:
     panel = re.search(r"<h2>Award papers</h2>(.*?)</section>", page(client, "/resource/edition/iclr2024"), re.S)
     assert panel
-    awards = [
-        text_of(re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)[3])
-        for row in re.findall(r"<tr><td[^>]*>.*?</tr>", panel[1])
-    ]
-    mentions = [award.endswith("Honorable Mention") for award in awards]
+    # each paper under its award's heading (a group row): the award of each paper row, in order
+    awards, current = [], ""
+    for row in re.findall(r"<tr( class=\"group\")?>(.*?)</tr>", panel[1], re.S):
+        if row[0]:
+            current = text_of(row[1])
+        elif "<td" in row[1]:
+            awards.append(current)
+    timed = [("Test of Time" in award) for award in awards]  # the test-of-time award and its runner-up last
+    assert timed == sorted(timed) and any(timed)
+    mentions = [award.endswith("Honorable Mention") for award in awards if "Test of Time" not in award]
     assert mentions == sorted(mentions) and 0 < sum(mentions) < len(awards), awards
 
 

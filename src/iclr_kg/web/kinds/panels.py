@@ -179,7 +179,8 @@ def identifiers_panel(store: ReadableGraph, iri: NamedNode, panel: Panel, kind: 
 
 # Who won and from where, one row per award paper: its first author (more than one where sources
 # differ), the organizations it credits, the award and the committee's reason (from each source
-# that gives one), outstanding papers before honorable mentions. `{conferred}` binds ?c, ?paper
+# that gives one), the sources stating it; the main award, its honorable mentions, then the
+# test-of-time award and its runner-up. `{conferred}` binds ?c, ?paper
 # and ?award from ?e: an award or an edition.
 AWARDED = """
 SELECT ?paper ?award (GROUP_CONCAT(DISTINCT STR(?first); separator=" ") AS ?firsts)
@@ -187,12 +188,13 @@ SELECT ?paper ?award (GROUP_CONCAT(DISTINCT STR(?first); separator=" ") AS ?firs
        (GROUP_CONCAT(DISTINCT ?said; separator=" · ") AS ?reason)
        (GROUP_CONCAT(DISTINCT STR(?source); separator=" ") AS ?sources)
 WHERE {{ {conferred}
-  BIND (EXISTS {{ ?award a iclr:HonorableMention }} AS ?mention)
+  BIND (IF(EXISTS {{ ?award a iclr:HonorableMention }}, 1, IF(EXISTS {{ ?award a iclr:TestOfTimeAward }}, 2,
+        IF(EXISTS {{ ?award a iclr:TestOfTimeRunnerUp }}, 3, 0))) AS ?rank)
   OPTIONAL {{ ?c iclr:reason ?said }}
   OPTIONAL {{ ?paper iclr:firstAuthor ?first }}
   OPTIONAL {{ ?paper iclr:creditedOrganization ?organization }}
   OPTIONAL {{ GRAPH ?stating {{ ?c iclr:conferredAward ?award }} ?stating iclr:statedIn ?source }}
-}} GROUP BY ?paper ?award ?mention ORDER BY ?mention ?award ?paper LIMIT {limit}"""
+}} GROUP BY ?paper ?award ?rank ORDER BY ?rank ?award ?paper LIMIT {limit}"""
 
 
 AWARDED_COLUMNS = ["paper", "first author", "credited organizations", "award", "the committee's reason", "sources"]
@@ -232,8 +234,9 @@ def source_cells(store: ReadableGraph, sources: list[str]) -> dict[str, Remarked
 
 
 def awarded_panel(store: ReadableGraph, query: str, iri: NamedNode, award: bool = True) -> Panel:
-    """The award papers of an edition or an award (`award`: with the award column), each row
-    answering who and from where."""
+    """The award papers of an edition or an award, each row answering who and from where, and
+    who says so; an edition's (`award`) under a heading per award, outstanding papers first
+    (a heading, not a column: on a phone, a line less on each card)."""
 
     def entities(value: Any) -> list[NamedNode]:
         return [NamedNode(v) for v in str(value.value).split()] if value is not None else []
@@ -246,9 +249,10 @@ def awarded_panel(store: ReadableGraph, query: str, iri: NamedNode, award: bool 
          [named[s.value] for s in entities(row["sources"]) if s.value in named]]
         for row in found
     ]  # fmt: skip
-    keep = [i for i, column in enumerate(AWARDED_COLUMNS) if award or column != "award"]
+    keep = [i for i, column in enumerate(AWARDED_COLUMNS) if column != "award"]
     panel = Panel("Award papers" if award else "Papers", kind="table", columns=[AWARDED_COLUMNS[i] for i in keep])
     panel.table = [[row[i] for i in keep] for row in rows]
+    panel.groups = [row[AWARDED_COLUMNS.index("award")] for row in rows] if award else []
     return panel
 
 
