@@ -107,6 +107,18 @@ def test_a_review_is_labelled_by_its_paper(client: FlaskClient) -> None:
     assert "<h1>Review of How Neural Networks Extrapolate" in html
 
 
+def test_a_papers_reviews_are_one_panel_of_short_labels(client: FlaskClient) -> None:
+    """Regression (#67): a table of the reviews and a chart of them, each row named by the paper's
+    whole title, drew over the next panel and made the page 411 px wide on a phone."""
+    html = page(client, "/resource/paper/how-neural-networks-extrapolate")
+    assert html.count("<h2>Review ratings</h2>") == 1 and "<h2>Reviews</h2>" not in html
+    ratings = section(html, "Review ratings")
+    assert ratings.startswith("4 ratings, average 8.75 review 1 9 review 2 9 review 3 8 review 4 9")
+    assert "Extrapolate" not in ratings
+    assert 'href="/resource/review/how-neural-networks-extrapolate-1"' in html
+    assert "评审 1" in section(page(client, "/resource/paper/how-neural-networks-extrapolate", lang="zh"), "评审评分")
+
+
 def test_award_and_edition_pages_say_who_won_and_from_where_in_one_row(client: FlaskClient) -> None:
     """Issue #37 item 1: an award paper's row names its first author, the organizations it
     credits, the award (on an edition's page) and the committee's reason."""
@@ -341,6 +353,7 @@ PAGE_KINDS = [
     "/resource/award/iclr2021-outstanding-paper",
     "/resource/conference/iclr",
     "/resource/review/how-neural-networks-extrapolate-1",
+    "/resource/paper/how-neural-networks-extrapolate",  # its review ratings, one bar each
     "/resource/paper/",
     "/search?q=eigen",
     "/resource/person/nobody-here",
@@ -359,6 +372,7 @@ PAGE_KINDS = [
     "/resource/person/ian-gemp",  # the summary, the bars and the co-author star
     "/resource/organization/google",
     "/resource/source/iclr2021-notable-submissions",
+    "/resource/paper/how-neural-networks-extrapolate",
     "/resource/paper/?topic=neural+networks&presentation=Talk",
     "/query?query=SELECT+%3Fyear+%28COUNT%28%3Fp%29+AS+%3Fn%29+WHERE+%7B+%3Fp+iclr%3AsubmittedTo%2Ficlr%3Ayear+%3Fyear+%7D+GROUP+BY+%3Fyear&view=bar",
 ]

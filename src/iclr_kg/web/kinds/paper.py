@@ -11,13 +11,13 @@ from pyoxigraph import NamedNode
 
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import Index, ranked_titles
-from iclr_kg.web.html import OntologyLabel
+from iclr_kg.web.html import Cell, OntologyLabel, Remarked, local_path
+from iclr_kg.web.i18n import translate
 from iclr_kg.web.kinds.panels import (
     NO_PAGES,
     Panel,
     as_query,
     identifiers_panel,
-    number_of,
     per_graph,
     select_rows,
     source_cells,
@@ -97,25 +97,33 @@ def paper(
     for row in conferred:
         reason = row["reason"].value if row["reason"] is not None else ""
         awards.table.append([row["award"], reason, [named[s] for s in row["sources"].value.split() if s in named]])
-    reviews = Panel("Reviews", kind="table", columns=["review", "rating", "confidence"])
-    ratings = []
-    for row in select_rows(store, PAPER_REVIEWS, iri):
-        ratings.append(float(row["rating"].value))
-        confidence = row["confidence"].value if row["confidence"] is not None else ""
-        reviews.table.append([row["review"], row["rating"].value, confidence])
-    stated_average = [number_of(v) for v in values_of(store, iri, "averageRating")]
-    if ratings:
-        reviews.note = "{n} ratings, average {average}"
-        reviews.figures = {"n": f"{len(ratings):,}", "average": f"{sum(ratings) / len(ratings):.2f}"}
-    elif stated_average:
-        reviews.note = "average rating as reported: {averages}"
-        reviews.figures = {"averages": ", ".join(f"{a:g}" for a in stated_average if a is not None)}
-    chart = Panel("Review ratings", kind="bars")
-    chart.bars = [(review, float(rating), "") for review, rating, _ in reviews.table]
-    chart.links = [("This as a query", as_query(REVIEW_RATINGS, iri, "bar x=review y=rating"))]
+    reviews = _reviews(store, iri)
     mentions = Panel("Stated in")
     mentions.add("Sources", *[row["source"] for row in select_rows(store, MENTIONS, iri)])
-    return heading, [about, authors, organizations, awards, reviews, chart, mentions]
+    return heading, [about, authors, organizations, awards, reviews, mentions]
+
+
+def _reviews(store: ReadableGraph, iri: NamedNode) -> Panel:
+    """One panel of the paper's reviews: a bar per review, named short ("review 2", linked to its
+    page, its reviewer's confidence beside it), the number of ratings and their average above;
+    where only an average was reported, that average."""
+    panel = Panel("Review ratings", kind="bars")
+    ratings = []
+    for number, row in enumerate(select_rows(store, PAPER_REVIEWS, iri), start=1):
+        rating = float(row["rating"].value)
+        ratings.append(rating)
+        name = Cell(translate("review {n}").format(n=number), href=local_path(row["review"].value))
+        confidence = row["confidence"]
+        shown = Remarked(name, translate("confidence {n}").format(n=confidence.value)) if confidence else name
+        panel.bars.append((shown, rating, "", f"{rating:g}"))
+    if ratings:
+        panel.note = "{n} ratings, average {average}"
+        panel.figures = {"n": f"{len(ratings):,}", "average": f"{sum(ratings) / len(ratings):.2f}"}
+        panel.links = [("This as a query", as_query(REVIEW_RATINGS, iri, "bar x=review y=rating"))]
+    else:  # no review in the graph: the average a source reported, if any
+        panel.kind = "facts"
+        panel.add("Average rating as reported", *values_of(store, iri, "averageRating"))
+    return panel
 
 
 def bibtex(store: ReadableGraph, iri: NamedNode, index: Index | None) -> str:

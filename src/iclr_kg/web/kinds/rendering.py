@@ -12,7 +12,7 @@ from iclr_kg.graph import ReadableGraph, value
 from iclr_kg.index import Index
 from iclr_kg.kinds import KINDS
 from iclr_kg.web.charts import star, trend
-from iclr_kg.web.html import Cell, Labeler
+from iclr_kg.web.html import Cell, Labeler, Remarked
 from iclr_kg.web.i18n import translate
 from iclr_kg.web.kinds.panels import Panel, select_rows, values_of
 from iclr_kg.web.kinds.paper import PAPER_AUTHORS
@@ -28,8 +28,8 @@ def _drop_empty_columns(panel: Panel) -> None:
 
 
 def _bar(name: Cell, n: float, href: str = "", shown: str = "", *, star: bool = False) -> tuple[Any, float, str, str]:
-    """A bar as the page draws it: its name (a cell, linked, in a star), its length, where its
-    count links, and the count as read ("1,128", "26.5%")."""
+    """A bar as the page draws it: its name (a cell, linked, in a star or where the panel made it
+    one), its length, where its count links, and the count as read ("1,128", "26.5%")."""
     return (name if star else name.text, n, href, shown or (f"{n:,}" if isinstance(n, int) else f"{n:g}"))
 
 
@@ -58,7 +58,10 @@ def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
         ]
         panel.table = [[cells(v) for v in row] for row in panel.table]
         panel.groups = [labeler.cell(group) for group in panel.groups]
-        panel.bars = [_bar(labeler.cell(bar[0]), *bar[1:4], star=panel.kind == "star") for bar in panel.bars]
+        panel.bars = [
+            _bar(labeler.cell(bar[0]), *bar[1:4], star=panel.kind == "star" or isinstance(bar[0], Cell | Remarked))
+            for bar in panel.bars
+        ]
         panel.links = [(translate(words, labeler.lang), href) for words, href in panel.links]
         if panel.kind == "star" and panel.bars:
             panel.svg = star(panel.bars[0][0], [(bar[0], bar[1]) for bar in panel.bars[1:]])
