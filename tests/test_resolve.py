@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from iclr_kg.build.resolve import build_registry, normalize
+from iclr_kg.build.resolve import build_registry, normalize, preferred_titles
 from iclr_kg.build.sources import load_dataset
 from iclr_kg.errors import DataError
 
@@ -142,3 +142,28 @@ def test_a_wikidata_link_names_an_entity_of_a_curated_registry(tiny_data, entity
     with pytest.raises(DataError) as info:
         build_registry(load_dataset(settings.data_dir))
     assert info.value.line == 2 and info.value.field == "entity" and entity in info.value.message
+
+
+def test_the_preferred_title_is_the_best_ranked_sources_then_the_most_written(tiny_data) -> None:
+    """docs/titles.md: the organizer's word, then OpenReview, then articles, then other web pages;
+    among equals the spelling most sources write, then the least. The tiny article writes
+    "Score-Based Generative Modeling through Stochastic Differential Equations"."""
+    lower = "Score-based generative modeling through stochastic differential equations"
+    paper = "papers:\n  - {openreview: PxTIG12RRHS, edition: ICLR 2021, title: '%s'}\n"
+    article = "source: {key: a%d, title: t, language: en, seed: s, summary: s}\n" + paper
+    web = (
+        "source: {key: w%d, kind: web, title: t, language: en, summary: s, url: 'https://x.org/%d', publisher: X, organizer: %s}\n"
+        + paper
+    )
+    sources = {
+        "a1.yaml": article % (1, lower),
+        "a2.yaml": article % (2, lower),
+        "w1.yaml": web % (1, 1, "false", "SBGM"),
+    }
+
+    def preferred(extra: dict[str, str]) -> str:
+        dataset = load_dataset(tiny_data(extra_sources=extra).data_dir)
+        return preferred_titles(dataset, build_registry(dataset).papers)["PxTIG12RRHS"]
+
+    assert preferred(sources) == lower  # two articles against one; the secondary web page last
+    assert preferred({**sources, "w2.yaml": web % (2, 2, "true", "Score-Based SDEs")}) == "Score-Based SDEs"

@@ -119,6 +119,16 @@ def test_a_papers_reviews_are_one_panel_of_short_labels(client: FlaskClient) -> 
     assert "评审 1" in section(page(client, "/resource/paper/how-neural-networks-extrapolate", lang="zh"), "评审评分")
 
 
+def test_a_paper_is_headed_by_its_preferred_title_and_lists_the_others(client: FlaskClient) -> None:
+    """docs/titles.md: the 2021 articles write "From" and "from"; the heading is one, the other is
+    an alternative title, and search finds the paper by either."""
+    html = page(client, "/resource/paper/uAX8q61EVRu")
+    assert "<h1>Neural Synthesis of Binaural Speech From Mono Audio</h1>" in html
+    assert "Also titled Neural Synthesis of Binaural Speech from Mono Audio" in section(html, "Paper")
+    found = client.get("/search", query_string={"q": "Binaural Speech from Mono", "format": "json"}).get_json()
+    assert [r["iri"].rsplit("/", 1)[1] for r in found["results"]] == ["uAX8q61EVRu"]
+
+
 def test_award_and_edition_pages_say_who_won_and_from_where_in_one_row(client: FlaskClient) -> None:
     """Issue #37 item 1: an award paper's row names its first author, the organizations it
     credits, the award (on an edition's page) and the committee's reason."""

@@ -201,8 +201,7 @@ AWARD_FACTS: Fields = {
     "criteria": (iclr("criterion"), "en"),
     **NOTE,
 }
-PAPER_FACTS: Fields = {
-    "title": (iclr("title"), "text"),
+PAPER_FACTS: Fields = {  # its title: _paper (the preferred one, or an alternative)
     "title_withdrawn": (iclr("titleWithdrawn"), "boolean"),
     "method_name": (iclr("methodName"), "text"),
     "code": (iclr("codeRepository"), "iri"),
@@ -401,6 +400,9 @@ class _SourceBuilder:
         for other in self.registry.papers.ambiguous.get(paper.ident, []):
             out.add(node, iclr("possiblySameAs"), self.nodes("paper", other))
         out.add(node, RDF_TYPE, iclr("Paper"))
+        if paper.title is not None:  # a spelling other sources outrank stays, as an alternative
+            preferred = self.registry.papers.is_preferred(paper)
+            out.add(node, iclr("title" if preferred else "alternativeTitle"), text(paper.title))
         out.fields(node, paper, PAPER_FACTS)
         out.add(node, iclr("submittedTo"), self.ref("edition", paper.edition, paper, "edition").node)
         if paper.openreview:

@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from iclr_kg.build.sources import AuthorRef, Curated, Dataset, PaperFacts
+from iclr_kg.build.sources import AuthorRef, Curated, Dataset, PaperFacts, SourceInfo
 from iclr_kg.errors import DataError
 
 
@@ -74,14 +74,20 @@ class PaperMatches:
     entity (the key's IRI redirects). `ambiguous` key -> ids: several papers fit, or the authors
     differ; nothing is merged and a curator decides (`same_as`). `imported`: id -> the reviews an
     import gives by note id, (id, rating), so an article's bare ratings of the same paper name
-    the same reviews rather than four more."""
+    the same reviews rather than four more. `titles`: id -> the paper's preferred title, where
+    sources spell it more than one way (preferred_titles)."""
 
     merged: dict[str, str]
     ambiguous: dict[str, list[str]]
     imported: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    titles: dict[str, str] = field(default_factory=dict)
 
     def ident(self, paper: PaperFacts) -> str:
         return self.merged.get(paper.ident, paper.ident) if paper.key else paper.ident
+
+    def is_preferred(self, paper: PaperFacts) -> bool:
+        """Whether the title this source writes is the paper's preferred one (the only one, mostly)."""
+        return self.titles.get(self.ident(paper), paper.title) == paper.title
 
     def review_keys(self, paper: PaperFacts) -> list[str]:
         """The review keys for an article's list of ratings: the imported reviews of the same
@@ -131,7 +137,34 @@ def match_papers(dataset: Dataset) -> PaperMatches:
             merged[paper.ident] = fitting[0]
         elif found:
             ambiguous[paper.ident] = sorted(found)
-    return PaperMatches(merged, ambiguous, imported)
+    matches = PaperMatches(merged, ambiguous, imported)
+    matches.titles = preferred_titles(dataset, matches)
+    return matches
+
+
+def title_rank(source: SourceInfo) -> int:
+    """How far a source's spelling of a title is trusted, best first: the organizer's own word
+    (ICLR's blog, iclr.cc), OpenReview (an import), a news article, any other web source."""
+    if source.organizer:
+        return 0
+    return {"import": 1, "article": 2}.get(source.kind, 3)
+
+
+def preferred_titles(dataset: Dataset, matches: PaperMatches) -> dict[str, str]:
+    """Each paper's one preferred title, where sources write more than one: the spelling of its
+    best-ranked source (title_rank), then the one most sources write, then the least. The others
+    stay as alternative titles in their sources' graphs (docs/titles.md)."""
+    stated: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for source in dataset.sources:
+        rank = title_rank(source.source)
+        for paper in source.papers:
+            if paper.title is not None:
+                stated[matches.ident(paper)][paper.title].append(rank)
+    return {
+        ident: min(spellings, key=lambda t: (min(spellings[t]), -len(spellings[t]), t))
+        for ident, spellings in stated.items()
+        if len(spellings) > 1
+    }
 
 
 def build_registry(dataset: Dataset) -> Registry:

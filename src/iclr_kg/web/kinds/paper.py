@@ -64,7 +64,8 @@ def paper(
     if not ranked and values_of(store, iri, "titleWithdrawn"):
         heading = ""  # the page says the title was withdrawn, in the reader's language
         about.rows.append(("Title", [OntologyLabel("titleWithdrawn")]))
-    about.add("Also titled", *ranked[1:])
+    alternatives = {str(t.value) for values in per_graph(store, iri, "alternativeTitle").values() for t in values}
+    about.add("Also titled", *ranked[1:], *sorted(alternatives - set(ranked)))
     about.add("Edition", *values_of(store, iri, "submittedTo"))
     about.add("Decision", *values_of(store, iri, "decision"), *values_of(store, iri, "presentationType"))
     about.properties(
