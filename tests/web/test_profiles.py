@@ -211,6 +211,18 @@ def test_lists_say_what_they_hold_and_refuse_what_they_do_not_take(client: Flask
     assert sorted(["paper 110", "paper 1022", "paper 9"], key=natural_key) == ["paper 9", "paper 110", "paper 1022"]
 
 
+def test_an_organization_counts_the_same_papers_in_the_list_and_on_the_front_page(client: FlaskClient) -> None:
+    """Regression (#67): the list counted direct credits (Google 7) where the front page and the
+    organization's page count its units' papers too (Google 14); each says so."""
+    listed = page(client, "/resource/organization/", sort="papers")
+    front = page(client, "/")
+    in_list = re.search(r'organization/google"[^>]*>Google</a></td><td>[^<]*</td><td class="num">([\d,]+)<', listed)
+    on_front = re.search(r'organization/google">Google</a> <span class="note">([\d,]+)<', front)
+    assert in_list and on_front and in_list.group(1) == on_front.group(1), (in_list, on_front)
+    assert int(in_list.group(1)) > 7  # DeepMind's, Brain's and Research's papers with Google's own
+    assert "as on its page and the front page" in text_of(listed)
+
+
 def test_the_front_page_lists_iclr_and_the_footer_counts_the_sources(client: FlaskClient) -> None:
     """Pages round two, item 14: the front page's panels listed NeurIPS 2020 and the Turing Award
     (kept in the graph, and in their own lists); the footer said "five news articles" on any store."""
@@ -230,6 +242,7 @@ def test_the_front_page_lists_iclr_and_the_footer_counts_the_sources(client: Fla
     per_year = section(page(client, "/resource/organization/google"), "Papers per year (sub-organizations included)")
     assert google and int(google[1]) == sum(int(n) for n in re.findall(r"\b20\d\d (\d+)", per_year))
     assert re.search(r"\d+ award papers name no organization in their sources", home)
+    assert re.search(r"\d+ papers credit no organization in their sources", home)
 
 
 def test_unknown_urls_get_our_404_with_suggestions(client: FlaskClient) -> None:

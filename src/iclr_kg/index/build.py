@@ -149,7 +149,9 @@ SELECT ?e (SAMPLE(?cls) AS ?a) (SAMPLE(?parent) AS ?b) ("" AS ?c) ("" AS ?d) (0 
   ?e a iclr:Organization .
   OPTIONAL { ?e a ?cls . FILTER (?cls != iclr:Organization && ?cls != iclr:Agent && STRSTARTS(STR(?cls), STR(iclr:))) }
   OPTIONAL { ?e iclr:subOrganizationOf/iclr:name ?parent }
-  OPTIONAL { ?paper iclr:creditedOrganization ?e }
+  OPTIONAL {  # credited to it or to a unit under it: the count its page and the front page give
+    { ?paper iclr:creditedOrganization ?e } UNION { ?paper iclr:creditedOrganization/iclr:subOrganizationOf ?e }
+  }
 } GROUP BY ?e""",
     "edition": """
 SELECT ?e (SAMPLE(?city) AS ?a) (SAMPLE(?country) AS ?b) ("" AS ?c) ("" AS ?d) (SAMPLE(?year) AS ?y)

@@ -136,7 +136,9 @@ def neighbourhood(store: ReadableGraph, changed: Iterable[tuple[Any, Any, Any]])
     entities in them; what a linking entity (DERIVED: an authorship, a conferral...) in them
     links to (an award's row counts the papers its conferrals name); and, where a name, title or
     year changed, what links to that entity (a paper's row shows its edition's name, an
-    authorship's label its paper's title). The other rows read only their entity's own links."""
+    authorship's label its paper's title); where a credit changed, the organizations above the
+    credited one (their rows count their units' papers). The other rows read only their
+    entity's own links."""
     default = DefaultGraph()
     out: set[str] = set()
     named = {p.value for p in NAME_PREDICATES} | {iclr("year").value}
@@ -149,6 +151,9 @@ def neighbourhood(store: ReadableGraph, changed: Iterable[tuple[Any, Any, Any]])
             for quad in store.quads_for_pattern(s, None, None, default):
                 if isinstance(quad.object, NamedNode) and kind_and_key(quad.object.value):
                     out.add(quad.object.value)
+        if p == CREDITED and isinstance(o, NamedNode):  # an organization's count includes its units'
+            parents = (q.object for q in store.quads_for_pattern(o, PART_OF, None, default))
+            out |= {parent.value for parent in parents if isinstance(parent, NamedNode)}
         if p.value in named:
             for quad in store.quads_for_pattern(None, None, s, default):
                 if isinstance(quad.subject, NamedNode) and kind_and_key(quad.subject.value):

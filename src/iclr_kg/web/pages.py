@@ -171,6 +171,10 @@ FRONT_PAGE_ORGANIZATIONS = 10
 UNITS = f"SELECT DISTINCT ?unit WHERE {{ GRAPH <{vocab.GRAPH_ENTITIES}> {{ ?unit iclr:subOrganizationOf ?parent }} }}"
 
 FRONT_PAGE_AWARD_RANKING = 5  # organizations the awards panel ranks (the overview ranks more)
+# What a ranking of organizations cannot count: papers whose sources credit no organization
+# (most of ICLR 2024's honorable mentions), said under the ranking rather than silently left out
+PAPERS_WITHOUT_CREDIT = """
+SELECT (COUNT(?paper) AS ?n) WHERE { ?paper a iclr:Paper . FILTER NOT EXISTS { ?paper iclr:creditedOrganization ?any } }"""
 
 
 def _front_page_lists(index: Index) -> dict[str, object]:
@@ -185,6 +189,7 @@ def _front_page_lists(index: Index) -> dict[str, object]:
     awarded = award_ranking(state().store(), FRONT_PAGE_AWARD_RANKING)
     years = [h.year for h in editions if h.papers and h.year]
     award_labels = index.labels([iri.value for iri, _ in awarded.organizations])
+    uncredited = next(iter(state().store().query(PAPERS_WITHOUT_CREDIT, prefixes=vocab.QUERY_PREFIXES)))[0]
     counts = {kind: index.browse(kind, "name", 1)[1] for kind in LISTED}
     return {
         "editions": editions,
@@ -199,6 +204,7 @@ def _front_page_lists(index: Index) -> dict[str, object]:
         "award_figures": ranking_figures(awarded),
         "paper_years": (min(years), max(years)) if years else ("", ""),
         "award_rows": _award_rows(),
+        "uncredited_papers": int(uncredited.value),
     }
 
 
