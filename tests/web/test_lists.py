@@ -14,7 +14,8 @@ def facet(page: str, name: str) -> dict[str, int]:
 
 
 def heading_count(page: str) -> int:
-    return int(re.search(r"<h1>[^<(]*\(([\d,]+)\)</h1>", page).group(1).replace(",", ""))
+    """The count a list's heading gives: "Every paper (92)", "Papers of ICLR 2021 · 13"."""
+    return int(re.search(r"<h1>[^<]*?(?:\(|· )([\d,]+)\)?</h1>", page).group(1).replace(",", ""))
 
 
 def test_an_edition_filter_narrows_the_paper_list_and_its_counts_add_up(client) -> None:
@@ -163,7 +164,8 @@ def test_every_facet_value_keeps_as_many_papers_as_it_says(client) -> None:
                 checked += 1
     assert checked > 10
     awarded = client.get("/resource/paper/", query_string={"award": "yes"}).get_data(as_text=True)
-    assert heading_count(awarded) == 68 and "Filtered" in awarded  # the curated graph's award papers, 2016-2026
+    assert heading_count(awarded) == 68  # the curated graph's award papers, 2016-2026
+    assert "<h1>Papers with an award · " in awarded
     assert "talk" in facet(client.get("/resource/paper/").get_data(as_text=True), "presentation")  # ICLR 2020's
 
 
@@ -179,3 +181,29 @@ def test_topic_results_go_to_the_faceted_list(client) -> None:
         answer = client.get("/resource/paper/", query_string=bad)
         assert answer.status_code == 400, bad
     assert client.get("/resource/person/", query_string={"award": "yes"}).status_code == 400
+
+
+def test_a_narrowed_list_says_what_it_holds(client) -> None:
+    """Issue #67 item 4: "Filtered: paper (13)" said nothing of what was kept."""
+    year = client.get("/resource/paper/", query_string={"year": "2021", "lang": "en"}).get_data(as_text=True)
+    assert re.search(r"<h1>Papers of ICLR 2021 · \d+</h1>", year)
+    chosen = {"year": "2021", "decision": "Accepted", "author": "yang-song", "lang": "en"}
+    several = client.get("/resource/paper/", query_string=chosen).get_data(as_text=True)
+    assert "<h1>Papers of ICLR 2021, accepted, by Yang Song · 1</h1>" in several
+    chinese = client.get("/resource/paper/", query_string={**chosen, "lang": "zh"}).get_data(as_text=True)
+    assert "<h1>论文（ICLR 2021，接收，作者 宋飏）· 1</h1>" in chinese
+
+
+def test_a_topic_list_is_sorted_by_relevance_and_papers_by_rating(client) -> None:
+    """Issue #67 item 4: a topic list came in name order, unlike search's topic tab; no rating sort."""
+    listed = client.get("/resource/paper/", query_string={"topic": "neural networks"}).get_data(as_text=True)
+    found = client.get("/search", query_string={"q": "neural networks", "kind": "topic", "format": "json"})
+    ranked = [r["url"] for r in found.get_json()["results"]]
+    rows = re.findall(r'<tr><td><a href="(/resource/paper/[^"]+)"', listed)
+    assert rows == ranked[: len(rows)] and len(rows) > 2 and rows != sorted(rows)
+    assert "<strong>relevance</strong>" in listed  # the default, and said
+    rated = client.get("/resource/paper/", query_string={"sort": "rating"}).get_data(as_text=True)
+    first = re.findall(r'<tr><td><a href="/resource/paper/([^"]+)"', rated)[0]
+    assert first == "how-neural-networks-extrapolate"  # 8.75, the best average in the curated graph
+    refused = client.get("/resource/paper/", query_string={"sort": "relevance"})
+    assert refused.status_code == 400  # relevance needs a topic

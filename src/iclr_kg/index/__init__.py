@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from iclr_kg.index.build import build_index, ensure_index, ranked_titles
 from iclr_kg.index.patch import neighbourhood, patch_index
-from iclr_kg.index.reading import MAX_PAGE, SORTS, TOPIC, Hit, Index, ListFilter
+from iclr_kg.index.reading import MAX_PAGE, PAPER_SORTS, SORTS, TOPIC, Hit, Index, ListFilter
 from iclr_kg.index.schema import SUFFIX, current_index, index_path, kind_and_key, schema_version
 from iclr_kg.index.text import MAX_SEARCH_WORDS, fold, natural_key, search_words
 
 __all__ = [
     "MAX_PAGE",
     "MAX_SEARCH_WORDS",
+    "PAPER_SORTS",
     "SORTS",
     "SUFFIX",
     "TOPIC",

@@ -29,8 +29,17 @@ MAX_PAGE = 10**9
 
 
 # A list's orders: by name in natural order ("paper 9" before "paper 10": the `natural` column,
-# numbers zero-padded), newest first, most papers first.
-SORTS = {"name": "natural", "year": "year DESC, natural", "papers": "papers DESC, natural"}
+# numbers zero-padded), newest first, most papers first; for papers, the highest average public
+# rating first (unrated last) and, on a topic, the best match first (FTS5's bm25, as search ranks).
+SORTS = {
+    "name": "natural",
+    "year": "year DESC, natural",
+    "papers": "papers DESC, natural",
+    "rating": "(SELECT MAX(average) FROM rating r WHERE r.paper = e.id) IS NULL, "
+    "(SELECT MAX(average) FROM rating r WHERE r.paper = e.id) DESC, natural",
+    "relevance": "t.rank, natural",
+}
+PAPER_SORTS = {"rating", "relevance"}  # the orders of paper lists only (relevance: with a topic)
 
 
 @dataclass
@@ -158,11 +167,15 @@ class Index:
         `narrowed` narrows them."""
         order = SORTS.get(sort, SORTS["name"])
         where, args = narrowed.where(kind)
+        ranked = sort == "relevance" and narrowed.topic is not None
+        if sort == "relevance" and not ranked:
+            order = SORTS["name"]
+        joined = "JOIN (SELECT rowid, rank FROM topics WHERE topics MATCH ?) t ON t.rowid = e.id" if ranked else ""
         with self._db() as db:
             total = db.execute(f"SELECT COUNT(*) FROM entity e WHERE {where}", args).fetchone()[0]
             rows = db.execute(
-                f"SELECT {_COLUMNS} FROM entity e WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?",
-                (*args, limit, offset),
+                f"SELECT {_COLUMNS} FROM entity e {joined} WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?",
+                (*((narrowed.topic,) if ranked else ()), *args, limit, offset),
             ).fetchall()
         return [Hit(*row) for row in rows], total
 

@@ -21,7 +21,7 @@ from iclr_kg import vocab
 from iclr_kg.errors import NotFound, QueryError
 from iclr_kg.graph import ReadableGraph, Term, value
 from iclr_kg.identifiers import ROUTES, SCHEMES, parse_for, schemes_for
-from iclr_kg.index import MAX_PAGE, SORTS, ListFilter, kind_and_key
+from iclr_kg.index import MAX_PAGE, PAPER_SORTS, SORTS, ListFilter, kind_and_key
 from iclr_kg.kinds import LISTED
 from iclr_kg.query.formats import choose
 from iclr_kg.query.saved import parse_iri
@@ -29,7 +29,7 @@ from iclr_kg.query.streaming import ClosingBody, stream
 from iclr_kg.store import built_on
 from iclr_kg.web.html import Cell, Labeler, cell, short
 from iclr_kg.web.http import error_response, requested_format, wants_html
-from iclr_kg.web.i18n import language
+from iclr_kg.web.i18n import language, translate
 from iclr_kg.web.kinds import PROFILES, render_panels, schema_org
 from iclr_kg.web.kinds.award import award_ranking, overview_table, ranking_figures, ranking_panel
 from iclr_kg.web.kinds.panels import Panel
@@ -184,22 +184,22 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
     if kind == "award" and not set(request.args) - {"lang"}:  # the list asked as it is linked: the overview
         return awards_overview()
     index = state().index()
-    sorts = [name for name in SORTS if not (kind == "paper" and name == "papers")]  # a paper has no papers
     unknown = sorted(set(request.args) - LIST_ARGUMENTS)
     if unknown:
         raise QueryError(
             f"a list does not take {', '.join(unknown)}; it takes {', '.join(sorted(LIST_ARGUMENTS - {'lang'}))}"
         )
-    sort = request.args.get("sort", "name")
+    decisions = list(state().terms().enumeration("Decision").values())
+    presentations = list(state().terms().enumeration("PresentationType").values())
+    narrowed, filters, of = _list_filters(index, kind, decisions, presentations)
+    sorts = _sorts(kind, narrowed)
+    sort = request.args.get("sort", sorts[0])
     if sort not in sorts:
-        raise QueryError(f"sort={sort!r}: a list of {kind} entities is sorted by {', '.join(sorts)}")
+        raise QueryError(f"sort={sort!r}: this list of {kind} entities is sorted by {', '.join(sorts)}")
     asked = request.args.get("page", "1")
     page = int(asked) if asked.isascii() and asked.isdigit() and len(asked) < 10 else 0
     if not 1 <= page <= MAX_PAGE:
         raise NotFound(f"No page {asked!r} of {kind} entities: pages are numbered from 1.", near=kind)
-    decisions = list(state().terms().enumeration("Decision").values())
-    presentations = list(state().terms().enumeration("PresentationType").values())
-    narrowed, filters, of = _list_filters(index, kind, decisions, presentations)
     hits, total = index.browse(kind, sort, BROWSE_PAGE, (page - 1) * BROWSE_PAGE, narrowed) if index else ([], 0)
     if page > 1 and not hits:
         raise NotFound(f"No page {page} of {kind} entities: there are {total:,}.", near=kind)
@@ -230,6 +230,7 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         },
         filters=filters,
         of=of,
+        heading=_list_heading(kind, filters, of, total),
         facets=facets,
         term_label=lambda local: state().terms().label(local, language()),
         listed=LISTED,
@@ -265,6 +266,36 @@ def awards_overview() -> str:
     panels = render_panels([rows, none, partial, ranking_panel(ranking)], labeler)
     figures = ranking_figures(ranking)
     return render_template("awards.html", panels=panels, page_url=_page_url, listed=LISTED, **figures)
+
+
+def _sorts(kind: str, narrowed: ListFilter) -> list[str]:
+    """The orders a list offers, its default first: papers on a topic by relevance, else by name;
+    papers also by rating, other kinds by their papers' count (a paper has no papers)."""
+    if kind != "paper":
+        return [name for name in SORTS if name not in PAPER_SORTS]
+    sorts = [name for name in SORTS if name not in ("papers", "relevance")]
+    return ["relevance", *sorts] if narrowed.topic is not None else sorts
+
+
+def _list_heading(kind: str, filters: dict[str, Any], of: list[tuple[str, Cell]], total: int) -> str:
+    """What a narrowed list holds, in the reader's language: "Papers of ICLR 2021, accepted ·
+    13"; an unnarrowed one, "Every paper (92)"."""
+    if not filters:
+        return f"{translate('Every')} {translate(kind)} ({total:,})"
+    terms = state().terms()
+    said = [translate("of ICLR {year}").format(year=filters["year"])] if "year" in filters else []
+    said += [terms.label(filters[f], language()) for f in ("decision", "presentation") if f in filters]
+    said += [translate("with an award")] if "award" in filters else []
+    said += [translate(LIST_PHRASES[argument]).format(name=entity.text) for argument, entity in of]
+    if language() == "zh":  # 论文（ICLR 2021，接收）· 13
+        return f"{translate(PLURALS.get(kind, kind))}（{'，'.join(said)}）· {total:,}"
+    return f"{PLURALS.get(kind, kind)} {', '.join(said)} · {total:,}"
+
+
+PLURALS = {"paper": "Papers", "person": "People", "organization": "Organizations", "edition": "Editions",
+           "award": "Awards", "conference": "Conferences", "source": "Sources"}  # fmt: skip
+LIST_PHRASES = {"author": "by {name}", "coauthor": "with {name}", "organization": "credited to {name}",
+                "topic": "on “{name}”"}  # fmt: skip
 
 
 # A paper list's filters by entity: the argument, the kind of entity it names, what it keeps
