@@ -254,6 +254,24 @@ def test_unknown_urls_get_our_404_with_suggestions(client: FlaskClient) -> None:
     assert kindless.status_code == 404 and "<header>" in kindless.data.decode()
 
 
+def test_a_misspelt_entity_address_suggests_the_entity_it_meant(client: FlaskClient) -> None:
+    """Issue #67 item 5: /resource/person/yang-sung was a bare 404 (no name has the word "sung")."""
+    response = client.get("/resource/person/yang-sung", headers=PAGE)
+    assert response.status_code == 404
+    suggested = response.data.decode().split("Perhaps you meant", 1)[1]
+    assert re.findall(r'<li><a href="(/resource/[^"]+)"', suggested)[0] == "/resource/person/yang-song"
+
+
+def test_the_all_tab_ranks_names_as_the_kind_tabs_do(client: FlaskClient) -> None:
+    """Issue #67 item 5: the "all" tab listed the names beginning with the query in text order
+    (Person 0, 1, 10, 100...) where a kind's tab ranks them by papers."""
+    everything = page(client, "/search", q="google", all="1")
+    organizations = page(client, "/search", q="google", kind="organization")
+    listed = re.findall(r'<li><a href="(/resource/organization/[^"]+)"', everything)
+    assert listed == re.findall(r'<li><a href="(/resource/organization/[^"]+)"', organizations)
+    assert listed[:2] == ["/resource/organization/google", "/resource/organization/deepmind"]  # 12, then 5 papers
+
+
 def test_result_tables_show_names_with_the_iri_on_hover(client: FlaskClient) -> None:
     query = "SELECT ?paper ?n WHERE { ?paper iclr:title ?t . BIND (42 AS ?n) } LIMIT 3"
     html = page(client, "/query", query=query)

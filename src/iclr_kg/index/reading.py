@@ -390,6 +390,29 @@ class Index:
         ranked = sorted(found.values(), key=lambda h: (fold(h.label) != query, not fold(h.label).startswith(query)))
         return ranked[:limit]
 
+    def search_ranked(self, text: str, kinds: Iterable[str], limit: int) -> list[Hit]:
+        """The best `limit` matches over several kinds (search's "all" tab), ranked as each kind's
+        tab ranks its own (`search_page`): the name that is the query, names that begin with it,
+        then most papers, then by name; what the word step misses (a part of a word, a typo)
+        after them, as `search` finds it."""
+        query = _searched(text)
+        hits = [hit for kind in kinds for hit in self.search_page(text, kind, limit, 0)]
+        hits.sort(key=lambda h: (fold(h.label) != query, not fold(h.label).startswith(query), -h.papers, fold(h.label)))
+        seen = {hit.iri for hit in hits}
+        more = [hit for hit in self.search(text, None, limit) if hit.iri not in seen] if len(hits) < limit else []
+        return (hits + more)[:limit]
+
+    def close_keys(self, kind: str, key: str, limit: int = 3) -> list[Hit]:
+        """Entities of `kind` whose keys are close to `key` (a misspelt address: person/yang-sung
+        is near yang-song): those whose key begins as it does, by difflib's ratio, 0.75 or closer."""
+        with self._db() as db:
+            rows = db.execute(
+                f"SELECT {_COLUMNS} FROM entity e WHERE kind = ? AND key >= ? AND key < ?",
+                (kind, key[:3], key[:3] + "\U0010ffff"),
+            ).fetchall()
+        scored = sorted(((_closeness(key, row[2]), row) for row in rows), key=lambda s: (-s[0], s[1][2]))
+        return [Hit(*row) for score, row in scored[:limit] if score >= 0.75]
+
     def search_page(self, text: str, kind: str, limit: int, offset: int) -> list[Hit]:
         """One page of a kind's matches, all of what `match_counts` counts for it (names with words
         beginning with the query's words): the name that is the query first, then names that begin
@@ -408,23 +431,23 @@ class Index:
             ).fetchall()
         return [Hit(*row) for row in rows]
 
-    def match_counts(self, text: str, cap: int = 10_000) -> dict[str, int]:
+    def match_counts(self, text: str) -> dict[str, int]:
         """How many entities of each searched kind have names with words beginning with the
-        query's words (what search's word step matches), each counted up to `cap`: the search
-        page's tabs say "papers (1,234)" rather than the 50 it shows. With them, under TOPIC, the
-        papers that match as a topic (`topic_count`), where any do."""
+        query's words (what search's word step matches), every one counted: the search page's
+        tabs say "person (30,000)" rather than the 50 it shows (a kind's tab pages through them
+        all, sorting them all). With them, under TOPIC, the papers that match as a topic
+        (`topic_count`), where any do."""
         words = search_words(_searched(text))
         if not words:
             return {}
         match = " ".join(f'"{w}"*' for w in words)
         with self._db() as db:
             rows = db.execute(
-                "SELECT kind, COUNT(*) FROM (SELECT e.kind AS kind FROM words JOIN entity e ON e.id = words.rowid "
-                "WHERE words MATCH ? LIMIT ?) GROUP BY kind",
-                (match, cap * len(LISTED)),
+                "SELECT e.kind, COUNT(*) FROM words JOIN entity e ON e.id = words.rowid WHERE words MATCH ? GROUP BY e.kind",
+                (match,),
             ).fetchall()
-        counts = {kind: min(n, cap) for kind, n in rows if kind in LISTED}
-        topics = self.topic_count(text, cap)
+        counts = {kind: n for kind, n in rows if kind in LISTED}
+        topics = self.topic_count(text)
         return counts | ({TOPIC: topics} if topics else {})
 
     @staticmethod
@@ -432,15 +455,13 @@ class Index:
         """What a list's `?topic=` keeps, as the topic search reads it (None: no word to look for)."""
         return topic_expression(_searched(text))
 
-    def topic_count(self, text: str, cap: int = 10_000) -> int:
-        """How many papers' titles, keywords or abstracts match `text` as a topic, up to `cap`."""
+    def topic_count(self, text: str) -> int:
+        """How many papers' titles, keywords or abstracts match `text` as a topic."""
         expression = topic_expression(_searched(text))
         if expression is None:
             return 0
         with self._db() as db:
-            row = db.execute(
-                "SELECT COUNT(*) FROM (SELECT 1 FROM topics WHERE topics MATCH ? LIMIT ?)", (expression, cap)
-            ).fetchone()
+            row = db.execute("SELECT COUNT(*) FROM topics WHERE topics MATCH ?", (expression,)).fetchone()
         return int(row[0])
 
     def topic_page(self, text: str, limit: int, offset: int) -> list[Hit]:

@@ -10,6 +10,7 @@ from typing import Any
 from flask import Response, render_template, request
 from pyoxigraph import NamedNode
 
+from iclr_kg import vocab
 from iclr_kg.errors import IclrKgError, QueryError, RequestError, TooLarge
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.query.saved import parse_iri
@@ -43,13 +44,22 @@ def error_response(exc: IclrKgError) -> Response:
 
 
 def _suggestions(words: str) -> list[Any]:
-    """Entities whose names come close to `words` (a path's parts), for a 404 page."""
+    """Entities whose names come close to `words` (a path's parts), for a 404 page: for an
+    entity's address (`person/yang-sung`), first the entities of its kind whose keys are close
+    (Yang Song), then those whose names match the key's words."""
     if not words:
         return []
     from iclr_kg.web.state import state  # here: the state module imports the blueprints' helpers
 
     index = state().index()
-    return index.search(" ".join(re.split(r"[-_/]+", words)), limit=8) if index else []
+    if index is None:
+        return []
+    kind, _, key = words.partition("/")
+    close = []
+    if key and kind in vocab.ENTITY_KINDS:
+        close, words = index.close_keys(kind, key), key
+    named = index.search(" ".join(re.split(r"[-_/]+", words)), limit=8)
+    return (close + [hit for hit in named if hit.iri not in {c.iri for c in close}])[:8]
 
 
 def wants_html(kinds: tuple[str, ...] = ("results", "rdf")) -> bool:

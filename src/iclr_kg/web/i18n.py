@@ -119,7 +119,6 @@ ZH = {
     "of": "页，共",
     "previous": "上一页",
     "{first}–{last} of {total} matching “{q}”": "与“{q}”匹配的共 {total} 条，此处为第 {first}–{last} 条",
-    "counted up to 10,000": "最多计数到 10,000",
     "next": "下一页",
     "Perhaps you meant": "您是否要找",
     "Search the graph with the box above, or": "请用上方的搜索框查找，或",

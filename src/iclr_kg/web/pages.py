@@ -466,6 +466,8 @@ def search() -> ResponseReturnValue:
         hits = index.topic_page(text, limit, (page - 1) * limit) if pages else []
     elif index and kind and pages:
         hits = index.search_page(text, kind, limit, (page - 1) * limit)
+    elif index and not kind and not json_asked and any(k in LISTED for k in counts):  # as the kinds' tabs rank
+        hits = index.search_ranked(text, [k for k in LISTED if k in counts], limit)
     else:
         hits = index.search(text, kind, limit) if index and text else []
     if json_asked:

@@ -124,7 +124,7 @@ def resource(kind: str, key: str) -> ResponseReturnValue:
         query = f"?{request.query_string.decode()}" if request.query_string else ""
         return redirect(url_for("resources.resource", kind=target[0], key=target[1]) + query, 301)
     if not any(True for _ in store.quads_for_pattern(iri, None, None, DefaultGraph())):
-        raise NotFound(f"No entity {iri.value} in this graph.", near=key)
+        raise NotFound(f"No entity {iri.value} in this graph.", near=f"{kind}/{key}")
     if kind == "paper" and request.args.get("format") == "bibtex":
         entry = bibtex(store, iri, state().index())
         return Response(
