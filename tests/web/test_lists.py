@@ -207,3 +207,13 @@ def test_a_topic_list_is_sorted_by_relevance_and_papers_by_rating(client) -> Non
     assert first == "how-neural-networks-extrapolate"  # 8.75, the best average in the curated graph
     refused = client.get("/resource/paper/", query_string={"sort": "relevance"})
     assert refused.status_code == 400  # relevance needs a topic
+
+
+def test_the_award_facet_gives_each_kind_of_award(client) -> None:
+    """Issue #67 item 4: the award facet was yes or no; each kind of award is a value now, named
+    by its class and kept in the URL by its notation."""
+    year = client.get("/resource/paper/", query_string={"year": "2024", "lang": "en"}).get_data(as_text=True)
+    assert facet(year, "award") == {"award papers": 16, "honorable mention": 11, "outstanding paper award": 5}
+    chosen = client.get("/resource/paper/", query_string={"year": "2024", "award": "honorable-mention"})
+    assert "<h1>Papers of ICLR 2024, with the honorable mention · 11</h1>" in chosen.get_data(as_text=True)
+    assert client.get("/resource/paper/", query_string={"award": "nope"}).status_code == 400

@@ -90,6 +90,7 @@ class ListFilter:
     presentation: str | None = None  # an iclr:PresentationType's local name (Oral)
     awarded: bool = False  # papers with an award only
     topic: str | None = None  # papers whose title, keywords or abstract say it (an FTS5 expression)
+    among: tuple[str, ...] | None = None  # these papers only (IRIs: those with an award of one kind)
 
     def where(self, kind: str) -> tuple[str, tuple[object, ...]]:
         """The WHERE clause. A paper's decision and presentation are terms of its facts line
@@ -106,6 +107,9 @@ class ListFilter:
                 args.append(facts_pattern(field, chosen))
         if self.awarded:
             where.append("papers > 0")
+        if self.among is not None:
+            where.append(f"e.iri IN ({','.join('?' * len(self.among))})")
+            args.extend(self.among)
         if self.topic is not None:
             where.append("e.id IN (SELECT rowid FROM topics WHERE topics MATCH ?)")
             args.append(self.topic)
@@ -120,8 +124,10 @@ class ListFilter:
         return " AND ".join(where), tuple(args)
 
     def without(self, field: str) -> ListFilter:
-        """This filter with the choice of one field (a facet) undone."""
-        return dataclasses.replace(self, **{field: False if field == "awarded" else None})  # type: ignore[arg-type]
+        """This filter with the choice of one field (a facet) undone (the award facet: any kind)."""
+        if field == "awarded":
+            return dataclasses.replace(self, awarded=False, among=None)
+        return dataclasses.replace(self, **{field: None})  # type: ignore[arg-type]
 
 
 class Index:

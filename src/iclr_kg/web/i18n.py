@@ -268,6 +268,7 @@ ZH = {
     "relevance": "相关度",
     "of ICLR {year}": "ICLR {year}",
     "with an award": "获奖",
+    "with the {award}": "获{award}",
     "by {name}": "作者 {name}",
     "with {name}": "合作者 {name}",
     "credited to {name}": "署名机构 {name}",

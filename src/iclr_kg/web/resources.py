@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -213,6 +214,8 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         facets = state().per_generation(
             f"facets {kind} {narrowed}", lambda: index.facets(kind, decisions, narrowed, presentations)
         )
+    if kind == "paper" and "award" in facets:
+        facets["award"] = _award_facet(index, kind, narrowed, [(v, n) for v, n in facets["award"] if v == "yes"])
     return render_template(
         "browse.html",
         kind=kind,
@@ -233,6 +236,7 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         heading=_list_heading(kind, filters, of, total),
         facets=facets,
         term_label=lambda local: state().terms().label(local, language()),
+        award_classes={notation: local for notation, (local, _) in award_kinds().items()} if kind == "paper" else {},
         listed=LISTED,
     )
 
@@ -268,6 +272,40 @@ def awards_overview() -> str:
     return render_template("awards.html", panels=panels, page_url=_page_url, listed=LISTED, **figures)
 
 
+# Papers by the kind of award they won: an award's class (its skos:notation names it in a URL)
+AWARDED_PAPERS = "SELECT DISTINCT ?paper ?class WHERE { ?paper iclr:receivedAward ?award . ?award a ?class }"
+
+
+def award_kinds() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Each kind of paper award that some paper won, by notation (outstanding-paper): its class's
+    local name and the papers (IRIs) that won one; once per generation."""
+
+    def read() -> dict[str, tuple[str, tuple[str, ...]]]:
+        classes = {
+            vocab.ONTOLOGY_NS + local: (notation, local)
+            for notation, local in state().terms().kinds_below("Award").items()
+            if local != "Award"
+        }
+        papers: dict[str, set[str]] = defaultdict(set)
+        for row in state().store().query(AWARDED_PAPERS, prefixes=vocab.QUERY_PREFIXES):
+            if row["class"].value in classes:
+                papers[row["class"].value].add(row["paper"].value)
+        return {classes[c][0]: (classes[c][1], tuple(sorted(found))) for c, found in papers.items()}
+
+    return state().per_generation("award kinds", read)
+
+
+def _award_facet(index: Any, kind: str, narrowed: ListFilter, counted: list[tuple[Any, int]]) -> list[tuple[Any, int]]:
+    """The award facet: any award (as counted), then each kind of award with the papers it keeps
+    under the other filters chosen, most first."""
+    without = dataclasses.replace(narrowed, awarded=False, among=None)
+    kinds = [
+        (notation, index.browse(kind, "name", 0, 0, dataclasses.replace(without, among=papers))[1])
+        for notation, (_, papers) in award_kinds().items()
+    ]
+    return counted + sorted(((k, n) for k, n in kinds if n), key=lambda kn: (-kn[1], kn[0]))
+
+
 def _sorts(kind: str, narrowed: ListFilter) -> list[str]:
     """The orders a list offers, its default first: papers on a topic by relevance, else by name;
     papers also by rating, other kinds by their papers' count (a paper has no papers)."""
@@ -285,7 +323,14 @@ def _list_heading(kind: str, filters: dict[str, Any], of: list[tuple[str, Cell]]
     terms = state().terms()
     said = [translate("of ICLR {year}").format(year=filters["year"])] if "year" in filters else []
     said += [terms.label(filters[f], language()) for f in ("decision", "presentation") if f in filters]
-    said += [translate("with an award")] if "award" in filters else []
+    if "award" in filters:
+        kinds = award_kinds()
+        chosen = kinds[filters["award"]][0] if filters["award"] in kinds else ""
+        said.append(
+            translate("with the {award}").format(award=terms.label(chosen, language()))
+            if chosen
+            else translate("with an award")
+        )
     said += [translate(LIST_PHRASES[argument]).format(name=entity.text) for argument, entity in of]
     if language() == "zh":  # 论文（ICLR 2021，接收）· 13
         return f"{translate(PLURALS.get(kind, kind))}（{'，'.join(said)}）· {total:,}"
@@ -339,8 +384,9 @@ def _list_filters(
     presentation, award, topic = (request.args.get(k) for k in ("presentation", "award", "topic"))
     if presentation is not None and presentation not in presentations:
         raise QueryError(f"presentation={presentation!r}: one of {', '.join(presentations)}")
-    if award not in (None, "yes"):
-        raise QueryError(f"award={award!r}: award=yes keeps the papers that won an award")
+    awarded = award_kinds()
+    if award not in (None, "yes", *awarded):
+        raise QueryError(f"award={award!r}: yes (any award) or one of {', '.join(sorted(awarded))}")
     expression = index.topic_filter(topic) if index and topic is not None else None
     if topic is not None and expression is None:
         raise QueryError(f"topic={topic!r}: a topic is a few words (graph neural network)")
@@ -364,7 +410,10 @@ def _list_filters(
             raise NotFound(f"{argument}={key!r}: no such {of_kind} (papers only are listed by {argument})")
         named[argument], kept[argument] = iri, key
     people = tuple(named[a] for a in ("author", "coauthor") if a in named)
-    narrowed = ListFilter(year, decision, people, named.get("organization"), presentation, award == "yes", expression)
+    among = awarded[award][1] if award in awarded else None
+    narrowed = ListFilter(
+        year, decision, people, named.get("organization"), presentation, award is not None, expression, among
+    )
     labeler = Labeler(index, language(), state().terms())
     labeler.learn([NamedNode(iri) for iri in named.values()])
     of = [(argument, labeler.cell(NamedNode(iri))) for argument, iri in named.items()]
