@@ -129,6 +129,18 @@ def test_a_paper_is_headed_by_its_preferred_title_and_lists_the_others(client: F
     assert [r["iri"].rsplit("/", 1)[1] for r in found["results"]] == ["uAX8q61EVRu"]
 
 
+def test_a_paper_page_names_sources_and_says_no_name_twice(client: FlaskClient) -> None:
+    """Issue #67 item 7: organizations "per iclr2021-awards-overview" (a file's key), an "as
+    written" column repeating every name, a person list's "Tesla · Tesla", a "year" sort of
+    people that did nothing."""
+    html = page(client, "/resource/paper/uAX8q61EVRu")
+    credited = section(html, "Credited organizations")
+    assert "per iclr2021" not in credited and credited.startswith("source organizations ICLR 2021")
+    assert "as written" not in section(html, "Authors")
+    people = page(client, "/resource/person/")
+    assert "Tesla · Tesla" not in people and ">year</a>" not in people.split("Sort by")[1].split("</p>")[0]
+
+
 def test_award_and_edition_pages_say_who_won_and_from_where_in_one_row(client: FlaskClient) -> None:
     """Issue #37 item 1: an award paper's row names its first author, the organizations it
     credits, the award (on an edition's page) and the committee's reason."""

@@ -205,7 +205,7 @@ def _facts(kind: str, row: list[str]) -> str:
     if kind == "organization":  # its kind, a term of the ontology: iclr:University
         kind_term = f"iclr:{a.rsplit('#', 1)[-1]}" if a else ""
         return " · ".join(x for x in (kind_term, f"part of {b}" if b else "") if x)
-    return " · ".join(x for x in (a, b) if x)
+    return " · ".join(dict.fromkeys(x for x in (a, b) if x))  # once where both say it (works at and studied at Tesla)
 
 
 def _select(store: ReadableGraph, query: str) -> list[list[str]]:

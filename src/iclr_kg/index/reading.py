@@ -408,6 +408,14 @@ class Index:
         more = [hit for hit in self.search(text, None, limit) if hit.iri not in seen] if len(hits) < limit else []
         return (hits + more)[:limit]
 
+    def dated(self, kind: str) -> bool:
+        """Whether any entity of `kind` has a year (a list sorted by year would otherwise not move)."""
+        with self._db() as db:
+            return (
+                db.execute("SELECT 1 FROM entity WHERE kind = ? AND year IS NOT NULL LIMIT 1", (kind,)).fetchone()
+                is not None
+            )
+
     def close_keys(self, kind: str, key: str, limit: int = 3) -> list[Hit]:
         """Entities of `kind` whose keys are close to `key` (a misspelt address: person/yang-sung
         is near yang-song): those whose key begins as it does, by difflib's ratio, 0.75 or closer."""

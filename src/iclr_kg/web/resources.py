@@ -193,7 +193,7 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
     decisions = list(state().terms().enumeration("Decision").values())
     presentations = list(state().terms().enumeration("PresentationType").values())
     narrowed, filters, of = _list_filters(index, kind, decisions, presentations)
-    sorts = _sorts(kind, narrowed)
+    sorts = [name for name in _sorts(kind, narrowed) if name != "year" or (index and index.dated(kind))]
     sort = request.args.get("sort", sorts[0])
     if sort not in sorts:
         raise QueryError(f"sort={sort!r}: this list of {kind} entities is sorted by {', '.join(sorts)}")

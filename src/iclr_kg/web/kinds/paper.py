@@ -21,6 +21,7 @@ from iclr_kg.web.kinds.panels import (
     per_graph,
     select_rows,
     source_cells,
+    source_of,
     values_of,
 )
 
@@ -60,7 +61,7 @@ def paper(
     counted = Counter(str(t.value) for values in titles.values() for t in values)
     ranked = ranked_titles(counted)
     heading = ranked[0] if ranked else iri.value.rsplit("/", 1)[-1]
-    about = Panel("Paper")
+    about = Panel("Paper", wide=True)  # its summaries read across the page, not down a third of it
     if not ranked and values_of(store, iri, "titleWithdrawn"):
         heading = ""  # the page says the title was withdrawn, in the reader's language
         about.rows.append(("Title", [OntologyLabel("titleWithdrawn")]))
@@ -81,17 +82,21 @@ def paper(
     )
     identifiers_panel(store, iri, about, "paper")
     authors = Panel("Authors", kind="table", columns=["#", "author", "as written"])
-    for row in select_rows(store, PAPER_AUTHORS, iri):
+    rows = select_rows(store, PAPER_AUTHORS, iri)
+    names = index.labels(row["person"].value for row in rows) if index else {}
+    for row in rows:  # "as written" only where a source writes the name otherwise
         written = row["written"].value if row["written"] is not None else ""
-        authors.table.append([row["position"].value, row["person"], written])
+        shown = names.get(row["person"].value, ("", ""))
+        authors.table.append([row["position"].value, row["person"], "" if written in shown else written])
     organizations = Panel("Credited organizations")
     per_source = per_graph(store, iri, "creditedOrganization")
     distinct = {frozenset(str(o) for o in orgs) for orgs in per_source.values()}
     if len(distinct) == 1:
         organizations.add("Organizations", *next(iter(per_source.values())))
     else:
-        for graph, orgs in sorted(per_source.items()):
-            organizations.add(f"per {graph.rsplit('/', 1)[-1]}", *orgs)
+        organizations.kind, organizations.columns = "table", ["source", "organizations"]
+        for graph, orgs in sorted(per_source.items()):  # sources differ: a row per source, named by it
+            organizations.table.append([source_of(graph), orgs])
     awards = Panel("Awards", kind="table", columns=["award", "the committee's reason", "sources"])
     conferred = select_rows(store, PAPER_AWARDS, iri)
     named = source_cells(store, [s for row in conferred for s in row["sources"].value.split()])
