@@ -57,3 +57,39 @@ def test_a_static_file_is_compressed_and_kept_once_whatever_its_query_string(app
     added = set(cache.bodies) - set(before)
     assert len(added) <= 1, added  # one entry for the file, whatever the query string
     assert sum(map(len, cache.bodies.values())) <= cache.limit
+
+
+def test_gzip_is_sent_where_accept_encoding_means_it_and_only_there(client) -> None:
+    """Issue #69 item 5: one decision of what a header means (web/assets.chosen_encoding), and the
+    app's answers (a page, a static file, an export) coded as it says: `*` offers gzip, `q=0`
+    refuses it (Flask-Compress alone gzip'd for `gzip;q=0`), `identity` preferred wins."""
+    from iclr_kg.web.assets import chosen_encoding
+
+    meanings = {
+        "": None,
+        "identity": None,
+        "deflate": None,
+        "br, deflate": None,
+        "gzip": "gzip",
+        "GZip": "gzip",
+        "*": "gzip",
+        "gzip, deflate, br": "gzip",
+        "br;q=1.0, gzip;q=0.8, *;q=0.1": "gzip",
+        "gzip;q=0": None,
+        "gzip; q=0": None,
+        "gzip;q=0, identity": None,
+        "*;q=0": None,
+        "*, identity": None,
+        "identity;q=1, gzip;q=0.5": None,
+        "gzip;q=0.5, identity;q=0.5": "gzip",
+        "*, gzip;q=0": None,
+    }
+    for header, meaning in meanings.items():
+        assert chosen_encoding(header) == meaning, header
+        for url in (
+            "/resource/organization/google",
+            "/static/workbench.js",
+            "/data?graph=https://w3id.org/iclr-kg/graph/ontology&format=turtle",
+        ):
+            with client.get(url, headers={"Accept-Encoding": header}) as answer:
+                assert answer.status_code == 200 and answer.headers.get("Content-Encoding") == meaning, (url, header)

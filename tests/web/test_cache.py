@@ -139,3 +139,22 @@ def test_one_module_decides_what_a_client_may_keep() -> None:
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"if_none_match|status=304|-sheet", text), path.name
         assert "blake2b" not in text or path.name == "cache.py", path.name  # the cache's keys, not ETags
+
+
+def test_a_kept_response_is_keyed_on_the_encoding_actually_chosen(client) -> None:
+    """Issue #69 item 5: the memo keyed on the word "gzip" in Accept-Encoding, Flask-Compress on
+    what the header means: primed with `*` (gzip chosen), every `identity` or `deflate` request
+    for that URL got gzip bytes; primed with `gzip;q=0` (nothing chosen), a gzip client got the
+    plain bytes kept under "offers gzip"."""
+    import gzip
+
+    url = "/sparql?query=CONSTRUCT+%7B+%3Fs+%3Fp+%3Fo+%7D+WHERE+%7B+%3Fs+a+iclr%3APaper+%3B+%3Fp+%3Fo+%7D+LIMIT+40&format=json-ld"
+    for primer, encoding in (("*", "gzip"), ("gzip;q=0, identity", None)):
+        first = client.get(f"{url}&n={primer}", headers={"Accept-Encoding": primer})
+        assert first.status_code == 200 and first.headers.get("Content-Encoding") == encoding, primer
+        plain = gzip.decompress(first.data) if encoding else first.data
+        assert "ETag" in first.headers and len(plain) > 1024  # kept by the memo, and compressible
+        for offered, expected in (("identity", None), ("deflate", None), ("", None), ("gzip", "gzip"), ("*", "gzip")):
+            again = client.get(f"{url}&n={primer}", headers={"Accept-Encoding": offered})
+            assert again.headers.get("Content-Encoding") == expected, (primer, offered)
+            assert (gzip.decompress(again.data) if expected else again.data) == plain, (primer, offered)

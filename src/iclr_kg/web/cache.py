@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from iclr_kg.query.querytext import says
+from iclr_kg.web.assets import chosen_encoding
 from iclr_kg.web.conditional import content_etag
 
 # Functions whose value changes between evaluations, and calls to other services.
@@ -127,14 +128,15 @@ class ResponseMemo:
             or not environ.get("QUERY_STRING")
         ):
             return self.app(environ, start_response)
+        # the encoding the app chooses for this header: a response is kept under the one it was sent in
+        encoding = chosen_encoding(environ.get("HTTP_ACCEPT_ENCODING", ""))
         try:
             key = (
                 "response",
                 str(self.generation_key()),
                 environ["QUERY_STRING"],
                 environ.get("HTTP_ACCEPT", ""),
-                # the one encoding we send: a client that never offered gzip never gets gzip bytes
-                "gzip" in environ.get("HTTP_ACCEPT_ENCODING", "").lower(),
+                encoding,
                 environ.get("wsgi.url_scheme", ""),  # relative IRIs resolve against the URL asked
                 environ.get("HTTP_HOST", ""),
             )
@@ -155,8 +157,9 @@ class ResponseMemo:
         headers = seen.get("headers") or []
         etag = next((value for name, value in headers if name.lower() == "etag"), None)
         length = next((value for name, value in headers if name.lower() == "content-length"), "")
-        if not seen.get("status", "").startswith("200 ") or etag is None:
-            return body
+        sent_in = next((value for name, value in headers if name.lower() == "content-encoding"), None)
+        if not seen.get("status", "").startswith("200 ") or etag is None or sent_in not in (None, encoding):
+            return body  # (coded otherwise than this header chooses: never handed to the next one)
         if not length.isdigit() or int(length) > ITEM_LIMIT:
             return body  # streamed, or larger than what is kept: never read whole to decide
         try:

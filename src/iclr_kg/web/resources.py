@@ -28,6 +28,7 @@ from iclr_kg.query.formats import choose
 from iclr_kg.query.saved import parse_iri
 from iclr_kg.query.streaming import ClosingBody, stream
 from iclr_kg.store import built_on
+from iclr_kg.web.assets import chosen_encoding
 from iclr_kg.web.html import Cell, Labeler, cell, short
 from iclr_kg.web.http import error_response, requested_format, wants_html
 from iclr_kg.web.i18n import language, translate
@@ -632,7 +633,7 @@ def gzipped(response: Response) -> Response:
     """`response`'s streamed body gzip'd as it goes, where the client offers gzip (level 1: a
     graph's N-Quads shrink about tenfold at a fraction of the CPU of the default level)."""
     response.vary.add("Accept-Encoding")
-    if "gzip" not in request.headers.get("Accept-Encoding", "") or response.status_code != 200:
+    if chosen_encoding(request.headers.get("Accept-Encoding", "")) is None or response.status_code != 200:
         return response
     body = response.response
     response.response = ClosingBody(_gzip(body), getattr(body, "close", lambda: None))
