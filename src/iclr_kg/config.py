@@ -91,6 +91,13 @@ class Settings(BaseSettings):
         description="query worker processes per web process (SERVICE calls, syntax checks; all queries under "
         "`--server waitress`), half of it a client's share; `0`: queries in-process, without a time limit",
     )
+    client_queries: int = Field(
+        5,
+        ge=1,
+        description="queries one client may have at once per web process: half of the query workers run, the rest "
+        "wait for one of the client's own to end (up to 10 s, at most half their time limit); past either, 429 "
+        "with `Retry-After`",
+    )
     query_worker_idle: PositiveSeconds = Field(
         60.0,
         description="seconds a query worker may sit idle before it stops (one per web process stays; more start on demand)",

@@ -29,13 +29,14 @@ code, the web app's one error handler answers the status with the message.
     │   ├── UnsupportedMediaType       HTTP 415: a body of a type we do not read
     │   ├── ReadOnlyBackend            HTTP 405: writes on a server that reads a remote engine
     │   ├── RequestTimeout             HTTP 408: the request's body did not arrive in time
-    │   └── TooLarge                   HTTP 413: over a size limit
+    │   ├── TooLarge                   HTTP 413: over a size limit
+    │   └── TooManyRequests            HTTP 429: this client has more at once than its share (with Retry-After)
     ├── Unavailable                  HTTP 503: not now (a limit, the store); try again later
     │   ├── StoreError                 the store is missing, damaged, or locked by a build
     │   │   └── UpdateTimeout            an update ran past its time limit and was stopped
     │   ├── QueryTimeout               a query ran past its time limit and was stopped
     │   ├── QueryMemoryExceeded        a query grew its worker past the memory limit
-    │   └── PoolBusy                   every worker is busy (sent with Retry-After)
+    │   └── PoolBusy                   the endpoint is out of capacity: every worker busy (with Retry-After)
     └── EvaluationFailed             HTTP 500: the query parsed, then failed while running
         ├── ServiceFailed              HTTP 502: a federated SERVICE call failed
         └── StreamAborted              after the status was sent: the connection is cut
@@ -201,6 +202,14 @@ class TooLarge(RequestError):
     http_status = 413
 
 
+class TooManyRequests(RequestError):
+    """This client has more queries (or request bodies) at once than one client may: its own
+    excess, not the endpoint's capacity; it may send again as soon as one of its own ends."""
+
+    http_status = 429
+    retry_after = 2
+
+
 class Unavailable(IclrKgError):
     """Not now: a limit was reached or the store cannot be read. Trying later may work."""
 
@@ -228,7 +237,8 @@ class QueryMemoryExceeded(Unavailable):
 
 
 class PoolBusy(Unavailable):
-    """Every worker stayed busy for longer than a request may wait, or this client has its share."""
+    """The endpoint is out of capacity: every worker stayed busy for longer than a request may
+    wait, or too many requests wait already."""
 
     retry_after = 5
 

@@ -12,7 +12,7 @@ import threading
 import psutil
 import pytest
 
-from iclr_kg.errors import PoolBusy, QueryMemoryExceeded, QueryTimeout
+from iclr_kg.errors import QueryMemoryExceeded, QueryTimeout, TooManyRequests
 from iclr_kg.query.answering import QueryRequest
 from iclr_kg.query.local import LocalLane
 from iclr_kg.store import open_read_only
@@ -57,15 +57,28 @@ def test_a_runaway_is_answered_at_its_limit_and_the_process_retires(lane) -> Non
     assert "time limit" in lane.retired[0][0] and lane.retired[0][1] is False
 
 
-def test_a_client_past_its_share_is_refused_and_others_are_served(lane) -> None:
+def test_a_client_past_its_share_waits_for_its_own_past_its_queries_429_and_others_are_served(
+    real_store, real_settings
+) -> None:
+    """Share 1, two queries a client: its second waits for its first (stopped at 1 s) and is
+    answered; its third is refused at once (429); another client is served meanwhile."""
+    store = open_read_only(real_settings.store)
+    lane = LocalLane(lambda: store, lambda reason, at_once: None, threads=3, share=1, client_queries=2)
     held = threading.Thread(target=lambda: pytest.raises(QueryTimeout, lane.start, QueryRequest(BOUNDED), 1, "a"))
     held.start()
     eventually(lambda: lane.in_flight() == 1, "client a's query running")
-    with pytest.raises(PoolBusy, match="its share"):
+    waited: list[object] = []
+    second = threading.Thread(target=lambda: waited.append(lane.start(QueryRequest("ASK {}", formats=JSON), 5, "a")))
+    second.start()
+    eventually(lambda: lane.shares._admitted.get("a") == 2, "client a's second query waiting")
+    with pytest.raises(TooManyRequests, match="its share") as refused:
         lane.start(QueryRequest("ASK {}", formats=JSON), 5, client="a")
+    assert refused.value.http_status == 429 and refused.value.retry_after
     other = lane.start(QueryRequest("ASK { ?s ?p ?o }", formats=JSON), 5, client="b")
-    assert b"true" in other.prefetched
+    assert b"true" in other.prefetched and not waited  # b at once, a's second still waiting for a's first
     held.join()
+    second.join(timeout=10)
+    assert len(waited) == 1 and b"true" in waited[0].prefetched  # type: ignore[attr-defined]
 
 
 def test_memory_past_the_limit_fails_the_queries_and_retires_at_once(real_store, real_settings) -> None:

@@ -117,9 +117,10 @@ class LocalLane:
         threads: int,
         share: int,
         memory_mib: int = 0,
+        client_queries: int = 5,
     ):
         self._store, self._retire = store, retire
-        self.shares = ClientShares(share)
+        self.shares = ClientShares(share, client_queries)
         self.memory_mib = memory_mib
         self._tasks: queue.SimpleQueue[_Evaluation] = queue.SimpleQueue()
         self._lock = threading.Lock()
@@ -139,7 +140,7 @@ class LocalLane:
     def start(self, request: QueryRequest, timeout: float, client: str | None = None) -> LocalQuery:
         """Evaluate `request` here; returns once its kind (or the whole small result) is known."""
         deadline = time.monotonic() + timeout
-        self.shares.enter(client)
+        self.shares.enter(client, timeout)
         evaluation = _Evaluation(self._store(), request)
         running = LocalQuery(self, evaluation, deadline, timeout, client)
         with self._lock:

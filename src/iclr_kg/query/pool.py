@@ -33,6 +33,7 @@ from iclr_kg.errors import (
     QueryTimeout,
     StoreError,
     StreamAborted,
+    TooManyRequests,
     engine_errors,
 )
 from iclr_kg.processes import (
@@ -202,43 +203,72 @@ def memory_exceeded() -> QueryMemoryExceeded:
     return QueryMemoryExceeded("the query used more memory than a query may (ICLR_KG_QUERY_MEMORY)")
 
 
+SHARE_WAIT = 10.0  # seconds a client's query may wait for one of its own running ones to end
+
+
 class ClientShares:
-    """How many queries each client has admitted (waiting or running), and the most it may: one
-    client cannot take every worker (or evaluator thread) from the others."""
+    """Each client's queries: at most `share` run at once (one client cannot take every worker or
+    evaluator thread from the others), and up to `parallel` in all, those past its share waiting
+    for one of its own to end (a notebook or a dashboard sends a few at once; the Wikidata Query
+    Service allows five). A client's excess is its own: TooManyRequests (429, Retry-After), at
+    once past `parallel`, or after SHARE_WAIT seconds of waiting (at most half its time limit: the
+    rest is for running)."""
 
-    def __init__(self, share: int):
-        self.share = share
-        self._lock = threading.Lock()
-        self._per_client: dict[str, int] = {}
+    def __init__(self, share: int, parallel: int = 5):
+        self.share, self.parallel = share, max(share, parallel)
+        self._changed = threading.Condition()
+        self._running: dict[str, int] = {}
+        self._admitted: dict[str, int] = {}  # running or waiting
 
-    def enter(self, client: str | None) -> None:
-        """Count one more query of `client` (None: the app's own, never refused), or PoolBusy."""
+    def enter(self, client: str | None, timeout: float = 2 * SHARE_WAIT) -> None:
+        """Count one more query of `client` (None: the app's own, never refused), whose time limit
+        is `timeout` seconds, once it may run; or TooManyRequests."""
         if client is None:
             return
-        with self._lock:
-            if self._per_client.get(client, 0) >= self.share:
-                raise PoolBusy(
-                    f"this client already has {self.share} queries running or waiting here, its share of "
-                    "the endpoint; send the next when one has finished"
+        with self._changed:
+            if self._admitted.get(client, 0) >= self.parallel:
+                raise TooManyRequests(
+                    f"this client already has {self.parallel} queries running or waiting here, its share of the "
+                    "endpoint; send the next when one has finished"
                 )
-            self._per_client[client] = self._per_client.get(client, 0) + 1
+            _count(self._admitted, client, 1)
+            wait = min(timeout / 2, SHARE_WAIT)
+            deadline = time.monotonic() + wait
+            while self._running.get(client, 0) >= self.share:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    _count(self._admitted, client, -1)
+                    raise TooManyRequests(
+                        f"this client's {self.share} queries running here, its share of the endpoint, held it for "
+                        f"the {wait:g} s its next may wait; send it when one has finished"
+                    )
+                self._changed.wait(remaining)
+            _count(self._running, client, 1)
 
     def leave(self, client: str | None) -> None:
         if client is None:
             return
-        with self._lock:
-            left = self._per_client.get(client, 1) - 1
-            if left > 0:
-                self._per_client[client] = left
-            else:
-                self._per_client.pop(client, None)
+        with self._changed:
+            _count(self._running, client, -1)
+            _count(self._admitted, client, -1)
+            self._changed.notify_all()
+
+
+def _count(counts: dict[str, int], client: str, change: int) -> None:
+    """Change `client`'s count by `change`; a count of zero is not kept."""
+    left = counts.get(client, 0) + change
+    if left > 0:
+        counts[client] = left
+    else:
+        counts.pop(client, None)
 
 
 class QueryPool:
     """Up to `size` query worker processes, handed out one per running query.
 
-    Admission is bounded: a client may hold at most half of the workers while others wait, and
-    at most `4 × size` requests wait at all; past either, `PoolBusy` at once (503 with
+    Admission is bounded: a client may hold at most half of the workers while others wait, with
+    up to `client_queries` of its queries admitted (ClientShares: past it, 429), and at most
+    `4 × size` requests wait for a worker at all; past that, `PoolBusy` at once (503 with
     Retry-After) instead of a queue that grows with every slow query. A watchdog thread kills
     the worker of any query past its deadline, also while the web thread is blocked writing to a
     client that does not read. All `size` workers start with the pool; one idle for more than
@@ -257,6 +287,7 @@ class QueryPool:
         keep: int = 1,
         retire_after: float = 60.0,
         quiet: bool = False,
+        client_queries: int = 5,
     ):
         """`quiet`: the workers' own error output (a dying reader's allocator or C++ runtime
         lines) goes nowhere; a command that prints one line for the error says it."""
@@ -271,7 +302,7 @@ class QueryPool:
         self._lock = threading.Lock()
         self._closed = False
         self._running: set[RunningQuery] = set()
-        self.shares = ClientShares(max(1, size // 2))
+        self.shares = ClientShares(max(1, size // 2), client_queries)
         self._waiting = 0
         self._live = size  # workers started and not stopped: idle, running, or being handed out
         for _ in range(size):
@@ -305,10 +336,10 @@ class QueryPool:
         """The process ids of the idle workers (for tests and monitoring)."""
         return {w.process.pid for w in list(self._idle.queue)}
 
-    def _admit(self, client: str | None) -> None:
-        """Count the request in, or refuse it at once: a client past its share (its queued requests
-        count too, so that they hold no web thread while others wait), or too long a queue."""
-        self.shares.enter(client)
+    def _admit(self, client: str | None, timeout: float) -> None:
+        """Count the request in once its client's share lets it run (ClientShares: a client's
+        excess waits for its own queries, not for the others'), or refuse it: too long a queue."""
+        self.shares.enter(client, timeout)
         with self._lock:
             if self._idle.qsize() == 0 and self._live >= self.size and self._waiting >= 4 * self.size:
                 self.shares.leave(client)
@@ -400,9 +431,9 @@ class QueryPool:
         Raises QueryError (parser message), QueryTimeout, PoolBusy or StoreError.
         """
         deadline = time.monotonic() + timeout
-        self._admit(client)
+        self._admit(client, timeout)
         try:
-            worker = self._acquire(min(self._wait, timeout))
+            worker = self._acquire(min(self._wait, deadline - time.monotonic()))
         except BaseException:
             self._leave(client)
             raise

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from iclr_kg.errors import IclrKgError, PoolBusy, RequestTimeout, TooLarge, status_line
+from iclr_kg.errors import IclrKgError, RequestTimeout, TooLarge, TooManyRequests, status_line
 
 BODYLESS = ("GET", "HEAD", "OPTIONS")  # no body unless chunked: nothing to read (granian marks every input terminated)
 PER_CLIENT = 4  # bodies one client may have arriving at once, per web process
@@ -49,7 +49,7 @@ class BodyLimit:
             if self._arriving.get(client, 0) >= PER_CLIENT:
                 return _answer(
                     start_response,
-                    PoolBusy(
+                    TooManyRequests(
                         f"this client already has {PER_CLIENT} request bodies arriving here; send the next when one is in"
                     ),
                 )

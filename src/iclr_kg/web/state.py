@@ -104,7 +104,7 @@ class AppState:
 
             memory = memory_limit(self.settings.query_memory)
             share = max(1, self.settings.query_workers // 2)
-            self.lane = LocalLane(self.store, retire, threads, share, memory)
+            self.lane = LocalLane(self.store, retire, threads, share, memory, self.settings.client_queries)
 
     @property
     def pool(self) -> QueryPool:
@@ -117,6 +117,7 @@ class AppState:
                         memory_mib=self.settings.query_memory,
                         backend_auth=self.settings.backend_auth,
                         retire_after=self.settings.query_worker_idle,
+                        client_queries=self.settings.client_queries,
                     )
         return self._pool
 
