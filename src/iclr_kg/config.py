@@ -88,7 +88,7 @@ class Settings(BaseSettings):
     query_workers: int = Field(
         4,
         ge=0,
-        description="query worker processes per web process (SERVICE calls, syntax checks; all queries under "
+        description="query worker processes per web process (SERVICE calls, lints; all queries under "
         "`--server waitress`), half of it a client's share; `0`: queries in-process, without a time limit",
     )
     client_queries: int = Field(

@@ -59,6 +59,8 @@ def test_a_pattern_the_ontology_says_cannot_match_is_warned_with_the_way_round(c
         assert never_met(saved.text, ontology) == [], name
     answer = client.get("/api/check", query_string={"query": "SELECT ?y WHERE { ?p a iclr:Paper ; iclr:year ?y }"})
     assert "try iclr:submittedTo/iclr:year" in answer.get_json()["problems"][0]["message"]
+    page = client.get("/query", query_string={"query": "SELECT ?y WHERE { ?p a iclr:Paper ; iclr:year ?y }"})
+    assert "try iclr:submittedTo/iclr:year" in page.get_data(as_text=True)  # read in a worker, said on the page
 
 
 def test_the_endpoint_answers_syntax_errors_in_words(client: FlaskClient) -> None:

@@ -28,7 +28,7 @@ from iclr_kg.identifiers import SCHEMES, coverage_query
 from iclr_kg.progress import Progress
 from iclr_kg.query.answering import QueryRequest
 from iclr_kg.query.formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
-from iclr_kg.query.lint import check
+from iclr_kg.query.lint import check, parsed_problems
 from iclr_kg.query.pool import QueryPool, RunningQuery
 from iclr_kg.query.saved import get_saved
 from iclr_kg.store import (
@@ -139,7 +139,7 @@ def _say_problems(text: str, settings: Settings) -> None:
     for `iclr:titel` then come with the reason. An error (the query cannot run) is the command's
     one line: the query is not run to say it again in the engine's words."""
     ontology = terms.read(settings.ontology_dir / "iclr.ttl")
-    for problem in check(text, ontology.names, ontology=ontology):
+    for problem in check(text, ontology.names, parsing=lambda parsed: parsed_problems(parsed, ontology=ontology)):
         where = f"line {problem.line}, column {problem.column}: {problem.message}"
         if problem.severity == "error":
             raise QueryError(where)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pyoxigraph import (
@@ -21,6 +22,7 @@ from pyoxigraph import (
     serialize,
 )
 
+from iclr_kg import terms
 from iclr_kg.errors import (
     EngineError,
     EvaluationFailed,
@@ -31,6 +33,7 @@ from iclr_kg.errors import (
     ServiceFailed,
 )
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
+from iclr_kg.query.lint import Problem, parsed_problems, problem_from_error
 from iclr_kg.query.streaming import ClientGone
 from iclr_kg.store import run_query
 
@@ -52,9 +55,17 @@ class QueryRequest:
     # The format to use for each kind of result ("results", "rdf"), chosen before the query runs
     # (None: not acceptable); lets the worker answer in one message instead of three.
     formats: dict[str, str | None] | None = None
-    # A syntax check (the editor's lint): the query is prepared against an empty store and its
-    # result never read, so the store is not touched, under the same limits as any query.
+    # A lint (the editor's, a page's: lint.parsed_problems), under the same limits as any query,
+    # the store never touched: the syntax checked by preparing the text against an empty store
+    # and never reading its result (`syntax_only`), the patterns read against the domains and
+    # ranges of the `ontology` file (where given). Answered by one `Checked`, or a Failure.
     syntax_only: bool = False
+    ontology: str | None = None
+
+    @property
+    def lint(self) -> bool:
+        """Whether this is a lint rather than a query to answer."""
+        return self.syntax_only or self.ontology is not None
 
 
 @dataclass(frozen=True)
@@ -85,6 +96,11 @@ class Rows:
     table: dict[str, Any]  # result_rows()
 
 
+@dataclass(frozen=True)
+class Checked:
+    problems: tuple[Problem, ...]  # a lint's (QueryRequest.lint), in reading order
+
+
 SERVICE_TROUBLES = (
     ("lookup address", "its host name could not be resolved (is this machine offline?)"),
     ("name or service not known", "its host name could not be resolved (is this machine offline?)"),
@@ -104,7 +120,7 @@ def service_sentence(detail: str) -> str:
     )
 
 
-Message = Started | Complete | Data | Done | Rows | Failure
+Message = Started | Complete | Data | Done | Rows | Checked | Failure
 
 
 def _term(text: str) -> Any:
@@ -207,6 +223,9 @@ def answer(store: Any, request: QueryRequest, send: Callable[[Message], None]) -
     process (`query/local.py`: a queue). MemoryError and the channel's own errors (the reader
     went away) are raised; anything else is sent as a Failure."""
     try:
+        if request.lint:
+            send(Checked(tuple(checked(store, request))))
+            return
         result = run_request(store, request)
     except (QueryError, EngineError) as exc:
         send(Failure.of(exc))
@@ -235,6 +254,21 @@ def answer(store: Any, request: QueryRequest, send: Callable[[Message], None]) -
         raise
     except Exception as exc:  # noqa: BLE001 - evaluation is lazy: SERVICE calls fail here
         send(Failure.of(_evaluation_error(exc)))
+
+
+def checked(store: Any, request: QueryRequest) -> list[Problem]:
+    """A lint's problems (QueryRequest.lint): the syntax by preparing the text on `store` (an
+    empty one), the domains and ranges of the ontology file (read once per file and version)."""
+
+    def syntax(text: str) -> Problem | None:
+        try:
+            run_request(store, request)  # prepared, never read: nothing evaluated past what preparing does
+        except QueryError as exc:
+            return problem_from_error(str(exc))
+        return None
+
+    ontology = terms.read(Path(request.ontology)) if request.ontology is not None else None
+    return parsed_problems(request.text, syntax if request.syntax_only else None, ontology)
 
 
 def result_rows(result: Any, limit: int) -> dict[str, Any]:

@@ -6,10 +6,14 @@ the nearest real one); and syntax, by Oxigraph's own parser, whose messages are 
 they are cryptic ("expected one of Prefix not found, ['%'], ..." becomes what it means). The
 query page shows these beside the editor, the editor marks them, and /sparql's 400 says the same.
 
-The first two are linear scans of the text. The third needs Oxigraph's parser, which also plans
-the query and evaluates aggregates, ORDER BY and sub-selects at once, and which a deep or long
-query can crash: so `check` takes it as a function, and the web app passes one that asks a query
-worker, under the limits of a query (`web.querying.syntax_in_worker`). No web process parses.
+Then, where the ontology's domains and ranges say a pattern cannot match (`never_met`), a warning.
+
+The names are linear scans of the text. The rest parses it (`parsed_problems`): Oxigraph's parser
+also plans the query and evaluates aggregates, ORDER BY and sub-selects at once, and a deep or
+long query can crash it; rdflib's, which reads the patterns for the domains, takes up to a
+millisecond of CPU a character. So `check` takes those checks as a function, and the web app
+passes one that asks a query worker, under the limits of a query (`web.querying.parsed_in_worker`,
+answered by query/answering.py). No web process parses.
 """
 
 from __future__ import annotations
@@ -48,22 +52,29 @@ def _position(text: str, offset: int) -> tuple[int, int]:
 def check(
     text: str,
     ontology_terms: set[str] | frozenset[str] = frozenset(),
-    syntax: Callable[[str], Problem | None] | None = None,
-    ontology: Terms | None = None,
+    parsing: Callable[[str], list[Problem]] | None = None,
 ) -> list[Problem]:
     """Every problem found in `text`, in reading order. `ontology_terms`: the local names of our
-    ontology (classes, properties, individuals); empty skips the term check. `syntax`: the
-    parser's verdict (None skips it), asked only where the names hold no error and the text is a
-    query that a parse leaves alone (`parse_worthy`). `ontology`: its domains, ranges and
-    disjoint classes, to warn where a pattern cannot match (`never_met`); None skips it."""
+    ontology (classes, properties, individuals); empty skips the term check. `parsing`: the checks
+    that parse the text (`parsed_problems`, where it may take long), asked only where the names
+    hold no error; None skips them."""
     problems = _names(text, ontology_terms)
-    if syntax is not None and parse_worthy(text) and not any(p.severity == "error" for p in problems):
+    if parsing is not None and not any(p.severity == "error" for p in problems):
+        problems += parsing(text)
+    return sorted(problems, key=lambda p: (p.line, p.column))
+
+
+def parsed_problems(
+    text: str, syntax: Callable[[str], Problem | None] | None = None, ontology: Terms | None = None
+) -> list[Problem]:
+    """The checks that parse `text`: `syntax`, the parser's verdict, where a parse leaves the text
+    alone (`parse_worthy`); then, where it found no error, the patterns that `ontology`'s domains,
+    ranges and disjoint classes say cannot match (`never_met`). None skips either."""
+    if syntax is not None and parse_worthy(text):
         found = syntax(text)
         if found is not None:
-            problems.append(found)
-    if ontology is not None and not any(p.severity == "error" for p in problems):
-        problems += never_met(text, ontology) + mistyped(text, ontology)
-    return sorted(problems, key=lambda p: (p.line, p.column))
+            return [found]
+    return never_met(text, ontology) + mistyped(text, ontology) if ontology is not None else []
 
 
 MEETS_LIMIT = 20_000  # characters: longer texts are not read for domains (rdflib's parser is pure Python)

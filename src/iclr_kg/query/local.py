@@ -13,8 +13,8 @@ runaway burns a core until then, as it did in a worker process until the worker 
 same for memory: past the limit while queries run here, they fail `QueryMemoryExceeded` and the
 process retires at once.
 
-The lane answers only what is safe to evaluate here (`LocalLane.takes`): no syntax checks of
-the editor and no SERVICE calls (those stay with the workers), text already bounded in size and
+The lane answers only what is safe to evaluate here (`LocalLane.takes`): no lints (the syntax
+and domain checks of the editor and pages) and no SERVICE calls (those stay with the workers), text already bounded in size and
 nesting (querytext.py: the parser recurses), and only where a supervisor replaces the process
 (`iclr-kg serve` with gunicorn installs the lane; the test client and `--server waitress` have
 none, and use the workers).
@@ -135,7 +135,7 @@ class LocalLane:
     def takes(request: QueryRequest) -> bool:
         """Whether this query may be evaluated here (see the module docstring)."""
         text = request.text
-        return not request.syntax_only and not says(text, "SERVICE")
+        return not request.lint and not says(text, "SERVICE")
 
     def start(self, request: QueryRequest, timeout: float, client: str | None = None) -> LocalQuery:
         """Evaluate `request` here; returns once its kind (or the whole small result) is known."""

@@ -45,6 +45,7 @@ from iclr_kg.processes import (
     start_without_main,
 )
 from iclr_kg.query.answering import (
+    Checked,
     Complete,
     Data,
     Done,
@@ -53,11 +54,13 @@ from iclr_kg.query.answering import (
     Rows,
     Started,
     answer,
+    checked,
     result_kind,
     result_rows,
     run_request,
     write_result,
 )
+from iclr_kg.query.lint import Problem
 from iclr_kg.query.streaming import ClosingBody
 
 
@@ -108,7 +111,7 @@ def _serve_requests(conn: Connection, backend_auth: str | None) -> None:  # prag
         except EOFError:
             return
         try:
-            store = _empty_store() if request.syntax_only else stores.get(generation)
+            store = _empty_store() if request.lint else stores.get(generation)
             if store is None:  # a new build, or an update made since: open a fresh snapshot
                 stores.clear()
                 store = stores[generation] = _open_for_worker(generation, backend_auth)
@@ -461,6 +464,7 @@ class RunningQuery:
         self.format: str | None = None  # chosen up front (QueryRequest.formats)
         self.prefetched: bytes | None = None
         self.rows: dict[str, Any] | None = None
+        self.problems: tuple[Problem, ...] = ()  # a lint's (QueryRequest.lint)
         self.finished = False
         self._done = threading.Lock()
 
@@ -475,6 +479,9 @@ class RunningQuery:
             case Failure():
                 self.finish()
                 raise message.exception()
+            case Checked(problems=problems):  # a lint: its problems, and nothing more
+                self.problems = problems
+                self.finish()
             case Complete(kind=kind, format=fmt, body=body):  # the whole (small) result at once
                 self.kind, self.format, self.prefetched = kind, fmt, body
                 self.finish()
@@ -569,6 +576,10 @@ class InProcessQuery:
         from iclr_kg.query.streaming import Producer
 
         self.rows: dict[str, Any] | None = None
+        self.problems: tuple[Problem, ...] = ()
+        if request.lint:  # no process to parse in: this one, as asked
+            self.kind, self.problems = "", tuple(checked(store, request))
+            return
         self._producer = Producer(lambda: run_request(store, request), result_kind)
         self.kind = self._producer.wait()
         if request.row_limit is not None:
@@ -594,6 +605,7 @@ class ActiveQuery(Protocol):
     format: str | None  # the format chosen up front for this kind (None: not acceptable)
     prefetched: bytes | None  # the whole serialization, when it was small
     rows: dict[str, Any] | None  # result_rows(), when rows were asked for
+    problems: tuple[Problem, ...]  # a lint's (QueryRequest.lint)
 
     def body(self, fmt: str) -> Iterable[bytes]: ...
 

@@ -17,7 +17,7 @@ from iclr_kg.identifiers import SCHEMES, recognize
 from iclr_kg.index import TOPIC, Hit, Index, fold, kind_and_key
 from iclr_kg.kinds import LISTED, ROOTS
 from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
-from iclr_kg.query.lint import check, problem_from_error
+from iclr_kg.query.lint import Problem, check, problem_from_error
 from iclr_kg.query.saved import ABSOLUTE_IRI, NAME, VIEWS, Param, SavedQuery, declared_view, expand
 from iclr_kg.release import released_file, releases
 from iclr_kg.store import generation_record
@@ -30,7 +30,7 @@ from iclr_kg.web.http import wants_html
 from iclr_kg.web.i18n import language, translate
 from iclr_kg.web.kinds.award import award_ranking, overview, ranking_figures
 from iclr_kg.web.kinds.panels import Panel
-from iclr_kg.web.querying import generation_counts, rows_outside_request, start_query, stats_counts
+from iclr_kg.web.querying import generation_counts, parsed_in_worker, rows_outside_request, start_query, stats_counts
 from iclr_kg.web.state import state
 from iclr_kg.web.trends import EditionFigures, edition_figures, query_link, rate_chart
 from iclr_kg.web.workbench import ontology_local_names
@@ -81,6 +81,10 @@ def download_links(text: str, saved: str | None, values: dict[str, str], include
     return link
 
 
+def _domains_in_worker(text: str) -> list[Problem]:
+    return parsed_in_worker(text, syntax=False)
+
+
 def result_page(template: str, text: str, substitutions: dict | None = None, **context: Any) -> str | tuple[str, int]:
     """Run `text` and render it as a table in `template`; a bad query shows the parser's message."""
     include_inferred = request.args.get("inferred", "true") != "false"
@@ -91,7 +95,8 @@ def result_page(template: str, text: str, substitutions: dict | None = None, **c
         context.get("values", {}),
         include_inferred,
     )
-    context["problems"] = problems = check(text, ontology_local_names(), ontology=state().terms())
+    # the domains read in a worker; the syntax is the run's to say
+    context["problems"] = problems = check(text, ontology_local_names(), parsing=_domains_in_worker)
     errors = [p for p in problems if p.severity == "error"]
     if errors:  # said before running, where the query is wrong, in words a person can act on
         return render_template(

@@ -124,7 +124,7 @@ def start_prepared(app_state: AppState, query: QueryRequest, limit: float, who: 
     lane = app_state.lane
     try:
         if app_state.settings.query_workers == 0:  # no isolation was asked for
-            return InProcessQuery(Store() if query.syntax_only else app_state.store(), query)
+            return InProcessQuery(Store() if query.lint else app_state.store(), query)
         if lane is not None and who is not None and lane.takes(query):
             return lane.start(query, limit, client=who)
         return app_state.pool.start(app_state.generation_key(), query, limit, client=who)
@@ -168,23 +168,28 @@ def generation_counts() -> counts.Counts:
     return counts.Counts(**state().per_generation(counts.KEPT, stats_counts, kept=True))
 
 
-# Seconds a syntax check may take (the editor asks as one types); a check that takes longer is
-# not reported: the query's run says what is wrong, under its own time limit.
-SYNTAX_CHECK_TIMEOUT = 3.0
+# Seconds a lint may take in its worker (the editor asks as one types): a 12 KB text takes rdflib
+# a few seconds to read for the domains; a lint that takes longer reports none of what parsing
+# finds: the query's run says what is wrong, under its own time limit.
+LINT_TIMEOUT = 10.0
 
 
-def syntax_in_worker(text: str) -> Problem | None:
-    """Oxigraph's verdict on the syntax of `text`, asked of a query worker (`QueryRequest.syntax_only`):
+def parsed_in_worker(text: str, syntax: bool = True) -> list[Problem]:
+    """The lint's checks that parse `text` (lint.parsed_problems: Oxigraph's verdict on its syntax
+    where `syntax`, the ontology's domains and ranges), asked of a query worker (QueryRequest.lint):
     the web process never parses query text, since preparing it can take seconds, evaluate
-    aggregates and crash on deep nesting. A busy endpoint or a slow check reports nothing."""
-    prepared = QueryRequest(text=text, syntax_only=True, services=state().settings.services)
+    aggregates and crash on deep nesting, and rdflib reads a long text for seconds of CPU.
+    A busy endpoint or a slow check reports nothing."""
+    app_state = state()
+    prepared = QueryRequest(
+        text=text, syntax_only=syntax, ontology=str(app_state.ontology_file), services=app_state.settings.services
+    )
     try:
-        start_query(text, prepared=prepared, timeout=SYNTAX_CHECK_TIMEOUT)
-    except QueryError as exc:
-        return problem_from_error(str(exc))
+        return list(start_query(text, prepared=prepared, timeout=LINT_TIMEOUT).problems)
+    except QueryError as exc:  # refused before it reached a worker (too deep a nesting)
+        return [problem_from_error(str(exc))]
     except IclrKgError:
-        return None
-    return None
+        return []
 
 
 DOWNLOAD_NAME = re.compile(r"^[A-Za-z0-9_-]{1,60}$")

@@ -83,7 +83,12 @@ class AppState:
     def terms(self) -> terms.Terms:
         """The ontology's terms and labels (read once per ontology file; every generation's
         ontology graph is loaded from it)."""
-        return terms.read(self.settings.ontology_dir / "iclr.ttl")
+        return terms.read(self.ontology_file)
+
+    @property
+    def ontology_file(self) -> Path:
+        """The ontology the pages and the lint read (query workers too: QueryRequest.ontology)."""
+        return self.settings.ontology_dir / "iclr.ttl"
 
     @property
     def writer(self) -> Writer:

@@ -25,7 +25,7 @@ from iclr_kg import vocab
 from iclr_kg.errors import NotFound, QueryError, RequestError, TooLarge
 from iclr_kg.query.lint import check
 from iclr_kg.web.http import MAX_QUERY_BYTES, json_object
-from iclr_kg.web.querying import syntax_in_worker
+from iclr_kg.web.querying import parsed_in_worker
 from iclr_kg.web.resources import ontology_terms
 from iclr_kg.web.state import state
 
@@ -143,7 +143,7 @@ def check_json() -> Response:
     text = request.values.get("query", "")
     if len(text.encode("utf-8")) > MAX_QUERY_BYTES:
         raise TooLarge(f"the query is longer than {MAX_QUERY_BYTES} bytes")
-    problems = check(text, ontology_local_names(), syntax=syntax_in_worker, ontology=state().terms())
+    problems = check(text, ontology_local_names(), parsing=parsed_in_worker)
     return jsonify({"problems": [p.as_json() for p in problems]})
 
 
