@@ -286,7 +286,7 @@ def time_to_first_byte(server: Server, query: Query) -> tuple[float, float, floa
 
 # Each request the next path of the list, from the next of CLIENTS client addresses (through the
 # trusted-proxy header: our servers believe it from 127.0.0.1, the others ignore it), so that the
-# load is many users, not one address that gets its share of the workers and then 503s. wrk's
+# load is many users, not one address that gets its share of the workers and then 429s. wrk's
 # two threads start half the list apart: threads 997 paths apart sent the same paths 997
 # requests later, which a result cache answered (half the varied requests, unnoticed).
 WRK_SCRIPT = """
@@ -527,7 +527,7 @@ def report(results: dict, servers: list[Server], queries: list[Query], args: arg
     )
     levels = " | ".join(f"req/s @{c}" for c in measured)
     print(
-        f"wrk's load comes from {args.clients} client addresses; errors: answers that were not 2xx (503s), not counted as throughput\n"
+        f"wrk's load comes from {args.clients} client addresses; errors: answers that were not 2xx (429s, 503s), not counted as throughput\n"
     )
     print(f"| query | server | round | median ms | p95 ms | {levels} | errors |")
     print("|---|---|---:|---:|---:|" + "---:|" * len(measured) + "---:|")
