@@ -33,7 +33,8 @@ code, the web app's one error handler answers the status with the message.
     │   └── TooManyRequests            HTTP 429: this client has more at once than its share (with Retry-After)
     ├── Unavailable                  HTTP 503: not now (a limit, the store); try again later
     │   ├── StoreError                 the store is missing, damaged, or locked by a build
-    │   │   └── UpdateTimeout            an update ran past its time limit and was stopped
+    │   │   ├── UpdateTimeout            an update ran past its time limit and was stopped
+    │   │   └── WriterEnded              the writer ended before answering; nothing was written
     │   ├── QueryTimeout               a query ran past its time limit and was stopped
     │   ├── QueryMemoryExceeded        a query grew its worker past the memory limit
     │   └── PoolBusy                   the endpoint is out of capacity: every worker busy (with Retry-After)
