@@ -26,7 +26,7 @@ import urllib.parse
 import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from http.client import HTTPConnection
 from typing import Any, Protocol
 
@@ -53,8 +53,7 @@ class Operation:
     # the operation's inserts into the default graph put into MARKER instead (None: it has none):
     # what it inserts there, even where the union already holds it
     marked: str | None = None
-    # ADD, COPY, MOVE: the source graph; where it is not there the operation does nothing (SILENT)
-    # or fails, whatever its deletes alone would do
+    # ADD, COPY, MOVE: the source graph; where it is not there the operation fails, unless SILENT
     source: str | None = None
     # it reads what the operations before it leave (a WHERE; ADD, COPY, MOVE from the default or
     # the inferred graph): the closure is brought up to date, and checked, before it
@@ -62,6 +61,7 @@ class Operation:
     # ADD, COPY, MOVE to a named graph: it is there afterwards, empty or not (SPARQL 1.1 Update
     # 3.2.3-3.2.5; Oxigraph leaves it out when the source is empty)
     creates: str | None = None
+    silent: bool = False
 
 
 MARKER = "urn:update-model:inserted-into-the-default-graph"
@@ -120,10 +120,10 @@ class Reference:
     def _apply(self, operation: Operation) -> None:
         before = _graphs(self.store)
         after = self._run(operation.text)
-        if operation.source is not None and NamedNode(operation.source) not in set(self.store.named_graphs()):
-            if " SILENT " not in f" {operation.text.upper()} ":
-                raise Refused(f"the graph <{operation.source}> does not exist")  # SPARQL 1.1 Update 3.2.3-3.2.5
-            return  # SILENT: it fails and does nothing
+        absent = operation.source is not None and NamedNode(operation.source) not in set(self.store.named_graphs())
+        if absent and not operation.silent:
+            raise Refused(f"the graph <{operation.source}> does not exist")  # SPARQL 1.1 Update 3.2.3-3.2.5
+        # SILENT: the source reads as an empty graph (COPY and MOVE empty the target, as pyoxigraph does)
         deleting = self._run(operation.deletes_only) if operation.deletes_only is not None else self.store
         without_inserts = _graphs(deleting)
         inserted = _graphs(after)
@@ -356,14 +356,11 @@ def operation(choose: Chooser, held: Callable[[str], list[str]], existence_error
             f"INSERT {{ GRAPH <{MARKER}> {{ {inserted} }} }} {where}" if insert and insert_graph == "DEFAULT" else None
         )
         return [Operation(text, f"DELETE {{ {delete} }} {where}" if delete else None, marked, reads=True)]
-    target = choose.pick(
-        ["GRAPH <urn:g1>", "GRAPH <urn:g2>", "DEFAULT", "ALL", "NAMED", f"GRAPH <{vocab.GRAPH_UPDATES}>"]
-    )
-    if kind in ("drop", "clear"):
-        text = f"{kind.upper()} {silent}{target}"
-        return [Operation(text, text)]
-    if kind == "create":
-        text = f"CREATE {silent}{choose.pick(['GRAPH <urn:g1>', 'GRAPH <urn:g2>', 'GRAPH <urn:g3>'])}"
+    if kind in ("drop", "clear", "create"):
+        which = choose.pick(["graph", "graph", "graph", "DEFAULT", "ALL", "NAMED"] if kind != "create" else ["graph"])
+        named = _named_graph(choose, COPIED if kind != "create" else COPIED[:3])
+        target = f"GRAPH {named.written}" if which == "graph" else which
+        text = f"{named.prologue if which == 'graph' else ''}{kind.upper()} {silent}{target}"
         return [Operation(text, text)]
     if kind == "reload":
         graph = choose.pick(["<urn:g1>", "<urn:g2>"])
@@ -371,29 +368,80 @@ def operation(choose: Chooser, held: Callable[[str], list[str]], existence_error
         drop = f"DROP SILENT GRAPH {graph}"
         refill = f"INSERT DATA {{ GRAPH {graph} {{ {' '.join(lines)} }} }}"
         return [Operation(drop, drop)] + ([Operation(refill, None)] if lines else [])
-    source = choose.pick(["<urn:g1>", "<urn:g2>", "DEFAULT", f"<{vocab.GRAPH_INFERRED}>"])
-    destination = choose.pick(["<urn:g1>", "<urn:g2>", "DEFAULT"])
-    text = f"{kind.upper()} {silent}{source} TO {destination}"
-    reads = source in ("DEFAULT", f"<{vocab.GRAPH_INFERRED}>")
-    if source == destination:
-        return [Operation(text, None, reads=reads)]
-    emptied = "DEFAULT" if destination == "DEFAULT" else f"GRAPH {destination}"
-    marked = f"ADD {silent}{source} TO <{MARKER}>" if destination == "DEFAULT" else None
-    named = source.strip("<>") if source != "DEFAULT" else None
-    created = destination.strip("<>") if destination != "DEFAULT" else None
-    if kind == "add":
-        return [Operation(text, None, marked, named, reads, created)]
-    if kind == "copy":
-        return [Operation(text, f"DROP SILENT {emptied}", marked, named, reads, created)]
-    moved = "DEFAULT" if source == "DEFAULT" else f"GRAPH {source}"
-    return [Operation(text, f"DROP SILENT {emptied} ; DROP SILENT {moved}", marked, named, reads, created)]
+    return [_graph_copy(choose, kind, silent)]
+
+
+@dataclass(frozen=True)
+class Named:
+    """A graph as an operation names it: its IRI (None: DEFAULT), as written, and the PREFIX
+    declaration a prefixed name needs."""
+
+    iri: str | None
+    written: str
+    prologue: str = ""
+
+
+# The graphs ADD, COPY, MOVE, DROP and CLEAR name: two the dataset may fill, one that is mostly
+# absent or empty (CREATE makes it), the updates graph (what the default graph's inserts fill),
+# the inferred graph
+COPIED = ["urn:g1", "urn:g2", "urn:g3", vocab.GRAPH_UPDATES, vocab.GRAPH_INFERRED]
+
+
+def _named_graph(choose: Chooser, iris: Sequence[str | None]) -> Named:
+    """A graph of `iris` (None: DEFAULT), named by a full IRI, a prefixed name or a relative IRI
+    under BASE, with or without the word GRAPH where the grammar allows it."""
+    iri = choose.pick(iris)
+    if iri is None:
+        return Named(None, "DEFAULT")
+    namespace, local = iri.rsplit("/", 1) if "/" in iri else iri.split(":", 1)
+    namespace += "/" if "/" in iri else ":"
+    how = choose.pick(["full", "prefixed", "prefixed", "based"])
+    if how == "prefixed":
+        return Named(iri, f"g:{local}", f"PREFIX g: <{namespace}>\n")
+    if how == "based" and "/" in iri:
+        return Named(iri, f"<{local}>", f"BASE <{namespace}>\n")
+    return Named(iri, f"<{iri}>")
+
+
+def _graph_copy(choose: Chooser, kind: str, silent: str) -> Operation:
+    """ADD, COPY or MOVE between any two of the graphs (the same one too, DEFAULT on either side),
+    each named any way the grammar allows; the source may be full, empty or absent."""
+    source = _named_graph(choose, [*COPIED, None])
+    destination = _named_graph(choose, [*COPIED[:4], None] if choose.pick([True, False]) else [source.iri])
+    if source.prologue and destination.prologue and source.prologue != destination.prologue:
+        destination = Named(destination.iri, f"<{destination.iri}>") if destination.iri else destination
+    prologue = "".join(dict.fromkeys([source.prologue, destination.prologue]))
+
+    def written(named: Named) -> str:
+        return named.written if named.iri is None else f"{choose.pick(['', 'GRAPH '])}{named.written}"
+
+    text = f"{prologue}{kind.upper()} {silent}{written(source)} TO {written(destination)}"
+    reads, is_silent = source.iri in (None, vocab.GRAPH_INFERRED), bool(silent)
+    if source.iri == destination.iri:
+        return Operation(text, None, reads=reads, silent=is_silent)
+    emptied = "DEFAULT" if destination.iri is None else f"GRAPH <{destination.iri}>"
+    full_source = "DEFAULT" if source.iri is None else f"<{source.iri}>"
+    marked = f"ADD {silent}{full_source} TO <{MARKER}>" if destination.iri is None else None
+    deletes_only = {
+        "add": None,
+        "copy": f"DROP SILENT {emptied}",
+        "move": f"DROP SILENT {emptied} ; DROP SILENT {'DEFAULT' if source.iri is None else f'GRAPH <{source.iri}>'}",
+    }[kind]
+    return Operation(text, deletes_only, marked, source.iri, reads, destination.iri, is_silent)
+
+
+# What may stand between two operations: nothing, or comments, one ended by a bare CR (as
+# Oxigraph ends it; a reader that ends it at LF alone would take the next operation for comment)
+BETWEEN = ["", "", "# a comment\r", "# ; DROP ALL ;\r", "#\r\n", "# INSERT DATA { <urn:s1> <urn:p> <urn:s2> }\r"]
 
 
 def request(choose: Chooser, held: Callable[[str], list[str]], existence_errors: bool = False) -> list[Operation]:
-    """A request of one to three operations."""
+    """A request of one to four operations, comments between them."""
     operations: list[Operation] = []
-    for _ in range(choose.number(1, 3)):
-        operations += operation(choose, held, existence_errors)
+    for _ in range(choose.number(1, 4)):
+        for drawn in operation(choose, held, existence_errors):
+            comment = choose.pick(BETWEEN)
+            operations.append(replace(drawn, text=comment + drawn.text) if comment else drawn)
     return operations
 
 

@@ -27,6 +27,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from pyoxigraph import DefaultGraph, Quad
 
+from iclr_kg import vocab
 from iclr_kg.build.pipeline import build
 from iclr_kg.config import Settings, resource_dir
 from iclr_kg.store import current_generation
@@ -107,9 +108,9 @@ class Drawn:
 
 @pytest.mark.filterwarnings("ignore:Generating overly large repr")  # Hypothesis on the drawn data's repr
 @hypothesis_settings(
-    max_examples=15,
+    max_examples=8,
     deadline=None,
-    derandomize=True,  # the same requests on every run; the bench draws new ones (--seed)
+    derandomize=False,  # new requests on every run (a failure prints the seed that replays it: @seed)
     database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
 )
@@ -195,3 +196,56 @@ def _env(settings: Settings) -> dict[str, str]:
         "ICLR_KG_DATA_DIR": str(settings.data_dir),
         "ICLR_KG_ONTOLOGY_DIR": str(settings.ontology_dir),
     }
+
+
+def _ask(base: str, pattern: str) -> bool:
+    query = urllib.parse.urlencode({"query": f"ASK {{ {pattern} }}", "format": "json"})
+    status, body = http(f"{base}/sparql?{query}")
+    assert status == 200, body
+    return bool(json.loads(body)["boolean"])
+
+
+@pytest.mark.parametrize(
+    "source", ["SILENT <urn:copy-absent>", "<urn:copy-empty>", "SILENT GRAPH <urn:copy-empty>"], ids=str
+)
+@pytest.mark.parametrize("verb", ["COPY", "MOVE"])
+def test_copying_an_absent_or_empty_graph_empties_the_target(semantics_server, verb: str, source: str) -> None:
+    """#69: COPY is DROP SILENT of the target, then the source's triples inserted (MOVE drops the
+    source too), so an empty source, or an absent one with SILENT, leaves the target empty, as
+    pyoxigraph does; the target kept its triples after a 204."""
+    base = semantics_server.base
+    held = "<urn:copy-s> <urn:copy-p> <urn:copy-o>"
+    setup = "DROP SILENT GRAPH <urn:copy-absent> ; CREATE SILENT GRAPH <urn:copy-empty> ; CLEAR GRAPH <urn:copy-empty>"
+    assert post(base, f"{setup} ; INSERT DATA {{ GRAPH <urn:copy-h> {{ {held} }} }}")[0] == 204
+    status, body = post(base, f"{verb} {source} TO <urn:copy-h>")
+    assert status == 204, body
+    assert not _ask(base, f"GRAPH <urn:copy-h> {{ {held} }}")
+    assert not _ask(base, held)
+
+
+def test_a_graph_moved_to_the_default_graph_by_a_prefixed_name_stays_in_it(semantics_server) -> None:
+    """#69, W3C move06: `MOVE :g1 TO DEFAULT` puts g1's triples in the default graph (kept in
+    graph/updates); they were gone from it when the graph was named by a prefixed name."""
+    base = semantics_server.base
+    triple = "<urn:move-s> <urn:move-p> <urn:move-o>"
+    assert post(base, f"INSERT DATA {{ GRAPH <http://example.org/g1> {{ {triple} }} }}")[0] == 204
+    status, body = post(base, "PREFIX : <http://example.org/>\nMOVE :g1 TO DEFAULT")
+    assert status == 204, body
+    assert _ask(base, triple)
+    assert _ask(base, f"GRAPH <{vocab.GRAPH_UPDATES}> {{ {triple} }}")
+    assert not _ask(base, f"GRAPH <http://example.org/g1> {{ {triple} }}")
+
+
+@pytest.mark.parametrize("into", ["", " INTO GRAPH <http://www.example.org/>"])
+def test_load_silent_of_a_source_not_allowed_succeeds_without_fetching(semantics_server, into: str) -> None:
+    """#69, W3C load-silent: SILENT makes a LOAD that fails succeed, having loaded nothing; a
+    source this server may not fetch answered 400. Without SILENT it is still refused."""
+    base = semantics_server.base
+    source = "<somescheme://www.example.com/THIS-GRAPH-DOES-NOT-EXIST/>"
+    before = dataset(base)
+    status, body = post(base, f"INSERT DATA {{ <urn:load-s> <urn:load-p> <urn:load-o> }} ;\nLOAD SILENT {source}{into}")
+    assert status == 204, body
+    assert _ask(base, "<urn:load-s> <urn:load-p> <urn:load-o>")
+    assert post(base, f"LOAD {source}{into}")[0] == 400
+    assert post(base, "DELETE DATA { <urn:load-s> <urn:load-p> <urn:load-o> }")[0] == 204
+    assert not difference(before, dataset(base))

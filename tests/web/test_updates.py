@@ -682,7 +682,7 @@ def test_a_delete_insert_where_maintained_does_what_the_full_path_does(
     assert quads_after(maintain=True) == quads_after(maintain=False)
 
 
-def _never_maintained(update: str) -> list:
+def _never_maintained(update: str, base: str | None = None) -> list:
     raise maintained.NotMaintained("the test takes the full path")
 
 

@@ -15,7 +15,7 @@ from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store,
 from iclr_kg import vocab
 from iclr_kg.build import fastrl
 from iclr_kg.errors import InconsistentGraph, QueryError
-from iclr_kg.query.querytext import split_update, top_level_words
+from iclr_kg.query.querytext import split_update, top_level_words, without_comments
 from iclr_kg.store import run_query, run_update
 
 DEFAULT = DefaultGraph()
@@ -145,24 +145,71 @@ _GRAPH_COPY = re.compile(
 )
 
 
+Graph = NamedNode | DefaultGraph
+
+
+@dataclass(frozen=True)
+class GraphOperation:
+    """DROP or CLEAR (`target` a graph, or "NAMED" or "ALL"), or ADD, COPY or MOVE (from `source`)."""
+
+    verb: str
+    silent: bool
+    target: Graph | str
+    source: Graph | None = None
+
+
+def graph_operation(operation: str, base: str | None = None) -> GraphOperation | None:
+    """DROP, CLEAR, ADD, COPY or MOVE as written (None: another operation): graphs named by full
+    IRIs are read by a pattern (the cheap common case: every Graph Store write), any other way of
+    naming them (a prefixed name, a relative IRI) by rdflib's parser, which resolves them."""
+    body = _body(operation)
+    if (dropped := _GRAPH_OPERATION.fullmatch(body)) is not None:
+        verb, silent, iri, which = dropped.groups()
+        target: Graph | str = NamedNode(iri) if iri else _named_or_keyword(which.upper())
+        return GraphOperation(verb.upper(), bool(silent), target)
+    if (copied := _GRAPH_COPY.fullmatch(body)) is not None:
+        verb, silent, source, _, target_iri, _ = copied.groups()
+        return GraphOperation(verb.upper(), bool(silent), _graph(target_iri), _graph(source))
+    try:
+        parsed = _parsed_operation(operation, base, ("Drop", "Clear", "Add", "Copy", "Move"))
+    except NotMaintained:
+        return None
+    silent = _field(parsed, "silent") is not None
+    if parsed.name in ("Drop", "Clear"):
+        return GraphOperation(parsed.name.upper(), silent, _named_or_keyword(_field(parsed, "graphiri")))
+    source, target = (_named_or_keyword(g) for g in _field(parsed, "graph"))
+    assert not isinstance(source, str) and not isinstance(target, str)  # the grammar allows no NAMED, ALL here
+    return GraphOperation(parsed.name.upper(), silent, target, source)
+
+
+def _graph(iri: str | None) -> Graph:
+    return NamedNode(iri) if iri else DEFAULT
+
+
+def _named_or_keyword(graph: Any) -> Graph | str:
+    """rdflib's or the pattern's graph: an IRI, DEFAULT (the default graph), NAMED or ALL."""
+    if str(graph).upper() == "DEFAULT":
+        return DEFAULT
+    if str(graph).upper() in ("NAMED", "ALL"):
+        return str(graph).upper()
+    return NamedNode(str(graph))
+
+
 # A GRAPH block in a DELETE/INSERT ... WHERE (or the word anywhere, in a string even: the full path runs then)
 _GRAPH_WORD = re.compile(r"\bGRAPH\b", re.IGNORECASE)
 
 
-def data_operations(update: str) -> list[tuple[str, str]]:
+def data_operations(update: str, base: str | None = None) -> list[tuple[str, str]]:
     """(verb, operation) for each operation of `update`, where every one is INSERT DATA, DELETE
-    DATA, DROP or CLEAR of one graph (verb DROP, CLEAR), or DELETE/INSERT ... WHERE (verb
-    MODIFY); else NotMaintained."""
+    DATA, DROP or CLEAR (verb DROP, CLEAR), ADD, COPY or MOVE (verb COPY), or DELETE/INSERT ...
+    WHERE (verb MODIFY); else NotMaintained."""
     found = []
     for operation in split_update(update) or [update]:
         words = [word for _, word in top_level_words(operation)]
         verb = next((w for w in words if w not in ("PREFIX", "BASE")), "")
         following = words[words.index(verb) + 1] if verb in words[:-1] else ""
-        if verb in ("DROP", "CLEAR") and _GRAPH_OPERATION.fullmatch(_body(operation)):
-            found.append((verb, operation))
-            continue
-        if verb in ("ADD", "COPY", "MOVE") and _GRAPH_COPY.fullmatch(_body(operation)):
-            found.append(("COPY", operation))
+        if verb in ("DROP", "CLEAR", "ADD", "COPY", "MOVE") and graph_operation(operation, base) is not None:
+            found.append(("COPY" if verb in ("ADD", "MOVE") else verb, operation))
             continue
         if verb in ("WITH", "INSERT", "DELETE") and following != "DATA" and "WHERE" in words:
             found.append(("MODIFY", operation))
@@ -170,7 +217,7 @@ def data_operations(update: str) -> list[tuple[str, str]]:
         if verb not in ("INSERT", "DELETE") or following != "DATA":
             raise NotMaintained(
                 f"{verb or 'an operation'} {following} is not one the fast path takes (INSERT DATA, DELETE DATA, "
-                "DELETE/INSERT ... WHERE, DROP or CLEAR GRAPH)".strip()
+                "DELETE/INSERT ... WHERE, DROP, CLEAR, ADD, COPY or MOVE)".strip()
             )
         found.append((verb, operation))
     return found
@@ -198,8 +245,8 @@ def reads_dataset(operation: str) -> bool:
     if verb == "MODIFY":
         return True
     if verb == "COPY":
-        matched = _GRAPH_COPY.fullmatch(_body(text))
-        return matched is None or matched.group(3) in (None, vocab.GRAPH_INFERRED)
+        copied = graph_operation(text)
+        return copied is None or copied.source in (DEFAULT, INFERRED)
     return False
 
 
@@ -263,12 +310,12 @@ def plan_change(db: Store, update: str, base: str | None) -> Change:
     graph/updates; deleted from it, deleted from every asserted graph that states it. Nothing may
     be inserted into the inferred graph. Nothing is written yet."""
     change = Change(db)
-    for verb, operation in data_operations(update):
+    for verb, operation in data_operations(update, base):
         if verb in ("DROP", "CLEAR"):
-            _plan_graph_operation(change, operation)
+            _plan_graph_operation(change, operation, base)
             continue
         if verb == "COPY":
-            _plan_graph_copy(change, operation)
+            _plan_graph_copy(change, operation, base)
             continue
         if verb == "MODIFY":
             _plan_modify(change, operation, base)
@@ -354,7 +401,7 @@ def _plan_quad_modify(change: Change, operation: str, base: str | None) -> None:
     USING and USING NAMED, else WITH's graph as the default graph, else ours), and each
     solution fills the templates. A template triple outside GRAPH goes to WITH's graph, or to
     the default graph: deleted from every graph that states it, inserted into graph/updates."""
-    operation_ = _parsed_operation(operation, base)
+    operation_ = _parsed_operation(operation, base, ("Modify", "DeleteWhere"))
     words = top_level_words(operation)
     where = next(index for index, word in words if word == "WHERE")
     start = next(index for index, word in words if word in ("WITH", "DELETE", "INSERT"))
@@ -387,21 +434,21 @@ def _plan_quad_modify(change: Change, operation: str, base: str | None) -> None:
             _insert_stated(change, quad)
 
 
-def _parsed_operation(operation: str, base: str | None) -> Any:
-    """The operation as rdflib's SPARQL Update algebra, its literals as written (rdflib would
-    otherwise rewrite "01"^^xsd:integer as "1", which then deletes nothing here)."""
+def _parsed_operation(operation: str, base: str | None, kinds: tuple[str, ...]) -> Any:
+    """The operation as rdflib's SPARQL Update algebra, one of `kinds`, its literals as written
+    (rdflib would otherwise rewrite "01"^^xsd:integer as "1", which then deletes nothing here)."""
     import rdflib
     from rdflib.plugins.sparql import prepareUpdate
 
     kept = rdflib.NORMALIZE_LITERALS
     rdflib.NORMALIZE_LITERALS = False
     try:
-        parsed = prepareUpdate(operation, base=base or "", initNs=vocab.QUERY_PREFIXES)
+        parsed = prepareUpdate(without_comments(operation), base=base or "", initNs=vocab.QUERY_PREFIXES)
     except Exception as exc:  # noqa: BLE001 - Oxigraph, on the full path, says what is wrong
         raise NotMaintained(f"rdflib could not read the operation ({exc.__class__.__name__})") from None
     finally:
         rdflib.NORMALIZE_LITERALS = kept
-    if len(parsed.algebra) != 1 or parsed.algebra[0].name not in ("Modify", "DeleteWhere"):
+    if len(parsed.algebra) != 1 or parsed.algebra[0].name not in kinds:
         raise NotMaintained("an operation rdflib reads otherwise")
     return parsed.algebra[0]
 
@@ -469,27 +516,25 @@ def _constructed(db: Store, query: str | None, base: str | None) -> list[Triple]
     return list(run_query(db, query, base=base, services=()))  # type: ignore[arg-type]
 
 
-def _plan_graph_operation(change: Change, operation: str) -> None:
+def _plan_graph_operation(change: Change, operation: str, base: str | None) -> None:
     """DROP or CLEAR: of one graph, its quads (read from the store, as many as the change has)
     are removed; of the default graph, every triple of the union from every graph that states
     it, so every graph is emptied; NAMED or ALL, every named graph. The inferred graph follows
     from the others (it comes back as they leave it). A graph that is not there is left to the
     full path (an error, unless SILENT)."""
-    matched = _GRAPH_OPERATION.fullmatch(_body(operation))
-    assert matched is not None  # data_operations matched it
-    verb, silent, iri, which = matched.group(1).upper(), matched.group(2), matched.group(3), matched.group(4)
-    if which is not None:
-        for graph in change.graphs():
-            if verb == "DROP" and which.upper() != "DEFAULT":
-                change.drop(graph)
+    planned = graph_operation(operation, base)
+    assert planned is not None  # data_operations read it
+    verb, graph = planned.verb, planned.target
+    if not isinstance(graph, NamedNode):
+        for named in change.graphs():
+            if verb == "DROP" and graph != DEFAULT:
+                change.drop(named)
             else:
-                change.empty(graph)
+                change.empty(named)
         return
-    graph = NamedNode(iri)
     if graph == INFERRED:
         return  # what it holds follows from the other graphs: it comes back as it was
-    there = change.exists(graph)
-    if not there and not silent:
+    if not change.exists(graph) and not planned.silent:
         raise NotMaintained(f"{verb} of a graph that is not there")
     if verb == "DROP":
         change.drop(graph)
@@ -497,38 +542,35 @@ def _plan_graph_operation(change: Change, operation: str) -> None:
         change.empty(graph)
 
 
-def _emptied(change: Change, graph: NamedNode | DefaultGraph) -> list[NamedNode]:
+def _emptied(change: Change, graph: Graph) -> list[NamedNode]:
     """The graphs emptying `graph` empties: the default graph, every one; the inferred graph, none."""
     if isinstance(graph, DefaultGraph):
         return change.graphs()
     return [graph] if graph != INFERRED else []
 
 
-def _plan_graph_copy(change: Change, operation: str) -> None:
-    """ADD, COPY or MOVE: the source's triples (the default graph's: the union of all graphs, the
-    inferred one too) are read, then COPY and MOVE empty the target (the default graph: every
-    graph) and MOVE drops the source, then the triples go into the target (the default graph:
-    graph/updates), as one operation's deletes come before its inserts. A source graph that is
-    not there makes it fail: with SILENT it does nothing, else Oxigraph says why (the full path);
-    nothing may go into the inferred graph."""
-    matched = _GRAPH_COPY.fullmatch(_body(operation))
-    assert matched is not None  # data_operations matched it
-    verb = matched.group(1).upper()
+def _plan_graph_copy(change: Change, operation: str, base: str | None) -> None:
+    """ADD, COPY or MOVE, as SPARQL 1.1 Update 3.2.3-3.2.5 defines them: COPY is `DROP SILENT` of
+    the target, then the source's triples inserted into it; MOVE that, then `DROP` of the source;
+    ADD the insert alone. So the source's triples (the default graph's: the union of all graphs,
+    the inferred one too) are read, then COPY and MOVE empty the target (the default graph: every
+    graph) and MOVE the source, then the triples go into the target (the default graph:
+    graph/updates), as one operation's deletes come before its inserts: copying an empty graph
+    empties the target. A source graph that is not there is an error (SPARQL lets a service
+    refuse it), unless SILENT: then it reads as an empty graph. Nothing goes into the inferred graph."""
+    planned = graph_operation(operation, base)
+    assert planned is not None and planned.source is not None  # data_operations read it
+    verb, source, target = planned.verb, planned.source, planned.target
+    assert not isinstance(target, str)
     if reads_dataset(operation) and (change.added or change.removed or change.dropped):
         raise NotMaintained(f"{verb} from the default or the inferred graph after another operation in the same update")
-    source = NamedNode(matched.group(3)) if matched.group(3) else DEFAULT
-    target = NamedNode(matched.group(5)) if matched.group(5) else DEFAULT
     if source == target:
         return  # SPARQL 1.1 Update 3.2.3-3.2.5: nothing happens, whether the graph is there or not
-    if source == DEFAULT:
+    if isinstance(source, DefaultGraph):
         triples = {q.triple for graph in [*change.graphs(), INFERRED] for q in change.quads_of(graph)}
     else:
-        assert isinstance(source, NamedNode)
         quads = change.quads_of(source)
-        if not quads and not change.exists(source):
-            if matched.group(2):  # SILENT: the operation fails and does nothing (Oxigraph would empty the target)
-                return
-            # SPARQL 1.1 Update 3.2.3-3.2.5: it fails (Oxigraph refuses MOVE only, and COPY empties the target)
+        if not quads and not change.exists(source) and not planned.silent:
             raise QueryError(f"the update failed: The graph {source} does not exist (SILENT makes that no error)")
         triples = {q.triple for q in quads}
     if verb != "ADD":

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 
 from iclr_kg.errors import QueryError
-from iclr_kg.query.querytext import may_mention, only_data_and_graphs, says
+from iclr_kg.query.querytext import may_mention, only_data_and_graphs, says, top_level_words, update_operations
 
 ESCAPE = re.compile(r"\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}")
 # The keyword, not preceded or followed by a character that would make it part of a name.
@@ -42,6 +42,8 @@ _IRI = re.compile(r"<([^<>\"{}|^`\\\x00-\x20]*)>")
 _VAR = re.compile(r"[?$]([A-Za-z0-9_\u00B7-\uFFFF]+)")
 _PNAME = re.compile(r"([A-Za-z\u00C0-\uFFFF][\w.\-\u00B7-\uFFFF]*)?:([A-Za-z0-9_-]*)(?=[\s{#]|$)")
 _TOKEN = re.compile(r"[^\s{]*")
+# A token no prefixed name starts like (ASCII, neither a letter nor `:`): "a service (OpenReview):"
+_NO_NAME = re.compile(r"[\x00-\x39\x3b-\x40\x5b-\x60\x7b-\x7f]")
 # Targets and declarations are read within this many characters: the patterns above then cost
 # O(WINDOW) per occurrence, never O(len(text)), whatever the text repeats.
 WINDOW = 512
@@ -113,7 +115,7 @@ def outbound_targets(
                 targets.append(None)
             else:
                 targets.extend(f"{namespace}{local}" for namespace in sorted(candidates, key=str))
-        elif ":" in _TOKEN.match(text, pos, pos + WINDOW).group():  # type: ignore[union-attr]
+        elif ":" in (token := _TOKEN.match(text, pos, pos + WINDOW).group()) and not _NO_NAME.match(token):  # type: ignore[union-attr]
             targets.append(None)  # a prefixed name we do not read exactly (escapes, dots): refuse
         # anything else cannot follow the keyword in a query Oxigraph accepts: no call
     return targets
@@ -155,3 +157,24 @@ def check_update(
                 f"LOAD <{target or '?'}> is not allowed: it would fetch a URL from this server; "
                 f"allowed sources: {listed}"
             )
+
+
+# What stands where a LOAD SILENT of a source this server may not fetch was (`without_unfetched_loads`)
+UNFETCHED = "# LOAD SILENT of a source not allowed here: not fetched, nothing loaded\nINSERT DATA { }"
+
+
+def without_unfetched_loads(text: str, allowed_loads: tuple[str, ...], prefixes: dict[str, str]) -> str:
+    """The update with each `LOAD SILENT` of a source not allowed (`check_update`) replaced by an
+    operation that does nothing: SILENT makes a LOAD that fails succeed, having loaded nothing
+    (SPARQL 1.1 Update 3.1.1), so it is neither fetched nor refused. The text that remains is
+    checked whole by `check_update` all the same."""
+    if not says(text, "LOAD"):
+        return text
+    for start, end, operation in reversed(update_operations(text)):
+        words = [word for _, word in top_level_words(text[start:end])]
+        if words[:2] != ["LOAD", "SILENT"]:
+            continue
+        targets = outbound_targets(operation, "LOAD", prefixes)
+        if not targets or any(target is None or target not in allowed_loads for target in targets):
+            text = text[:start] + UNFETCHED + text[end:]
+    return text

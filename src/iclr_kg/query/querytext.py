@@ -306,24 +306,35 @@ def add_using(update: str, using: list[str], using_named: list[str]) -> str:
 
 def _only_space(text: str) -> bool:
     """Nothing but whitespace and comments."""
-    return not TOKENS.sub(lambda token: "" if token.lastgroup == "comment" else token.group(), text).strip()
+    return not without_comments(text).strip()
+
+
+def without_comments(text: str) -> str:
+    """The text with each comment blanked out (offsets kept), a comment ended by CR or LF as
+    Oxigraph ends it: for a parser that ends one at LF only (rdflib's), which would read the
+    code after a bare CR as part of the comment."""
+    return TOKENS.sub(lambda token: " " * len(token.group()) if token.lastgroup == "comment" else token.group(), text)
 
 
 def split_update(update: str) -> list[str]:
     """The operations of an update request, each runnable alone: the `;`-separated parts, each
     preceded by the PREFIX and BASE declarations of the parts before it (they stay in scope)."""
+    return [operation for _, _, operation in update_operations(update)]
+
+
+def update_operations(update: str) -> list[tuple[int, int, str]]:
+    """Each operation of an update request: where its own text starts (its first keyword, after
+    its part's declarations) and ends (at its `;` or the end), and the operation runnable alone
+    (`split_update`)."""
     cuts = [index for index, token in _top_level(update) if token == ";"]
-    parts = [
-        update[start + 1 if start >= 0 else 0 : end]
-        for start, end in zip([-1, *cuts], [*cuts, len(update)], strict=True)
-    ]
     operations, prologue = [], ""
-    for part in parts:
+    for start, end in zip([-1, *cuts], [*cuts, len(update)], strict=True):
+        part = update[start + 1 if start >= 0 else 0 : end]
         first = next((index for index, word in top_level_words(part) if word in UPDATE_KEYWORDS), None)
         if first is None:  # only declarations (or nothing): they carry over to what follows
             prologue += part + "\n"
             continue
-        operations.append(prologue + part)
+        operations.append((end - len(part) + first, end, prologue + part))
         prologue += part[:first] + "\n"
     return operations
 

@@ -18,7 +18,7 @@ from pyoxigraph import NamedNode, RdfFormat, parse
 from iclr_kg import vocab
 from iclr_kg.errors import Forbidden, NotFound, QueryError, ReadOnlyBackend, Unauthorized, UnsupportedMediaType
 from iclr_kg.graph import rdf_bytes
-from iclr_kg.query.federation import check_update
+from iclr_kg.query.federation import check_update, without_unfetched_loads
 from iclr_kg.query.formats import RDF_FORMATS
 from iclr_kg.query.querytext import add_using, check_nesting, check_operators, nesting_depth
 from iclr_kg.query.saved import parse_iri
@@ -55,6 +55,7 @@ def run_write(text: str, kind: str, base: str, success: int = 204, headers: dict
     settings = state().settings
     check_nesting(text)
     check_operators(text)
+    text = without_unfetched_loads(text, settings.load_sources, vocab.QUERY_PREFIXES)
     check_update(text, settings.services, settings.load_sources, vocab.QUERY_PREFIXES)
     state().writer.apply(
         settings.store,
