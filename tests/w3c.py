@@ -19,6 +19,7 @@ import json
 import re
 import sys
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -445,14 +446,22 @@ def failures(outcomes: dict[str, list[tuple[str, str | None]]]) -> list[str]:
     ]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+Outcomes = dict[str, list[tuple[str, str | None]]]
+
+
+def cli(run: Callable[[str, str | None], Outcomes], description: str) -> None:
+    """Run a harness's manifests against --url, print the summary, exit 1 on a failure."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--url", required=True)
     parser.add_argument("--token")
     args = parser.parse_args()
-    outcomes = run_all(args.url, args.token)
+    outcomes = run(args.url, args.token)
     print(summary(outcomes))
     sys.exit(1 if failures(outcomes) else 0)
+
+
+def main() -> None:
+    cli(run_all, __doc__.split("\n\n")[0])
 
 
 if __name__ == "__main__":
