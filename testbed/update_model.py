@@ -156,6 +156,7 @@ class Reference:
         fresh.extend(Quad(*t, g) for g, triples in result.items() for t in triples)
         for graph in existing - {INFERRED}:
             fresh.add_graph(graph)
+        fresh.add_graph(INFERRED)  # always there, between operations too (its triples follow at the closure)
         self.store = fresh
 
     def _run(self, text: str) -> Store:
