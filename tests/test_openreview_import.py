@@ -346,21 +346,21 @@ def test_partial_import_states_no_counts(tmp_path: Path, v1_server: StandIn) -> 
 
 
 def test_new_edition_is_created_for_an_unknown_year(tmp_path: Path) -> None:
-    venue = "ICLR.cc/2022/Conference"
+    venue = "ICLR.cc/2027/Conference"
     server = StandIn(
         venue_notes(
-            "v1", venue, [Paper("Y2022Pap01", "A Made-Up Paper of 2022", [("Jane Roe", "~Jane_Roe1")], "poster")]
+            "v2", venue, [Paper("Y2027Pap01", "A Made-Up Paper of 2027", [("Jane Roe", "~Jane_Roe1")], "poster")]
         ),
         PROFILES,
     ).start()
     try:
         settings = settings_for(tmp_path, server)
-        result = run_import(settings, venue, api="v1")
-        assert '"key": "iclr2022"' in (result.folder / "events.yaml").read_text()
+        result = run_import(settings, venue, api="v2")
+        assert '"key": "iclr2027"' in (result.folder / "events.yaml").read_text()
         build(settings)
         assert ask(
-            open_read_only(settings.store), "SELECT ?y WHERE { paper:Y2022Pap01 iclr:submittedTo/iclr:year ?y }"
-        ) == [("2022",)]
+            open_read_only(settings.store), "SELECT ?y WHERE { paper:Y2027Pap01 iclr:submittedTo/iclr:year ?y }"
+        ) == [("2027",)]
     finally:
         server.stop()
 
