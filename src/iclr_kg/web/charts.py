@@ -57,7 +57,11 @@ def _node(cell: Cell, x: float, y: float, lx: float, ly: float, anchor: str, cen
 # lowest to the highest figure), stated series solid and counted ones dashed; the legend is HTML
 # beside the drawing, so that it wraps on a narrow screen.
 TREND_WIDTH, TREND_HEIGHT = 640, 280
-LEFT, RIGHT, TOP, BOTTOM = 64, 16, 14, 30
+TOP, BOTTOM = 14, 30
+# Room for the tick labels at their largest (24 units, a phone's style): a digit's width, so that
+# the y axis's widest label ("20,000", "40%") and half of the last year ("2026") stay in the drawing
+TICK_CHAR = 14
+RIGHT = 2 * TICK_CHAR + 4
 COLOURS = ("#4a78a8", "#c8553d", "#3a9a5b", "#8e6bb8")
 
 
@@ -77,24 +81,26 @@ def trend(years: list[int], series: list[Series], words: Callable[[str], str], p
     """`series` over `years` (each year a column, empty where no series has it), the y axis from 0."""
     drawn = [s for s in series if s.points]
     top = _nice(max((high for s in drawn for _, high in s.points.values()), default=1.0))
-    width, height = TREND_WIDTH - LEFT - RIGHT, TREND_HEIGHT - TOP - BOTTOM
-    step = width / max(1, len(years) - 1)
-
-    def x(year: int) -> float:
-        return LEFT + step * years.index(year) if len(years) > 1 else LEFT + width / 2
-
-    def y(v: float) -> float:
-        return TOP + height * (1 - v / top)
 
     def shown(v: float) -> str:
         return f"{v * 100:.1f}%".replace(".0%", "%") if percent else f"{v:,.0f}"
 
+    ticks = [top * i / 4 for i in range(5)]
+    left = TICK_CHAR * max(len(shown(v)) + shown(v).count("%") for v in ticks) + 12  # "%": two digits wide
+    width, height = TREND_WIDTH - left - RIGHT, TREND_HEIGHT - TOP - BOTTOM
+    step = width / max(1, len(years) - 1)
+
+    def x(year: int) -> float:
+        return left + step * years.index(year) if len(years) > 1 else left + width / 2
+
+    def y(v: float) -> float:
+        return TOP + height * (1 - v / top)
+
     grid = []
-    for i in range(5):
-        v = top * i / 4
+    for v in ticks:
         grid.append(
-            f'<line class="grid" x1="{LEFT}" x2="{LEFT + width}" y1="{y(v):.1f}" y2="{y(v):.1f}"/>'
-            f'<text class="tick" x="{LEFT - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{shown(v)}</text>'
+            f'<line class="grid" x1="{left}" x2="{left + width}" y1="{y(v):.1f}" y2="{y(v):.1f}"/>'
+            f'<text class="tick" x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{shown(v)}</text>'
         )
     every = 1 if len(years) <= 8 else 2  # a label every other year when they would crowd
     for i, year in enumerate(years):
