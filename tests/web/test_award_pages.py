@@ -173,3 +173,20 @@ def test_the_overview_says_where_sources_count_fewer_papers_each_with_its_note(c
     assert re.search(
         r"ICLR 2026 Outstanding Paper Award tegufy\.com 1 / 2 .*one of three outstanding paper awards", partial
     )
+
+
+@pytest.mark.parametrize(
+    "path", ["/resource/award/", "/resource/award/iclr2018-best-paper", "/resource/paper/NzTU59SYbNq"]
+)
+def test_sources_are_named_by_publisher_or_title_never_by_key(client: FlaskClient, path: str) -> None:
+    """A reader saw "shunk031-awesome-ai-best-papers-iclr-catalog-csv (2)" and
+    "iclr2021-awards-overview" (file names) beside "Synced (SyncedReview)": a source with no
+    publisher, or one of a publisher's several files, went by its key. Now by title."""
+    html = page(client, path, lang="en")
+    links = re.findall(r'<a href="/resource/source/([^"]+)"[^>]*>([^<]+)</a>', html)
+    assert links, path
+    keyed = [key for key, text in links if re.sub(r" \(\d+\)$", "", text) == key]
+    assert keyed == [], f"{path}: sources shown by their keys"
+    if path == "/resource/award/":
+        assert "shunk031 (shunk031/awesome-ai-best-papers): data/papers/iclr.csv (3)" in html
+        assert "ICLR 2021杰出論文獎出爐 (8)" in html

@@ -157,7 +157,7 @@ def overview_table(store: ReadableGraph) -> tuple[list[list[Any]], list[list[Any
     edition, source, its note; and each source that names fewer of an award's papers than the
     sources together, with its notes on them (how it counts: "without naming any co-winners")."""
     table, none_given, fewer = [], [], []
-    for row in overview(store):  # sources named per row: one publisher's several files go by their keys there
+    for row in overview(store):  # sources named per row: one publisher's several files add their titles there
         named = source_cells(store, list(row.by_source))
         counted = sorted(row.by_source.items(), key=lambda item: (-len(item[1]), item[0]))
         sources = [

@@ -213,24 +213,33 @@ SELECT ?source (SAMPLE(?publisher) AS ?name) (SAMPLE(?written) AS ?outlet) (SAMP
 
 def source_cells(store: ReadableGraph, sources: list[str]) -> dict[str, Remarked]:
     """Each source (by IRI) as a short linked name: its publisher as written (or its outlet, or
-    its key), its title on hover, remarked "ICLR's own" where it is the organizer's statement.
-    Sources of one publisher among `sources` (three files of one repository) go by their keys."""
+    its title), its title on hover, remarked "ICLR's own" where it is the organizer's statement.
+    Sources of one publisher among `sources` (three files of one repository) add their titles;
+    only a source with neither a name nor a title of its own goes by its key."""
     if not sources:
         return {}
     query = SOURCE_NAMES.replace("SOURCES", " ".join(f"<{s}>" for s in sorted(set(sources))))  # the graph's IRIs
     rows = list(store.query(query, prefixes=vocab.QUERY_PREFIXES))
+    titles = {row["source"].value: row["title"].value if row["title"] is not None else "" for row in rows}
     names = {
         row["source"].value: next((row[k].value for k in ("name", "outlet") if row[k] is not None), "") for row in rows
     }
-    shared = {name for name in names.values() if list(names.values()).count(name) > 1}
+    names = {iri: _titled(name, titles[iri], list(names.values())) for iri, name in names.items()}
     named = {}
     for row in rows:
         iri = row["source"].value
-        name = names[iri] if names[iri] and names[iri] not in shared else key_of(iri)
-        title = row["title"].value if row["title"] is not None else ""
+        name = names[iri] if names[iri] and list(names.values()).count(names[iri]) == 1 else key_of(iri)
         own = row["organizer"] is not None and row["organizer"].value == "true"
-        named[iri] = Remarked(Cell(name, href=local_path(iri), title=title), "ICLR's own" if own else "")
+        named[iri] = Remarked(Cell(name, href=local_path(iri), title=titles[iri]), "ICLR's own" if own else "")
     return named
+
+
+def _titled(name: str, title: str, names: list[str]) -> str:
+    """A source's short name, with its title where another source has that name ("shunk031
+    (shunk031/awesome-ai-best-papers): data/papers/iclr.csv"), its title where it has no name."""
+    if not name:
+        return title
+    return f"{name}: {title}" if names.count(name) > 1 and title else name
 
 
 def awarded_panel(store: ReadableGraph, query: str, iri: NamedNode, award: bool = True) -> Panel:
