@@ -156,13 +156,16 @@ class NotAcceptable(RequestError):
 
 class NotFound(RequestError):
     """What the request names is not here (a graph, a sitemap, a permalink, an entity). `near`:
-    words a page may suggest entities for (the site's 404 lists those whose names come close)."""
+    words a page may suggest entities for (the site's 404 lists those whose names come close).
+    `wording` and `values`: the message as a page says it, its words translated and then filled
+    ("No entity {iri} in this graph."), where the message names an entity."""
 
     http_status = 404
 
-    def __init__(self, message: str, near: str = ""):
+    def __init__(self, message: str, near: str = "", wording: str = "", values: dict[str, str] | None = None):
         super().__init__(message)
         self.near = near
+        self.wording, self.values = wording, values or {}
 
 
 class Unauthorized(RequestError):

@@ -274,6 +274,17 @@ def test_a_misspelt_entity_address_suggests_the_entity_it_meant(client: FlaskCli
     assert re.findall(r'<li><a href="(/resource/[^"]+)"', suggested)[0] == "/resource/person/yang-song"
 
 
+def test_a_chinese_404_says_why_in_chinese(client: FlaskClient) -> None:
+    """The Chinese 404 page said "No entity https://... in this graph." under a Chinese header;
+    a plain-text client still reads the English message."""
+    response = client.get("/resource/person/yang-sung", query_string={"lang": "zh"}, headers=PAGE)
+    assert response.status_code == 404
+    html = response.data.decode()
+    assert "图中没有实体 https://w3id.org/iclr-kg/resource/person/yang-sung" in html and "No entity" not in html
+    plain = client.get("/resource/person/yang-sung", query_string={"lang": "zh"}, headers={"Accept": "text/plain"})
+    assert "No entity https://w3id.org/iclr-kg/resource/person/yang-sung in this graph." in plain.data.decode()
+
+
 def test_the_all_tab_ranks_names_as_the_kind_tabs_do(client: FlaskClient) -> None:
     """Issue #67 item 5: the "all" tab listed the names beginning with the query in text order
     (Person 0, 1, 10, 100...) where a kind's tab ranks them by papers."""

@@ -117,7 +117,10 @@ def last_successor(store: ReadableGraph, iri: NamedNode) -> NamedNode | None:
 @blueprint.route("/resource/<kind>/<key>")
 def resource(kind: str, key: str) -> ResponseReturnValue:
     if kind not in vocab.ENTITY_KINDS or not KEY.match(key):
-        raise NotFound(f"No such entity: /resource/{kind}/{key}", near=f"{kind} {key}")
+        path = f"/resource/{kind}/{key}"
+        raise NotFound(
+            f"No such entity: {path}", near=f"{kind} {key}", wording="No such entity: {path}", values={"path": path}
+        )
     iri = NamedNode(f"{vocab.RESOURCE_BASE}{kind}/{key}")
     store = state().store()
     successor = last_successor(store, iri)
@@ -126,7 +129,8 @@ def resource(kind: str, key: str) -> ResponseReturnValue:
         query = f"?{request.query_string.decode()}" if request.query_string else ""
         return redirect(url_for("resources.resource", kind=target[0], key=target[1]) + query, 301)
     if not any(True for _ in store.quads_for_pattern(iri, None, None, DefaultGraph())):
-        raise NotFound(f"No entity {iri.value} in this graph.", near=f"{kind}/{key}")
+        wording, values = "No entity {iri} in this graph.", {"iri": iri.value}
+        raise NotFound(wording.format(**values), near=f"{kind}/{key}", wording=wording, values=values)
     if kind == "paper" and request.args.get("format") == "bibtex":
         entry = bibtex(store, iri, state().index())
         return Response(
@@ -433,7 +437,11 @@ def by_identifier(scheme: str, value: str) -> ResponseReturnValue:
     known, parsed = parse_for(schemes, written)  # or a 400 saying why
     entity = find_by_identifier(state().store(), known.name, parsed)
     if entity is None:
-        raise NotFound(f"No entity here is known by the {known.label} identifier {parsed}.", near=parsed)
+        wording, values = (
+            "No entity here is known by the {scheme} identifier {value}.",
+            {"scheme": known.label, "value": parsed},
+        )
+        raise NotFound(wording.format(**values), near=parsed, wording=wording, values=values)
     kind, key = kind_and_key(entity) or ("", "")
     return redirect(url_for("resources.resource", kind=kind, key=key), code=303)
 
