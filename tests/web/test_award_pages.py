@@ -111,6 +111,11 @@ def test_a_web_source_page_gives_its_address_publisher_date_and_whose_word(clien
     assert 'href="https://syncedreview.com/2020/05/04/' in html
     about = section(html, "Source")
     assert "Synced (SyncedReview)" in about and "2020-05-04" in about and "secondary" in about
+    assert "Language English" in about, "the language by its name, not its tag"
+    chinese = section(
+        page(client, "/resource/source/syncedreview-2020-05-04-iclr-2020-no-best-paper", lang="zh"), "来源"
+    )
+    assert "语言 英文" in chinese
     own = section(page(client, "/resource/source/iclr-blog-2024-test-of-time-award", lang="en"), "Source")
     assert "ICLR's own (the organizer's statement)" in own
     undated = section(page(client, "/resource/source/tradetang-qualcomm-spherical-cnns-iclr-2018-best-paper"), "Source")

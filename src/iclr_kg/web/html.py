@@ -242,7 +242,7 @@ class Labeler:
 
 
 # How a page names a text's language tag, rather than showing the tag itself
-LANGUAGE_NAMES = {"zh": "Chinese", "zh-hans": "Simplified Chinese", "zh-hant": "Traditional Chinese"}
+LANGUAGE_NAMES = {"en": "English", "zh": "Chinese", "zh-hans": "Simplified Chinese", "zh-hant": "Traditional Chinese"}
 LANGUAGE_TAG = re.compile(r"(?<![\w-])zh-(?:Hans|Hant)(?![\w-])", re.IGNORECASE)
 
 

@@ -173,6 +173,7 @@ ZH = {
     "count": "数量",
     "as": "格式：",
     "Chinese": "中文",
+    "English": "英文",
     "Simplified Chinese": "简体",
     "not stated in the article": "文章未注明",
     "not stated in the article; its text is kept as {file}": "文章未注明；原文保存为 {file}",
