@@ -209,6 +209,19 @@ def test_a_topic_list_is_sorted_by_relevance_and_papers_by_rating(client) -> Non
     assert refused.status_code == 400  # relevance needs a topic
 
 
+def test_a_list_sorted_by_rating_shows_each_rating(client) -> None:
+    """Sorted by rating, the list showed name, summary and year: the reader could not tell the
+    one rated paper (8.75) from the 91 unrated ones that follow it by name. The rating now
+    stands in the year's place (a phone keeps three columns)."""
+    rated = client.get("/resource/paper/", query_string={"sort": "rating", "lang": "en"}).get_data(as_text=True)
+    head = rated.split("<thead>", 1)[1].split("</thead>", 1)[0]
+    assert ">rating</th>" in head and ">year</th>" not in head
+    rows = re.findall(r"<tr><td>(.*?)</tr>", rated.split("<tbody>", 1)[1], re.S)
+    assert rows[0].endswith('<td class="num">8.75</td>') and rows[1].endswith('<td class="num"></td>')
+    by_name = client.get("/resource/paper/", query_string={"lang": "en"}).get_data(as_text=True)
+    assert ">year</th>" in by_name and ">rating</th>" not in by_name
+
+
 def test_the_award_facet_gives_each_kind_of_award(client) -> None:
     """Issue #67 item 4: the award facet was yes or no; each kind of award is a value now, named
     by its class and kept in the URL by its notation."""

@@ -31,12 +31,12 @@ MAX_PAGE = 10**9
 # A list's orders: by name in natural order ("paper 9" before "paper 10": the `natural` column,
 # numbers zero-padded), newest first, most papers first; for papers, the highest average public
 # rating first (unrated last) and, on a topic, the best match first (FTS5's bm25, as search ranks).
+AVERAGE_RATING = "(SELECT MAX(average) FROM rating r WHERE r.paper = e.id)"
 SORTS = {
     "name": "natural",
     "year": "year DESC, natural",
     "papers": "papers DESC, natural",
-    "rating": "(SELECT MAX(average) FROM rating r WHERE r.paper = e.id) IS NULL, "
-    "(SELECT MAX(average) FROM rating r WHERE r.paper = e.id) DESC, natural",
+    "rating": f"{AVERAGE_RATING} IS NULL, {AVERAGE_RATING} DESC, natural",
     "relevance": "t.rank, natural",
 }
 PAPER_SORTS = {"rating", "relevance"}  # the orders of paper lists only (relevance: with a topic)
@@ -52,6 +52,7 @@ class Hit:
     facts: str
     year: int | None
     papers: int
+    rating: float | None = None  # a paper's average public rating, read only by a list sorted by it
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -177,10 +178,11 @@ class Index:
         if sort == "relevance" and not ranked:
             order = SORTS["name"]
         joined = "JOIN (SELECT rowid, rank FROM topics WHERE topics MATCH ?) t ON t.rowid = e.id" if ranked else ""
+        columns = f"{_COLUMNS}, {AVERAGE_RATING}" if sort == "rating" else _COLUMNS  # the order shown beside it
         with self._db() as db:
             total = db.execute(f"SELECT COUNT(*) FROM entity e WHERE {where}", args).fetchone()[0]
             rows = db.execute(
-                f"SELECT {_COLUMNS} FROM entity e {joined} WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?",
+                f"SELECT {columns} FROM entity e {joined} WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?",
                 (*((narrowed.topic,) if ranked else ()), *args, limit, offset),
             ).fetchall()
         return [Hit(*row) for row in rows], total

@@ -22,7 +22,7 @@ from iclr_kg import vocab
 from iclr_kg.errors import NotFound, QueryError
 from iclr_kg.graph import ReadableGraph, Term, value
 from iclr_kg.identifiers import ROUTES, SCHEMES, parse_for, schemes_for
-from iclr_kg.index import MAX_PAGE, PAPER_SORTS, SORTS, ListFilter, kind_and_key
+from iclr_kg.index import MAX_PAGE, PAPER_SORTS, SORTS, Hit, ListFilter, kind_and_key
 from iclr_kg.kinds import LISTED
 from iclr_kg.query.formats import choose
 from iclr_kg.query.saved import parse_iri
@@ -230,12 +230,7 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         pages=max(1, -(-total // BROWSE_PAGE)),
         sort=sort,
         sorts=sorts,
-        # a column no entity of the page fills is left out (people have no year, most no summary)
-        columns={
-            "about": any(h.facts for h in hits),
-            "year": any(h.year for h in hits),
-            "papers": kind != "paper" and any(h.papers for h in hits),
-        },
+        columns=_list_columns(kind, hits),
         filters=filters,
         of=of,
         heading=_list_heading(kind, filters, of, total),
@@ -309,6 +304,19 @@ def _award_facet(index: Any, kind: str, narrowed: ListFilter, counted: list[tupl
         for notation, (_, papers) in award_kinds().items()
     ]
     return counted + sorted(((k, n) for k, n in kinds if n), key=lambda kn: (-kn[1], kn[0]))
+
+
+def _list_columns(kind: str, hits: list[Hit]) -> dict[str, bool]:
+    """The columns a list's page shows: a column no entity of the page fills is left out (people
+    have no year, most no summary); sorted by rating, the rating in the year's place (the summary
+    names the edition), so that a phone still shows the whole row."""
+    rated = any(h.rating is not None for h in hits)
+    return {
+        "about": any(h.facts for h in hits),
+        "year": not rated and any(h.year for h in hits),
+        "papers": kind != "paper" and any(h.papers for h in hits),
+        "rating": rated,
+    }
 
 
 def _sorts(kind: str, narrowed: ListFilter) -> list[str]:
