@@ -156,3 +156,11 @@ def test_the_interface_table_never_translates_one_of_our_terms_again() -> None:
         for shown in (english, english.capitalize(), english.capitalize() + "s"):
             assert translate(shown, "zh") == chinese, shown
     assert translate("Run", "zh") == ZH["Run"] and translate("no such words", "zh") == "no such words"
+
+
+def test_a_chinese_list_heading_reads_as_chinese(client) -> None:
+    """The paper list's Chinese heading read "全部 论文 (92)": a space between two Chinese words
+    and half-width brackets; now "全部论文（92）", as the narrowed lists' "论文（获奖）· 68"."""
+    html = client.get("/resource/paper/", query_string={"lang": "zh"}).get_data(as_text=True)
+    assert re.search(r"<h1>全部论文（\d+）</h1>", html)
+    assert re.search(r"<h1>Every paper \(\d+\)</h1>", client.get("/resource/paper/?lang=en").get_data(as_text=True))

@@ -332,7 +332,9 @@ def _list_heading(kind: str, filters: dict[str, Any], of: list[tuple[str, Cell]]
     """What a narrowed list holds, in the reader's language: "Papers of ICLR 2021, accepted ·
     13"; an unnarrowed one, "Every paper (92)"."""
     if not filters:
-        return f"{translate('Every')} {translate(kind)} ({total:,})"
+        if language() == "zh":  # 全部论文（92）: no space between Chinese words, full-width brackets
+            return f"{translate('Every')}{translate(kind)}（{total:,}）"
+        return f"Every {kind} ({total:,})"
     terms = state().terms()
     said = [translate("of ICLR {year}").format(year=filters["year"])] if "year" in filters else []
     said += [terms.label(filters[f], language()) for f in ("decision", "presentation") if f in filters]
