@@ -164,3 +164,11 @@ def test_a_chinese_list_heading_reads_as_chinese(client) -> None:
     html = client.get("/resource/paper/", query_string={"lang": "zh"}).get_data(as_text=True)
     assert re.search(r"<h1>全部论文（\d+）</h1>", html)
     assert re.search(r"<h1>Every paper \(\d+\)</h1>", client.get("/resource/paper/?lang=en").get_data(as_text=True))
+
+
+def test_the_front_pages_rankings_name_universities_in_chinese(client) -> None:
+    """The Chinese front page ranked "University of California, Berkeley" (4 papers) and "DiDi"
+    among 谷歌 and 麻省理工学院: five organizations of the rankings had no Chinese name."""
+    html = client.get("/", query_string={"lang": "zh"}).get_data(as_text=True)
+    assert "加州大学伯克利分校" in html and "University of California, Berkeley" not in html
+    assert "滴滴" in html
