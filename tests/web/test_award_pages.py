@@ -195,3 +195,11 @@ def test_sources_are_named_by_publisher_or_title_never_by_key(client: FlaskClien
     if path == "/resource/award/":
         assert "shunk031 (shunk031/awesome-ai-best-papers): data/papers/iclr.csv (3)" in html
         assert "ICLR 2021杰出論文獎出爐 (8)" in html
+
+
+def test_the_award_ranking_links_each_organization(client: FlaskClient) -> None:
+    """The overview's ranking named Google, MIT... as plain text (only the counts linked), where
+    the front page's ranking links each organization to its page."""
+    ranking = page(client, "/resource/award/", lang="en").split("Organizations with the most award papers", 1)[1]
+    names = re.findall(r'<th scope="row"><a href="/resource/organization/([^"]+)"', ranking)
+    assert names[:2] == ["google", "mit"] and len(names) >= 10

@@ -28,9 +28,16 @@ def _drop_empty_columns(panel: Panel) -> None:
 
 
 def _bar(name: Cell, n: float, href: str = "", shown: str = "", *, star: bool = False) -> tuple[Any, float, str, str]:
-    """A bar as the page draws it: its name (a cell, linked, in a star or where the panel made it
-    one), its length, where its count links, and the count as read ("1,128", "26.5%")."""
+    """A bar as the page draws it: its name (a cell, linked, in a star or where `_linked`), its length, where its count links, and the count as read ("1,128", "26.5%")."""
     return (name if star else name.text, n, href, shown or (f"{n:,}" if isinstance(n, int) else f"{n:g}"))
+
+
+def _linked(name: Any) -> bool:
+    """Whether a bar's name links: a cell the panel made, or an entity (an organization in a
+    ranking), never a term of the ontology or a year."""
+    return isinstance(name, Cell | Remarked) or (
+        isinstance(name, NamedNode) and name.value.startswith(vocab.RESOURCE_BASE)
+    )
 
 
 def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
@@ -59,8 +66,7 @@ def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
         panel.table = [[cells(v) for v in row] for row in panel.table]
         panel.groups = [labeler.cell(group) for group in panel.groups]
         panel.bars = [
-            _bar(labeler.cell(bar[0]), *bar[1:4], star=panel.kind == "star" or isinstance(bar[0], Cell | Remarked))
-            for bar in panel.bars
+            _bar(labeler.cell(bar[0]), *bar[1:4], star=panel.kind == "star" or _linked(bar[0])) for bar in panel.bars
         ]
         panel.links = [(translate(words, labeler.lang), href) for words, href in panel.links]
         if panel.kind == "star" and panel.bars:
