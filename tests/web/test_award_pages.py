@@ -203,3 +203,28 @@ def test_the_award_ranking_links_each_organization(client: FlaskClient) -> None:
     ranking = page(client, "/resource/award/", lang="en").split("Organizations with the most award papers", 1)[1]
     names = re.findall(r'<th scope="row"><a href="/resource/organization/([^"]+)"', ranking)
     assert names[:2] == ["google", "mit"] and len(names) >= 10
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium is not installed (CI installs it)"
+)
+def test_a_ranking_on_a_phone_keeps_each_name_on_one_line(server: str) -> None:
+    """At 400 px the bars took 60% of the row, so "加州大学伯克利分校", "卡内基梅隆大学" and
+    "Meta Platforms" broke over two lines beside a mostly empty bar; the bars take 35% there now."""
+    assert CHROMIUM, "chromium must be installed in CI"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            tab = browser.new_page(viewport={"width": 400, "height": 900})
+            tab.goto(f"{server}/resource/award/?lang=zh")
+            heights = tab.evaluate(
+                "Object.fromEntries([...document.querySelectorAll('table.bars th')]"
+                ".map(th => [th.textContent.trim(), th.getBoundingClientRect().height]))"
+            )
+            assert heights["加州大学伯克利分校"] == heights["谷歌"], heights
+            assert heights["Meta Platforms"] == heights["谷歌"], heights
+        finally:
+            browser.close()
