@@ -6,8 +6,11 @@ as cards on a phone."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
@@ -26,6 +29,27 @@ AWARD_KEYS = [
     "iclr2025-test-of-time-runner-up", "iclr2026-outstanding-paper", "iclr2026-honorable-mention",
     "iclr2026-test-of-time",
 ]  # fmt: skip
+
+
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium is not installed (CI installs it)"
+)
+
+
+@contextlib.contextmanager
+def on_a_phone(url: str) -> Iterator[Any]:
+    """A headless Chromium tab 400 px wide on `url`."""
+    assert CHROMIUM, "chromium must be installed in CI"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            tab = browser.new_page(viewport={"width": 400, "height": 900})
+            tab.goto(url)
+            yield tab
+        finally:
+            browser.close()
 
 
 def overview_rows(html: str) -> dict[str, str]:
@@ -130,9 +154,7 @@ def test_the_saved_award_queries_have_rows_for_every_edition(client: FlaskClient
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(
-    CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium is not installed (CI installs it)"
-)
+@needs_chromium
 @pytest.mark.parametrize(
     "path", ["/resource/award/iclr2024-honorable-mention", "/resource/edition/iclr2024", "/resource/award/"]
 )
@@ -140,23 +162,14 @@ def test_award_tables_on_a_phone_are_cards_without_sideways_scrolling(server: st
     """#67 item 2: at 400 px the award tables scrolled sideways (the committee's reason off
     screen) and the pages were 4,885-5,330 px tall; now each row is a card, nothing is wider
     than the screen and no scroller inside scrolls either."""
-    assert CHROMIUM, "chromium must be installed in CI"
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            tab = browser.new_page(viewport={"width": 400, "height": 900})
-            tab.goto(f"{server}{path}?lang=en")
-            tab.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
-            assert tab.evaluate("document.documentElement.scrollWidth") <= 400
-            sideways = tab.evaluate(
-                "[...document.querySelectorAll('.panels .scroll')].filter(e => e.scrollWidth > e.clientWidth + 1).length"
-            )
-            assert sideways == 0, f"{path}: a table scrolls sideways"
-            assert tab.evaluate("getComputedStyle(document.querySelector('table.cards tr')).display") == "block"
-        finally:
-            browser.close()
+    with on_a_phone(f"{server}{path}?lang=en") as tab:
+        tab.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
+        assert tab.evaluate("document.documentElement.scrollWidth") <= 400
+        sideways = tab.evaluate(
+            "[...document.querySelectorAll('.panels .scroll')].filter(e => e.scrollWidth > e.clientWidth + 1).length"
+        )
+        assert sideways == 0, f"{path}: a table scrolls sideways"
+        assert tab.evaluate("getComputedStyle(document.querySelector('table.cards tr')).display") == "block"
 
 
 def test_the_2020_edition_page_says_which_sources_say_no_paper_award_was_given(client: FlaskClient) -> None:
@@ -206,25 +219,14 @@ def test_the_award_ranking_links_each_organization(client: FlaskClient) -> None:
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(
-    CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium is not installed (CI installs it)"
-)
+@needs_chromium
 def test_a_ranking_on_a_phone_keeps_each_name_on_one_line(server: str) -> None:
     """At 400 px the bars took 60% of the row, so "加州大学伯克利分校", "卡内基梅隆大学" and
     "Meta Platforms" broke over two lines beside a mostly empty bar; the bars take 35% there now."""
-    assert CHROMIUM, "chromium must be installed in CI"
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            tab = browser.new_page(viewport={"width": 400, "height": 900})
-            tab.goto(f"{server}/resource/award/?lang=zh")
-            heights = tab.evaluate(
-                "Object.fromEntries([...document.querySelectorAll('table.bars th')]"
-                ".map(th => [th.textContent.trim(), th.getBoundingClientRect().height]))"
-            )
-            assert heights["加州大学伯克利分校"] == heights["谷歌"], heights
-            assert heights["Meta Platforms"] == heights["谷歌"], heights
-        finally:
-            browser.close()
+    with on_a_phone(f"{server}/resource/award/?lang=zh") as tab:
+        heights = tab.evaluate(
+            "Object.fromEntries([...document.querySelectorAll('table.bars th')]"
+            ".map(th => [th.textContent.trim(), th.getBoundingClientRect().height]))"
+        )
+    assert heights["加州大学伯克利分校"] == heights["谷歌"], heights
+    assert heights["Meta Platforms"] == heights["谷歌"], heights

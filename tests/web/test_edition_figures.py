@@ -4,7 +4,6 @@ compared with a value of another type."""
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
@@ -16,8 +15,8 @@ from iclr_kg.config import resource_dir
 from iclr_kg.query.lint import mistyped
 from iclr_kg.query.saved import load_saved
 from iclr_kg.terms import packaged
-from testbed.helpers import CHROMIUM_ARGS
-from tests.web.test_profiles import CHROMIUM, page, section, text_of
+from tests.web.test_award_pages import needs_chromium, on_a_phone
+from tests.web.test_profiles import page, section, text_of
 
 
 def rows(store: Store, query: str) -> list[tuple[str, ...]]:
@@ -113,28 +112,17 @@ def rows_of(store: Store, query: str) -> list[tuple[str | None, ...]]:
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(
-    CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium is not installed (CI installs it)"
-)
+@needs_chromium
 def test_chart_labels_stay_inside_the_drawing_on_a_phone(server: str) -> None:
     """At 400 px the ticks grow to 24 units: "20,000" read ",000" and "2026" read "202" on the
     conference page's charts, and "40%" lost its "4" on the front page; the margins now fit the
     widest label."""
-    assert CHROMIUM, "chromium must be installed in CI"
-    from playwright.sync_api import sync_playwright
-
     outside = """() => [...document.querySelectorAll('svg.trend')].flatMap(svg => {
       const box = svg.getBoundingClientRect();
       return [...svg.querySelectorAll('text')].filter(t => {
         const r = t.getBoundingClientRect(); return r.left < box.left - 0.5 || r.right > box.right + 0.5;
       }).map(t => t.textContent); })"""
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            tab = browser.new_page(viewport={"width": 400, "height": 900})
-            for path in ("/resource/conference/iclr", "/"):
-                tab.goto(f"{server}{path}?lang=zh")
-                assert tab.evaluate("document.querySelectorAll('svg.trend').length") >= 1
-                assert tab.evaluate(outside) == [], f"{path}: tick labels cut at the edge"
-        finally:
-            browser.close()
+    for path in ("/resource/conference/iclr", "/"):
+        with on_a_phone(f"{server}{path}?lang=zh") as tab:
+            assert tab.evaluate("document.querySelectorAll('svg.trend').length") >= 1
+            assert tab.evaluate(outside) == [], f"{path}: tick labels cut at the edge"
