@@ -126,3 +126,16 @@ def test_chart_labels_stay_inside_the_drawing_on_a_phone(server: str) -> None:
         with on_a_phone(f"{server}{path}?lang=zh") as tab:
             assert tab.evaluate("document.querySelectorAll('svg.trend').length") >= 1
             assert tab.evaluate(outside) == [], f"{path}: tick labels cut at the edge"
+
+
+def test_a_legend_says_which_series_has_nothing_drawn(client: FlaskClient) -> None:
+    """No edition is held whole, so no counted line is drawn, yet the legends named "counted in
+    the graph", "accepted, counted" and three tiers "counted" as if a line were there (4 of 10
+    legend entries on the conference page); each now says "(none yet)"."""
+    html = page(client, "/resource/conference/iclr", lang="en")
+    legends = re.findall(r'<ul class="legend">(.*?)</ul>', html, re.S)
+    entries = [text_of(item) for legend in legends for item in re.findall(r"<li>.*?</li>", legend, re.S)]
+    assert "counted in the graph (none yet)" in entries and "stated by sources" in entries
+    assert "papers held in the graph" in entries  # drawn: no remark
+    assert sum(entry.endswith("(none yet)") for entry in entries) == 5
+    assert "（尚无）" in page(client, "/resource/conference/iclr", lang="zh")

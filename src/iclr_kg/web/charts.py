@@ -63,6 +63,7 @@ TOP, BOTTOM = 14, 30
 TICK_CHAR = 14
 RIGHT = 2 * TICK_CHAR + 4
 COLOURS = ("#4a78a8", "#c8553d", "#3a9a5b", "#8e6bb8")
+NO_POINT = "(none yet)"  # beside a series the legend names that has no point (no edition held whole)
 
 
 @dataclass(frozen=True)
@@ -131,9 +132,10 @@ def trend(years: list[int], series: list[Series], words: Callable[[str], str], p
         lines.append(
             f'<g><polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>{"".join(marks)}</g>'
         )
+    none = f' <span class="note">{escape(words(NO_POINT))}</span>'  # a series named, with no point to draw
     legend = "".join(
         f'<li><span class="swatch{" counted" if s.counted else ""}" style="border-color: {COLOURS[s.colour % len(COLOURS)]}">'
-        f"</span>{escape(words(s.label))}</li>"
+        f"</span>{escape(words(s.label))}{'' if s.points else none}</li>"
         for s in series
     )
     return Markup(
