@@ -204,10 +204,11 @@ AWARDED_COLUMNS = ["paper", "first author", "credited organizations", "award", "
 # marked where it is ICLR's own word
 SOURCE_NAMES = """
 SELECT ?source (SAMPLE(?publisher) AS ?name) (SAMPLE(?written) AS ?outlet) (SAMPLE(?heading) AS ?title)
-       (SAMPLE(?own) AS ?organizer) WHERE {
+       (SAMPLE(?own) AS ?organizer) (SAMPLE(?tag) AS ?language) WHERE {
   VALUES ?source { SOURCES }
   OPTIONAL { ?source iclr:publisherName ?publisher } OPTIONAL { ?source iclr:outlet ?written }
   OPTIONAL { ?source dcterms:title ?heading } OPTIONAL { ?source iclr:organizerStatement ?own }
+  OPTIONAL { ?source schema:inLanguage ?tag }
 } GROUP BY ?source"""
 
 
@@ -230,7 +231,10 @@ def source_cells(store: ReadableGraph, sources: list[str]) -> dict[str, Remarked
         iri = row["source"].value
         name = names[iri] if names[iri] and list(names.values()).count(names[iri]) == 1 else key_of(iri)
         own = row["organizer"] is not None and row["organizer"].value == "true"
-        named[iri] = Remarked(Cell(name, href=local_path(iri), title=titles[iri]), "ICLR's own" if own else "")
+        # a name that is the source's title is in the source's words (and script): marked so
+        lang = row["language"].value if row["language"] is not None and name == titles[iri] else ""
+        cell = Cell(name, href=local_path(iri), title=titles[iri], lang=lang)
+        named[iri] = Remarked(cell, "ICLR's own" if own else "")
     return named
 
 
