@@ -172,3 +172,10 @@ def test_the_front_pages_rankings_name_universities_in_chinese(client) -> None:
     html = client.get("/", query_string={"lang": "zh"}).get_data(as_text=True)
     assert "加州大学伯克利分校" in html and "University of California, Berkeley" not in html
     assert "滴滴" in html
+
+
+def test_the_front_pages_chinese_brackets_are_full_width(client) -> None:
+    """The front page said "查询页面 (SPARQL，带补全与图表)": half-width brackets around Chinese."""
+    html = client.get("/", query_string={"lang": "zh"}).get_data(as_text=True)
+    assert "（SPARQL，带补全与图表）" in html and "(SPARQL，" not in html
+    assert "(SPARQL, with completion and charts)" in client.get("/?lang=en").get_data(as_text=True)

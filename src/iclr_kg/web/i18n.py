@@ -147,7 +147,7 @@ ZH = {
     "Organizations with the most papers": "论文最多的机构",
     "Ask your own question": "自己提问",
     "The query page": "查询页面",
-    "SPARQL, with completion and charts": "SPARQL，带补全与图表",
+    "(SPARQL, with completion and charts)": "（SPARQL，带补全与图表）",
     "Why papers won": "论文为何获奖",
     "At a glance": "概览",
     "page {page} of {pages}": "第 {page} 页，共 {pages} 页",
