@@ -37,15 +37,15 @@ needs_chromium = pytest.mark.skipif(
 
 
 @contextlib.contextmanager
-def on_a_phone(url: str) -> Iterator[Any]:
-    """A headless Chromium tab 400 px wide on `url`."""
+def browser_tab(url: str, width: int = 400) -> Iterator[Any]:
+    """A headless Chromium tab on `url`, a phone's 400 px wide unless `width` says otherwise."""
     assert CHROMIUM, "chromium must be installed in CI"
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            tab = browser.new_page(viewport={"width": 400, "height": 900})
+            tab = browser.new_page(viewport={"width": width, "height": 900})
             tab.goto(url)
             yield tab
         finally:
@@ -162,7 +162,7 @@ def test_award_tables_on_a_phone_are_cards_without_sideways_scrolling(server: st
     """#67 item 2: at 400 px the award tables scrolled sideways (the committee's reason off
     screen) and the pages were 4,885-5,330 px tall; now each row is a card, nothing is wider
     than the screen and no scroller inside scrolls either."""
-    with on_a_phone(f"{server}{path}?lang=en") as tab:
+    with browser_tab(f"{server}{path}?lang=en") as tab:
         tab.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
         assert tab.evaluate("document.documentElement.scrollWidth") <= 400
         sideways = tab.evaluate(
@@ -223,10 +223,24 @@ def test_the_award_ranking_links_each_organization(client: FlaskClient) -> None:
 def test_a_ranking_on_a_phone_keeps_each_name_on_one_line(server: str) -> None:
     """At 400 px the bars took 60% of the row, so "加州大学伯克利分校", "卡内基梅隆大学" and
     "Meta Platforms" broke over two lines beside a mostly empty bar; the bars take 35% there now."""
-    with on_a_phone(f"{server}/resource/award/?lang=zh") as tab:
+    with browser_tab(f"{server}/resource/award/?lang=zh") as tab:
         heights = tab.evaluate(
             "Object.fromEntries([...document.querySelectorAll('table.bars th')]"
             ".map(th => [th.textContent.trim(), th.getBoundingClientRect().height]))"
         )
     assert heights["加州大学伯克利分校"] == heights["谷歌"], heights
     assert heights["Meta Platforms"] == heights["谷歌"], heights
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_a_narrow_panel_fills_the_hole_beside_others(server: str) -> None:
+    """At 1280 px the front page's first row held two panels and a hole where a third fits (the
+    wide chart came next), and an edition's decisions sat alone under its facts panel; a narrow
+    panel later on the page now fills such a hole."""
+    with browser_tab(f"{server}/?lang=en", width=1280) as tab:
+        tops = tab.evaluate(
+            "Object.fromEntries([...document.querySelectorAll('.panels > section')]"
+            ".map(s => [s.querySelector('h2').textContent.trim(), s.getBoundingClientRect().top]))"
+        )
+    assert tops["Awards"] == tops["Inside"] == tops["Editions"], tops

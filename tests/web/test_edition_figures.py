@@ -15,7 +15,7 @@ from iclr_kg.config import resource_dir
 from iclr_kg.query.lint import mistyped
 from iclr_kg.query.saved import load_saved
 from iclr_kg.terms import packaged
-from tests.web.test_award_pages import needs_chromium, on_a_phone
+from tests.web.test_award_pages import browser_tab, needs_chromium
 from tests.web.test_profiles import page, section, text_of
 
 
@@ -113,7 +113,7 @@ def rows_of(store: Store, query: str) -> list[tuple[str | None, ...]]:
 
 @pytest.mark.browser
 @needs_chromium
-def test_chart_labels_stay_inside_the_drawing_on_a_phone(server: str) -> None:
+def test_chart_labels_stay_inside_the_drawing_browser_tab(server: str) -> None:
     """At 400 px the ticks grow to 24 units: "20,000" read ",000" and "2026" read "202" on the
     conference page's charts, and "40%" lost its "4" on the front page; the margins now fit the
     widest label."""
@@ -123,7 +123,7 @@ def test_chart_labels_stay_inside_the_drawing_on_a_phone(server: str) -> None:
         const r = t.getBoundingClientRect(); return r.left < box.left - 0.5 || r.right > box.right + 0.5;
       }).map(t => t.textContent); })"""
     for path in ("/resource/conference/iclr", "/"):
-        with on_a_phone(f"{server}{path}?lang=zh") as tab:
+        with browser_tab(f"{server}{path}?lang=zh") as tab:
             assert tab.evaluate("document.querySelectorAll('svg.trend').length") >= 1
             assert tab.evaluate(outside) == [], f"{path}: tick labels cut at the edge"
 
