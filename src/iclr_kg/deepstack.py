@@ -28,7 +28,7 @@ _creating = threading.Lock()  # threading.stack_size is the process's: set it, s
 def start_thread(
     target: Callable[..., Any], *, name: str, args: tuple[Any, ...] = (), daemon: bool = True, stack: int = STACK
 ) -> threading.Thread:
-    """Start `target(*args)` on a new thread with a `stack`-byte stack."""
+    """Start `target(*args)` on a new thread with a `stack`-byte stack (0: the platform's default)."""
     with _creating:
         before = threading.stack_size(stack)
         try:

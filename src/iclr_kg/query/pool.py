@@ -580,7 +580,7 @@ class InProcessQuery:
         if request.lint:  # no process to parse in: this one, as asked
             self.kind, self.problems = "", tuple(checked(store, request))
             return
-        self._producer = Producer(lambda: run_request(store, request), result_kind)
+        self._producer = Producer(lambda: run_request(store, request), result_kind, stack=deepstack.STACK)
         self.kind = self._producer.wait()
         if request.row_limit is not None:
             limit = request.row_limit

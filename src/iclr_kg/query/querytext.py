@@ -92,8 +92,13 @@ def nesting_depth(text: str) -> int:
     never too low for the brackets the parser sees: every bracket outside what it takes for a
     string, comment or IRI counts.
     """
+    return _deepest(c for _, c in brackets(text))
+
+
+def _deepest(in_order: Iterable[str]) -> int:
+    """The deepest nesting that these brackets, in order, reach (a closer with none open: none)."""
     depth = deepest = 0
-    for _, c in brackets(text):
+    for c in in_order:
         if c in OPENERS:
             depth += 1
             deepest = max(deepest, depth)
@@ -139,19 +144,13 @@ def nesting_bound(text: str) -> int:
     """`nesting_depth` erring high: an opening bracket in a comment counts too (a closing one does
     not), so text the tokenizer would take for a comment and the parser for code nests no deeper
     than this says."""
-    depth = deepest = 0
+    seen: list[str] = []
     for token in tokens(text):
-        group, c = token.lastgroup, token.group()
-        if group == "comment":
-            depth += sum(map(c.count, OPENERS))
-        elif group != "bracket":
-            continue
-        elif c in OPENERS:
-            depth += 1
-        else:
-            depth = max(0, depth - 1)
-        deepest = max(deepest, depth)
-    return deepest
+        if token.lastgroup == "bracket":
+            seen.append(token.group())
+        elif token.lastgroup == "comment":
+            seen += [c for c in token.group() if c in OPENERS]
+    return _deepest(seen)
 
 
 def check_nesting(text: str) -> None:

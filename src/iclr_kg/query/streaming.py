@@ -79,14 +79,16 @@ def _put(chunks: queue.Queue[object], item: object, cancelled: threading.Event) 
 
 
 class Producer(Generic[R]):
-    """Runs `produce()` on a worker thread, then, once told how, writes its result out."""
+    """Runs `produce()` on a worker thread, then, once told how, writes its result out. A thread
+    that evaluates query text gets a deep `stack` (deepstack.py); 0, the default, is an ordinary
+    one (serializing what is stored, as exports do, recurses on nothing)."""
 
-    def __init__(self, produce: Callable[[], R], describe: Callable[[R], Any]):
+    def __init__(self, produce: Callable[[], R], describe: Callable[[R], Any], stack: int = 0):
         self._chunks: queue.Queue[object] = queue.Queue(maxsize=8)
         self._writer: queue.Queue[Callable[[R, IO[bytes]], object] | None] = queue.Queue(maxsize=1)
         self._cancelled = threading.Event()
         self._ready: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
-        self._thread = deepstack.start_thread(self._work, args=(produce, describe), name="sparql-worker")
+        self._thread = deepstack.start_thread(self._work, args=(produce, describe), name="sparql-worker", stack=stack)
 
     def _work(self, produce: Callable[[], R], describe: Callable[[R], Any]) -> None:
         try:
