@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 sys.path.insert(0, str(ROOT / "src"))
 from iclr_kg import vocab  # noqa: E402
-from iclr_kg.query.saved import load_saved  # noqa: E402
+from iclr_kg.sparql.saved import load_saved  # noqa: E402
 
 PREFIXES = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in vocab.QUERY_PREFIXES.items())
 RES = vocab.RESOURCE_BASE

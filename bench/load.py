@@ -345,7 +345,7 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "src"))
     from iclr_kg.config import resource_dir
-    from iclr_kg.query.saved import load_saved
+    from iclr_kg.sparql.saved import load_saved
 
     # federated saved queries need the internet; they are left out of the load mix
     names = sorted(name for name, saved in load_saved(resource_dir("queries")).items() if "SERVICE" not in saved.text)

@@ -77,7 +77,7 @@ def kept_results(store: Path) -> list[Path]:
     """What a web process computes and keeps beside a new generation (web/pages.py `warmed`)."""
     from iclr_kg import counts
     from iclr_kg.config import resource_dir
-    from iclr_kg.query.saved import load_saved
+    from iclr_kg.sparql.saved import load_saved
     from iclr_kg.store import current_generation, kept_beside
     from iclr_kg.web.cache import ResultCache
 
@@ -136,7 +136,7 @@ def main() -> None:
         paths["the largest organization's papers as a list"] = [f"/resource/paper/?organization={biggest}"] * 5
         paths["search by topic"] = [f"/search?q={q}&kind=topic" for q in ("GNN", "reinforcement+learning", "pruning")]
         from iclr_kg.config import resource_dir
-        from iclr_kg.query.saved import load_saved
+        from iclr_kg.sparql.saved import load_saved
 
         saved = [name for name, q in load_saved(resource_dir("queries")).items() if "SERVICE" not in q.text]
         kept = kept_results(store)

@@ -33,9 +33,9 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]  # endpoint.py beside it; testbed/ 
 
 from iclr_kg.config import Settings  # noqa: E402
 from iclr_kg.errors import EngineError  # noqa: E402
-from iclr_kg.query.saved import load_saved  # noqa: E402
 from iclr_kg.remote.publish import publish  # noqa: E402
 from iclr_kg.remote.store import RemoteStore  # noqa: E402
+from iclr_kg.sparql.saved import load_saved  # noqa: E402
 from iclr_kg.store import open_read_only, run_query  # noqa: E402
 from testbed import engines  # noqa: E402
 

@@ -245,7 +245,7 @@ def test_wikidata_links(real_store) -> None:
 
 
 def test_every_saved_query_returns_rows(real_store, real_settings, wikidata_standin) -> None:
-    from iclr_kg.query.saved import load_saved
+    from iclr_kg.sparql.saved import load_saved
     from iclr_kg.store import run_query
 
     from .conftest import saved_query_values

@@ -301,7 +301,7 @@ def test_our_people_join_with_dblp_by_their_pid(imported, wikidata_standin: str)
     """dblp-publications: our person's dblp pid, joined live with a dblp-shaped SPARQL service
     (the local stand-in answers in the SPARQL results format dblp's QLever service uses)."""
     from iclr_kg.config import resource_dir
-    from iclr_kg.query.saved import load_saved
+    from iclr_kg.sparql.saved import load_saved
 
     settings, _ = imported
     saved = load_saved(resource_dir("queries"))["dblp-publications"]

@@ -203,7 +203,7 @@ def test_import_then_build_answers_with_both_sources(tmp_path: Path, v1_server: 
 
 def test_saved_queries_on_imported_data(tmp_path: Path, v1_server: StandIn) -> None:
     from iclr_kg.config import resource_dir
-    from iclr_kg.query.saved import load_saved
+    from iclr_kg.sparql.saved import load_saved
 
     settings = settings_for(tmp_path, v1_server)
     run_import(settings, V1_VENUE, reviews=True)
@@ -573,7 +573,7 @@ def test_each_year_keeps_its_rating_and_confidence_scales(tmp_path: Path) -> Non
     confidence = ask(store, "SELECT ?l WHERE { edition:iclr2022 iclr:confidenceScaleLevel ?l }")
     assert ("4: You are confident",) in confidence
     from iclr_kg.config import resource_dir
-    from iclr_kg.query.saved import load_saved
+    from iclr_kg.sparql.saved import load_saved
 
     saved = load_saved(resource_dir("queries"))["ratings-by-year-normalized"]
     [row] = ask(store, saved.text)
@@ -822,7 +822,7 @@ def test_every_year_imports_into_one_folder_and_builds(tmp_path: Path) -> None:
     """Issue #20, item 8: `--venue all`, each year in its format, then the cross-year saved queries."""
     from iclr_kg.config import resource_dir
     from iclr_kg.external.openreview_import import run_all
-    from iclr_kg.query.saved import load_saved
+    from iclr_kg.sparql.saved import load_saved
 
     server = StandIn(every_year_venue(), PROFILES).start()
     try:

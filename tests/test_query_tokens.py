@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pyoxigraph import Store
 
-from iclr_kg.query.querytext import (
+from iclr_kg.remote.names import Names
+from iclr_kg.sparql.querytext import (
     declarations,
     nesting_bound,
     nesting_depth,
@@ -24,7 +25,6 @@ from iclr_kg.query.querytext import (
     triple_patterns,
     update_keyword,
 )
-from iclr_kg.remote.names import Names
 
 GRAPH = "http://example.org/graph#g1"
 TRAPS = ["{", "}", "(", ")", "[", "]", "#", "'", '"', "\\\\", "<", ">", ".", ";", ",", "SELECT", "PREFIX", " "]

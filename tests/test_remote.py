@@ -23,12 +23,12 @@ from pyoxigraph import DefaultGraph, NamedNode, QueryBoolean, QuerySolutions
 from iclr_kg import vocab
 from iclr_kg.config import Settings
 from iclr_kg.errors import EngineError, QueryError
-from iclr_kg.query.saved import load_saved
 from iclr_kg.remote import publish as publishing
 from iclr_kg.remote.client import SparqlClient
 from iclr_kg.remote.engines import Mended
 from iclr_kg.remote.names import Names, published_name
 from iclr_kg.remote.store import RemoteStore, read_publication
+from iclr_kg.sparql.saved import load_saved
 from iclr_kg.store import run_query
 from iclr_kg.updates import apply
 from testbed import engines
@@ -348,8 +348,8 @@ def test_a_wrong_backend_setting_is_named() -> None:
 def test_substitutions_are_written_into_the_where_group() -> None:
     from pyoxigraph import Literal, Variable
 
-    from iclr_kg.query.querytext import with_values
     from iclr_kg.remote.store import with_prologue
+    from iclr_kg.sparql.querytext import with_values
 
     text = 'SELECT ?w ?x WHERE { ?x ?p "}{" . { SELECT ?y WHERE { ?y ?p ?o } } SERVICE ?w { ?x ?q ?r } } ORDER BY ?x'
     written = with_values(text, {Variable("w"): NamedNode("http://e/q"), Variable("x"): Literal('a"b')})
@@ -474,7 +474,7 @@ def test_a_binding_reaches_the_sub_selects_that_project_it() -> None:
     with a LIMIT (the restriction would change its rows) nor one that only computes from it."""
     from pyoxigraph import Variable
 
-    from iclr_kg.query.querytext import with_values
+    from iclr_kg.sparql.querytext import with_values
 
     text = (
         "SELECT ?e ?n WHERE { { SELECT ?e (COUNT(?p) AS ?n) WHERE { ?p <urn:in> ?e } GROUP BY ?e } "

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from iclr_kg.query.formats import RESULT_FORMATS
+from iclr_kg.sparql.formats import RESULT_FORMATS
 from iclr_kg.store import current_generation, open_read_only, run_query
 from iclr_kg.web import answers
 from testbed.helpers import eventually

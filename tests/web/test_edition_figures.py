@@ -12,8 +12,8 @@ from pyoxigraph import Store
 
 from iclr_kg import vocab
 from iclr_kg.config import resource_dir
-from iclr_kg.query.lint import mistyped
-from iclr_kg.query.saved import load_saved
+from iclr_kg.sparql.lint import mistyped
+from iclr_kg.sparql.saved import load_saved
 from iclr_kg.terms import packaged
 from tests.web.test_award_pages import browser_tab, needs_chromium
 from tests.web.test_profiles import page, section, text_of

@@ -9,7 +9,7 @@ import pytest
 import rdflib
 
 from iclr_kg.config import resource_dir
-from iclr_kg.query.saved import load_saved
+from iclr_kg.sparql.saved import load_saved
 from testbed.helpers import eventually
 
 

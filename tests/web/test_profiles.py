@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 from pyoxigraph import NamedNode
 
 from iclr_kg.config import resource_dir
-from iclr_kg.query.saved import load_saved
+from iclr_kg.sparql.saved import load_saved
 from iclr_kg.vocab import QUERY_PREFIXES
 from testbed.helpers import CHROMIUM_ARGS
 

@@ -21,7 +21,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from iclr_kg.errors import QueryError
-from iclr_kg.query.querytext import MAX_TRIPLE_PATTERNS, check_patterns, triple_patterns
+from iclr_kg.sparql.querytext import MAX_TRIPLE_PATTERNS, check_patterns, triple_patterns
 from testbed.helpers import eventually, run_cli, web_processes
 
 DEEP = "SELECT * WHERE " + "{" * 20_000 + " ?s ?p ?o " + "}" * 20_000
@@ -136,7 +136,7 @@ def test_triple_patterns_are_counted_from_the_separators_between_them() -> None:
 
 
 def test_update_hint_is_linear_on_hostile_input(client) -> None:
-    from iclr_kg.query.querytext import update_keyword
+    from iclr_kg.sparql.querytext import update_keyword
 
     hostile = "PREFIX " + "<" * 261_993
     found: list[object] = []
@@ -171,14 +171,14 @@ def test_deep_nesting_on_update_is_a_400(tiny_app) -> None:
 
 
 def test_nesting_depth_ignores_brackets_in_strings_and_comments() -> None:
-    from iclr_kg.query.querytext import nesting_depth
+    from iclr_kg.sparql.querytext import nesting_depth
 
     assert nesting_depth('SELECT * { ?s ?p "{{{{" # {{{{\n FILTER((1)) }') == 3
     assert nesting_depth("SELECT * { ?s ?p '''{{{'''. { ?a ?b ?c } }") == 2
 
 
 def test_may_mention_rules_out_only_ascii_text_without_the_words() -> None:
-    from iclr_kg.query.querytext import may_mention
+    from iclr_kg.sparql.querytext import may_mention
 
     assert not may_mention("SELECT * { ?s ?p ?o }", ("service", "now"))
     assert may_mention("SELECT * { SeRvIcE <urn:x> {} }", ("service",))
@@ -189,7 +189,7 @@ def test_may_mention_rules_out_only_ascii_text_without_the_words() -> None:
 def test_check_nesting_counts_depth_not_brackets() -> None:
     """Text with few brackets skips the scan; with many, the depth decides, not their number."""
     from iclr_kg.errors import QueryError
-    from iclr_kg.query.querytext import MAX_NESTING, check_nesting
+    from iclr_kg.sparql.querytext import MAX_NESTING, check_nesting
 
     check_nesting("SELECT * WHERE " + "{ ?s ?p ?o } UNION " * 500 + "{}")  # 501 brackets, depth 1
     check_nesting("SELECT * WHERE " + "{" * MAX_NESTING + "}" * MAX_NESTING)
@@ -203,9 +203,9 @@ def test_one_reader_says_whether_a_query_calls_service_or_may_change() -> None:
     """querytext.says answers "calls SERVICE", "may its answer change" and "is an ASK" for the
     lane, the result cache and the editor alike, as a whole word in any case, anywhere."""
     from iclr_kg.query.answering import QueryRequest
-    from iclr_kg.query.lint import parse_worthy
     from iclr_kg.query.local import LocalLane
-    from iclr_kg.query.querytext import says
+    from iclr_kg.sparql.lint import parse_worthy
+    from iclr_kg.sparql.querytext import says
     from iclr_kg.web.cache import ResultCache
 
     calling = "SELECT * WHERE { Service <https://query.wikidata.org/sparql> { ?s ?p ?o } }"

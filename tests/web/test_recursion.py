@@ -19,8 +19,8 @@ import pytest
 from pyoxigraph import Store
 
 from iclr_kg.errors import QueryError
-from iclr_kg.query.federation import check_update
-from iclr_kg.query.querytext import (
+from iclr_kg.sparql.federation import check_update
+from iclr_kg.sparql.querytext import (
     MAX_OPERATORS,
     check_nesting,
     check_operators,

@@ -101,7 +101,7 @@ def test_headless_chromium_runs_a_saved_query(server: str, tmp_path) -> None:
     """A real browser loads /query, follows a saved query into the editor page and sees the table."""
     assert CHROMIUM, "chromium must be installed in CI"
     from iclr_kg.config import resource_dir
-    from iclr_kg.query.saved import parse_saved
+    from iclr_kg.sparql.saved import parse_saved
 
     saved = parse_saved(resource_dir("queries") / "award-reasons.rq")
     home = dump_dom(server + "/query", tmp_path)

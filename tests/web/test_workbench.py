@@ -15,8 +15,8 @@ from flask.testing import FlaskClient
 
 from iclr_kg.config import resource_dir
 from iclr_kg.errors import IclrKgError
-from iclr_kg.query.lint import check
-from iclr_kg.query.saved import load_saved, parse_saved
+from iclr_kg.sparql.lint import check
+from iclr_kg.sparql.saved import load_saved, parse_saved
 from testbed.helpers import CHROMIUM_ARGS
 
 TERMS = {"title", "Paper", "name", "authorOf", "hasAuthor"}
@@ -43,7 +43,7 @@ def test_a_pattern_the_ontology_says_cannot_match_is_warned_with_the_way_round(c
     """Issue #56 item 12: iclr:year is an edition's (its domain), and a paper is no edition (the
     ontology's disjoint classes): 0 rows, now with the reason and the path that works. The same
     from a range, and nothing said of a pattern that can match or of any saved query."""
-    from iclr_kg.query.lint import never_met
+    from iclr_kg.sparql.lint import never_met
     from iclr_kg.terms import packaged
 
     ontology = packaged()

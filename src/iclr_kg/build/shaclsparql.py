@@ -31,7 +31,7 @@ from rdflib.namespace import SH
 from iclr_kg.build.validate import ValidationResult, Violation
 from iclr_kg.errors import UnsupportedShapes
 from iclr_kg.graph import solutions
-from iclr_kg.query.federation import declared_prefixes
+from iclr_kg.sparql.federation import declared_prefixes
 from iclr_kg.store import byte_reader, ntriples
 
 SUPPORTED_PROPERTY = {

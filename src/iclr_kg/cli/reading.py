@@ -27,10 +27,10 @@ from iclr_kg.errors import (
 from iclr_kg.identifiers import SCHEMES, coverage_query
 from iclr_kg.progress import Progress
 from iclr_kg.query.answering import QueryRequest
-from iclr_kg.query.formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
-from iclr_kg.query.lint import check, parsed_problems
 from iclr_kg.query.pool import QueryPool, RunningQuery
-from iclr_kg.query.saved import get_saved
+from iclr_kg.sparql.formats import EXPORT_FORMATS, RDF_FORMATS, RESULT_FORMATS
+from iclr_kg.sparql.lint import check, parsed_problems
+from iclr_kg.sparql.saved import get_saved
 from iclr_kg.store import (
     STATS_CLASSES,
     STATS_GRAPHS,

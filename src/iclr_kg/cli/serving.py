@@ -17,7 +17,7 @@ from iclr_kg.errors import (
     SettingsError,
 )
 from iclr_kg.progress import Progress
-from iclr_kg.query.saved import load_saved
+from iclr_kg.sparql.saved import load_saved
 from iclr_kg.store import (
     current_generation,
     open_read_only,

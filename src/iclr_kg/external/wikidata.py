@@ -37,7 +37,7 @@ from iclr_kg.external.session import RETRY_STATUSES, polite_session
 from iclr_kg.graph import solutions
 from iclr_kg.identifiers import SCHEMES
 from iclr_kg.kinds import KINDS
-from iclr_kg.query.spreadsheet import sssom_cell
+from iclr_kg.sparql.spreadsheet import sssom_cell
 
 DEFAULT_API = "https://www.wikidata.org/w/api.php"
 BATCH = 50
@@ -538,7 +538,7 @@ def sssom_rows(dataset: Dataset) -> list[tuple[str, str, str, str, str, str, str
 
 def write_sssom(dataset: Dataset, out: Any) -> None:
     """The mappings as SSSOM TSV: a row per line whatever an imported name holds, and no cell a
-    spreadsheet would run (query/spreadsheet.py)."""
+    spreadsheet would run (sparql/spreadsheet.py)."""
     out.write(SSSOM_HEADER)
     out.write("\t".join(SSSOM_COLUMNS) + "\n")
     for row in sssom_rows(dataset):

@@ -15,7 +15,7 @@ from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store,
 from iclr_kg import vocab
 from iclr_kg.build import fastrl
 from iclr_kg.errors import InconsistentGraph, QueryError
-from iclr_kg.query.querytext import split_update, top_level_words, without_comments
+from iclr_kg.sparql.querytext import split_update, top_level_words, without_comments
 from iclr_kg.store import run_query, run_update
 
 DEFAULT = DefaultGraph()

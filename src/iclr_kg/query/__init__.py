@@ -1,1 +1,2 @@
-"""Answering queries: worker processes with limits, streaming, what may leave the process, saved queries, formats."""
+"""Answering queries: worker processes with limits, a lane of threads, streaming. What a query
+says is read below, in sparql/."""

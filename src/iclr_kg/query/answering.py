@@ -32,9 +32,9 @@ from iclr_kg.errors import (
     QueryError,
     ServiceFailed,
 )
-from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
-from iclr_kg.query.lint import Problem, parsed_problems, problem_from_error
 from iclr_kg.query.streaming import ClientGone
+from iclr_kg.sparql.formats import RDF_FORMATS, RESULT_FORMATS
+from iclr_kg.sparql.lint import Problem, parsed_problems, problem_from_error
 from iclr_kg.store import run_query
 
 CHUNK = 64 * 1024

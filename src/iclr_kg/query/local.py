@@ -33,8 +33,8 @@ from iclr_kg.errors import IclrKgError
 from iclr_kg.processes import PAGE_SIZE
 from iclr_kg.query.answering import Message, QueryRequest, answer
 from iclr_kg.query.pool import ClientShares, RunningQuery, memory_exceeded
-from iclr_kg.query.querytext import says
 from iclr_kg.query.streaming import ClientGone
+from iclr_kg.sparql.querytext import says
 
 WATCH_INTERVAL = 0.05  # seconds between the watchdog's looks at deadlines and memory
 GRACE = 0.5  # seconds a cancelled evaluation has to notice before the process retires

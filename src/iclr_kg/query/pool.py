@@ -60,8 +60,8 @@ from iclr_kg.query.answering import (
     run_request,
     write_result,
 )
-from iclr_kg.query.lint import Problem
 from iclr_kg.query.streaming import ClosingBody
+from iclr_kg.sparql.lint import Problem
 
 
 def _open(generation: str, backend_auth: str | None) -> Any:

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from html import escape
 from typing import Any
 
-from iclr_kg.query.querytext import declarations, tokens
+from iclr_kg.sparql.querytext import declarations, tokens
 
 PREFIX = "urn:iclr-kg:published:"  # no slash in it: a JSON writer may escape one
 _DIGITS = 24

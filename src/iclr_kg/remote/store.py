@@ -28,10 +28,10 @@ from iclr_kg import vocab
 from iclr_kg.config import Settings
 from iclr_kg.errors import EngineError, QueryError
 from iclr_kg.graph import ReadableGraph
-from iclr_kg.query.querytext import declarations, top_level_words, with_values
 from iclr_kg.remote import SCHEME
 from iclr_kg.remote.client import SparqlClient
 from iclr_kg.remote.names import Names, published_name
+from iclr_kg.sparql.querytext import declarations, top_level_words, with_values
 from iclr_kg.store import open_read_only
 
 RECHECK_SECONDS = 2.0  # how often a serving process looks for a newer publication

@@ -20,9 +20,9 @@ from pyoxigraph import (
 
 from iclr_kg import vocab
 from iclr_kg.errors import QueryError
-from iclr_kg.query.federation import check_services
-from iclr_kg.query.lint import friendly_syntax
-from iclr_kg.query.querytext import check_nesting, check_operators, check_patterns, with_values
+from iclr_kg.sparql.federation import check_services
+from iclr_kg.sparql.lint import friendly_syntax
+from iclr_kg.sparql.querytext import check_nesting, check_operators, check_patterns, with_values
 
 
 def query_graphs(store: Store, include_inferred: bool = True) -> list[NamedNode]:

@@ -23,7 +23,7 @@ from iclr_kg.errors import (
     TooLarge,
 )
 from iclr_kg.index import build_index, index_path
-from iclr_kg.query.querytext import split_update
+from iclr_kg.sparql.querytext import split_update
 from iclr_kg.store import (
     complete_generation,
     discard_unpublished,

@@ -29,7 +29,7 @@ from iclr_kg.errors import (
     engine_errors,
 )
 from iclr_kg.processes import exit_out_of_memory, limit_address_space, start_without_main
-from iclr_kg.query.querytext import says, top_level_words
+from iclr_kg.sparql.querytext import says, top_level_words
 from iclr_kg.updates.applying import apply, publish
 from iclr_kg.updates.bursts import PENDING, PUBLISH_IDLE, publish_due, publish_due_bursts
 from iclr_kg.updates.journal import Entry, journal_of

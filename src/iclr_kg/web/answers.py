@@ -23,9 +23,9 @@ from flask import Response, request
 from pyoxigraph import QueryResultsFormat, parse_query_results
 
 from iclr_kg.query.answering import QueryRequest, result_rows
-from iclr_kg.query.formats import RESULT_FORMATS
-from iclr_kg.query.saved import SavedQuery
 from iclr_kg.query.streaming import stream
+from iclr_kg.sparql.formats import RESULT_FORMATS
+from iclr_kg.sparql.saved import SavedQuery
 from iclr_kg.store import kept_beside, kept_for_writing
 from iclr_kg.web.conditional import kept_etag, not_modified
 from iclr_kg.web.querying import execute, negotiate, query_request, result_response, start_query

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from iclr_kg.query.querytext import says
+from iclr_kg.sparql.querytext import says
 from iclr_kg.web.assets import chosen_encoding
 from iclr_kg.web.conditional import content_etag
 

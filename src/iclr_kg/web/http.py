@@ -12,8 +12,8 @@ from pyoxigraph import NamedNode
 
 from iclr_kg import vocab
 from iclr_kg.errors import IclrKgError, NotFound, QueryError, RequestError, TooLarge
-from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
-from iclr_kg.query.saved import parse_iri
+from iclr_kg.sparql.formats import RDF_FORMATS, RESULT_FORMATS
+from iclr_kg.sparql.saved import parse_iri
 from iclr_kg.web.i18n import translate
 
 MAX_QUERY_BYTES = 256 * 1024

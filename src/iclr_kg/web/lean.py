@@ -26,7 +26,7 @@ from flask import Flask
 
 from iclr_kg.errors import IclrKgError, NotAcceptable
 from iclr_kg.query.answering import QueryRequest
-from iclr_kg.query.formats import Format
+from iclr_kg.sparql.formats import Format
 from iclr_kg.web.cache import ResultCache
 from iclr_kg.web.conditional import content_etag
 from iclr_kg.web.http import MAX_QUERY_BYTES, NON_ASCII_ESCAPE

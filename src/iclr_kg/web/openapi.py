@@ -8,7 +8,7 @@ from typing import Any
 from flask import Blueprint, jsonify
 
 from iclr_kg.identifiers import ROUTES
-from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
+from iclr_kg.sparql.formats import RDF_FORMATS, RESULT_FORMATS
 
 blueprint = Blueprint("openapi", __name__)
 

@@ -16,10 +16,10 @@ from iclr_kg.errors import IclrKgError, NotFound, QueryError, StoreError, Unavai
 from iclr_kg.identifiers import SCHEMES, recognize
 from iclr_kg.index import TOPIC, Hit, Index, fold, kind_and_key
 from iclr_kg.kinds import LISTED, ROOTS
-from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS
-from iclr_kg.query.lint import Problem, check, problem_from_error
-from iclr_kg.query.saved import ABSOLUTE_IRI, NAME, VIEWS, Param, SavedQuery, declared_view, expand
 from iclr_kg.release import released_file, releases
+from iclr_kg.sparql.formats import RDF_FORMATS, RESULT_FORMATS
+from iclr_kg.sparql.lint import Problem, check, problem_from_error
+from iclr_kg.sparql.saved import ABSOLUTE_IRI, NAME, VIEWS, Param, SavedQuery, declared_view, expand
 from iclr_kg.store import generation_record
 from iclr_kg.topics import untranslated
 from iclr_kg.web.answers import answers_to_keep, kept_rows, run_saved

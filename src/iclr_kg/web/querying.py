@@ -15,13 +15,13 @@ from werkzeug.sansio.utils import get_current_url
 
 from iclr_kg import counts
 from iclr_kg.errors import IclrKgError, NotAcceptable, QueryError, UnknownFormat
-from iclr_kg.query import spreadsheet
 from iclr_kg.query.answering import QueryRequest
-from iclr_kg.query.formats import RDF_FORMATS, RESULT_FORMATS, Format, choose
-from iclr_kg.query.lint import Problem, problem_from_error
 from iclr_kg.query.pool import ActiveQuery, InProcessQuery
-from iclr_kg.query.querytext import update_keyword
 from iclr_kg.query.streaming import ClosingBody
+from iclr_kg.sparql import spreadsheet
+from iclr_kg.sparql.formats import RDF_FORMATS, RESULT_FORMATS, Format, choose
+from iclr_kg.sparql.lint import Problem, problem_from_error
+from iclr_kg.sparql.querytext import update_keyword
 from iclr_kg.web.cache import ResultCache
 from iclr_kg.web.conditional import content_etag, not_modified, variant_etag
 from iclr_kg.web.html import HTML_ROW_LIMIT

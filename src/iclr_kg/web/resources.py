@@ -24,9 +24,9 @@ from iclr_kg.graph import ReadableGraph, Term, value
 from iclr_kg.identifiers import ROUTES, SCHEMES, parse_for, schemes_for
 from iclr_kg.index import MAX_PAGE, PAPER_SORTS, SORTS, Hit, ListFilter, kind_and_key
 from iclr_kg.kinds import LISTED
-from iclr_kg.query.formats import choose
-from iclr_kg.query.saved import parse_iri
 from iclr_kg.query.streaming import ClosingBody, stream
+from iclr_kg.sparql.formats import choose
+from iclr_kg.sparql.saved import parse_iri
 from iclr_kg.store import built_on
 from iclr_kg.web.assets import chosen_encoding
 from iclr_kg.web.html import Cell, Labeler, cell, short

@@ -14,7 +14,7 @@ from pyoxigraph import NamedNode, serialize
 
 from iclr_kg import vocab
 from iclr_kg.errors import QueryError, UnsupportedMediaType
-from iclr_kg.query.formats import choose
+from iclr_kg.sparql.formats import choose
 from iclr_kg.web.answers import answer
 from iclr_kg.web.http import read_query, wants_html
 from iclr_kg.web.state import state

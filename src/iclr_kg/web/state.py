@@ -22,8 +22,8 @@ from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import Index, current_index, ensure_index, index_path
 from iclr_kg.processes import memory_limit
 from iclr_kg.query.pool import QueryPool
-from iclr_kg.query.saved import SavedQuery, load_saved
 from iclr_kg.served import Generation, served
+from iclr_kg.sparql.saved import SavedQuery, load_saved
 from iclr_kg.store import current_generation, journal_behind, kept_beside, kept_for_writing
 from iclr_kg.updates import Writer
 from iclr_kg.web.cache import ResponseMemo, ResultCache

@@ -23,7 +23,7 @@ from pyoxigraph import NamedNode
 
 from iclr_kg import vocab
 from iclr_kg.errors import NotFound, QueryError, RequestError, TooLarge
-from iclr_kg.query.lint import check
+from iclr_kg.sparql.lint import check
 from iclr_kg.web.http import MAX_QUERY_BYTES, json_object
 from iclr_kg.web.querying import parsed_in_worker
 from iclr_kg.web.resources import ontology_terms

@@ -18,10 +18,10 @@ from pyoxigraph import NamedNode, RdfFormat, parse
 from iclr_kg import vocab
 from iclr_kg.errors import Forbidden, NotFound, QueryError, ReadOnlyBackend, Unauthorized, UnsupportedMediaType
 from iclr_kg.graph import rdf_bytes
-from iclr_kg.query.federation import check_update, without_unfetched_loads
-from iclr_kg.query.formats import RDF_FORMATS
-from iclr_kg.query.querytext import add_using, check_nesting, check_operators, nesting_depth
-from iclr_kg.query.saved import parse_iri
+from iclr_kg.sparql.federation import check_update, without_unfetched_loads
+from iclr_kg.sparql.formats import RDF_FORMATS
+from iclr_kg.sparql.querytext import add_using, check_nesting, check_operators, nesting_depth
+from iclr_kg.sparql.saved import parse_iri
 from iclr_kg.web.http import graph_list, json_depth, utf8_body, xml_depth
 from iclr_kg.web.state import state
 

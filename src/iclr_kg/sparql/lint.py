@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 
 from iclr_kg import vocab
-from iclr_kg.query.querytext import declarations, says, tokens, unclosed, update_keyword
+from iclr_kg.sparql.querytext import declarations, says, tokens, unclosed, update_keyword
 from iclr_kg.terms import Terms
 
 POSITION = re.compile(r"error at (\d+):(\d+): ?(.*)", re.S)

@@ -35,7 +35,7 @@ UPDATE_KEYWORDS = frozenset({"INSERT", "DELETE", "LOAD", "CLEAR", "CREATE", "DRO
 
 
 # The one reading of SPARQL (and Turtle) text that every scan here, remote/names.py and
-# query/lint.py share: a token is a comment, a string (short or long, unterminated ones run to
+# sparql/lint.py share: a token is a comment, a string (short or long, unterminated ones run to
 # the end of their line or of the text), a written-out IRI (SPARQL's IRIREF: a `#` in it starts
 # no comment), a variable, a blank node label, a prefixed name (`prefix` and `local` apart), a
 # word (a keyword, `a`, a function's name), a number, a bracket or a separator (`;` `.` `,`).

@@ -27,7 +27,7 @@ from pyoxigraph import Literal, NamedNode, Variable
 
 from iclr_kg import vocab
 from iclr_kg.errors import IclrKgError, QueryError
-from iclr_kg.query.querytext import with_values
+from iclr_kg.sparql.querytext import with_values
 
 VIEWS = ("table", "bar", "line", "graph", "tree", "timeline")
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")

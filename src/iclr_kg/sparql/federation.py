@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 
 from iclr_kg.errors import QueryError
-from iclr_kg.query.querytext import may_mention, only_data_and_graphs, says, top_level_words, update_operations
+from iclr_kg.sparql.querytext import may_mention, only_data_and_graphs, says, top_level_words, update_operations
 
 ESCAPE = re.compile(r"\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}")
 # The keyword, not preceded or followed by a character that would make it part of a name.
