@@ -13,9 +13,10 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from iclr_kg.errors import SettingsError
-from iclr_kg.remote import SCHEME
 
 ENV_PREFIX = "ICLR_KG_"
+# The `backend` setting's prefix for a remote engine; a remote store's key starts with it too.
+SCHEME = "sparql+"
 
 
 def resource_dir(name: str) -> Path:

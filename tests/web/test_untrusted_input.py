@@ -18,8 +18,7 @@ from flask.testing import FlaskClient
 from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Store
 
 from iclr_kg import vocab
-from iclr_kg.config import Settings
-from iclr_kg.remote import SCHEME
+from iclr_kg.config import SCHEME, Settings
 from iclr_kg.remote import publish as publishing
 from iclr_kg.web import create_app
 from iclr_kg.web.resources import SCRIPT_SAFE, last_successor
@@ -293,8 +292,7 @@ def test_a_request_to_a_slow_engine_ends_at_the_time_limit_however_many_queries_
     after 25 s and an entity page after 20 s, each of their queries to the engine bounded on its
     own. The queries one request asks share the limit now (ICLR_KG_QUERY_TIMEOUT; the client's
     own bound is a minute)."""
-    from iclr_kg.config import Settings
-    from iclr_kg.remote import SCHEME
+    from iclr_kg.config import SCHEME, Settings
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Trickler)
     threading.Thread(target=server.serve_forever, daemon=True).start()

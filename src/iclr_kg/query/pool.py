@@ -69,7 +69,7 @@ def _open(generation: str, backend_auth: str | None) -> Any:
     engine (`RemoteStore.key`)."""
     from pyoxigraph import Store
 
-    from iclr_kg.remote import SCHEME
+    from iclr_kg.config import SCHEME
 
     if generation.startswith(SCHEME):  # requests and the client are imported only by workers that need them
         from iclr_kg.remote.store import open_key

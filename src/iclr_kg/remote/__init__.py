@@ -8,5 +8,3 @@
 - `publish`: `iclr-kg publish`: a generation's graphs into staging graphs, swapped in with
   `MOVE`, resumable and verified.
 """
-
-SCHEME = "sparql+"  # as in the `backend` setting; a remote store's key starts with it (light to import)

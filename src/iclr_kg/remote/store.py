@@ -25,10 +25,9 @@ from typing import Any
 from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, Variable
 
 from iclr_kg import vocab
-from iclr_kg.config import Settings
+from iclr_kg.config import SCHEME, Settings
 from iclr_kg.errors import EngineError, QueryError
 from iclr_kg.graph import ReadableGraph
-from iclr_kg.remote import SCHEME
 from iclr_kg.remote.client import SparqlClient
 from iclr_kg.remote.names import Names, published_name
 from iclr_kg.sparql.querytext import declarations, top_level_words, with_values
