@@ -31,14 +31,14 @@ def child(reasoner: str, data_file: str, ontology_file: str) -> None:
     """Run one reasoner and print {seconds, inferred, peak_mib} as JSON (loading not timed)."""
     from pyoxigraph import RdfFormat, parse
 
-    from iclr_kg.build.reason import infer_triples, keep_inferred
+    from iclr_kg.reasoning.reason import infer_triples, keep_inferred
 
     before = peak_mib()
     if reasoner == "reasonable":
         import rdflib
         import reasonable
 
-        from iclr_kg.build.convert import term_from_rdflib
+        from iclr_kg.reasoning.convert import term_from_rdflib
 
         data = rdflib.Graph().parse(data_file, format="nt")
         ontology = rdflib.Graph().parse(ontology_file, format="nt")

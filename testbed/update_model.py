@@ -33,8 +33,8 @@ from typing import Any, Protocol
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store, Triple, parse
 
 from iclr_kg import vocab
-from iclr_kg.build.reason import infer_triples
 from iclr_kg.errors import IclrKgError
+from iclr_kg.reasoning.reason import infer_triples
 
 INFERRED = NamedNode(vocab.GRAPH_INFERRED)
 ONTOLOGY = NamedNode(vocab.GRAPH_ONTOLOGY)

@@ -137,9 +137,9 @@ def tiny_data(tmp_path: Path) -> Callable[..., Settings]:
 @pytest.fixture(scope="session")
 def tiny_compiled(tmp_path_factory: pytest.TempPathFactory) -> tuple:
     """The tiny fixture compiled once: (asserted graph, ontology graph, shapes) in rdflib."""
-    from iclr_kg.build.convert import to_rdflib
     from iclr_kg.build.pipeline import compile_graph
     from iclr_kg.build.validate import load_shapes
+    from iclr_kg.reasoning.convert import to_rdflib
 
     root = tmp_path_factory.mktemp("shapes")
     (root / "data" / "sources").mkdir(parents=True)

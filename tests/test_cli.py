@@ -15,9 +15,9 @@ from click.testing import CliRunner
 from pyoxigraph import DefaultGraph
 from rdflib.compare import isomorphic
 
-from iclr_kg.build.convert import to_rdflib
 from iclr_kg.cli import main
 from iclr_kg.progress import Progress
+from iclr_kg.reasoning.convert import to_rdflib
 from iclr_kg.store import open_read_only
 from testbed.helpers import CLI, dead_url, run_cli, serving
 

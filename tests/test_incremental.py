@@ -1,4 +1,4 @@
-"""Incremental builds (build/incremental.py, build/dred.py): after an edit, the store a build
+"""Incremental builds (build/incremental.py, reasoning/dred.py): after an edit, the store a build
 makes from the last generation holds exactly the quads, graphs and index rows of a full build."""
 
 from __future__ import annotations

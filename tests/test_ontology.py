@@ -9,8 +9,8 @@ import pytest
 import rdflib
 from rdflib import OWL, RDF, RDFS
 
-from iclr_kg.build.convert import to_rdflib
 from iclr_kg.config import resource_dir
+from iclr_kg.reasoning.convert import to_rdflib
 from iclr_kg.vocab import ONTOLOGY_NS
 
 from .conftest import select

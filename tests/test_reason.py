@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
-from iclr_kg.build.convert import from_rdflib
 from iclr_kg.build.pipeline import compile_graph
-from iclr_kg.build.reason import infer_triples, keep_inferred
 from iclr_kg.errors import InconsistentGraph, SettingsError, UnsupportedOntology
+from iclr_kg.reasoning.convert import from_rdflib
+from iclr_kg.reasoning.reason import infer_triples, keep_inferred
 from testbed import synth
 
 I = "https://w3id.org/iclr-kg/ontology#"
@@ -99,7 +99,7 @@ def test_inferred_triples_are_read_as_tuples_of_terms() -> None:
     """The fast reasoner's result keeps three term ids per triple; read, it gives the terms."""
     from array import array
 
-    from iclr_kg.build.fastrl import TermTriples
+    from iclr_kg.reasoning.fastrl import TermTriples
 
     a, b, c = NamedNode("http://a"), NamedNode("http://b"), Literal("c")
     triples = TermTriples([a, b, c], array("I", [0, 1, 2, 1, 1, 0]))
@@ -268,9 +268,9 @@ def test_the_engines_are_named_once() -> None:
     from click import Choice
 
     from iclr_kg.build.pipeline import VALIDATORS
-    from iclr_kg.build.reason import REASONERS
     from iclr_kg.cli import main
     from iclr_kg.config import Reasoner, Validator
+    from iclr_kg.reasoning.reason import REASONERS
 
     assert set(REASONERS) == set(get_args(Reasoner)) and set(VALIDATORS) == set(get_args(Validator))
     for command, option, named in (("build", "reasoner", Reasoner), ("build", "validator", Validator)):

@@ -158,7 +158,7 @@ def test_compiled_validator_agrees_with_pyshacl(tiny_compiled, case, add, remove
     from pyoxigraph import DefaultGraph, Quad
 
     from iclr_kg.build import shaclsparql
-    from iclr_kg.build.convert import from_rdflib
+    from iclr_kg.reasoning.convert import from_rdflib
 
     data, ontology, shapes = tiny_compiled
     broken = broken_copy(data, case, add, remove)

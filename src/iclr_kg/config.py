@@ -41,7 +41,7 @@ WIKIDATA_SERVICES = (
 )
 PositiveSeconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 Listed = Annotated[tuple[str, ...], NoDecode]  # comma-separated in the environment
-Reasoner = Literal["fast", "owlrl"]  # build/reason.REASONERS implements each
+Reasoner = Literal["fast", "owlrl"]  # reasoning/reason.REASONERS implements each
 Validator = Literal["fast", "pyshacl"]  # build/pipeline.VALIDATORS implements each
 
 

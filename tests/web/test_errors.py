@@ -15,7 +15,7 @@ from iclr_kg import errors
 # Exceptions that never reach a user: internal control flow.
 INTERNAL = {
     "iclr_kg.query.streaming.ClientGone",  # raised inside a serializer when the client has gone
-    "iclr_kg.build.dred.Fallback",  # an incremental build gives way to a full one; never leaves build()
+    "iclr_kg.reasoning.dred.Fallback",  # an incremental build gives way to a full one; never leaves build()
     "iclr_kg.maintained.plan.NotMaintained",  # an update gives way to recomputing; never leaves updates.apply
 }
 

@@ -23,10 +23,10 @@ from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Store
 
 from iclr_kg import maintained, vocab
 from iclr_kg.build.pipeline import build
-from iclr_kg.build.reason import infer_triples
 from iclr_kg.config import Settings
 from iclr_kg.errors import QueryError
 from iclr_kg.index import build_index, index_path
+from iclr_kg.reasoning.reason import infer_triples
 from iclr_kg.store import current_generation, open_read_only
 from iclr_kg.updates import Journal, apply
 from testbed.helpers import CLI, serving

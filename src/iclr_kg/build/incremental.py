@@ -7,7 +7,7 @@ closure's hidden facts), and no update has been journaled since, `build`
 
 1. compiles the data as always (load, resolve, RDF) and compares its asserted quads with the
    generation's asserted graphs;
-2. maintains the closure for the triples that changed (build/dred.py: delete and rederive);
+2. maintains the closure for the triples that changed (reasoning/dred.py: delete and rederive);
 3. makes the new generation from a checkpoint of the old one (hard links) and writes only the
    changed quads: asserted graphs, the inferred graph and the merged default graph;
 4. validates, on the new generation, with the constraints whose queries name a changed
@@ -36,13 +36,14 @@ import pyoxigraph
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 
 from iclr_kg import vocab
-from iclr_kg.build import dred, fastrl, shaclsparql
-from iclr_kg.build.dred import Fallback
+from iclr_kg.build import shaclsparql
 from iclr_kg.build.rdf import TermQuad
 from iclr_kg.build.report import BuildReport
 from iclr_kg.build.validate import ValidationResult, load_shapes
 from iclr_kg.config import Settings
 from iclr_kg.index import build_index, index_path, neighbourhood, patch_index
+from iclr_kg.reasoning import dred, fastrl
+from iclr_kg.reasoning.dred import Fallback
 from iclr_kg.store import (
     current_generation,
     generation_record,

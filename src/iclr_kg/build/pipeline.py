@@ -26,8 +26,6 @@ from pyoxigraph import NamedNode, Store
 
 from iclr_kg import gcpause, maintained, vocab
 from iclr_kg.build import incremental, rdf, shaclsparql
-from iclr_kg.build.convert import to_rdflib
-from iclr_kg.build.reason import infer_terms
 from iclr_kg.build.report import BuildReport
 from iclr_kg.build.resolve import build_registry
 from iclr_kg.build.sources import Dataset, load_dataset
@@ -35,6 +33,8 @@ from iclr_kg.build.validate import ValidationResult, load_shapes, validate
 from iclr_kg.config import Settings, Validator
 from iclr_kg.errors import Failure, IclrKgError, SettingsError, ValidationFailed
 from iclr_kg.progress import Progress
+from iclr_kg.reasoning.convert import to_rdflib
+from iclr_kg.reasoning.reason import infer_terms
 from iclr_kg.store import build_lock, drain, publish
 from iclr_kg.updates import Journal, quads_record, replay
 

@@ -11,7 +11,7 @@ before its inserts. So nothing but the change's neighbourhood need be read.
 Maintained (`maintain`), in the writer's working copy of the current generation the quads are
 written, then:
 
-- the inferred graph is brought up to date by delete and rederive (`build/dred.py`, the code an
+- the inferred graph is brought up to date by delete and rederive (`reasoning/dred.py`, the code an
   incremental build runs), from the current generation's closure and its hidden facts;
 - the merged default graph changes only for the triples whose standing changed;
 - the entity index is patched for the entities those triples reach (`index.patch_index`), and

@@ -1,5 +1,5 @@
 """An update maintained from its change on the writer's working copy: the quads written, the
-inferred graph by delete and rederive (build/dred.py), the merged default graph for the triples
+inferred graph by delete and rederive (reasoning/dred.py), the merged default graph for the triples
 whose standing changed, and what the index and the counts need."""
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from typing import Any
 from pyoxigraph import Literal, Quad, Store, Triple
 
 from iclr_kg import vocab
-from iclr_kg.build import dred, fastrl
 from iclr_kg.counts import FACET_PREDICATES, facets
 from iclr_kg.errors import InconsistentGraph, QueryError, TooLarge
 from iclr_kg.index import neighbourhood
@@ -28,6 +27,7 @@ from iclr_kg.maintained.plan import (
     plan_change,
 )
 from iclr_kg.maintained.state import CONTEXTS, Step, load_state
+from iclr_kg.reasoning import dred, fastrl
 
 
 def _schema(db: Store) -> fastrl.Schema:

@@ -13,8 +13,8 @@ from typing import Any
 from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 
 from iclr_kg import vocab
-from iclr_kg.build import fastrl
 from iclr_kg.errors import InconsistentGraph, QueryError
+from iclr_kg.reasoning import fastrl
 from iclr_kg.sparql.querytext import split_update, top_level_words, without_comments
 from iclr_kg.store import run_query, run_update
 

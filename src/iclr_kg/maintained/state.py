@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from iclr_kg.build import dred
 from iclr_kg.counts import Facets
 from iclr_kg.maintained.plan import NotMaintained
+from iclr_kg.reasoning import dred
 from iclr_kg.store import load_reasoned, save_reasoned
 
 MADE_BY_UPDATES = {"made by": "updates"}  # the fingerprint of a state an update wrote: builds never start from it

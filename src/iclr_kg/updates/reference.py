@@ -23,6 +23,7 @@ from iclr_kg.errors import (
     TooLarge,
 )
 from iclr_kg.index import build_index, index_path
+from iclr_kg.reasoning.reason import infer_terms
 from iclr_kg.sparql.querytext import split_update
 from iclr_kg.store import (
     complete_generation,
@@ -252,8 +253,6 @@ def recompute_closure(db: Store, reasoner: str = "fast", max_new: int = 0, hidde
     default graph the union of all graphs; writes only the differences. Past `max_new` new
     inferred triples (0: no bound), TooLarge and nothing written. `hidden` receives the
     closure's hidden facts (the fast reasoner's), for the next update (maintained/)."""
-    from iclr_kg.build.reason import infer_terms
-
     inferred, ontology, default = NamedNode(vocab.GRAPH_INFERRED), NamedNode(vocab.GRAPH_ONTOLOGY), DefaultGraph()
     by_graph: dict[Any, set[Triple]] = {inferred: set(), ontology: set(), default: set()}
     for quad in _quads(db):

@@ -462,7 +462,7 @@ class TermTriples(Sequence[tuple[Any, Any, Any]]):
 def oxigraph_schema(ontology: list[Any], data: tuple[Any, ...] | list[Any] = ()) -> Schema:
     """The Schema of pyoxigraph triples or quads, or tuples of their terms (the ontology, and any
     schema triples in the data); only this small part goes through rdflib, blank node labels kept."""
-    from iclr_kg.build.convert import term_to_rdflib as to_rdflib
+    from iclr_kg.reasoning.convert import term_to_rdflib as to_rdflib
 
     tbox = Graph()
     for t in (*ontology, *(t for t in data if is_schema(t))):
@@ -480,10 +480,10 @@ def closure_oxigraph(
     (graphs are not read): no rdflib conversion of the data at all. `keep(terms)` gives reason.keep_inferred's
     rule as sets of term ids (`reason.InferredFilter`): the triples it drops are never decoded,
     unless `hidden` is given: then it receives them (but `x a owl:Thing`, a premise of nothing),
-    the part of the closure the store does not hold, for incremental reasoning (build/dred.py)."""
+    the part of the closure the store does not hold, for incremental reasoning (reasoning/dred.py)."""
     import pyoxigraph as ox
 
-    from iclr_kg.build.convert import term_from_rdflib as from_rdflib
+    from iclr_kg.reasoning.convert import term_from_rdflib as from_rdflib
 
     with gcpause.paused():  # millions of small tuples: see gcpause
         schema = oxigraph_schema(ontology, data)

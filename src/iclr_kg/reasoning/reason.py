@@ -109,8 +109,8 @@ def _fast(
 ) -> Sequence[TermTriple]:
     """fastrl on pyoxigraph triples: no rdflib copy of the data; filtered by `keep_inferred`'s
     rule on term ids (InferredFilter), before any term is decoded. `hidden` receives the
-    closure's triples that the filter drops (for incremental builds: build/dred.py)."""
-    from iclr_kg.build.fastrl import closure_oxigraph
+    closure's triples that the filter drops (for incremental builds: reasoning/dred.py)."""
+    from iclr_kg.reasoning.fastrl import closure_oxigraph
 
     return closure_oxigraph(asserted, ontology, keep=inferred_filter, hidden=hidden)
 
@@ -118,7 +118,7 @@ def _fast(
 def _owlrl(asserted: list[Triple], ontology: list[Triple], hidden: list[TermTriple] | None = None) -> list[TermTriple]:
     """owlrl, the reference: the data converted to rdflib and back at this boundary (`hidden`
     is left alone: builds with owlrl are always full)."""
-    from iclr_kg.build.convert import from_rdflib, to_rdflib
+    from iclr_kg.reasoning.convert import from_rdflib, to_rdflib
 
     data, schema = to_rdflib(asserted), to_rdflib(ontology)
     closure = _owlrl_closure(data, schema)

@@ -29,10 +29,10 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, Quad, Store, Triple
 from rdflib import OWL
 
 from iclr_kg import vocab
-from iclr_kg.build.convert import term_from_rdflib
-from iclr_kg.build.fastrl import Schema, _Encoded, _fire
-from iclr_kg.build.reason import keep_inferred
 from iclr_kg.errors import InconsistentGraph
+from iclr_kg.reasoning.convert import term_from_rdflib
+from iclr_kg.reasoning.fastrl import Schema, _Encoded, _fire
+from iclr_kg.reasoning.reason import keep_inferred
 
 Ids = tuple[int, int, int]
 DEFAULT = DefaultGraph()
