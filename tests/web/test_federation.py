@@ -34,6 +34,22 @@ def test_service_to_the_standin_is_refused_unless_allow_listed(client, wikidata_
     assert response.status_code == 400 and b"not allowed" in response.data
 
 
+def test_a_prefix_in_a_comment_is_no_declaration_for_the_allow_list(client, wikidata_standin: str) -> None:
+    """One answer to "which prefixes does this text declare" (querytext.declarations, #68 item 3):
+    a `PREFIX` in a comment declares nothing for the parser, so it does not make the allow-list
+    refuse a call the query's own declaration sends to an allowed endpoint."""
+    namespace, _, local = wikidata_standin.rpartition("/")
+    query = (
+        f"PREFIX svc: <{namespace}/>\n# once: PREFIX svc: <http://evil.example/>\n"
+        f"SELECT * WHERE {{ SERVICE svc:{local} {{ ?s ?p ?o }} }} LIMIT 1"
+    )
+    response = client.get("/sparql", query_string={"query": query, "format": "json"})
+    assert response.status_code == 200, response.data
+    undeclared = query.replace(f"PREFIX svc: <{namespace}/>\n", "")  # only the comment names svc:
+    response = client.get("/sparql", query_string={"query": undeclared, "format": "json"})
+    assert response.status_code == 400 and b"SERVICE needs a fixed endpoint IRI" in response.data
+
+
 def test_an_unreachable_service_is_a_502_not_a_500(real_store, real_settings, tmp_path) -> None:
 
     dead = dead_url("/sparql")

@@ -31,7 +31,7 @@ from rdflib.namespace import SH
 from iclr_kg.build.validate import ValidationResult, Violation
 from iclr_kg.errors import UnsupportedShapes
 from iclr_kg.graph import solutions
-from iclr_kg.sparql.federation import declared_prefixes
+from iclr_kg.sparql.querytext import declarations
 from iclr_kg.store import byte_reader, ntriples
 
 SUPPORTED_PROPERTY = {
@@ -376,14 +376,14 @@ def _named(query: str) -> set[str] | None:
     if _VARIABLE_PREDICATE.search(where):
         return None
     named = set(_IRI.findall(query))
-    declared = declared_prefixes(query)
+    declared = declarations(query)
     for prefix, local in _PREFIXED.findall(where):
-        values = declared.get(prefix, set()) | declared.get("*", set())
+        values = set(declared.get(prefix, []))
         if not values:
             continue
-        iri = values.pop() if len(values) == 1 else None
-        if not isinstance(iri, str):
-            return None  # declared twice, or unreadably: it may name anything
+        if len(values) > 1:
+            return None  # declared as two IRIs: it may name either
+        iri = values.pop()
         named.add(iri + local)
     if _A.search(where):
         named.add(str(RDF.type))

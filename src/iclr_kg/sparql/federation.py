@@ -11,8 +11,10 @@ an IRI and a `#`), so this check does not decide that. It over-approximates inst
 - each call's target is read the way the grammar allows (optional comments and SILENT, then
   an IRI, a prefixed name or a variable); anything else after the word cannot be a call, since
   Oxigraph would refuse the query, so it is passed over;
-- a prefixed name is resolved through *every* PREFIX declaration of that name found anywhere,
-  and our predeclared one: all of them must give an allowed IRI;
+- a prefixed name is resolved through *every* declaration of that name, wherever it stands, and
+  our predeclared one: all of them must give an allowed IRI. A declaration is what the parser
+  reads as one (`querytext.declarations`, the one answer): a `PREFIX` in a comment declares
+  nothing, and a prefix so declared only is not one a call can use;
 - a query that calls out and holds a `\\uXXXX` / `\\UXXXXXXXX` escape anywhere is refused:
   without escapes, an IRI token ends at the first `>` for Oxigraph as for us.
 
@@ -25,7 +27,14 @@ from __future__ import annotations
 import re
 
 from iclr_kg.errors import QueryError
-from iclr_kg.sparql.querytext import may_mention, only_data_and_graphs, says, top_level_words, update_operations
+from iclr_kg.sparql.querytext import (
+    declarations,
+    may_mention,
+    only_data_and_graphs,
+    says,
+    top_level_words,
+    update_operations,
+)
 
 ESCAPE = re.compile(r"\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}")
 # The keyword, not preceded or followed by a character that would make it part of a name.
@@ -35,7 +44,6 @@ _CALL = {
     "SERVICE": re.compile(r"(?<![:?$])service", re.IGNORECASE),
     "LOAD": re.compile(r"(?<![:?$])load", re.IGNORECASE),
 }
-_PREFIX_WORD = re.compile(r"(?<![:?$])prefix", re.IGNORECASE)
 _SPACE_OR_COMMENT = re.compile(r"(?:\s+|#[^\n\r]*)*")
 _SILENT = re.compile(r"silent(?![\w:-])", re.IGNORECASE)
 _IRI = re.compile(r"<([^<>\"{}|^`\\\x00-\x20]*)>")
@@ -47,7 +55,6 @@ _NO_NAME = re.compile(r"[\x00-\x39\x3b-\x40\x5b-\x60\x7b-\x7f]")
 # Targets and declarations are read within this many characters: the patterns above then cost
 # O(WINDOW) per occurrence, never O(len(text)), whatever the text repeats.
 WINDOW = 512
-_PNAME_NS = re.compile(r"([A-Za-z\u00C0-\uFFFF][\w.\-\u00B7-\uFFFF]*)?:")
 _ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _UNKNOWN = object()
 
@@ -61,19 +68,12 @@ def _skip(text: str, pos: int) -> int:
     return _SPACE_OR_COMMENT.match(text, pos).end()  # type: ignore[union-attr]
 
 
-def declared_prefixes(text: str) -> dict[str, set[object]]:
-    """Every `PREFIX name: <iri>` anywhere in the text; a declaration we cannot read is _UNKNOWN."""
-    declared: dict[str, set[object]] = {}
-    for word in _PREFIX_WORD.finditer(text):
-        pos = _skip(text, word.end())
-        name = _PNAME_NS.match(text, pos, pos + WINDOW)
-        if name is None:
-            declared.setdefault("*", set()).add(_UNKNOWN)  # an unreadable name could be any
-            continue
-        iri = _IRI.match(text, start := _skip(text, name.end()), start + WINDOW)
-        value = iri.group(1) if iri is not None and _ABSOLUTE.match(iri.group(1)) else _UNKNOWN
-        declared.setdefault(name.group(1) or "", set()).add(value)
-    return declared
+def _declared(text: str) -> dict[str, set[object]]:
+    """What each prefix is declared as (`querytext.declarations`); a relative IRI may name any
+    host once resolved against a BASE: _UNKNOWN."""
+    return {
+        name: {iri if _ABSOLUTE.match(iri) else _UNKNOWN for iri in iris} for name, iris in declarations(text).items()
+    }
 
 
 def outbound_targets(
@@ -106,9 +106,9 @@ def outbound_targets(
             targets.append((bound or {}).get(var.group(1)))
         elif (pname := _PNAME.match(text, pos, pos + WINDOW)) is not None:
             if declared is None:
-                declared = declared_prefixes(text)
+                declared = _declared(text)
             name, local = pname.group(1) or "", pname.group(2)
-            candidates = set(declared.get(name, set())) | declared.get("*", set())
+            candidates = set(declared.get(name, set()))
             if name in prefixes:
                 candidates.add(prefixes[name])
             if not candidates or _UNKNOWN in candidates:
