@@ -26,7 +26,7 @@ def _repo_files() -> list[Path]:
 
 @cache
 def _modules() -> dict[str, list[Path]]:
-    """Our modules and packages by their last name (`lint` -> src/iclr_kg/query/lint.py)."""
+    """Our modules and packages by their last name (`lint` -> src/iclr_kg/sparql/lint.py)."""
     found: dict[str, list[Path]] = {}
     for path in PACKAGE.rglob("*.py"):
         name = path.parent.name if path.name == "__init__.py" else path.stem
