@@ -391,7 +391,8 @@ COVERED_KINDS = {kind: KINDS[kind].root for scheme in SCHEMES.values() for kind 
 def coverage_query() -> str:
     """How many people, papers and organizations have each kind of identifier (`iclr-kg stats`,
     /stats): one query, its schemes read from the table above. Each (scheme, entity) pair is made
-    distinct before its types are joined: 0.5 s at 10,000 papers, where joining first took 5.4 s."""
+    distinct before its types are joined, a tenth of the time of joining first (docs/performance.md,
+    measured choices)."""
     pairs = " ".join(f'("{s.name}" <{s.prop}>)' for s in SCHEMES.values() if s.prop)
     kinds = " ".join(f'("{kind}" iclr:{local})' for kind, local in COVERED_KINDS.items())
     wikidata = SCHEMES["wikidata"].iri("")

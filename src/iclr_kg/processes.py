@@ -52,10 +52,10 @@ def limit_address_space(memory_mib: int) -> None:
     address space, so a runaway query aborts it, not the machine; 0: no cap.
 
     glibc gives each new thread its own malloc arena and reserves 64 MiB of address space for
-    it. RocksDB and Oxigraph start threads, so a worker that had answered `ASK {}` held 945 MiB
-    of address space for 37 MiB resident, and a worker capped at 1,024 MiB could not start a
-    thread ("Resource temporarily unavailable") and died on its first query. Two arenas keep the
-    reservation near what is used (214 MiB for the same worker), so the cap measures memory."""
+    it. RocksDB and Oxigraph start threads, so a worker that had answered `ASK {}` held many times
+    its resident memory as address space, and a capped worker could not start a thread
+    ("Resource temporarily unavailable") and died on its first query. Two arenas keep the
+    reservation near what is used, so the cap measures memory (docs/performance.md, measured choices)."""
     if memory_mib <= 0:
         return
     with contextlib.suppress(OSError, AttributeError):  # not glibc: no arenas to cap
@@ -74,8 +74,8 @@ def pin_to_cores(slot: int, slots: int) -> None:
 
     A query is evaluated on an evaluator thread while the request's thread waits (query/local.py).
     Unpinned, the scheduler woke the evaluator on the other core, away from the data the request
-    thread had just touched: a join cost 330-460 us of CPU per request in-process, against
-    260-290 us with the process on one core (the same requests, alternating runs).
+    thread had just touched, and a join cost more CPU per request than with the process on one
+    core (docs/performance.md, measured choices).
     The children it starts are not pinned (`start_without_main`)."""
     global _UNPINNED
     if not hasattr(os, "sched_setaffinity"):

@@ -316,8 +316,8 @@ def _write(db: Store, change: _Diff, reasoned: dred.Change) -> list[tuple[Any, A
     default graph, or in a source graph, may have changed (for the index).
 
     What is added goes in by the bulk loader: the generation is not published yet (a failure
-    discards it), so nothing needs a transaction, and a new year's 360,000 quads took 17 s as
-    transactional inserts (each reads before it writes, in every index)."""
+    discards it), so nothing needs a transaction, and transactional inserts read before they write,
+    in every index (docs/performance.md, measured choices)."""
     for quad in change.removed:
         db.remove(quad)
     for graph in {q.graph_name for q in change.removed} - set(change.graphs):

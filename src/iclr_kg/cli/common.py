@@ -100,9 +100,8 @@ def in_program() -> bool:
 
 def end_program() -> NoReturn:
     """End the `iclr-kg` process now, its output flushed, without freeing what the command made
-    one object at a time nor tearing the interpreter down. After a 10,000-paper build, whose
-    store is by then flushed, closed and published, that took 0.46 s: collecting cycles 0.12 s,
-    freeing the quads and facts 0.21 s, finalizing 0.13 s. Only for the program (`run`):
+    one object at a time nor tearing the interpreter down (after a build, whose store is by then
+    flushed, closed and published, that is half a second: docs/performance.md, measured choices). Only for the program (`run`):
     `main` called in-process (click's test runner) returns as usual. A reader that went away
     (`iclr-kg build | head -1`) loses the rest of the report, not the build."""
     for stream in (sys.stdout, sys.stderr):

@@ -176,7 +176,7 @@ def patch_index(
 
     A copy of `base` for an incremental build, whose generation has an index of its own.
     `in_place` for an update, whose cost must grow with the change and not with the index
-    (copying it is 40 MB at 10,000 papers): the rows change in the file `base` is, and
+    (a copy grows with the graph): the rows change in the file `base` is, and
     `generation`'s index is a link to it. Readers of the generation before see the new rows
     from the commit on, a few milliseconds before the new generation is published: a label or a
     search hit may be one update ahead of the store a page reads, never behind it. The file is

@@ -237,7 +237,7 @@ class _Facts:
     time. The first owl:sameAs indexes every predicate from then on (equality rewrites any
     triple), and builds the by-subject and by-object indexes it alone needs. The members of the
     classes `checked` (objects of `rdf_type`) are kept as they come, for the consistency check: it
-    found them by scanning every triple (0.3 s of 2.4 at 10,000 papers).
+    found them by scanning every triple, an eighth of its time (docs/performance.md, measured choices).
     """
 
     def __init__(self, joined: set[int] | None, same_as: int, rdf_type: int = -1, checked: Iterable[int] = ()) -> None:
@@ -438,8 +438,8 @@ def is_schema(triple: Any) -> bool:
 
 class TermTriples(Sequence[tuple[Any, Any, Any]]):
     """Triples kept as ids into one list of terms, three ids to a triple in an array: 12 bytes a
-    triple, where a tuple of three terms takes 64 and its list slot 8 (the 4.3 million inferred
-    triples of 50,000 papers: 52 MB, not 310, beside the store's bulk loader). Read, each is an
+    triple, where a tuple of three terms takes 64 and its list slot 8 (a sixth of the memory beside
+    the store's bulk loader; docs/performance.md, measured choices). Read, each is an
     (s, p, o) tuple of the terms, made as it is read."""
 
     def __init__(self, terms: list[Any], ids: array) -> None:

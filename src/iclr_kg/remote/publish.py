@@ -10,7 +10,7 @@
 3. The switch: the publication record (`vocab.GRAPH_PUBLICATION`: generation, graphs, sizes),
    which every reader looks up first, is replaced by one small update. Nothing is moved or
    copied on the engine (Oxigraph's server copied a MOVE quad by quad in one transaction held in
-   memory: past 8 GiB at 50,000 papers), and a reader sees the old generation or the new one.
+   memory: docs/remote.md), and a reader sees the old generation or the new one.
 4. The graphs of publications before the previous one are dropped (the previous one's stay
    until the next publish, for the queries still reading them): `STORE/publish/<target>-published.json`
    remembers which.

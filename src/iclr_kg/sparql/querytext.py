@@ -370,8 +370,8 @@ def unclosed(text: str) -> int | None:
 def with_values(text: str, substitutions: dict[Variable, Any] | None) -> str:
     """The query with each substitution written in: what pyoxigraph's `substitutions=` does, for an
     engine that has no such thing, and for pyoxigraph itself, which plans a query before it binds
-    its substitutions (a saved query's parameter then joins last: organization-papers took 1.9 s
-    at 50,000 papers with `substitutions=`, 0.01 s with the value written in). The value is a term
+    its substitutions (a saved query's parameter then joins last: organization-papers is two hundred
+    times slower with `substitutions=`; docs/performance.md, measured choices). The value is a term
     pyoxigraph has checked, in N-Triples syntax (never text from the request).
 
     A variable is bound by a one-row `VALUES` at the start of the WHERE group, so every use of
@@ -416,7 +416,7 @@ def _pushed_into_subqueries(group: str, bound: dict[Variable, Any]) -> str:
     (and has no LIMIT or OFFSET, which a restriction would change): joining the VALUES outside
     restricts those rows anyway, but engines evaluate a sub-SELECT on its own first, so a
     parameter used only inside one (`review-scores`' edition) would restrict nothing until after
-    every edition was aggregated (4.7 s at 50,000 papers instead of 0.8 s)."""
+    every edition was aggregated (six times slower: docs/performance.md, measured choices)."""
     if not bound:
         return group
     insertions: list[tuple[int, str]] = []

@@ -37,8 +37,7 @@ def graph_chunks(
 ) -> Iterator[bytes]:
     """The lines of `graph`'s triples (or quads of that graph: their first three terms), as N-Quads
     and then as N-Triples, a chunk at a time, joined from each term's text: a pyoxigraph Quad made
-    per triple, only to be serialized, was half the time (the 865,763 inferred triples of 10,000
-    papers: 2.2 s, now 1.2 s). Both texts are the bytes pyoxigraph's serializer writes (compared
+    per triple, only to be serialized, was half the time (docs/performance.md, measured choices). Both texts are the bytes pyoxigraph's serializer writes (compared
     on those triples)."""
     in_graph, end = (" .\n" if isinstance(graph, DefaultGraph) else f" {texts[graph]} .\n"), " .\n"
     for chunk in batched(triples):

@@ -137,8 +137,8 @@ def _load_merged(
     The quads are written as N-Quads a chunk at a time, each chunk followed by its triples as
     N-Triples (lines of the default graph), and pyoxigraph's bulk loader reads that as one
     stream: the path `bulk_load` takes from a file, the storage limit bench/build.py measures.
-    At 50,000 papers this takes 49-57 s where `bulk_extend` took 74 s (a Python Quad made for
-    every default-graph copy, and more files for RocksDB to compact while the index is read).
+    It is faster than `bulk_extend` (a Python Quad made for every default-graph copy, and more
+    files for RocksDB to compact while the index is read: docs/performance.md, measured choices).
     The triples of `graphs` follow, and none is kept.
     A parser gives blank nodes new names, so the few quads with one (the ontology's restrictions
     and lists) are set aside and added by `bulk_extend` after the stream, their names kept.
