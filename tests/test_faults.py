@@ -4,22 +4,25 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import subprocess
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
+import psutil
 import pytest
 
 from iclr_kg.build.pipeline import build
 from iclr_kg.config import Settings
 from iclr_kg.store import current_generation, open_read_only
 from testbed import synth
-from testbed.helpers import CLI, eventually, serving
+from testbed.helpers import CLI, eventually, free_port, serving, wait_for
 
 from .conftest import select
 
@@ -339,3 +342,92 @@ def test_updates_racing_builds_are_all_kept(tiny_data) -> None:
     assert _race_triples(settings.store) == set(acknowledged)
     build(settings)  # and once more from data/, replaying the journal
     assert _race_triples(settings.store) == set(acknowledged)
+
+
+def _damage_table_files(generation: Path) -> None:
+    """Random bytes over blocks in the middle of each table file, as damage on disk leaves them."""
+    rng = random.Random(11)
+    for sst in sorted(generation.glob("*.sst")):
+        size = sst.stat().st_size
+        if size < 16 * 1024:  # too small to hold data blocks apart from its index: open would fail
+            continue
+        with open(sst, "r+b") as handle:
+            for i in range(8):
+                handle.seek(size // 4 + size // 2 * i // 8)
+                handle.write(rng.randbytes(256))
+
+
+@pytest.mark.slow
+def test_a_damaged_generation_answers_503_and_the_web_processes_survive(tiny_data) -> None:
+    """Issue 69, item 9: on damaged table files a whole-store COUNT grew the web tree past
+    1.5 GiB within 4 s, then answered "time limit" and retired the web process (pyoxigraph's
+    aggregates go on pulling from an iterator that repeats its error). The generation is read
+    back before any query runs on it: a clear 503, nothing grows, the same web processes."""
+    settings = tiny_data()
+    build(settings)
+    _damage_table_files(current_generation(settings.store))
+    port = free_port()
+    server = subprocess.Popen(
+        [CLI, "serve", "--store", str(settings.store), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(base + "/robots.txt", 120)  # /health says 503 on a damaged store
+        assert server.poll() is None
+        tree = psutil.Process(server.pid)
+        web = sorted(p.pid for p in tree.children())
+        before = sum(p.memory_info().rss for p in [tree, *tree.children(recursive=True)])
+        for text in (
+            "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }",
+            "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }",
+            "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g",
+        ):
+            started = time.monotonic()
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(f"{base}/sparql?" + urllib.parse.urlencode({"query": text}), timeout=60)
+            message = refused.value.read().decode()
+            refused.value.close()
+            assert refused.value.code == 503, message
+            assert "the store looks damaged" in message and "iclr-kg build" in message, message
+            assert time.monotonic() - started < 10
+        health = pytest.raises(urllib.error.HTTPError, urllib.request.urlopen, base + "/health", timeout=60)
+        assert health.value.code == 503
+        health.value.close()
+        time.sleep(1)
+        assert sorted(p.pid for p in tree.children()) == web  # no web process retired
+        after = sum(p.memory_info().rss for p in [tree, *tree.children(recursive=True)])
+        assert after - before < 256 * 2**20, (before, after)
+    finally:
+        server.terminate()
+        server.communicate(timeout=30)
+
+
+def test_commands_on_a_damaged_generation_say_one_line(tiny_data) -> None:
+    """Issue 69, item 9: `export -o FILE` printed its progress line, then the error; `query`
+    blamed the query's memory. Each says, in one line, that the store looks damaged and what to do."""
+    settings = tiny_data()
+    build(settings)
+    _damage_table_files(current_generation(settings.store))
+    out = settings.store.parent / "out.ttl"
+    env = {**os.environ, "ICLR_KG_PROGRESS": "0"}  # progress as lines, as in a log
+    for args in (
+        ["export", "-o", str(out)],
+        ["query", "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }", "-o", str(out)],
+        ["query", "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"],
+    ):
+        failed = subprocess.run(
+            [CLI, *args, "--store", str(settings.store)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert failed.returncode == 1, (args, failed.stdout, failed.stderr)
+        assert failed.stderr.startswith("error: the store looks damaged"), failed.stderr
+        assert failed.stderr.count("\n") == 1 and "iclr-kg build" in failed.stderr, failed.stderr
+        assert failed.stdout == ""
+    assert not out.exists()

@@ -33,6 +33,7 @@ code, the web app's one error handler answers the status with the message.
     │   └── TooManyRequests            HTTP 429: this client has more at once than its share (with Retry-After)
     ├── Unavailable                  HTTP 503: not now (a limit, the store); try again later
     │   ├── StoreError                 the store is missing, damaged, or locked by a build
+    │   │   ├── StoreDamaged             a table file of the generation served reads back damaged
     │   │   ├── UpdateTimeout            an update ran past its time limit and was stopped
     │   │   └── WriterEnded              the writer ended before answering; nothing was written
     │   ├── QueryTimeout               a query ran past its time limit and was stopped
@@ -222,6 +223,18 @@ class Unavailable(IclrKgError):
 
 class StoreError(Unavailable):
     """The store is missing, corrupt, or locked by another build."""
+
+
+class StoreDamaged(StoreError):
+    """A table file of the generation being read does not read back (a checksum mismatch, a cut
+    file): nothing is evaluated on it. The operator rebuilds; check-store says which generations
+    read whole."""
+
+    def __init__(self, generation: Path, found: str):
+        super().__init__(
+            f"the store looks damaged: generation {generation.name} does not read back ({found}); "
+            "`iclr-kg check-store` names the generations that read whole, `iclr-kg build` makes a fresh one"
+        )
 
 
 class UpdateTimeout(StoreError):

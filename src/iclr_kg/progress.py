@@ -86,11 +86,15 @@ class Progress:
         stage = Stage(bar)
         try:
             yield stage
-        finally:
+        except BaseException:  # the error is the one line said: a failed stage says nothing
             if bar is not None:
+                bar.leave = False
                 bar.close()
-            elif self.stream is not None:
-                seconds = stage.seconds if stage.seconds is not None else time.perf_counter() - started
-                rate = f" ({stage.count / seconds:,.0f}/s)" if stage.count >= 1000 and seconds > 0.05 else ""
-                counted = f"{stage.count:,} {unit} in " if stage.count else ""
-                print(f"{name}: {counted}{seconds:.1f} s{rate}", file=self.stream, flush=True)
+            raise
+        if bar is not None:
+            bar.close()
+        elif self.stream is not None:
+            seconds = stage.seconds if stage.seconds is not None else time.perf_counter() - started
+            rate = f" ({stage.count / seconds:,.0f}/s)" if stage.count >= 1000 and seconds > 0.05 else ""
+            counted = f"{stage.count:,} {unit} in " if stage.count else ""
+            print(f"{name}: {counted}{seconds:.1f} s{rate}", file=self.stream, flush=True)

@@ -11,17 +11,23 @@ pins one Generation reads one generation throughout (web/state.py pins one per r
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, Protocol
 
 from iclr_kg.config import Settings
+from iclr_kg.errors import StoreDamaged
 from iclr_kg.graph import ReadableGraph
-from iclr_kg.store import current_generation, open_read_only, prune_kept_beside
+from iclr_kg.processes import memory_limit
+from iclr_kg.store import current_generation, damage, open_read_only, prune_kept_beside
 
 if TYPE_CHECKING:
     from iclr_kg.remote.store import Backend, RemoteStore
+
+
+READ_BACK_PATIENCE = 3.0  # seconds a query waits for a new generation to be read back (Embedded.intact)
 
 
 @dataclass(frozen=True)
@@ -50,15 +56,25 @@ class Served(Protocol):
     def seen(self, generation: Generation) -> None:
         """Told the first time a process serves `generation`."""
 
+    def intact(self, generation: Generation) -> bool:
+        """Whether `generation` was found to read back whole, so a query may be evaluated where it
+        cannot be stopped (a web process); StoreDamaged where it was found damaged."""
+
+    def check(self, generation: Generation) -> None:
+        """Find whether `generation` reads back whole (waiting for it); StoreDamaged if not."""
+
 
 class Embedded:
     """The store's generations on disk: the current one (after `catch_up`, which may publish
-    what the writer acknowledged and has not yet published)."""
+    what the writer acknowledged and has not yet published), each read back once before a query
+    runs where it cannot be stopped (store/checking.py: `damage`)."""
 
     remote = False
 
-    def __init__(self, store_dir: Path, catch_up: Callable[[Path], Path | None] | None = None):
-        self.store_dir, self.catch_up = store_dir, catch_up
+    def __init__(self, store_dir: Path, catch_up: Callable[[Path], Path | None] | None = None, memory_mib: int = 2048):
+        self.store_dir, self.catch_up, self.memory_mib = store_dir, catch_up, memory_mib
+        self._found: dict[Path, str | None] = {}  # generation -> its damage (None: intact); absent: not yet read
+        self._reading: dict[Path, threading.Event] = {}  # set once the generation's reading concludes
 
     def current(self) -> Generation | None:
         generation = current_generation(self.store_dir)
@@ -74,7 +90,38 @@ class Embedded:
         raise AssertionError("a store appeared while it was missing")
 
     def seen(self, generation: Generation) -> None:
-        """Nothing: pruning what is kept beside generations is the writer's and the builds'."""
+        """The generation is read back in the background (pruning what is kept beside generations
+        is the writer's and the builds')."""
+        if generation.folder not in self._reading:
+            self._reading[generation.folder] = threading.Event()
+            threading.Thread(target=self._read_back, args=(generation.folder,), daemon=True).start()
+
+    def intact(self, generation: Generation) -> bool:
+        """As Served says; a generation being read back is waited for up to READ_BACK_PATIENCE
+        seconds (a damaged one is found within a second, the queries that came meanwhile never
+        reach it), then queries go to workers until it is known."""
+        reading = self._reading.get(generation.folder)
+        if reading is not None:
+            reading.wait(READ_BACK_PATIENCE)
+        found = self._found.get(generation.folder, "")
+        if found:
+            raise StoreDamaged(generation.folder, found)
+        return found is None
+
+    def check(self, generation: Generation) -> None:
+        if generation.folder not in self._found:
+            self._read_back(generation.folder)
+        self.intact(generation)
+
+    def _read_back(self, folder: Path) -> None:
+        if len(self._found) > 100:  # generations come and go: forget the old ones
+            self._found.clear()
+            self._reading = {folder: self._reading[folder]} if folder in self._reading else {}
+        try:
+            self._found[folder] = damage(folder, self.memory_mib)
+        finally:
+            if folder in self._reading:
+                self._reading[folder].set()
 
 
 class Remote:
@@ -115,16 +162,27 @@ class Remote:
         if generation.folder.parent.is_dir():
             prune_kept_beside(generation.folder)
 
+    def intact(self, generation: Generation) -> bool:
+        """Always: the engine reads its own files (and a query here is a network call)."""
+        return True
+
+    def check(self, generation: Generation) -> None:
+        """Nothing: the engine's own."""
+
 
 def served(settings: Settings, catch_up: Callable[[Path], Path | None] | None = None) -> Embedded | Remote:
     """The backend the settings name (`backend`): the embedded store, or a remote engine."""
-    return Remote(settings) if settings.remote is not None else Embedded(settings.store, catch_up)
+    if settings.remote is not None:
+        return Remote(settings)
+    return Embedded(settings.store, catch_up, memory_limit(settings.query_memory))
 
 
 def current_key(settings: Settings) -> str:
-    """The key a query worker opens what is served now by (a command's, outside a server)."""
+    """The key a query worker opens what is served now by (a command's, outside a server), once
+    it was found to read back whole (StoreDamaged if not)."""
     backend = served(settings)
     generation = backend.current()
     if generation is None:
         backend.missing()
+    backend.check(generation)
     return generation.key

@@ -17,11 +17,12 @@ only after everything succeeded, so a failed or killed build leaves the previous
     publishing.py   a new generation loaded, indexed, marked complete and made current
     pruning.py      which generations and kept files may go
     querying.py     queries and updates as the product runs them
-    checking.py     `check-store`: every quad read in a child under a memory limit"""
+    checking.py     `check-store`: every quad read in a child under a memory limit; `damage`:
+                    the whole-store indexes read back once per generation, before queries"""
 
 from __future__ import annotations
 
-from iclr_kg.store.checking import STATS_CLASSES, STATS_GRAPHS, check_generation
+from iclr_kg.store.checking import STATS_CLASSES, STATS_GRAPHS, check_generation, damage, refuse_damaged
 from iclr_kg.store.generations import (
     JOURNAL,
     being_written,
@@ -57,6 +58,7 @@ __all__ = [
     "check_generation",
     "complete_generation",
     "current_generation",
+    "damage",
     "discard_unpublished",
     "drain",
     "generation_record",
@@ -73,6 +75,7 @@ __all__ = [
     "publish_generation",
     "query_graphs",
     "reasoned_path",
+    "refuse_damaged",
     "run_query",
     "run_update",
     "save_reasoned",

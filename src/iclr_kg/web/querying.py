@@ -14,7 +14,7 @@ from werkzeug.http import parse_accept_header
 from werkzeug.sansio.utils import get_current_url
 
 from iclr_kg import counts
-from iclr_kg.errors import IclrKgError, NotAcceptable, QueryError, UnknownFormat
+from iclr_kg.errors import IclrKgError, NotAcceptable, QueryError, Unavailable, UnknownFormat
 from iclr_kg.query.answering import QueryRequest
 from iclr_kg.query.pool import ActiveQuery, InProcessQuery
 from iclr_kg.query.streaming import ClosingBody
@@ -125,11 +125,16 @@ def start_prepared(app_state: AppState, query: QueryRequest, limit: float, who: 
     try:
         if app_state.settings.query_workers == 0:  # no isolation was asked for
             return InProcessQuery(Store() if query.lint else app_state.store(), query)
-        if lane is not None and who is not None and lane.takes(query):
+        intact = query.lint or app_state.intact()  # a lint reads no store
+        if lane is not None and who is not None and intact and lane.takes(query):
             return lane.start(query, limit, client=who)
         return app_state.pool.start(app_state.generation_key(), query, limit, client=who)
     except QueryError as exc:
         raise _update_hint(query.text, exc) from None
+    except Unavailable:  # a worker stopped at a limit: reading a damaged generation, maybe
+        if not query.lint:
+            app_state.intact()  # StoreDamaged, if it was found damaged meanwhile
+        raise
 
 
 def _update_hint(text: str, exc: QueryError) -> QueryError:

@@ -164,10 +164,18 @@ class AppState:
         update makes a new generation), or the engine's URL and the generation published there."""
         return self._pinned().key
 
+    def intact(self) -> bool:
+        """Whether the generation this request reads was found to read back whole, so a query may
+        run on this process's own threads, where it cannot be stopped (query/local.py); until it
+        is known, queries run in workers. StoreDamaged where it was found damaged."""
+        return self.served.intact(self._pinned())
+
     def store(self) -> ReadableGraph:
         """A read-only handle on the generation this request reads, opened once per generation
-        (the newest two stay open: requests on the older one finish)."""
+        (the newest two stay open: requests on the older one finish); StoreDamaged where it was
+        found damaged."""
         generation = self._pinned()
+        self.served.intact(generation)
         opened = self._stores.get(generation.key)
         if opened is not None:
             return opened
