@@ -20,7 +20,7 @@ import pytest
 
 from iclr_kg.build.pipeline import build
 from iclr_kg.config import Settings
-from iclr_kg.store import current_generation, open_read_only
+from iclr_kg.store import current_generation, damage, open_read_only
 from testbed import synth
 from testbed.helpers import CLI, eventually, free_port, serving, wait_for
 
@@ -431,3 +431,26 @@ def test_commands_on_a_damaged_generation_say_one_line(tiny_data) -> None:
         assert failed.stderr.count("\n") == 1 and "iclr-kg build" in failed.stderr, failed.stderr
         assert failed.stdout == ""
     assert not out.exists()
+
+
+def test_a_generation_its_writer_published_is_served_without_a_read_back(tiny_data) -> None:
+    """A build or an update vouches for the generation it wrote (`checking.vouch_intact`), so no
+    reader reads the whole store back before serving it: each update makes a generation, and a
+    read-back costs seconds at 50,000 papers. What changed on disk after (the damage the test
+    above makes) is read back as before."""
+    from iclr_kg.store.checking import INTEGRITY, table_files
+    from iclr_kg.store.generations import kept_beside
+    from iclr_kg.updates import apply
+
+    settings = tiny_data()
+    build(settings)
+    built = current_generation(settings.store)
+    apply(settings.store, "INSERT DATA { <urn:vouched> <urn:p> 1 }")
+    updated = current_generation(settings.store)
+    assert updated != built
+    for generation in (built, updated):
+        record = json.loads(kept_beside(generation, INTEGRITY).read_text(encoding="utf-8"))
+        assert record == {"files": table_files(generation), "damage": None}
+    _damage_table_files(updated)
+    generation = updated
+    assert damage(generation) is not None

@@ -99,6 +99,18 @@ def damage(generation: Path, memory_mib: int = 2048, timeout: float = 600) -> st
         return finding
 
 
+def vouch_intact(generation: Path) -> None:
+    """Record `generation` as intact, by the process that has just written it whole and is about
+    to publish it: readers then read back only what changed on disk since (a table file with a
+    new size or time), and an update's generation is served at once, not after a read-back of
+    the whole store (seconds at 50,000 papers, for every update). Best effort: without the
+    record, readers read it back."""
+    with contextlib.suppress(OSError):
+        write_text(
+            kept_for_writing(generation, INTEGRITY), json.dumps({"files": table_files(generation), "damage": None})
+        )
+
+
 def _found(generation: Path, memory_mib: int, timeout: float) -> tuple[str | None, bool]:
     """`damage`'s reading, and whether it concluded (a reading past `timeout` finds nothing, and
     is not kept: a slow machine is not a damaged store)."""

@@ -22,6 +22,7 @@ from pyoxigraph import (
     Store,
 )
 
+from iclr_kg.store.checking import vouch_intact
 from iclr_kg.store.generations import complete_generation, current_generation, held_while_loading
 from iclr_kg.store.loading import TermTexts, byte_reader, graph_chunks
 from iclr_kg.store.locks import write_lock
@@ -115,8 +116,10 @@ def discard_unpublished(store_dir: Path, generation: Path) -> None:
 
 
 def publish_generation(store_dir: Path, generation: Path, prune: bool = True) -> None:
-    """Swing `current` to a complete generation (an atomic rename) and prune old ones (unless
-    `prune` is False: a burst of updates prunes once a second, not after each)."""
+    """Swing `current` to a complete generation (an atomic rename), vouched intact by its writer
+    (`checking.vouch_intact`), and prune old ones (unless `prune` is False: a burst of updates
+    prunes once a second, not after each)."""
+    vouch_intact(generation)
     tmp_link = store_dir / f".current-{os.getpid()}"
     with contextlib.suppress(FileNotFoundError):
         tmp_link.unlink()
