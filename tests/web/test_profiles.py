@@ -81,8 +81,9 @@ def test_an_organization_shows_parents_and_papers_per_year(client: FlaskClient) 
 def test_an_edition_shows_each_sources_figures_side_by_side(client: FlaskClient) -> None:
     html = page(client, "/resource/edition/iclr2021")
     figures = section(html, "Figures by source")
-    assert "submissions (sources differ)" in figures
-    assert "2997" in figures and "3013" in figures
+    assert "source figures it states curator's note" in figures  # a row per source
+    assert "submissions: 2,997 · accepted papers: 860" in figures and "submissions: 3,013" in figures
+    assert "submissions 2,997 – 3,013 (sources differ)" in section(html, "At a glance")
     assert "EigenGame: PCA as a Nash Equilibrium" in section(html, "Award papers")
 
 

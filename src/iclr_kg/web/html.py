@@ -157,6 +157,14 @@ class OntologyLabel:
 
 
 @dataclass(frozen=True)
+class StatedFigures:
+    """What one source states of an edition, in one line, each figure named by its property's
+    label in the page's language: "submissions: 2,997 · accepted papers: 860"."""
+
+    figures: tuple[tuple[str, str], ...]  # (the property's local name, the value as read)
+
+
+@dataclass(frozen=True)
 class Worded:
     """The page's own words with {fields} filled in after translation: "the graph holds {held}
     of {total} submissions"."""
@@ -223,6 +231,14 @@ class Labeler:
         if isinstance(term, OntologyLabel):
             remark = f" {translate(term.remark, self.lang)}" if term.remark else ""
             return Cell(self.terms.label(term.local, self.lang) + remark)
+        if isinstance(term, StatedFigures):
+            colon = "：" if self.lang == "zh" else ": "
+            return Cell(
+                " · ".join(
+                    self.terms.label(local, self.lang) + colon + translate(shown, self.lang)
+                    for local, shown in term.figures
+                )
+            )
         if isinstance(term, Worded):
             return Cell(translate(term.words, self.lang).format(**dict(term.figures)))
         if isinstance(term, Remarked):

@@ -342,6 +342,8 @@ ZH = {
     "now": "现任",
     "credited as": "署名为",
     "figure": "数字",
+    "source": "来源",
+    "figures it states": "所述数字",
     "Sources differ": "来源不一致",
     "Co-author graph": "合作者关系图",
     "Review ratings": "评审评分",

@@ -10,7 +10,7 @@ from pyoxigraph import NamedNode
 
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import Index
-from iclr_kg.web.html import Cell, OntologyLabel, Remarked
+from iclr_kg.web.html import Cell, OntologyLabel, Remarked, StatedFigures
 from iclr_kg.web.kinds.panels import (
     AWARDED,
     LIST_LIMIT,
@@ -73,18 +73,8 @@ def edition(
     )
     about.properties(store, iri, [("Held online", "heldOnline"), ("Rating scale", "ratingScaleLevel")])
     _neighbours(store, iri, about)
-    figures = Panel("Figures by source", kind="table")
     stated = {local: per_graph(store, iri, local) for local in EDITION_FIGURES}
-    notes = per_graph(store, iri, "note")
-    sources = sorted({g for per in [*stated.values(), notes] for g in per})
-    figures.columns = ["figure", *[source_of(g) for g in sources]]
-    for local, per in stated.items():
-        if per:
-            values = [", ".join(_figure(local, v.value) for v in per.get(g, [])) for g in sources]
-            differ = len({v for v in values if v}) > 1
-            figures.table.append([OntologyLabel(local, "(sources differ)" if differ else ""), *values])
-    if notes:  # why figures differ, in each source's own terms ("counted when submissions closed")
-        figures.table.append([OntologyLabel("note"), *[notes.get(g, []) for g in sources]])
+    figures = _figures_by_source(store, iri, stated)
     decisions = Panel("Decisions (all submissions in the graph)", kind="bars")
     decisions.bars = [(row["decision"], int(row["n"].value)) for row in select_rows(store, EDITION_DECISIONS, iri)]
     awards = awarded_panel(store, EDITION_AWARDS, iri)
@@ -120,12 +110,30 @@ def _neighbours(store: ReadableGraph, iri: NamedNode, about: Panel) -> None:
     about.add("Next edition", *[r["other"] for r in neighbours if int(r["year"].value[:4]) > this][:1])
 
 
+def _figures_by_source(store: ReadableGraph, iri: NamedNode, stated: dict[str, dict[str, list[Any]]]) -> Panel:
+    """One row per source: the figures it states in one line, and its note (why figures differ,
+    in the source's own terms: "counted when submissions closed"); a row per source holds its
+    card at any width, where a column per source overflowed it (ICLR 2021 has ten)."""
+    figures = Panel("Figures by source", kind="table", columns=["source", "figures it states", OntologyLabel("note")])
+    notes = per_graph(store, iri, "note")
+    for graph in sorted({g for per in [*stated.values(), notes] for g in per}):
+        said = tuple(
+            (local, ", ".join(_figure(local, v.value) for v in per[graph]))
+            for local, per in stated.items()
+            if graph in per
+        )
+        figures.table.append([source_of(graph), StatedFigures(said) if said else "", notes.get(graph, [])])
+    return figures
+
+
 def _figure(local: str, value: str) -> str:
-    """A stated figure as a person reads it: a rate as the percentage the source gave (0.29 -> 29%),
-    a yes or no as the words."""
+    """A stated figure as a person reads it: a count with thousands separators (2,997), a rate as
+    the percentage the source gave (0.29 -> 29%), a yes or no as the words."""
     if local == "noPaperAwards":  # a yes or no, in the page's words
         return "yes" if value == "true" else "no"
-    return as_percent(float(value)) if local == "acceptanceRate" else str(value)
+    if local == "acceptanceRate":
+        return as_percent(float(value))
+    return f"{int(value):,}" if value.isdigit() else value
 
 
 # Tiers (iclr:tier: 1 oral, talk or notable-top-5%; 2 spotlight...; 3 poster) by the property
