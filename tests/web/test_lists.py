@@ -230,3 +230,16 @@ def test_the_award_facet_gives_each_kind_of_award(client) -> None:
     chosen = client.get("/resource/paper/", query_string={"year": "2024", "award": "honorable-mention"})
     assert "<h1>Papers of ICLR 2024, with the honorable mention · 11</h1>" in chosen.get_data(as_text=True)
     assert client.get("/resource/paper/", query_string={"award": "nope"}).status_code == 400
+
+
+def test_a_list_of_one_year_offers_no_year_sort_nor_year_column(client) -> None:
+    """Issue #67 item 7: in a list of ICLR 2021's papers, "year" sorted nothing and the year
+    column said 2021 on every row; a year sort kept from the list of every year still answers."""
+    year = client.get("/resource/paper/", query_string={"year": "2021", "lang": "en"}).get_data(as_text=True)
+    sorts = re.search(r"Sort by: (.*?)</p>", year, re.S)[1]
+    assert ">year<" not in sorts and ">rating<" in sorts
+    assert ">year</th>" not in year.split("</thead>", 1)[0]
+    kept = client.get("/resource/paper/", query_string={"year": "2021", "sort": "year"})
+    assert kept.status_code == 200 and "<strong>name</strong>" in kept.get_data(as_text=True)
+    every = client.get("/resource/paper/", query_string={"lang": "en"}).get_data(as_text=True)
+    assert 'sort=year">year</a>' in every and ">year</th>" in every

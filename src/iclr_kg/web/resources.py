@@ -198,8 +198,12 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
     decisions = list(state().terms().enumeration("Decision").values())
     presentations = list(state().terms().enumeration("PresentationType").values())
     narrowed, filters, of = _list_filters(index, kind, decisions, presentations)
-    sorts = [name for name in _sorts(kind, narrowed) if name != "year" or (index and index.dated(kind))]
+    # by year only where years differ: not an undated kind, nor a list of one year
+    dated = index is not None and index.dated(kind) and narrowed.year is None
+    sorts = [name for name in _sorts(kind, narrowed) if name != "year" or dated]
     sort = request.args.get("sort", sorts[0])
+    if sort == "year" and narrowed.year is not None:  # a link kept from the list of every year
+        sort = sorts[0]
     if sort not in sorts:
         raise QueryError(f"sort={sort!r}: this list of {kind} entities is sorted by {', '.join(sorts)}")
     asked = request.args.get("page", "1")
@@ -230,7 +234,7 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         pages=max(1, -(-total // BROWSE_PAGE)),
         sort=sort,
         sorts=sorts,
-        columns=_list_columns(kind, hits),
+        columns=_list_columns(kind, hits, narrowed),
         filters=filters,
         of=of,
         heading=_list_heading(kind, filters, of, total),
@@ -306,14 +310,15 @@ def _award_facet(index: Any, kind: str, narrowed: ListFilter, counted: list[tupl
     return counted + sorted(((k, n) for k, n in kinds if n), key=lambda kn: (-kn[1], kn[0]))
 
 
-def _list_columns(kind: str, hits: list[Hit]) -> dict[str, bool]:
+def _list_columns(kind: str, hits: list[Hit], narrowed: ListFilter) -> dict[str, bool]:
     """The columns a list's page shows: a column no entity of the page fills is left out (people
-    have no year, most no summary); sorted by rating, the rating in the year's place (the summary
-    names the edition), so that a phone still shows the whole row."""
+    have no year, most no summary), and the year of a list of one year; sorted by rating, the
+    rating in the year's place (the summary names the edition), so that a phone still shows the
+    whole row."""
     rated = any(h.rating is not None for h in hits)
     return {
         "about": any(h.facts for h in hits),
-        "year": not rated and any(h.year for h in hits),
+        "year": not rated and narrowed.year is None and any(h.year for h in hits),
         "papers": kind != "paper" and any(h.papers for h in hits),
         "rating": rated,
     }
