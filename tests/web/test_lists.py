@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
+from tests.web.test_award_pages import browser_tab, needs_chromium
+
 
 def facet(page: str, name: str) -> dict[str, int]:
     found = re.search(rf'<p class="facet">{name}:(.*?)</p>', page, re.S)
@@ -243,3 +247,32 @@ def test_a_list_of_one_year_offers_no_year_sort_nor_year_column(client) -> None:
     assert kept.status_code == 200 and "<strong>name</strong>" in kept.get_data(as_text=True)
     every = client.get("/resource/paper/", query_string={"lang": "en"}).get_data(as_text=True)
     assert 'sort=year">year</a>' in every and ">year</th>" in every
+
+
+def test_a_paper_list_has_a_topic_box_that_keeps_its_other_filters(client) -> None:
+    """Issue #67 item 4: a topic could be reached from search only; the list now has its box,
+    which keeps the year and decision chosen and drops the sort (a topic ranks by relevance)."""
+    chosen = {"year": "2021", "decision": "Accepted", "sort": "name", "lang": "en"}
+    listed = client.get("/resource/paper/", query_string=chosen).get_data(as_text=True)
+    form = re.search(r'<form class="facet topic"[^>]*action="([^"]+)"[^>]*>(.*?)</form>', listed, re.S)
+    assert form and 'name="topic"' in form[2]
+    hidden = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', form[2]))
+    assert hidden == {"year": "2021", "decision": "Accepted"}
+    narrowed = client.get(form[1], query_string={**hidden, "topic": "neural networks", "lang": "en"})
+    text = narrowed.get_data(as_text=True)
+    assert narrowed.status_code == 200 and "<strong>relevance</strong>" in text
+    assert re.search(r"<h1>Papers of ICLR 2021, accepted, on “neural networks” · \d+</h1>", text)
+    assert 'value="neural networks"' in text  # the box shows the topic it narrows to
+    assert 'name="topic"' not in client.get("/resource/person/").get_data(as_text=True)
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_a_list_table_uses_the_pages_width(server: str) -> None:
+    """Issue #67 item 4: at 1280 px a list's table took about half the page's width."""
+    with browser_tab(f"{server}/resource/paper/?year=2021&lang=en", width=1280) as tab:
+        widths = tab.evaluate(
+            "[document.querySelector('table.list').getBoundingClientRect().width,"
+            " document.querySelector('main').clientWidth]"
+        )
+        assert widths[0] >= 0.9 * widths[1] - 50, widths
