@@ -311,3 +311,18 @@ def test_what_is_kept_for_a_generation_lives_in_one_folder_made_only_to_write(tm
     read = kept_beside(generation, "counts")
     assert read == tmp_path / "generations" / "20991231T000000-1-1.kept" / "counts.json" and not read.parent.exists()
     assert kept_for_writing(generation, "counts") == read and read.parent.is_dir()
+
+
+def test_a_typo_search_ranks_equally_close_names_by_papers(tmp_path: Path) -> None:
+    """Issue #67 item 5: "persn" listed Person 0, 1, 10, 100, 1000... (the index's text order);
+    names as close to the query as each other now come by most papers, as the kinds' tabs rank."""
+    from iclr_kg.config import Settings
+    from iclr_kg.index import Index, index_path
+    from testbed import synth
+
+    settings = Settings(data_dir=synth.write(200, tmp_path / "data"), store=tmp_path / "store")
+    build(settings)
+    hits = Index(index_path(current_generation(settings.store))).search("persn", "person", 20)
+    assert len(hits) == 20
+    assert [h.papers for h in hits] == sorted((h.papers for h in hits), reverse=True)
+    assert hits[0].papers > hits[-1].papers

@@ -519,7 +519,9 @@ class Index:
         self, db: sqlite3.Connection, query: str, words: list[str], kinds: list[str], limit: int, found: dict[str, Hit]
     ) -> None:
         """Names whose words begin as the query's words do (their first three letters), kept if
-        close enough to the query (difflib's ratio): a typo after the third letter of a word."""
+        close enough to the query (difflib's ratio): a typo after the third letter of a word;
+        the closest first, then, as equally close, by most papers (as the kinds' tabs rank), not
+        in the index's lexical order (Person 0, 1, 10, 100...)."""
         if not words:
             return
         match = " ".join(f'"{w[:3]}"*' for w in words)
@@ -533,6 +535,6 @@ class Index:
         for *row, names in rows:
             best = max(_closeness(query, name) for name in names.split(" | "))
             if best >= 0.75:
-                scored.append((best, row))
-        for _, row in sorted(scored, key=lambda s: -s[0])[:limit]:
-            found.setdefault(row[0], Hit(*row))
+                scored.append((best, Hit(*row)))
+        for _, hit in sorted(scored, key=lambda s: (-s[0], -s[1].papers, fold(s[1].label)))[:limit]:
+            found.setdefault(hit.iri, hit)
