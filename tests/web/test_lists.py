@@ -276,3 +276,13 @@ def test_a_list_table_uses_the_pages_width(server: str) -> None:
             " document.querySelector('main').clientWidth]"
         )
         assert widths[0] >= 0.9 * widths[1] - 50, widths
+
+
+def test_a_capped_search_without_tabs_says_it_shows_the_best_not_all(client) -> None:
+    """Issue #67 item 5: a typo's matches, cut at the page's limit, read "2 matches by name" (or
+    "narrow them by kind above" where no tab was drawn); now the best ones, no tabs named."""
+    capped = client.get("/search", query_string={"q": "microsft", "limit": "2", "lang": "en"}).get_data(as_text=True)
+    assert 'class="kinds"' not in capped  # no tabs for a typo
+    assert "The best 2 matches for “microsft”." in capped and "narrow them by kind" not in capped
+    whole = client.get("/search", query_string={"q": "microsft", "lang": "en"}).get_data(as_text=True)
+    assert re.search(r"\d matches by name for “microsft”", whole)

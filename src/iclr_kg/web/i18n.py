@@ -136,6 +136,7 @@ ZH = {
     "(with these parameters)": "（带这些参数）",
     "search": "搜索",
     "The best {shown} matches for “{q}”; narrow them by kind above.": "“{q}”的前 {shown} 个最佳结果；可按上方类别缩小范围。",
+    "The best {shown} matches for “{q}”.": "“{q}”的前 {shown} 个最佳结果。",
     "Copy link": "复制链接",
     "Copied": "已复制",
     "{n} more values: every one is in the Turtle form": "另有 {n} 个值：全部见 Turtle 格式",
