@@ -286,3 +286,18 @@ def test_a_capped_search_without_tabs_says_it_shows_the_best_not_all(client) -> 
     assert "The best 2 matches for “microsft”." in capped and "narrow them by kind" not in capped
     whole = client.get("/search", query_string={"q": "microsft", "lang": "en"}).get_data(as_text=True)
     assert re.search(r"\d matches by name for “microsft”", whole)
+
+
+def test_the_topic_tab_narrows_by_year(client) -> None:
+    """Issue #67 item 4: search's topic tab could not be narrowed by year; it now gives each
+    year with its papers on the topic, each linked to the list of them."""
+    tab = client.get("/search", query_string={"q": "neural networks", "kind": "topic", "lang": "en"})
+    text = tab.get_data(as_text=True)
+    years = re.search(r'<p class="facet years">(.*?)</p>', text, re.S)
+    assert years
+    links = re.findall(r'<a href="([^"]+)">(\d{4})</a> \(([\d,]+)\)', years[1])
+    total = int(re.search(r"of ([\d,]+) matching", text)[1].replace(",", ""))
+    assert len(links) > 1 and sum(int(n.replace(",", "")) for *_, n in links) == total
+    href, year, n = links[0]
+    listed = client.get(href.replace("&amp;", "&") + "&lang=en").get_data(as_text=True)
+    assert heading_count(listed) == int(n) and f"Papers of ICLR {year}, on “neural networks”" in listed

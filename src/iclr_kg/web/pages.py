@@ -14,7 +14,7 @@ from flask.typing import ResponseReturnValue
 from iclr_kg import counts, vocab
 from iclr_kg.errors import IclrKgError, NotFound, QueryError, StoreError, Unavailable
 from iclr_kg.identifiers import SCHEMES, recognize
-from iclr_kg.index import TOPIC, Hit, Index, fold, kind_and_key
+from iclr_kg.index import TOPIC, Hit, Index, ListFilter, fold, kind_and_key
 from iclr_kg.kinds import LISTED, ROOTS
 from iclr_kg.release import released_file, releases
 from iclr_kg.sparql.formats import RDF_FORMATS, RESULT_FORMATS
@@ -487,6 +487,9 @@ def search() -> ResponseReturnValue:
         listed = {hit.iri for hit in hits}
         groups[TOPIC] = [hit for hit in index.topic_page(text, TOPIC_PREVIEW, 0) if hit.iri not in listed]
     shown = ((page - 1) * limit + 1, (page - 1) * limit + len(hits)) if kind and pages else None
+    # the topic's tab narrows by year: each year with its papers, linked to the list of them
+    expression = index.topic_filter(text) if index and kind == TOPIC and pages else None
+    years = index.facets("paper", (), ListFilter(topic=expression)).get("year", []) if index and expression else []
     return render_template(
         "search.html",
         q=text,
@@ -499,6 +502,7 @@ def search() -> ResponseReturnValue:
         page=page,
         pages=pages,
         shown=shown,
+        years=years,
         # Chinese words topic search cannot read: it says topics are English, with examples
         topics_in_english=bool(text) and not counts.get(TOPIC) and untranslated(fold(text)),
     )
