@@ -263,7 +263,7 @@ ZH = {
     "text": "文本",
     "Check a download with": "校验下载文件：",
     "cite it with its": "引用时请用其",
-    "No release has been published here yet: `iclr-kg dump` writes one.": "此处尚未发布任何版本：`iclr-kg dump` 可生成一个版本。",
+    "No release has been published here yet: the graph now, above, is the whole of it.": "此处尚未发布任何版本：上方的当前图谱即为全部数据。",
     "How to cite": "如何引用",
     "{n} ratings, average {average}": "{n} 个评分，平均 {average}",
     "Average rating as reported": "所报道的平均评分",
