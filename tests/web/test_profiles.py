@@ -713,3 +713,16 @@ def test_a_source_says_its_language_by_name_and_that_the_article_gives_no_date_o
     assert "Traditional Chinese" in listed and "zh-Han" not in listed
     chinese = text_of(page(client, "/resource/source/", lang="zh"))
     assert "繁体" in chinese and "zh-Han" not in chinese
+
+
+def test_an_edition_shows_its_posters_as_its_other_figures(client: FlaskClient) -> None:
+    """#67 item 7: "Posters" stood capitalised among lower-case rows, with nothing stated beside
+    it, though sources state ICLR 2019's posters (476, 500); withdrawn and desk-rejected
+    submissions were stated and never shown."""
+    html = page(client, "/resource/edition/iclr2019", lang="en")
+    assert "posters 476 – 500 (sources differ)" in section(html, "At a glance")
+    assert "Posters" not in section(html, "At a glance")
+    assert "posters: 476" in section(html, "Figures by source")
+    retrospective = section(page(client, "/resource/edition/iclr2026", lang="en"), "Figures by source")
+    assert "withdrawn submissions: " in retrospective
+    assert "海报论文数" in section(page(client, "/resource/edition/iclr2019", lang="zh"), "概览")

@@ -31,6 +31,9 @@ EDITION_FIGURES = (
     "acceptedCount",
     "oralCount",
     "spotlightCount",
+    "posterCount",
+    "withdrawnCount",
+    "deskRejectedCount",
     "acceptanceRate",
     "highScorePaperCount",
     "perfectScorePaperCount",
@@ -137,12 +140,8 @@ def _figure(local: str, value: str) -> str:
 
 
 # Tiers (iclr:tier: 1 oral, talk or notable-top-5%; 2 spotlight...; 3 poster) by the property
-# that states how many an edition had, named by its label; posters have none: the class's word
-TIERS: dict[int, tuple[Any, str]] = {
-    1: (OntologyLabel("oralCount"), "oralCount"),
-    2: (OntologyLabel("spotlightCount"), "spotlightCount"),
-    3: ("Posters", ""),
-}
+# that states how many an edition had, named by its label
+TIERS: dict[int, str] = {1: "oralCount", 2: "spotlightCount", 3: "posterCount"}
 
 
 def _at_a_glance(
@@ -194,8 +193,8 @@ def _at_a_glance(
         [OntologyLabel("acceptedCount"), span(said_accepted), counted(accepted)],
         [OntologyLabel("acceptanceRate"), said_rate, counted(0, rate(accepted, submitted) if every_decided else "")],
     ]
-    for tier, (label, local) in TIERS.items():
-        rows.append([label, span(values(local)) if local else Cell(""), counted(tiers.get(tier, 0))])
+    for tier, local in TIERS.items():
+        rows.append([OntologyLabel(local), span(values(local)), counted(tiers.get(tier, 0))])
     glance.table = [row for row in rows if any(c.text for c in row[1:])]
     return glance
 
