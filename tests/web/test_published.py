@@ -70,6 +70,26 @@ def test_the_whole_graph_in_every_rdf_format_gzipped_when_asked(client) -> None:
     assert bare.mimetype == "application/n-quads" and len(bare.data) == len(quads)
 
 
+def test_the_whole_graph_in_json_ld_has_our_prefixes_as_its_context_and_streams(client) -> None:
+    """#67 item 7: the whole-graph JSON-LD was expanded, full IRIs and no @context; it is now
+    compacted with the prefixes the graph's other exports use, written a node at a time."""
+    import json
+
+    from iclr_kg import vocab
+
+    with client.get("/data", query_string={"format": "jsonld"}) as answer:
+        assert answer.is_streamed
+        chunks = list(answer.response)
+    assert len(chunks) > 1  # written as it goes, not one document built in memory
+    document = json.loads(b"".join(c if isinstance(c, bytes) else c.encode() for c in chunks))
+    assert document["@context"] == vocab.EXPORT_PREFIXES
+    eigengame = next(node for node in document["@graph"] if node["@id"] == "paper:NzTU59SYbNq")
+    assert {"@value": "EigenGame: PCA as a Nash Equilibrium"} in eigengame["iclr:title"]
+    assert {"@id": "iclr:Paper"} in eigengame["rdf:type"]
+    ours = tuple(vocab.EXPORT_PREFIXES.values())  # a namespace we name no prefix for stays whole (vann:)
+    assert not any(key.startswith(ours) for node in document["@graph"] for key in node)
+
+
 def test_a_paper_cites_as_bibtex(client) -> None:
     answer = client.get("/resource/paper/NzTU59SYbNq", query_string={"format": "bibtex"})
     entry = answer.get_data(as_text=True)
@@ -114,9 +134,9 @@ def test_an_entity_as_json_ld_is_compacted_with_our_prefixes(client, monkeypatch
     ontology = json.loads(client.get("/ontology", query_string={"format": "jsonld"}).get_data(as_text=True))
     assert "@context" in ontology
     monkeypatch.setattr(resources, "COMPACTED_UP_TO", 10)
-    expanded = client.get(path, query_string={"format": "jsonld"})
-    assert "@context" not in expanded.get_data(as_text=True)
-    assert isomorphic(rdflib.Graph().parse(data=expanded.data, format="json-ld"), turtle)
+    streamed = client.get(path, query_string={"format": "jsonld"})  # past PyLD's size: streamed, the same context
+    assert json.loads(streamed.get_data(as_text=True))["@context"]["iclr"] == "https://w3id.org/iclr-kg/ontology#"
+    assert isomorphic(rdflib.Graph().parse(data=streamed.data, format="json-ld"), turtle)
 
 
 def test_a_request_reads_one_generation_even_if_another_is_published_meanwhile(tiny_app) -> None:

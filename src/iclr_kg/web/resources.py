@@ -32,6 +32,7 @@ from iclr_kg.web.assets import chosen_encoding
 from iclr_kg.web.html import Cell, Labeler, cell, short
 from iclr_kg.web.http import error_response, requested_format, wants_html
 from iclr_kg.web.i18n import language, translate
+from iclr_kg.web.jsonld import write_jsonld
 from iclr_kg.web.kinds import PROFILES, render_panels, schema_org
 from iclr_kg.web.kinds.award import award_ranking, overview_table, ranking_figures, ranking_panel
 from iclr_kg.web.kinds.panels import Panel
@@ -67,6 +68,8 @@ def rdf_response(
         chosen = choose("rdf", "turtle", None) if chosen.name == "trig" else choose("rdf", "ntriples", None)
     if compacted and chosen.rdf == RdfFormat.JSON_LD:
         body = stream(produce, compact_jsonld)
+    elif chosen.rdf == RdfFormat.JSON_LD:  # a whole graph: streamed, with our prefixes as @context
+        body = stream(produce, write_jsonld)
     else:
         body = stream(produce, lambda items, out: serialize(items, out, chosen.rdf, prefixes=chosen.prefixes))
     response = Response(body, mimetype=chosen.media_type)
@@ -83,13 +86,13 @@ def compact_jsonld(triples: Iterable[Any], out: Any) -> None:
     """JSON-LD of `triples` compacted by the JSON-LD 1.1 algorithm (PyLD, the reference
     implementation in Python) with our prefixes as `@context`: `iclr:title` and `paper:...`
     where pyoxigraph writes full IRIs. More than COMPACTED_UP_TO triples: expanded JSON-LD, the
-    same graph, streamed."""
+    same graph, streamed with the same @context."""
     from pyld import jsonld  # here: only a JSON-LD description needs it
 
     items = iter(triples)
     head = list(itertools.islice(items, COMPACTED_UP_TO + 1))
     if len(head) > COMPACTED_UP_TO:
-        serialize(itertools.chain(head, items), out, RdfFormat.JSON_LD)
+        write_jsonld(itertools.chain(head, items), out)
         return
     expanded = json.loads(serialize(head, format=RdfFormat.JSON_LD) or b"[]")
     out.write(json.dumps(jsonld.compact(expanded, JSONLD_CONTEXT), ensure_ascii=False).encode())
