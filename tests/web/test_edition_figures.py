@@ -139,3 +139,16 @@ def test_a_legend_says_which_series_has_nothing_drawn(client: FlaskClient) -> No
     assert "papers held in the graph" in entries  # drawn: no remark
     assert sum(entry.endswith("(none yet)") for entry in entries) == 5
     assert "（尚无）" in page(client, "/resource/conference/iclr", lang="zh")
+
+
+def test_each_charts_note_says_what_its_dashed_lines_draw(client: FlaskClient) -> None:
+    """#67 item 7: "Counted figures only where the graph holds the edition whole; dashed." stood
+    under a chart whose dashed "papers held in the graph" is drawn for every edition."""
+    html = page(client, "/resource/conference/iclr", lang="en")
+    sizes = section(html, "Submissions and accepted papers")
+    assert "Dashed: the papers the graph holds, every edition; the accepted papers it counts, only where" in sizes
+    assert "(0 of 14 editions)" in sizes and "only where the graph holds the edition whole; dashed" not in sizes
+    assert "Dashed: counted in the graph, only where it holds the edition whole (0 of 14 editions)." in section(
+        html, "Orals, spotlights and posters"
+    )
+    assert "虚线：图中收录的论文数（每一届）" in page(client, "/resource/conference/iclr", lang="zh")

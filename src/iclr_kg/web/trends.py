@@ -152,9 +152,11 @@ def trend_panels(store: ReadableGraph, conference: NamedNode, link: Any = query_
         for i, tier in enumerate(TIER_FIGURES)
     ]
     tiers.links = [("This as a query", link("line x=year y=postersHigh"))]
+    # each note says what its dashed lines draw: the papers held are drawn for every edition
+    sizes.note = "Dashed: the papers the graph holds, every edition; the accepted papers it counts, only where it holds the edition whole ({whole} of {editions} editions)."
+    tiers.note = "Dashed: counted in the graph, only where it holds the edition whole ({whole} of {editions} editions)."
     for chart in (sizes, tiers):
-        chart.years, chart.wide = rate.years, True
-        chart.note = "Counted figures only where the graph holds the edition whole; dashed."
+        chart.years, chart.wide, chart.figures = rate.years, True, rate.figures
     return [rate, sizes, tiers, figures_table(rows, link("table"))]
 
 
