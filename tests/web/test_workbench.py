@@ -478,3 +478,24 @@ def test_chinese_pages_show_every_label_in_simplified_script_at_phone_width(serv
     assert "斯坦福大学" in shown["/resource/person/yang-song"] and "朱军" in shown["/resource/person/yang-song"]
     page.goto(server + "/resource/person/yang-song?lang=zh")
     assert "宋飏" in page.locator("svg.star").inner_html()
+
+
+@needs_chromium
+def test_a_graphs_names_keep_apart(server: str, chromium) -> None:
+    """#67 item 7: the co-author graph drew "Brian McWilliams" over "Ian Gemp"; each node is now
+    laid out as wide as its name, so no two names overlap."""
+    page = chromium()
+    page.goto(server + "/queries/coauthors?lang=en")
+    _until(page, "window.lastGraph && window.lastGraph.nodes().length > 3")
+    overlapping = page.evaluate(
+        """() => {
+          const boxes = window.lastGraph.nodes().map(n => [n.data('label'),
+            n.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true })]);
+          const pairs = [];
+          boxes.forEach(([a, p], i) => boxes.slice(i + 1).forEach(([b, q]) => {
+            if (p.x1 < q.x2 && q.x1 < p.x2 && p.y1 < q.y2 && q.y1 < p.y2) pairs.push([a, b]);
+          }));
+          return pairs;
+        }"""
+    )
+    assert overlapping == []

@@ -463,10 +463,12 @@
       window.lastGraph = cytoscape({
         container: chart, elements: [...nodes.values(), ...edges],
         style: [
-          { selector: "node", style: { label: "data(label)", "font-size": 11, "background-color": "#4a78a8", width: 14, height: 14 } },
+          { selector: "node", style: { label: "data(label)", "font-size": 11, "background-color": "#4a78a8", width: 14, height: 14,
+            "text-background-color": "#fff", "text-background-opacity": 0.85, "text-background-padding": 1 } },
           { selector: "edge", style: { width: "mapData(weight, 1, 5, 1, 6)", "line-color": "#9ab" } },
         ],
-        layout: { name: "cose", animate: false },
+        // each node as wide as its name, so that names keep apart ("Brian McWilliamsDan Berenberg")
+        layout: { name: "cose", animate: false, nodeDimensionsIncludeLabels: true, idealEdgeLength: () => 80, randomize: false },
         maxZoom: 1.5,
       });
       window.lastGraph.on("tap", "node", (event) => {
