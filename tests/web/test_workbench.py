@@ -481,6 +481,23 @@ def test_chinese_pages_show_every_label_in_simplified_script_at_phone_width(serv
 
 
 @needs_chromium
+def test_a_phones_bar_chart_of_names_lies_down_and_reads_across(server: str, chromium) -> None:
+    """#67 item 7: at 400 px the names under the bars of "Award papers per organization" stood
+    upright, 34 of them unreadable; on a phone the bars now lie down, one named row each."""
+    page = chromium()
+    page.set_viewport_size({"width": 400, "height": 800})
+    page.goto(server + "/queries/awards-per-organization?lang=en")
+    page.wait_for_selector("#view svg .mark-rect path")
+    labels = page.evaluate(
+        "[...document.querySelectorAll('#view svg .role-axis-label text')]"
+        ".map(t => [t.textContent, t.getAttribute('transform') || ''])"
+    )
+    names = [text for text, _ in labels if "Google" in text]
+    assert names and not [text for text, turned in labels if "rotate" in turned]
+    assert page.evaluate("document.documentElement.scrollWidth") <= 400
+
+
+@needs_chromium
 def test_a_graphs_names_keep_apart(server: str, chromium) -> None:
     """#67 item 7: the co-author graph drew "Brian McWilliams" over "Ian Gemp"; each node is now
     laid out as wide as its name, so no two names overlap."""

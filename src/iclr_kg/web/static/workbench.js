@@ -446,6 +446,9 @@
           spec.encoding.color = { field: series, type: "nominal" };
           if (kind === "bar") spec.encoding.xOffset = { field: series, type: "nominal" };
         }
+        // Names on a phone: bars lie down, one row per name, read across (upright names under
+        // narrow bars were unreadable at 400 px); a series stacks within its name's bar.
+        if (kind === "bar" && !xNumeric && chart.clientWidth < 600) spec = lying(spec);
       }
       spec = { $schema: "https://vega.github.io/schema/vega-lite/v5.json", data: { values: rows }, width: "container",
         height: 320, ...spec };
@@ -497,6 +500,14 @@
       const spec = treeSpec(tree);
       await vegaEmbed(chart, spec, EMBED());
     }
+  }
+
+  // A bar chart's spec turned on its side: names down the y axis, each a row of its own.
+  function lying(spec) {
+    const { x, y, color } = spec.encoding;
+    const encoding = { y: { ...x, sort: "-x", axis: { labelLimit: 150, title: null } }, x: y };
+    if (color) encoding.color = { ...color, legend: { orient: "bottom", columns: 4 } };
+    return { ...spec, encoding, height: { step: 18 } };
   }
 
   async function labels(iris) {
