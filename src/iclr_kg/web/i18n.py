@@ -344,7 +344,6 @@ ZH = {
     "now": "现任",
     "credited as": "署名为",
     "figure": "数字",
-    "source": "来源",
     "figures it states": "所述数字",
     "topic": "主题",
     "GNN, diffusion models…": "英文词，如 GNN、diffusion",
