@@ -726,3 +726,13 @@ def test_an_edition_shows_its_posters_as_its_other_figures(client: FlaskClient) 
     retrospective = section(page(client, "/resource/edition/iclr2026", lang="en"), "Figures by source")
     assert "withdrawn submissions: " in retrospective
     assert "海报论文数" in section(page(client, "/resource/edition/iclr2019", lang="zh"), "概览")
+
+
+def test_an_editions_rating_scale_reads_lowest_first_in_the_pages_language(client: FlaskClient) -> None:
+    """#67 item 7: ICLR 2020's scale read "accept, reject, weak accept, weak reject" (text order)
+    and stayed English on the Chinese page; its levels are now in the order they lean towards
+    acceptance (iclr:leaning), each named by the ontology's label."""
+    english = section(page(client, "/resource/edition/iclr2020", lang="en"), "Edition").replace(" ,", ",")
+    assert "Rating scale reject, weak reject, weak accept, accept Previous" in english
+    chinese = section(page(client, "/resource/edition/iclr2020", lang="zh"), "届次").replace(" ,", ",")
+    assert "拒绝, 弱拒绝, 弱接收, 接收" in chinese

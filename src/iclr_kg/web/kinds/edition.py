@@ -3,6 +3,7 @@ the acceptance rate over the years, its award papers."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -74,7 +75,8 @@ def edition(
     about.add(
         "Dates", " – ".join(str(v.value) for local in ("startDate", "endDate") for v in values_of(store, iri, local))
     )
-    about.properties(store, iri, [("Held online", "heldOnline"), ("Rating scale", "ratingScaleLevel")])
+    about.properties(store, iri, [("Held online", "heldOnline")])
+    about.add("Rating scale", *_rating_scale(store, iri))
     _neighbours(store, iri, about)
     stated = {local: per_graph(store, iri, local) for local in EDITION_FIGURES}
     figures = _figures_by_source(store, iri, stated)
@@ -96,6 +98,28 @@ def edition(
         (d, n, f"/resource/paper/?edition={key}&decision={d.value.rsplit('#', 1)[-1]}") for d, n in decisions.bars
     ]
     return heading, [glance, about, figures, decisions, rates, awards, top]
+
+
+RECOMMENDATIONS = "SELECT ?level ?words ?leaning WHERE { ?level a iclr:Recommendation ; skos:notation ?words ; iclr:leaning ?leaning }"
+LEADING_NUMBER = re.compile(r"\s*(\d+(?:\.\d+)?)\s*:")
+
+
+def _rating_scale(store: ReadableGraph, iri: NamedNode) -> list[Any]:
+    """An edition's rating levels in the scale's order, lowest first: by the number that leads a
+    level ("1: strong reject" before "10: strong accept"), else by how far its words lean towards
+    acceptance (iclr:leaning: reject, weak reject, weak accept, accept); words alone are named by
+    the ontology's label in the page's language."""
+    known = {
+        r["words"].value: (r["level"].value, int(r["leaning"].value)) for r in select_rows(store, RECOMMENDATIONS, iri)
+    }
+    levels = []
+    for level in values_of(store, iri, "ratingScaleLevel"):
+        number = LEADING_NUMBER.match(level.value)
+        term, leaning = known.get(level.value.strip().lower(), (None, None))
+        shown = OntologyLabel(term.rsplit("#", 1)[-1]) if term and not number else level
+        order = float(number[1]) if number else leaning if leaning is not None else float("inf")
+        levels.append((order, level.value, shown))
+    return [shown for *_, shown in sorted(levels, key=lambda o: (o[0], o[1]))]
 
 
 EDITION_NEIGHBOURS = """
