@@ -528,7 +528,7 @@ class Index:
         marks = ",".join("?" * len(kinds))
         rows = db.execute(
             f"SELECT {_COLUMNS}, e.names FROM words JOIN entity e ON e.id = words.rowid "
-            f"WHERE words MATCH ? AND e.kind IN ({marks}) LIMIT 2000",
+            f"WHERE words MATCH ? AND e.kind IN ({marks}) ORDER BY e.papers DESC LIMIT 2000",
             (match, *kinds),
         )
         scored = []
