@@ -15,6 +15,9 @@ RESOURCE_BASE = BASE + "resource/"
 GRAPH_BASE = BASE + "graph/"
 
 GRAPH_ONTOLOGY = GRAPH_BASE + "ontology"
+# The ontology's blank nodes are named from the file's digest and their order (build/rdf.py), the
+# same in every build of the same file: what an update did to them stays meaningful in the next
+ONTOLOGY_BLANK_PREFIX = "ontology"
 GRAPH_INFERRED = GRAPH_BASE + "inferred"
 GRAPH_ENTITIES = GRAPH_BASE + "entities"
 GRAPH_WIKIDATA = GRAPH_BASE + "wikidata"

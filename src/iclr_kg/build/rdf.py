@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Iterator, Mapping
+import hashlib
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from pydantic import BaseModel
-from pyoxigraph import Literal, NamedNode, RdfFormat, parse
+from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, parse
 
 from iclr_kg import terms, vocab
 from iclr_kg.build.resolve import Registry
@@ -490,11 +491,13 @@ def source_quads(source: Source, registry: Registry, nodes: Nodes | None = None)
 
 
 def ontology_quads(ontology_file: Path) -> list[TermQuad]:
-    """The ontology, parsed by Oxigraph into its own named graph; a syntax error names the line."""
+    """The ontology, parsed by Oxigraph into its own named graph, its blank nodes named the same
+    in every build of the same file (vocab.ONTOLOGY_BLANK_PREFIX); a syntax error names the line."""
     graph = NamedNode(vocab.GRAPH_ONTOLOGY)
     try:
-        with ontology_file.open("rb") as handle:
-            return [(t.subject, t.predicate, t.object, graph) for t in parse(handle, format=RdfFormat.TURTLE)]
+        text = ontology_file.read_bytes()
+        stable = _stable_blanks(f"{vocab.ONTOLOGY_BLANK_PREFIX}{hashlib.sha256(text).hexdigest()[:12]}x")
+        return [(stable(t.subject), t.predicate, stable(t.object), graph) for t in parse(text, format=RdfFormat.TURTLE)]
     except OSError as exc:
         raise DataError(ontology_file, None, None, f"cannot read ontology: {exc}") from exc
     except SyntaxError as exc:
@@ -502,6 +505,21 @@ def ontology_quads(ontology_file: Path) -> list[TermQuad]:
         raise DataError(
             ontology_file, line, None, f"invalid Turtle: {exc.msg if hasattr(exc, 'msg') else exc}"
         ) from exc
+
+
+def _stable_blanks(prefix: str) -> Callable[[Any], Any]:
+    """A renaming of blank nodes to `prefix` and their order of first appearance (the parser's are random)."""
+    names: dict[BlankNode, BlankNode] = {}
+
+    def stable(term: Any) -> Any:
+        if not isinstance(term, BlankNode):
+            return term
+        name = names.get(term)
+        if name is None:
+            name = names[term] = BlankNode(f"{prefix}{len(names)}")
+        return name
+
+    return stable
 
 
 def asserted_quads(dataset: Dataset, registry: Registry) -> Iterator[TermQuad]:
