@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
@@ -36,7 +37,8 @@ from iclr_kg.progress import Progress
 from iclr_kg.reasoning.convert import to_rdflib
 from iclr_kg.reasoning.reason import infer_terms
 from iclr_kg.store import build_lock, drain, publish
-from iclr_kg.updates import Journal, quads_record, replay
+from iclr_kg.updates import Journal, checkpoint, quads_record
+from iclr_kg.updates.checkpoint import Checkpoint, Replay
 
 T = TypeVar("T")
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
@@ -148,12 +150,16 @@ def build(settings: Settings, progress: Progress | None = None, full: bool = Fal
 def _build_full(settings: Settings, compiled: Compiled, report: BuildReport) -> None:
     """Validate beside reasoning, then store everything in a new generation."""
     shapes = load_shapes(settings.ontology_dir / "shapes.ttl")
-    aside = _validate_aside(compiled, shapes, _validator(settings))
+    aside = _validate_aside(compiled, shapes, _validator(settings))  # the curated data, before any update
+    base, kept = _checkpoint(settings, compiled)
+    asserted, ontology = (
+        kept.fold(compiled.asserted, compiled.ontology) if kept else (compiled.asserted, compiled.ontology)
+    )
     hidden: list[Any] = []
     try:
         inferred = report.timed(
             "reason",
-            lambda: infer_terms(compiled.asserted, compiled.ontology, settings.reasoner, hidden),
+            lambda: infer_terms(asserted, ontology, settings.reasoner, hidden),
             "triples",
             len,
         )
@@ -165,36 +171,53 @@ def _build_full(settings: Settings, compiled: Compiled, report: BuildReport) -> 
         shown.seconds = done.seconds  # its own time, not the wait
         shown.advance(len(done.validation.violations))
     _raise_if_invalid(done.validation)
-    report.counts.update((graph, count) for graph, (count, _) in done.digests.items())
-    for quad in compiled.ontology:
-        name = quad[3].value
-        report.counts[name] = report.counts.get(name, 0) + 1
+    if kept is None:
+        report.counts.update((graph, count) for graph, (count, _) in done.digests.items())
+    else:  # the curated quads with what the journal's checkpointed entries did to them
+        compiled.asserted = asserted
+        report.counts.update(Counter(quad[3].value for quad in asserted))
+    report.counts.update(Counter(quad[3].value for quad in ontology))
     if inferred:
         report.counts[vocab.GRAPH_INFERRED] = len(inferred)
     # The asserted list is emptied as it is stored (`drain`): nothing reads it after this stage.
-    quads = itertools.chain(drain(compiled.asserted), compiled.ontology)
+    quads = itertools.chain(drain(compiled.asserted), ontology)
     inferred_graph = {NamedNode(vocab.GRAPH_INFERRED): inferred}  # the reasoner's terms, by id (fastrl.TermTriples)
-    state = maintained.State(set(hidden), dict(report.counts))
+    # Accepted updates outlive the build: each entry the checkpoint lacks runs onto the new
+    # generation as the writer ran it, those journaled while it ran under the write lock.
+    replaying = Replay(
+        settings.store, settings.reasoner, base, kept, maintained.State(set(hidden), dict(report.counts))
+    )
 
-    def replay_journal(db: Store) -> dict[str, int]:
-        """Accepted updates outlive the build: each entry runs onto the new generation as the
-        writer ran it (updates.replay), and the reasoning state kept beside the generation is
-        the one after the last."""
-        nonlocal state
-        record, replayed = replay(db, settings.store, settings.reasoner, state)
-        if replayed is None and record["journal"]:
-            return record  # recomputed by another reasoner: the build's counts are no longer the store's
-        state = replayed or state
-        return {**record, **quads_record(state)}
+    def record(part: dict[str, Any]) -> dict[str, Any]:
+        return {**part, **quads_record(replaying.state)}  # no state (another reasoner): counts unknown
 
     # what the store writes: each quad, and again in the merged default graph (the summary's
     # count is the named graphs' alone: "built 7,245 quads" after "store: 14,490 quads written")
     with report.stage("store", "quads written", total=2 * sum(report.counts.values())) as shown:
-        generation = publish(settings.store, quads, finish=replay_journal, loaded=shown.advance, graphs=inferred_graph)
+        generation = publish(
+            settings.store,
+            quads,
+            prepare=lambda db: record(replaying.before_lock(db)),
+            finish=lambda db: record(replaying.under_lock(db)),
+            loaded=shown.advance,
+            graphs=inferred_graph,
+        )
     report.generation = str(generation)
-    if settings.reasoner == "fast":
+    report.journal = (replaying.folded, replaying.replayed)
+    state = replaying.state
+    if settings.reasoner == "fast" and state is not None:
         incremental.save(generation, settings, state.counts, done.digests, list(state.hidden))
     report.made += [compiled, inferred, hidden]
+
+
+def _checkpoint(settings: Settings, compiled: Compiled) -> tuple[str, Checkpoint | None]:
+    """The base this build replays the journal onto (its hash: `checkpoint.base_hash`) and the
+    journal's checkpoint if it was made on that base (None: replay every entry). No journal, no hash."""
+    journal = Journal(settings.store)
+    if not journal.entries():
+        return "", None
+    base = checkpoint.base_hash(incremental.fingerprint(settings), compiled.asserted)
+    return base, checkpoint.read(settings.store, base, journal)
 
 
 def _raise_if_invalid(validation: ValidationResult) -> None:

@@ -24,6 +24,7 @@ class BuildReport:
     generation: str = ""
     mode: str = "full build"  # "incremental" (build/incremental.py), or why the build was full
     curation: list[str] = field(default_factory=list)  # what a curator should look at
+    journal: tuple[int, int] = (0, 0)  # the journal's entries taken from its checkpoint, and those replayed
     progress: Progress = field(default_factory=Progress.silent)
     # What a full build made and still holds (the inferred graph, the closure's hidden facts,
     # the compiled graph's rest; its asserted tuples are freed as they are stored), held until
@@ -55,4 +56,7 @@ class BuildReport:
             f"built {total:,} quads in {len(self.counts)} graphs, each also in the merged default graph "
             f"({self.mode}; {stages})"
         ]
+        folded, replayed = self.journal
+        if folded or replayed:
+            lines.append(f"journal: {replayed:,} update(s) replayed, {folded:,} taken from its checkpoint")
         return "\n".join(lines + [f"curation: {line}" for line in self.curation])

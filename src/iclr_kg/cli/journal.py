@@ -64,7 +64,8 @@ def updates_export(store: Path | None, output: Path | None) -> None:
 @click.option("--all", "drop_all", is_flag=True, help="Drop every entry.")
 @fails_cleanly
 def updates_drop(store: Path | None, ids: tuple[int, ...], drop_all: bool) -> None:
-    """Remove entries from the journal (the next build will not replay them)."""
+    """Remove entries from the journal (the next build will not replay them), and its checkpoint
+    with them: the next build replays every entry left. Refused while a build runs."""
     from iclr_kg.updates import drop
 
     if not ids and not drop_all:

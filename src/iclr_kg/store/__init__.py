@@ -25,6 +25,7 @@ from __future__ import annotations
 from iclr_kg.store.checking import STATS_CLASSES, STATS_GRAPHS, check_generation, damage, refuse_damaged
 from iclr_kg.store.generations import (
     JOURNAL,
+    JOURNAL_CHECKPOINT,
     being_written,
     built_on,
     complete_generation,
@@ -47,6 +48,7 @@ from iclr_kg.store.querying import query_graphs, run_query, run_update
 
 __all__ = [
     "JOURNAL",
+    "JOURNAL_CHECKPOINT",
     "KEEP_SECONDS",
     "STATS_CLASSES",
     "STATS_GRAPHS",

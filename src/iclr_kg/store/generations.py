@@ -68,6 +68,7 @@ def generation_record(generation: Path) -> dict[str, Any]:
 
 
 JOURNAL = "journal.jsonl"  # the accepted updates, beside the generations (updates.Journal)
+JOURNAL_CHECKPOINT = "journal.checkpoint"  # what a build's replay of them did (updates.checkpoint)
 
 
 _covered: dict[Path, int] = {}  # generation -> the journal's length in bytes it holds (once recorded)

@@ -35,13 +35,18 @@ def publish(
     finish: Callable[[Store], dict[str, Any]] | None = None,
     loaded: Callable[[int], None] | None = None,
     graphs: Mapping[NamedNode, Iterable[tuple[Any, Any, Any]]] | None = None,
+    prepare: Callable[[Store], dict[str, Any]] | None = None,
 ) -> Path:
     """Load `quads` (pyoxigraph's, or tuples of their terms: rdf.TermQuad), and the triples of
     `graphs` (graph -> triples of pyoxigraph terms: the build's inferred graph), into a new
     generation and make it current. Call under `build_lock`.
 
-    `finish` runs on the loaded database under the write lock, just before it is published (the
-    build replays the update journal there); what it returns is recorded in the marker.
+    `prepare` runs on the loaded database before the write lock is taken (the build replays the
+    journal as it stands there), and the index is written after it, still outside the lock.
+    `finish` runs under the write lock, just before the generation is published (the build
+    replays the entries journaled since); what it returns is recorded in the marker, and the
+    index is written again there unless `prepare` ran and `finish` says it left the database
+    as it was (`"changed": False`, not recorded).
     A generation counts as built only once its marker `<id>.complete` exists beside it, written
     after the database is flushed and closed; a build killed before that leaves a folder that
     the next build removes, and pruning never counts it among the generations to keep.
@@ -57,7 +62,7 @@ def publish(
 
         return index
 
-    return _publish_new(store_dir, None, fill, finish)
+    return _publish_new(store_dir, None, fill, finish, prepare)
 
 
 def publish_changed(
@@ -78,6 +83,7 @@ def _publish_new(
     base: Path | None,
     fill: Callable[[Store, Path], Callable[[Store, dict[str, Any]], None]],
     finish: Callable[[Store], dict[str, Any]] | None,
+    prepare: Callable[[Store], dict[str, Any]] | None = None,
 ) -> Path:
 
     generations = store_dir / "generations"
@@ -93,9 +99,13 @@ def _publish_new(
                 Store.read_only(str(base)).backup(str(generation))
             store = Store(str(generation))
             write_index = fill(store, generation)
+            indexed = prepare is not None
+            if prepare is not None:
+                write_index(store, prepare(store))  # outside the lock: updates go on meanwhile
             with write_lock(store_dir):
                 record = finish(store) if finish is not None else {}
-                write_index(store, record)
+                if record.pop("changed", True) or not indexed:
+                    write_index(store, record)
                 store.flush()
                 del store
                 complete_generation(generation, record)

@@ -40,6 +40,7 @@ store. Each update prints one line saying which, and why.
     journal.py    the accepted updates, appended and fsynced: the acknowledgement point
     bursts.py     the fast path: the working copy, maintained updates, a generation per burst
     reference.py  the reference path: a checkpoint, the closure recomputed; replays
+    checkpoint.py what a build's replay of the journal did, so that the next replays only the new entries
     applying.py   one update applied, by the fast path where it can be, else the reference
     writer.py     the writer process the web processes send their updates to"""
 

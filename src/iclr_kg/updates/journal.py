@@ -18,6 +18,8 @@ from iclr_kg.errors import (
 )
 from iclr_kg.store import (
     JOURNAL,
+    JOURNAL_CHECKPOINT,
+    build_lock,
     write_lock,
 )
 
@@ -69,6 +71,29 @@ class Journal:
     def intact(self) -> int:
         """The length in bytes of the complete entries (what a generation holding them records)."""
         return self._read()[1]
+
+    def bytes_through(self, last: int) -> int | None:
+        """The length in bytes of the journal's lines up to the entry numbered `last` (None: no such entry)."""
+        entries = self._read()[0]
+        count = next((n for n, e in enumerate(entries, 1) if e.id == last), None)
+        if count is None:
+            return None
+        data = self.prefix(self.intact) or b""
+        end = -1
+        for _ in range(count):
+            end = data.index(b"\n", end + 1)
+        return end + 1
+
+    def prefix(self, length: int) -> bytes | None:
+        """The journal's first `length` bytes, if it has that many and they end a line."""
+        try:
+            with open(self.path, "rb") as handle:
+                data = handle.read(length)
+        except FileNotFoundError:
+            return b"" if length == 0 else None
+        if len(data) < length or (length and not data.endswith(b"\n")):
+            return None
+        return data
 
     def _stamp(self) -> tuple[int, int, int] | None:
         try:
@@ -159,8 +184,10 @@ def export_text(entries: list[Entry]) -> str:
 
 
 def drop(store_dir: Path, ids: set[int] | None) -> list[Entry]:
-    """Remove the entries with these ids (None: all) from the journal; returns those removed."""
-    with write_lock(store_dir):
+    """Remove the entries with these ids (None: all) from the journal; returns those removed.
+    Not while a build runs (it may be replaying them), and the journal's checkpoint goes with
+    them: the next build replays every entry left."""
+    with build_lock(store_dir), write_lock(store_dir):
         journal = Journal(store_dir)
         entries = journal.entries()
         known = {e.id for e in entries}
@@ -168,5 +195,6 @@ def drop(store_dir: Path, ids: set[int] | None) -> list[Entry]:
         if unknown:
             raise QueryError(f"no journaled update {', '.join(map(str, unknown))}; see `iclr-kg updates list`")
         dropped = [e for e in entries if ids is None or e.id in ids]
+        (store_dir / JOURNAL_CHECKPOINT).unlink(missing_ok=True)  # it holds what they did: the next build replays all
         journal.keep_only([e for e in entries if e not in dropped])
         return dropped

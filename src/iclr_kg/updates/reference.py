@@ -119,25 +119,26 @@ def _writing(target: Path) -> Iterator[Store]:
 
 
 def replay(
-    db: Store, store_dir: Path, reasoner: str = "fast", state: maintained.State | None = None
-) -> tuple[dict[str, int], maintained.State | None]:
-    """Run the whole journal onto a freshly built database (for `build`, under the write lock),
-    each entry exactly as the writer ran it (`apply_entry`), on `state`: the build's reasoning
-    state (the closure's hidden facts and quads per graph; None: every entry recomputes).
+    db: Store, store_dir: Path, reasoner: str = "fast", state: maintained.State | None = None, after: int = 0
+) -> tuple[dict[str, int], maintained.State | None, int]:
+    """Run the journal's entries numbered after `after` (0: the whole journal) onto a freshly
+    built database (for `build`), each entry exactly as the writer ran it (`apply_entry`), on
+    `state`: the build's reasoning state (the closure's hidden facts and quads per graph; None:
+    every entry recomputes).
 
-    Returns what the generation's record says it holds (the last id run, the journal's length)
-    and the reasoning state after the last entry (what the generation keeps beside it). An
-    entry that cannot run any more is a StoreError naming it and how to give it up: the build
-    publishes nothing, and the last good generation stays current."""
+    Returns what the generation's record says it holds (the last id run, the journal's length),
+    the reasoning state after the last entry (what the generation keeps beside it) and how many
+    entries ran. An entry that cannot run any more is a StoreError naming it and how to give it
+    up: the build publishes nothing, and the last good generation stays current."""
     journal = Journal(store_dir)
-    key = store_dir / "replaying-0"
+    key = store_dir / f"replaying-{after}"
     if state is not None:
         maintained.hold(key, state)
-    last = 0
-    for entry in journal.entries():
-        after = store_dir / f"replaying-{entry.id}"
+    last, count = after, 0
+    for entry in journal.since(after):
+        following = store_dir / f"replaying-{entry.id}"
         try:
-            apply_entry(db, key, after, entry.update, entry.base, reasoner)
+            apply_entry(db, key, following, entry.update, entry.base, reasoner)
         except (QueryError, TooLarge) as exc:
             first = next((line.strip() for line in entry.update.splitlines() if line.strip()), "")
             raise StoreError(
@@ -145,9 +146,9 @@ def replay(
                 f"{exc}. Nothing was published; `iclr-kg updates list` shows it, "
                 f"`iclr-kg updates drop {entry.id}` gives it up"
             ) from None
-        key, last = after, entry.id
+        key, last, count = following, entry.id, count + 1
     final = maintained.held(key) if reasoner == "fast" else None
-    return {"journal": last, "journal_bytes": journal.intact}, final
+    return {"journal": last, "journal_bytes": journal.intact}, final, count
 
 
 def apply_entry(
