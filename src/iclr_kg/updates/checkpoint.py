@@ -211,7 +211,7 @@ class Replay:
         if self.kept is not None:
             self.kept.restore_graphs(db)
         journal = Journal(self.store_dir)
-        loaded = asserted_quads(db) if journal.since(self.after) else None
+        loaded = asserted_quads(db) if self.base and journal.since(self.after) else None  # no base: no journal then
         record = self._run(db)
         if loaded is not None:
             before = self.kept.unfolded(loaded) if self.kept is not None else loaded
