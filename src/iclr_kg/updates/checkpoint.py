@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, RdfFormat, Store, parse
+from pyoxigraph import BlankNode, NamedNode, Quad, RdfFormat, Store, parse
 
 from iclr_kg import vocab
 from iclr_kg.atomic import write_text
@@ -173,8 +173,8 @@ def portable(added: set[Quad], removed: set[Quad], base: set[Quad]) -> bool:
 
 def asserted_quads(db: Store) -> set[Quad]:
     """The quads of `db`'s named graphs but the inferred one: what the checkpoint keeps the change of."""
-    inferred, default = NamedNode(vocab.GRAPH_INFERRED), DefaultGraph()
-    return {q for q in db if q.graph_name not in (inferred, default)}
+    inferred = NamedNode(vocab.GRAPH_INFERRED)
+    return {q for g in db.named_graphs() if g != inferred for q in db.quads_for_pattern(None, None, None, g)}
 
 
 def _blanks(quad: Quad) -> list[BlankNode]:
