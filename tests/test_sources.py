@@ -148,3 +148,51 @@ def test_generated_import_files_read_fast_exactly_as_yaml_would(tmp_path: Path) 
     path.write_text(broken)
     with pytest.raises(DataError, match=r"openreview-iclr-2021\.yaml:\d+"):
         read_yaml(path)
+
+
+# Fields that hold our own words (summaries, notes, reasons as we summarised them, roles): each
+# has a Chinese form beside the English in the curated data (Prose), so Chinese pages read Chinese.
+OUR_WORDS = {"summary", "note", "reason", "review_summary", "title_note", "outlet_note", "criteria", "role", "degree"}
+
+
+def test_our_own_words_in_data_have_a_chinese_form() -> None:
+    from iclr_kg.config import resource_dir
+
+    english_only: list[str] = []
+
+    def walk(node: object, where: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in OUR_WORDS:
+                    for item in value if isinstance(value, list) else [value]:
+                        if not (isinstance(item, dict) and item.get("en") and item.get("zh")):
+                            english_only.append(f"{where}: {key}: {item!r:.60}")
+                else:
+                    walk(value, where)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item, where)
+
+    data = resource_dir("data")
+    files = sorted(data.glob("*.yaml")) + sorted((data / "sources").glob("*.yaml"))
+    assert len(files) > 50
+    for path in files:
+        walk(read_yaml(path), path.name)
+    assert english_only == [], "give each a Chinese form: `field: {en: ..., zh: ...}`"
+
+
+def test_prose_becomes_an_english_and_a_chinese_literal(tmp_path: Path) -> None:
+    from pyoxigraph import Literal, NamedNode
+
+    from iclr_kg.build.rdf import _Emitter
+    from iclr_kg.build.sources import Prose
+
+    out = _Emitter(NamedNode("http://example.org/g"))
+    node, said = NamedNode("http://example.org/s"), NamedNode("http://example.org/p")
+    out.prose(node, said, Prose(en="Well  written.", zh="写得好。"), Prose(en="Reviews: ", zh="评审："))
+    out.prose(node, said, "English only.")
+    assert [q[2] for q in out.quads] == [
+        Literal("Reviews: Well written.", language="en"),
+        Literal("评审：写得好。", language="zh-Hans"),
+        Literal("English only.", language="en"),
+    ]

@@ -179,3 +179,35 @@ def test_the_front_pages_chinese_brackets_are_full_width(client) -> None:
     html = client.get("/", query_string={"lang": "zh"}).get_data(as_text=True)
     assert "（SPARQL，带补全与图表）" in html and "(SPARQL，" not in html
     assert "(SPARQL, with completion and charts)" in client.get("/?lang=en").get_data(as_text=True)
+
+
+def test_our_own_words_read_in_the_pages_language(client) -> None:
+    """A committee's reason as we summarised it (and our summaries and notes) is stated in English
+    and in Chinese: each page shows its own language's, never both."""
+    reason_en = "Explains when image diffusion models stop memorizing"
+    reason_zh = "解释图像扩散模型何时停止记忆"
+    for path in ("/resource/paper/ANvmVS2Yr0", "/resource/award/iclr2024-outstanding-paper"):
+        zh = client.get(path, query_string={"lang": "zh"}).get_data(as_text=True)
+        en = client.get(path, query_string={"lang": "en"}).get_data(as_text=True)
+        assert reason_zh in zh and reason_en not in zh, path
+        assert reason_en in en and reason_zh not in en, path
+    page = client.get("/resource/edition/iclr2021", query_string={"lang": "zh"}).get_data(as_text=True)
+    note = page.split("全部陈述及其出处")[0]  # the statements below list every form, each with its language
+    assert "既非 oral 也非 spotlight 的录用论文都是 poster。" in note
+    assert "All accepted papers that are neither orals nor spotlights are posters." not in note
+
+
+def test_a_sources_own_english_words_are_marked_on_a_chinese_page() -> None:
+    from pyoxigraph import Literal
+
+    from iclr_kg.web.html import Labeler, in_page_language
+
+    abstract = Literal("We propose a method.", language="en")
+    assert [c.note for c in Labeler(None, "zh").cells([abstract])] == ["英文原文"]
+    assert [c.note for c in Labeler(None, "en").cells([abstract])] == [""]
+    assert Labeler(None, "zh").cell(abstract).note == "英文"  # a statement's language, where every form is listed
+    ours = [Literal("Our summary.", language="en"), Literal("我们的摘要。", language="zh-Hans")]
+    assert [c.note for c in Labeler(None, "zh").cells(ours)] == [""]  # chosen: the page's own language
+    assert in_page_language(ours, "zh") == ours[1:]
+    assert in_page_language(ours, "en") == ours[:1]
+    assert in_page_language([abstract], "zh") == [abstract]  # no Chinese form: the original stays

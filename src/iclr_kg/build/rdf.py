@@ -30,7 +30,9 @@ from iclr_kg.build.sources import (
     PaperFacts,
     Person,
     PersonFacts,
+    Prose,
     Source,
+    Text,
 )
 from iclr_kg.errors import DataError
 from iclr_kg.identifiers import SCHEMES
@@ -136,12 +138,23 @@ class _Emitter:
         for field, (predicate, kind) in table.items():
             value = getattr(model, field)
             for item in value if isinstance(value, list) else (value,):
-                obj = term(item, kind)
-                if obj is not None:
+                if isinstance(item, Prose):
+                    self.prose(node, predicate, item)
+                elif (obj := term(item, kind)) is not None:
                     self.add(node, predicate, obj)
+
+    def prose(self, node: NamedNode, predicate: NamedNode, words: Text, prefix: Prose | None = None) -> None:
+        """Our own words: English, and Simplified Chinese where the data gives it (`prefix`: a
+        lead-in in both languages, "Reviews: ")."""
+        both = words if isinstance(words, Prose) else Prose(en=words, zh="")
+        for language, tag in (("en", "en"), ("zh", "zh-Hans")):
+            said = getattr(both, language)
+            if said:
+                self.add(node, predicate, text(getattr(prefix, language, "") + said, tag))
 
 
 NOTE: Fields = {"note": (iclr("note"), "en")}
+REVIEWS = Prose(en="Reviews: ", zh="评审：")
 PERSON: Fields = {"name": (iclr("name"), "text"), "aliases": (iclr("alias"), "text")}
 # A year twice: iclr:year an xsd:integer, which compares with numbers (FILTER (?year >= 2020)),
 # and iclr:calendarYear the same year as an xsd:gYear, for vocabularies that type years so
@@ -414,7 +427,7 @@ class _SourceBuilder:
             out.add(node, arxiv.predicate, text(paper.arxiv))
             out.add(node, NamedNode(arxiv.linked_by), NamedNode(arxiv.iri(paper.arxiv)))
         if paper.review_summary:
-            out.add(node, iclr("note"), text("Reviews: " + paper.review_summary, "en"))
+            out.prose(node, iclr("note"), paper.review_summary, REVIEWS)
         self.refs(node, iclr("creditedOrganization"), "organization", paper, "organizations")
         if paper.organizations:
             out.add(node, iclr("organizationListComplete"), boolean(paper.organizations_complete))
@@ -427,7 +440,7 @@ class _SourceBuilder:
             out.add(conferral, iclr("conferredOn"), node)
             out.add(conferral, iclr("conferredAward"), award.node)
             if given.reason:
-                out.add(conferral, iclr("reason"), text(given.reason, "en"))
+                out.prose(conferral, iclr("reason"), given.reason)
 
     def _authors(self, node: NamedNode, paper: PaperFacts) -> None:
         out = self.out

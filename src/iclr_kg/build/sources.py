@@ -291,6 +291,18 @@ Presentation = Annotated[str, _notation(_TERMS.enumeration("PresentationType"), 
 Labels = dict[Lang, str]
 
 
+class Prose(Curated):
+    """Our own words (a summary, a note, a committee's reason as we summarised it) in English
+    and in Simplified Chinese, the Chinese written from the English: one fact, both languages.
+    A field of this type also takes a bare string, English only (imports write those)."""
+
+    en: str
+    zh: str
+
+
+Text = str | Prose
+
+
 # An OpenReview profile id: a tilde, the name with underscores, a number (~Ian_Gemp1).
 PROFILE_ID = r"^~[^\s~]+[0-9]+$"
 # "needed": an entity an import created because no registry entity matched; a curator should
@@ -305,7 +317,7 @@ class Organization(Curated):
     labels: Labels = Field(default_factory=dict)
     aliases: list[str] = Field(default_factory=list)
     parent: str | None = None
-    note: str | None = None
+    note: Text | None = None
     curation: Curation | None = None
     imported_by: list[str] = Field(default_factory=list)  # in imports/shared/: the imports that need this entity
 
@@ -316,7 +328,7 @@ class Person(Curated):
     native_name: Labels = Field(default_factory=dict)
     aliases: list[str] = Field(default_factory=list)
     openreview: list[Annotated[str, Field(pattern=PROFILE_ID)]] = []
-    note: str | None = None
+    note: Text | None = None
     curation: Curation | None = None
     imported_by: list[str] = Field(default_factory=list)  # in imports/shared/: the imports that need this entity
 
@@ -362,14 +374,14 @@ class SourceInfo(Curated):
     key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     kind: Literal["article", "import", "web"] = "article"
     title: str
-    title_note: str | None = None
+    title_note: Text | None = None
     outlet: str | None = None
-    outlet_note: str | None = None
+    outlet_note: Text | None = None
     language: Literal["zh-Hans", "zh-Hant", "en"]
     seed: str | None = None
     writers: list[str] = Field(default_factory=list)
     about: list[str] = Field(default_factory=list)
-    summary: str
+    summary: Text
     cites: list[str] = Field(default_factory=list)
     # imports only: the service, what was asked of it, and when
     service: str | None = None
@@ -398,7 +410,7 @@ class ConferenceFacts(Curated):
     founded: int | None = Field(default=None, ge=1900, le=2100)
     founders: list[str] = Field(default_factory=list)
     open_review: bool | None = None
-    note: str | None = None
+    note: Text | None = None
 
 
 class EditionFacts(Curated):
@@ -425,21 +437,21 @@ class EditionFacts(Curated):
     arxiv_posted: int | None = Field(default=None, ge=0)
     rating_scale: list[str] = Field(default_factory=list)
     confidence_scale: list[str] = Field(default_factory=list)
-    note: str | None = None
+    note: Text | None = None
 
 
 class AwardFacts(Curated):
     award: str
     inaugural: bool | None = None
-    criteria: list[str] = Field(default_factory=list)
+    criteria: list[Text] = Field(default_factory=list)
     committee: list[str] = Field(default_factory=list)
     committee_complete: bool = True
-    note: str | None = None
+    note: Text | None = None
 
 
 class AwardGiven(Curated):
     award: str
-    reason: str | None = None
+    reason: Text | None = None
 
 
 class AuthorRef(Curated):
@@ -482,11 +494,11 @@ class PaperFacts(Curated):
     average_rating: float | None = None
     reviewer_count: int | None = Field(default=None, ge=0)
     all_ratings: int | None = None
-    summary: str | None = None
+    summary: Text | None = None
     abstract: str | None = None  # the authors' own, from an OpenReview import
     keywords: list[str] = Field(default_factory=list)  # the authors', from an OpenReview import
-    review_summary: str | None = None
-    note: str | None = None
+    review_summary: Text | None = None
+    note: Text | None = None
     awards: list[AwardGiven | str] = Field(default_factory=list)
 
     @model_validator(mode="after")
@@ -519,8 +531,8 @@ def _written_as(scheme_name: str, value: str) -> str:
 
 class RoleFacts(Curated):
     organization: str
-    role: str
-    degree: str | None = None
+    role: Text
+    degree: Text | None = None
     current: bool = False
 
 

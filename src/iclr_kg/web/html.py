@@ -225,6 +225,22 @@ class Labeler:
         english, chinese = found
         return chinese if self.lang == "zh" and chinese else english
 
+    def cells(self, values: list[Any]) -> list[Cell]:
+        """The values' cells; of a text stated in several languages, the page's, unremarked."""
+        shown = in_page_language(values, self.lang)
+        chosen = len(shown) < len(values)
+        return [self._text(v, chosen) if isinstance(v, Literal) and v.language else self.cell(v) for v in shown]
+
+    def _text(self, text: Literal, chosen: bool) -> Cell:
+        """A text shown where the page's own words would be: unremarked when it is the page's
+        language's form of our words (`chosen`); English with no Chinese form on a Chinese page is
+        a source's own words (ours have both), remarked as the original's language."""
+        if chosen:
+            return dataclasses.replace(self.cell(text), note="")
+        if _language_of(text) == "en" and self.lang != "en":
+            return dataclasses.replace(self.cell(text), note=translate(ENGLISH_ORIGINAL, self.lang))
+        return self.cell(text)
+
     def cell(self, term: Any) -> Cell:
         if isinstance(term, Cell):
             return term
@@ -257,16 +273,36 @@ class Labeler:
         return Cell(translate(str(term), self.lang))  # the page's own words ("current"), not data
 
 
+ENGLISH_ORIGINAL = "in the original English"
+
+
+def in_page_language(values: list[Any], lang: str) -> list[Any]:
+    """Of one statement's texts in several languages (our own words are stated in English and in
+    Chinese), those in the page's language; a text with no version in it stays, as it is."""
+    tagged = [v for v in values if isinstance(v, Literal) and v.language]
+    if len({_language_of(v) for v in tagged}) < 2:
+        return values
+    ours = [v for v in tagged if _language_of(v) == lang]
+    if not ours:
+        return values
+    return [v for v in values if not (isinstance(v, Literal) and v.language) or _language_of(v) == lang]
+
+
+def _language_of(term: Literal) -> str:
+    tag = (term.language or "").lower()
+    return "zh" if tag.startswith("zh") else tag
+
+
 # How a page names a text's language tag, rather than showing the tag itself
 LANGUAGE_NAMES = {"en": "English", "zh": "Chinese", "zh-hans": "Simplified Chinese", "zh-hant": "Traditional Chinese"}
 LANGUAGE_TAG = re.compile(r"(?<![\w-])zh-(?:Hans|Hant)(?![\w-])", re.IGNORECASE)
 
 
 def readable_literal(term: Literal, lang: str = "en") -> Cell:
-    """A literal as a person reads it: no datatype (shown on hover), a language tag only if not English."""
+    """A literal as a person reads it: no datatype (shown on hover), a language tag only if not the page's."""
     if term.language:
         tag = term.language.lower()
-        note = "" if tag == "en" else translate(LANGUAGE_NAMES.get(tag, tag), lang)
+        note = "" if tag == lang else translate(LANGUAGE_NAMES.get(tag, tag), lang)
         return Cell(term.value, note=note, lang=term.language)
     datatype = term.datatype.value if term.datatype else ""
     if datatype == vocab.XSD + "boolean":

@@ -180,6 +180,7 @@ ZH = {
     "not stated in the article; its text is kept as {file}": "文章未注明；原文保存为 {file}",
     "Published": "发表日期",
     "Traditional Chinese": "繁体",
+    "in the original English": "英文原文",
     "{shown} of {total} shown": "显示 {shown} 条，共 {total} 条",
     "First {limit} shown.": "仅显示前 {limit} 条。",
     # the ontology page

@@ -11,7 +11,7 @@ from types import MappingProxyType
 from typing import Any
 
 from flask import url_for
-from pyoxigraph import DefaultGraph, NamedNode
+from pyoxigraph import DefaultGraph, Literal, NamedNode
 
 from iclr_kg import vocab
 from iclr_kg.graph import ReadableGraph, Term, value
@@ -177,24 +177,42 @@ def identifiers_panel(store: ReadableGraph, iri: NamedNode, panel: Panel, kind: 
             panel.add(scheme.label, *[Cell(v, href=web_link(scheme.iri(v)), external=True) for v in values])
 
 
+# A committee's reason as we summarised it (GROUP_CONCAT, from ?c), in English and in Chinese, kept
+# apart (`reasons`): the page shows its own language's
+REASONS = """(GROUP_CONCAT(DISTINCT ?said; separator=" · ") AS ?reason)
+       (GROUP_CONCAT(DISTINCT ?saidZh; separator=" · ") AS ?reasonZh)"""
+REASONS_SAID = """OPTIONAL { ?c iclr:reason ?said FILTER (!LANGMATCHES(LANG(?said), "zh")) }
+  OPTIONAL { ?c iclr:reason ?saidZh FILTER (LANGMATCHES(LANG(?saidZh), "zh")) }"""
+
+
+def reasons(row: Mapping[str, Any]) -> list[Literal]:
+    """A row's reasons (`REASONS`) as texts tagged with their language, for `in_page_language`."""
+    found = [(row["reason"], "en"), (row["reasonZh"], "zh-Hans")]
+    return [Literal(said.value, language=tag) for said, tag in found if said is not None and said.value]
+
+
 # Who won and from where, one row per award paper: its first author (more than one where sources
 # differ), the organizations it credits, the award and the committee's reason (from each source
 # that gives one), the sources stating it; the main award, its honorable mentions, then the
 # test-of-time award and its runner-up. `{conferred}` binds ?c, ?paper
 # and ?award from ?e: an award or an edition.
-AWARDED = """
+AWARDED_TEMPLATE = """
 SELECT ?paper ?award (GROUP_CONCAT(DISTINCT STR(?first); separator=" ") AS ?firsts)
        (GROUP_CONCAT(DISTINCT STR(?organization); separator=" ") AS ?organizations)
-       (GROUP_CONCAT(DISTINCT ?said; separator=" · ") AS ?reason)
+       [reasons]
        (GROUP_CONCAT(DISTINCT STR(?source); separator=" ") AS ?sources)
 WHERE {{ {conferred}
   BIND (IF(EXISTS {{ ?award a iclr:HonorableMention }}, 1, IF(EXISTS {{ ?award a iclr:TestOfTimeAward }}, 2,
         IF(EXISTS {{ ?award a iclr:TestOfTimeRunnerUp }}, 3, 0))) AS ?rank)
-  OPTIONAL {{ ?c iclr:reason ?said }}
+  [reasons said]
   OPTIONAL {{ ?paper iclr:firstAuthor ?first }}
   OPTIONAL {{ ?paper iclr:creditedOrganization ?organization }}
   OPTIONAL {{ GRAPH ?stating {{ ?c iclr:conferredAward ?award }} ?stating iclr:statedIn ?source }}
 }} GROUP BY ?paper ?award ?rank ORDER BY ?rank ?award ?paper LIMIT {limit}"""
+AWARDED = AWARDED_TEMPLATE.replace("[reasons]", REASONS).replace(
+    "[reasons said]",
+    REASONS_SAID.replace("{", "{{").replace("}", "}}"),  # in a str.format template
+)
 
 
 AWARDED_COLUMNS = ["paper", "first author", "credited organizations", "award", "the committee's reason", "sources"]
@@ -258,7 +276,7 @@ def awarded_panel(store: ReadableGraph, query: str, iri: NamedNode, award: bool 
     named = source_cells(store, [s.value for row in found for s in entities(row["sources"])])
     rows = [
         [row["paper"], entities(row["firsts"]), entities(row["organizations"]), row["award"],
-         row["reason"].value if row["reason"] is not None else "",
+         reasons(row),
          [named[s.value] for s in entities(row["sources"]) if s.value in named]]
         for row in found
     ]  # fmt: skip

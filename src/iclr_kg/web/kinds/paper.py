@@ -15,10 +15,13 @@ from iclr_kg.web.html import Cell, OntologyLabel, Remarked, local_path
 from iclr_kg.web.i18n import translate
 from iclr_kg.web.kinds.panels import (
     NO_PAGES,
+    REASONS,
+    REASONS_SAID,
     Panel,
     as_query,
     identifiers_panel,
     per_graph,
+    reasons,
     select_rows,
     source_cells,
     source_of,
@@ -33,12 +36,12 @@ SELECT ?position ?person ?written WHERE {
 
 
 # Each award of the paper, the committee's reason, and every source that states the conferral
-PAPER_AWARDS = """
-SELECT ?award (GROUP_CONCAT(DISTINCT ?said; separator=" · ") AS ?reason)
-       (GROUP_CONCAT(DISTINCT STR(?source); separator=" ") AS ?sources) WHERE {
-  ?c iclr:conferredOn ?e ; iclr:conferredAward ?award . OPTIONAL { ?c iclr:reason ?said }
-  GRAPH ?stating { ?c iclr:conferredAward ?award } ?stating iclr:statedIn ?source .
-} GROUP BY ?award ORDER BY ?award"""
+PAPER_AWARDS = f"""
+SELECT ?award {REASONS}
+       (GROUP_CONCAT(DISTINCT STR(?source); separator=" ") AS ?sources) WHERE {{
+  ?c iclr:conferredOn ?e ; iclr:conferredAward ?award . {REASONS_SAID}
+  GRAPH ?stating {{ ?c iclr:conferredAward ?award }} ?stating iclr:statedIn ?source .
+}} GROUP BY ?award ORDER BY ?award"""
 
 
 PAPER_REVIEWS = """
@@ -101,8 +104,9 @@ def paper(
     conferred = select_rows(store, PAPER_AWARDS, iri)
     named = source_cells(store, [s for row in conferred for s in row["sources"].value.split()])
     for row in conferred:
-        reason = row["reason"].value if row["reason"] is not None else ""
-        awards.table.append([row["award"], reason, [named[s] for s in row["sources"].value.split() if s in named]])
+        awards.table.append(
+            [row["award"], reasons(row), [named[s] for s in row["sources"].value.split() if s in named]]
+        )
     reviews = _reviews(store, iri)
     mentions = Panel("Stated in")
     mentions.add("Sources", *[row["source"] for row in select_rows(store, MENTIONS, iri)])

@@ -53,16 +53,16 @@ def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
     labeler.learn(terms)
 
     def cells(value: Any) -> list[Cell]:
-        return [labeler.cell(v) for v in value] if isinstance(value, list) else [labeler.cell(value)]
+        if not isinstance(value, list):
+            return [labeler.cell(value)]
+        return labeler.cells(value)
 
     out = []
     for panel in panels:
         if not panel:
             continue
         panel.title = translate(panel.title, labeler.lang).format(**panel.figures)  # its years, its counts
-        panel.rows = [
-            (translate(label, labeler.lang), [labeler.cell(v) for v in values]) for label, values in panel.rows
-        ]
+        panel.rows = [(translate(label, labeler.lang), cells(values)) for label, values in panel.rows]
         panel.table = [[cells(v) for v in row] for row in panel.table]
         panel.groups = [labeler.cell(group) for group in panel.groups]
         panel.bars = [
