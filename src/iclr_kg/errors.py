@@ -137,7 +137,10 @@ class RequestError(IclrKgError):
 
 
 class QueryError(RequestError):
-    """A query or update failed to parse or cannot run as given; the message is the parser's."""
+    """A query or update failed to parse or cannot run as given; the message is the parser's
+    (`said`: the lint's problem where the lint rewrote it, to say it in the page's language)."""
+
+    said: object = None
 
 
 class BadIdentifier(RequestError):

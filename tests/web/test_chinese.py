@@ -211,3 +211,36 @@ def test_a_sources_own_english_words_are_marked_on_a_chinese_page() -> None:
     assert in_page_language(ours, "zh") == ours[1:]
     assert in_page_language(ours, "en") == ours[:1]
     assert in_page_language([abstract], "zh") == [abstract]  # no Chinese form: the original stays
+
+
+def test_the_lint_speaks_the_pages_language(client) -> None:
+    """The editor's problems (/api/check) and the query page's say what is wrong in Chinese on a
+    Chinese page, where it is too; in English as before on an English one."""
+    query = "SELECT ?t WHERE { ?p iclr:titel ?t }"
+    zh = client.post("/api/check", data={"query": query}, query_string={"lang": "zh"}).get_json()["problems"]
+    assert zh[0]["message"] == "iclr:titel 不在 iclr-kg 本体中，因此匹配不到任何内容；你是不是想写 iclr:title？"
+    assert zh[0]["shown"].startswith("第 1 行第 22 列：iclr:titel 不在")
+    en = client.post("/api/check", data={"query": query}, query_string={"lang": "en"}).get_json()["problems"]
+    assert (
+        en[0]["message"] == "iclr:titel is not in the iclr-kg ontology, so it matches nothing; did you mean iclr:title?"
+    )
+    assert en[0]["shown"] == f"Line 1, column 22: {en[0]['message']}"
+    page = client.get("/query", query_string={"query": query, "lang": "zh"}).get_data(as_text=True)
+    assert "你是不是想写 iclr:title？" in page and "did you mean" not in page
+    broken = client.post("/api/check", data={"query": "SELECT * WHERE { ?s ?p ?o "}, query_string={"lang": "zh"})
+    assert broken.get_json()["problems"][0]["message"].startswith("SPARQL 语法错误，位于第 1 行")
+
+
+def test_every_lint_message_has_chinese_words_with_the_same_blanks() -> None:
+    import string
+
+    from iclr_kg.query import lint
+    from iclr_kg.web.i18n import ZH
+
+    templates = [v for k, v in vars(lint).items() if k.isupper() and isinstance(v, str) and "{" in v]
+    templates += [lint.PREFIX_HERE, lint.ENDS_TOO_EARLY]
+    assert len(templates) >= 18
+    for template in templates:
+        assert template in ZH, template
+        blanks = {f for _, f, _, _ in string.Formatter().parse(template) if f}
+        assert blanks == {f for _, f, _, _ in string.Formatter().parse(ZH[template]) if f}, template

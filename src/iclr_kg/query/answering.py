@@ -34,7 +34,7 @@ from iclr_kg.errors import (
 )
 from iclr_kg.query.streaming import ClientGone
 from iclr_kg.sparql.formats import RDF_FORMATS, RESULT_FORMATS
-from iclr_kg.sparql.lint import Problem, parsed_problems, problem_from_error
+from iclr_kg.sparql.lint import Problem, parsed_problems, problem_of
 from iclr_kg.store import run_query
 
 CHUNK = 64 * 1024
@@ -264,7 +264,7 @@ def checked(store: Any, request: QueryRequest) -> list[Problem]:
         try:
             run_request(store, request)  # prepared, never read: nothing evaluated past what preparing does
         except QueryError as exc:
-            return problem_from_error(str(exc))
+            return problem_of(exc)
         return None
 
     ontology = terms.read(Path(request.ontology)) if request.ontology is not None else None

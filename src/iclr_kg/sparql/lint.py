@@ -33,15 +33,75 @@ SAID_AT = re.compile(r"at line (\d+), column (\d+)")
 
 
 @dataclass(frozen=True)
+class Words:
+    """A message as one of the lint's English templates (below) and its values, a value being
+    words too where it is a phrase: said in English here (`said()`), and in the page's language
+    by the web layer, which holds each template's Chinese (web/i18n.py) and passes `translate`."""
+
+    template: str
+    values: tuple[tuple[str, str | Words], ...] = ()
+
+    def said(self, translate: Callable[[str], str] | None = None) -> str:
+        words = translate(self.template) if translate else self.template
+        return words.format(**{k: v.said(translate) if isinstance(v, Words) else v for k, v in self.values})
+
+
+def words(template: str, **values: str | Words) -> Words:
+    return Words(template, tuple(values.items()))
+
+
+# The lint's messages, in English (what /sparql's 400 and the command line say); web/i18n.py has
+# each in Chinese. A value in braces is filled in; `{hint}`, `{why}`, `{detail}`: a phrase below.
+NOT_DECLARED = "the prefix {prefix}: is not declared; declare it (PREFIX {prefix}: <…>) or use one of those every query has: {listed}"
+NOT_IN_ONTOLOGY = "iclr:{local} is not in the iclr-kg ontology, so it matches nothing{hint}"
+DID_YOU_MEAN = "; did you mean iclr:{nearest}?"
+NEVER_BOTH = (
+    "?{variable} cannot be both iclr:{first} ({why}) and iclr:{cls} ({side}): these classes share no "
+    "entity, so this pattern matches nothing{hint}"
+)
+ITS_DOMAIN, ITS_RANGE = "iclr:{prop} (its domain is iclr:{cls})", "iclr:{prop} (its range is iclr:{cls})"
+DOMAIN_OF, RANGE_OF = "the domain of iclr:{prop}", "the range of iclr:{prop}"
+TRY_PATH = "; from iclr:{cls}, try iclr:{step}/iclr:{prop}"
+MISTYPED = (
+    "{what} is an xsd:{datatype} (the range of iclr:{prop}) and {literal} is an xsd:{written}: SPARQL finds "
+    "values of different types never equal and never ordered, so this keeps no row; write it as an "
+    "xsd:{datatype}, for example {example}"
+)
+A_VALUE_OF_TYPE = "a value of type xsd:{datatype}"
+SYNTAX = "SPARQL syntax error at line {line}, column {column}: {detail}"
+NEVER_CLOSED = (
+    "the query ends before it is complete: the {opened} at line {at_line}, column {at_column} is never "
+    "closed (a {closer} is missing)"
+)
+NOT_CLOSED_BEFORE = (
+    "the '{{' at line {at_line}, column {at_column} is not closed before line {line} ({start}): a '}}' is missing"
+)
+PREFIX_HERE = "a prefix here is not declared"
+UNEXPECTED = "unexpected {near} here"
+ENDS_TOO_EARLY = "the query ends too early (something is not closed)"
+PARSER_FOUND = "{detail}, found {found}"  # the parser's own words, then what stands there
+PARSER = "{detail}"  # the parser's own words, as it says them
+
+
+@dataclass(frozen=True)
 class Problem:
     line: int  # 1-based
     column: int  # 1-based, in characters
     length: int
-    message: str
+    message: str  # in English: `words.said()`, or the words a worker's error came back with
     severity: str = "error"  # "error": it cannot run; "warning": it runs, but likely not as meant
+    words: Words | None = None  # the message as a template and its values, to say in another language
+
+    @classmethod
+    def saying(cls, line: int, column: int, length: int, said: Words, severity: str = "error") -> Problem:
+        return cls(line, column, length, said.said(), severity, said)
+
+    def said_in(self, translate: Callable[[str], str]) -> str:
+        """The message in another language, `translate` giving each template's words in it."""
+        return self.words.said(translate) if self.words is not None else self.message
 
     def as_json(self) -> dict[str, object]:
-        return asdict(self)
+        return {k: v for k, v in asdict(self).items() if k != "words"}
 
 
 def _position(text: str, offset: int) -> tuple[int, int]:
@@ -92,18 +152,18 @@ def never_met(text: str, ontology: Terms) -> list[Problem]:
         patterns = list(_triple_patterns(text))
     except Exception:  # noqa: BLE001 - rdflib's parser fails in many ways; Oxigraph's verdict stands
         return []
-    stated: dict[str, list[tuple[str, str]]] = defaultdict(list)  # variable -> (class, why)
+    stated: dict[str, list[tuple[str, str | Words]]] = defaultdict(list)  # variable -> (class, why)
     uses: list[tuple[str, str, str]] = []  # (variable, property, "domain" or "range")
     for subject, predicate, value in patterns:
         if predicate == "type" and value is not None and subject is not None:
-            stated[subject].append((value, f"?{subject} a iclr:{value}"))
+            stated[subject].append((value, f"?{subject} a iclr:{value}"))  # no words to translate
         elif predicate != "type":
             for variable, side in ((subject, "domain"), (value, "range")):
                 if variable is not None:
                     uses.append((variable, predicate, side))
     for variable, prop, side in uses:
         for cls in (ontology.domains if side == "domain" else ontology.ranges).get(prop, ()):
-            stated[variable].append((cls, f"iclr:{prop} (its {side} is iclr:{cls})"))
+            stated[variable].append((cls, words(ITS_DOMAIN if side == "domain" else ITS_RANGE, prop=prop, cls=cls)))
     problems, said = [], set()
     for variable, prop, side in uses:
         for cls in (ontology.domains if side == "domain" else ontology.ranges).get(prop, ()):
@@ -112,10 +172,8 @@ def never_met(text: str, ontology: Terms) -> list[Problem]:
                 continue
             said.add((variable, prop))
             hint = _way_round(ontology, clash[0], cls, prop) if side == "domain" else ""
-            message = (
-                f"?{variable} cannot be both iclr:{clash[0]} ({clash[1]}) and iclr:{cls} (the {side} of "
-                f"iclr:{prop}): these classes share no entity, so this pattern matches nothing{hint}"
-            )
+            of = words(DOMAIN_OF if side == "domain" else RANGE_OF, prop=prop)
+            message = words(NEVER_BOTH, variable=variable, first=clash[0], why=clash[1], cls=cls, side=of, hint=hint)
             problems.append(_at_term(text, prop, message))
     return problems
 
@@ -193,33 +251,32 @@ EXAMPLES = {"integer": "2021", "date": '"2021-05-03"^^xsd:date', "gYear": '"2021
 
 def _mistyped(text: str, offset: int, literal: str, what: str, datatype: str, prop: str) -> Problem:
     line, column = _position(text, offset)
-    example = EXAMPLES.get(datatype, f"a value of type xsd:{datatype}")
-    message = (
-        f"{what} is an xsd:{datatype} (the range of iclr:{prop}) and {literal} is an xsd:{_literal_type(literal)}: "
-        f"SPARQL finds values of different types never equal and never ordered, so this keeps no row; "
-        f"write it as an xsd:{datatype}, for example {example}"
+    example = EXAMPLES.get(datatype) or words(A_VALUE_OF_TYPE, datatype=datatype)
+    written = _literal_type(literal)
+    message = words(
+        MISTYPED, what=what, datatype=datatype, prop=prop, literal=literal, written=written, example=example
     )
-    return Problem(line, column, len(literal), message, "warning")
+    return Problem.saying(line, column, len(literal), message, "warning")
 
 
-def _way_round(ontology: Terms, cls: str, domain: str, prop: str) -> str:
+def _way_round(ontology: Terms, cls: str, domain: str, prop: str) -> str | Words:
     """A path from a `cls` to a `domain` entity, through one property: "; a paper reaches it as
     iclr:submittedTo/iclr:year"."""
     for step, of in sorted(ontology.domains.items()):
         if any(cls in ontology.below(d) for d in of) and any(
             domain in ontology.below(r) for r in ontology.ranges.get(step, ())
         ):
-            return f"; from iclr:{cls}, try iclr:{step}/iclr:{prop}"
+            return words(TRY_PATH, cls=cls, step=step, prop=prop)
     return ""
 
 
-def _at_term(text: str, local: str, message: str) -> Problem:
+def _at_term(text: str, local: str, message: Words) -> Problem:
     """A warning at the first place `text` names iclr:`local` (else at the start)."""
     for token in tokens(text):
         if token.lastgroup == "pname" and token.group("prefix") == "iclr" and token.group("local") == local:
             line, column = _position(text, token.start())
-            return Problem(line, column, len(token.group()), message, "warning")
-    return Problem(1, 1, 1, message, "warning")
+            return Problem.saying(line, column, len(token.group()), message, "warning")
+    return Problem.saying(1, 1, 1, message, "warning")
 
 
 def _triple_patterns(text: str) -> Iterator[tuple[str | None, str, str | None]]:
@@ -256,6 +313,13 @@ def parse_worthy(text: str) -> bool:
     return not (update_keyword(text) or says(text, "SERVICE", "ASK"))
 
 
+def problem_of(error: Exception) -> Problem:
+    """The problem a QueryError says: the lint's own where it rewrote the parser's message (its
+    words kept, to say in another language), else one read from the message."""
+    said = getattr(error, "said", None)
+    return said if isinstance(said, Problem) else problem_from_error(str(error))
+
+
 def problem_from_error(message: str) -> Problem:
     """A parser error as it comes back from a worker (`friendly_syntax`'s message, or a refusal
     such as too deep a nesting), as a Problem at the position it names (else the start)."""
@@ -276,26 +340,13 @@ def _names(text: str, ontology_terms: set[str] | frozenset[str]) -> list[Problem
         if prefix not in known:
             listed = ", ".join(f"{p}:" for p in sorted(vocab.QUERY_PREFIXES))
             problems.append(
-                Problem(
-                    line,
-                    column,
-                    len(prefix) + 1,
-                    f"the prefix {prefix}: is not declared; declare it (PREFIX {prefix}: <…>) or use one "
-                    f"of those every query has: {listed}",
-                )
+                Problem.saying(line, column, len(prefix) + 1, words(NOT_DECLARED, prefix=prefix, listed=listed))
             )
         elif prefix == "iclr" and ontology_terms and local and local not in ontology_terms and prefix not in declared:
             nearest = difflib.get_close_matches(local, sorted(ontology_terms), n=1, cutoff=0.6)
-            hint = f"; did you mean iclr:{nearest[0]}?" if nearest else ""
-            problems.append(
-                Problem(
-                    line,
-                    column,
-                    len(token.group()),
-                    f"iclr:{local} is not in the iclr-kg ontology, so it matches nothing{hint}",
-                    "warning",
-                )
-            )
+            hint = words(DID_YOU_MEAN, nearest=nearest[0]) if nearest else ""
+            said = words(NOT_IN_ONTOLOGY, local=local, hint=hint)
+            problems.append(Problem.saying(line, column, len(token.group()), said, "warning"))
     return problems
 
 
@@ -308,28 +359,29 @@ def friendly_syntax(message: str, text: str) -> Problem:
     """Oxigraph's parser message, rewritten where it lists character classes instead of saying
     what is wrong; with its line and column."""
     found = POSITION.match(message)
-    line, column, detail = (int(found.group(1)), int(found.group(2)), found.group(3)) if found else (1, 1, message)
+    line, column, said = (int(found.group(1)), int(found.group(2)), found.group(3)) if found else (1, 1, message)
+    detail: str | Words = words(PARSER, detail=said)
     lines = text.split("\n")
     rest = lines[line - 1][column - 1 :] if 0 < line <= len(lines) else ""
     opened = unclosed(text)
     if not rest.strip() and opened is not None:
         at_line, at_column = _position(text, opened)
         closer = "})]"["{([".index(text[opened])]
-        detail = f"the query ends before it is complete: the {text[opened]!r} at line {at_line}, column {at_column} is never closed (a {closer!r} is missing)"
+        detail = words(
+            NEVER_CLOSED, opened=repr(text[opened]), at_line=str(at_line), at_column=str(at_column), closer=repr(closer)
+        )
     elif opened is not None and opened < _offset(lines, line, column) and text[opened] == "{":
         # a group left open runs into what follows it: "expected OPTIONAL" at GROUP BY names the
         # symptom; the cause is the `{` that was never closed
         at_line, at_column = _position(text, opened)
-        detail = (
-            f"the '{{' at line {at_line}, column {at_column} is not closed before line {line} "
-            f"({lines[line - 1].strip()[:24]!r}): a '}}' is missing"
-        )
-    elif "Prefix not found" in detail:
+        start = repr(lines[line - 1].strip()[:24])
+        detail = words(NOT_CLOSED_BEFORE, at_line=str(at_line), at_column=str(at_column), line=str(line), start=start)
+    elif "Prefix not found" in said:
         undeclared = next((p for p in _names(text, frozenset()) if p.line == line), None)
-        detail = undeclared.message if undeclared else "a prefix here is not declared"
-    elif detail.startswith("expected one of") and len(detail) > 120:
+        detail = (undeclared.words or undeclared.message) if undeclared else words(PREFIX_HERE)
+    elif said.startswith("expected one of") and len(said) > 120:
         near = rest.strip()[:20]
-        detail = f"unexpected {near!r} here" if near else "the query ends too early (something is not closed)"
-    elif detail.startswith("expected") and rest.strip():
-        detail += f", found {rest.strip()[:20]!r}"
-    return Problem(line, column, 1, f"SPARQL syntax error at line {line}, column {column}: {detail}")
+        detail = words(UNEXPECTED, near=repr(near)) if near else words(ENDS_TOO_EARLY)
+    elif said.startswith("expected") and rest.strip():
+        detail = words(PARSER_FOUND, detail=said, found=repr(rest.strip()[:20]))
+    return Problem.saying(line, column, 1, words(SYNTAX, line=str(line), column=str(column), detail=detail))

@@ -42,7 +42,10 @@ def _query_errors(text: str, failed: str, refused: tuple[type[Exception], ...]) 
     try:
         yield
     except SyntaxError as exc:
-        raise QueryError(friendly_syntax(str(exc), text).message) from None
+        problem = friendly_syntax(str(exc), text)
+        error = QueryError(problem.message)
+        error.said = problem
+        raise error from None
     except refused as exc:
         raise QueryError(f"{failed}: {exc}") from None
 

@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 from flask import Flask, Response, g, request
 
 from iclr_kg import terms
+from iclr_kg.query import lint
 
 LANGUAGES = ("en", "zh")
 COOKIE = "lang"
@@ -372,6 +373,33 @@ ZH = {
     "series": "系列",
     "none": "无",
     "(none yet)": "（尚无）",
+    # the query lint's messages (query/lint.py's templates) and where they are
+    "Line {line}, column {column}: {message}": "第 {line} 行第 {column} 列：{message}",
+    lint.NOT_DECLARED: "前缀 {prefix}: 未声明；请声明它（PREFIX {prefix}: <…>），或使用每个查询都有的前缀之一：{listed}",
+    lint.NOT_IN_ONTOLOGY: "iclr:{local} 不在 iclr-kg 本体中，因此匹配不到任何内容{hint}",
+    lint.DID_YOU_MEAN: "；你是不是想写 iclr:{nearest}？",
+    lint.NEVER_BOTH: (
+        "?{variable} 不可能既是 iclr:{first}（{why}）又是 iclr:{cls}（{side}）：这两个类没有共同的实体，"
+        "因此这个模式匹配不到任何内容{hint}"
+    ),
+    lint.ITS_DOMAIN: "iclr:{prop}（其定义域为 iclr:{cls}）",
+    lint.ITS_RANGE: "iclr:{prop}（其值域为 iclr:{cls}）",
+    lint.DOMAIN_OF: "iclr:{prop} 的定义域",
+    lint.RANGE_OF: "iclr:{prop} 的值域",
+    lint.TRY_PATH: "；从 iclr:{cls} 出发，可试 iclr:{step}/iclr:{prop}",
+    lint.MISTYPED: (
+        "{what} 是 xsd:{datatype}（iclr:{prop} 的值域），而 {literal} 是 xsd:{written}：SPARQL 认为不同类型的值"
+        "既不相等也无大小之分，因此这里一行也不会保留；请写成 xsd:{datatype}，例如 {example}"
+    ),
+    lint.A_VALUE_OF_TYPE: "一个 xsd:{datatype} 类型的值",
+    lint.SYNTAX: "SPARQL 语法错误，位于第 {line} 行第 {column} 列：{detail}",
+    lint.NEVER_CLOSED: "查询没写完就结束了：第 {at_line} 行第 {at_column} 列的 {opened} 始终没有闭合（缺少 {closer}）",
+    lint.NOT_CLOSED_BEFORE: "第 {at_line} 行第 {at_column} 列的 '{{' 在第 {line} 行（{start}）之前没有闭合：缺少一个 '}}'",
+    lint.PREFIX_HERE: "这里有一个前缀未声明",
+    lint.UNEXPECTED: "这里出现了意外的 {near}",
+    lint.ENDS_TOO_EARLY: "查询结束得太早（有未闭合的部分）",
+    lint.PARSER_FOUND: "解析器英文原文：{detail}；此处为 {found}",
+    lint.PARSER: "解析器英文原文：{detail}",
 }
 
 
@@ -408,6 +436,20 @@ def _term_word(text: str) -> str:
     return terms.packaged().word(text, "zh") or text
 
 
+def problem_shown(problem: lint.Problem, lang: str | None = None) -> dict[str, object]:
+    """A lint problem as the editor and the query page show it, in the reader's language: its
+    `message`, and `shown`, the message with where it is (unless the message says so itself)."""
+    chosen = lang or language()
+    message = problem.said_in(lambda words: translate(words, chosen))
+    if lint.SAID_AT.search(problem.message):
+        shown = message
+    else:
+        shown = translate("Line {line}, column {column}: {message}", chosen).format(
+            line=problem.line, column=problem.column, message=message
+        )
+    return {**problem.as_json(), "message": message, "shown": shown}
+
+
 def other_language_url() -> tuple[str, str]:
     """(label, URL) of this page in the other language: what the header's toggle links."""
     target = "en" if language() == "zh" else "zh"
@@ -432,3 +474,4 @@ def install(app: Flask) -> None:
         return response
 
     app.jinja_env.globals.update(_=translate, other_language=other_language_url)
+    app.jinja_env.filters["problem"] = lambda problem: problem_shown(problem)["shown"]

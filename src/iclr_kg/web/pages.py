@@ -18,7 +18,7 @@ from iclr_kg.index import TOPIC, Hit, Index, ListFilter, fold, kind_and_key
 from iclr_kg.kinds import LISTED, ROOTS
 from iclr_kg.release import released_file, releases
 from iclr_kg.sparql.formats import RDF_FORMATS, RESULT_FORMATS
-from iclr_kg.sparql.lint import Problem, check, problem_from_error
+from iclr_kg.sparql.lint import Problem, check, problem_of
 from iclr_kg.sparql.saved import ABSOLUTE_IRI, NAME, VIEWS, Param, SavedQuery, declared_view, expand
 from iclr_kg.store import generation_record
 from iclr_kg.topics import untranslated
@@ -27,7 +27,7 @@ from iclr_kg.web.cache import ResultCache
 from iclr_kg.web.charts import trend
 from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, rows_table
 from iclr_kg.web.http import wants_html
-from iclr_kg.web.i18n import language, translate
+from iclr_kg.web.i18n import language, problem_shown, translate
 from iclr_kg.web.kinds.award import award_ranking, overview, ranking_figures
 from iclr_kg.web.kinds.panels import Panel
 from iclr_kg.web.querying import generation_counts, parsed_in_worker, rows_outside_request, start_query, stats_counts
@@ -100,7 +100,7 @@ def result_page(template: str, text: str, substitutions: dict | None = None, **c
     errors = [p for p in problems if p.severity == "error"]
     if errors:  # said before running, where the query is wrong, in words a person can act on
         return render_template(
-            template, query=text, error=errors[0].message, inferred=include_inferred, **context
+            template, query=text, error=problem_shown(errors[0])["message"], inferred=include_inferred, **context
         ), QueryError.http_status
     started = time.perf_counter()
     try:
@@ -117,11 +117,11 @@ def result_page(template: str, text: str, substitutions: dict | None = None, **c
             **context,
         )
     except IclrKgError as exc:  # shown in the page, beside the query, with the error's own status
+        said = str(exc)
         if isinstance(exc, QueryError):  # the worker's parser said it: marked in the editor too
-            problems.append(problem_from_error(str(exc)))
-        return render_template(
-            template, query=text, error=str(exc), inferred=include_inferred, **context
-        ), exc.http_status
+            problems.append(problem_of(exc))
+            said = str(problem_shown(problems[-1])["message"])  # in the page's language
+        return render_template(template, query=text, error=said, inferred=include_inferred, **context), exc.http_status
 
 
 def _as_saved(saved: SavedQuery) -> bool:

@@ -20,7 +20,7 @@ from iclr_kg.query.pool import ActiveQuery, InProcessQuery
 from iclr_kg.query.streaming import ClosingBody
 from iclr_kg.sparql import spreadsheet
 from iclr_kg.sparql.formats import RDF_FORMATS, RESULT_FORMATS, Format, choose
-from iclr_kg.sparql.lint import Problem, problem_from_error
+from iclr_kg.sparql.lint import Problem, problem_of
 from iclr_kg.sparql.querytext import update_keyword
 from iclr_kg.web.cache import ResultCache
 from iclr_kg.web.conditional import content_etag, not_modified, variant_etag
@@ -192,7 +192,7 @@ def parsed_in_worker(text: str, syntax: bool = True) -> list[Problem]:
     try:
         return list(start_query(text, prepared=prepared, timeout=LINT_TIMEOUT).problems)
     except QueryError as exc:  # refused before it reached a worker (too deep a nesting)
-        return [problem_from_error(str(exc))]
+        return [problem_of(exc)]
     except IclrKgError:
         return []
 

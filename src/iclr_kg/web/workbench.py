@@ -25,6 +25,7 @@ from iclr_kg import vocab
 from iclr_kg.errors import NotFound, QueryError, RequestError, TooLarge
 from iclr_kg.sparql.lint import check
 from iclr_kg.web.http import MAX_QUERY_BYTES, json_object
+from iclr_kg.web.i18n import problem_shown
 from iclr_kg.web.querying import parsed_in_worker
 from iclr_kg.web.resources import ontology_terms
 from iclr_kg.web.state import state
@@ -144,7 +145,7 @@ def check_json() -> Response:
     if len(text.encode("utf-8")) > MAX_QUERY_BYTES:
         raise TooLarge(f"the query is longer than {MAX_QUERY_BYTES} bytes")
     problems = check(text, ontology_local_names(), parsing=parsed_in_worker)
-    return jsonify({"problems": [p.as_json() for p in problems]})
+    return jsonify({"problems": [problem_shown(p) for p in problems]})
 
 
 @blueprint.route("/api/labels", methods=["POST"])

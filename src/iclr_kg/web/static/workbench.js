@@ -158,7 +158,7 @@
       list.replaceChildren(...problems.map((p) => {
         const item = document.createElement("li");
         item.className = p.severity;
-        item.textContent = /at line \d+, column \d+/.test(p.message) ? p.message : `Line ${p.line}, column ${p.column}: ${p.message}`;
+        item.textContent = p.shown; // in the page's language, with where it is
         return item;
       }));
     }
