@@ -196,3 +196,13 @@ def test_prose_becomes_an_english_and_a_chinese_literal(tmp_path: Path) -> None:
         Literal("评审：写得好。", language="zh-Hans"),
         Literal("English only.", language="en"),
     ]
+
+
+def test_every_organization_has_a_chinese_label() -> None:
+    """Chinese pages name each organization in Chinese: the seeds' form where they name it,
+    else the English name kept on purpose (organizations.yaml says which, beside the label)."""
+    from iclr_kg.config import resource_dir
+
+    dataset = load_dataset(resource_dir("data"))
+    assert len(dataset.organizations) > 60
+    assert [o.key for o in dataset.organizations if not any(k.startswith("zh") for k in o.labels)] == []
