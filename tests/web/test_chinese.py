@@ -244,3 +244,31 @@ def test_every_lint_message_has_chinese_words_with_the_same_blanks() -> None:
         assert template in ZH, template
         blanks = {f for _, f, _, _ in string.Formatter().parse(template) if f}
         assert blanks == {f for _, f, _, _ in string.Formatter().parse(ZH[template]) if f}, template
+
+
+def test_organizations_and_search_subtitles_are_named_in_chinese(client) -> None:
+    """Every organization has a Chinese label (the seeds' form, or its English name kept on
+    purpose), and a search result's subtitle names what it links in the page's language."""
+    store = client.application.extensions["iclr_kg"].store()
+    unnamed = store.query(
+        'SELECT ?o WHERE { ?o a iclr:Organization FILTER NOT EXISTS { ?o rdfs:label ?l FILTER (LANGMATCHES(LANG(?l), "zh")) } }',
+        prefixes={"iclr": "https://w3id.org/iclr-kg/ontology#", "rdfs": "http://www.w3.org/2000/01/rdf-schema#"},
+    )
+    assert [row["o"].value for row in unnamed] == []
+    zh = client.get("/search", query_string={"q": "deepmind", "format": "json", "lang": "zh"}).get_json()
+    assert zh["results"][0]["facts"] == "研究实验室 · 隶属于 谷歌"
+    en = client.get("/search", query_string={"q": "deepmind", "format": "json", "lang": "en"}).get_json()
+    assert en["results"][0]["facts"] == "research laboratory · part of Google"
+    page = client.get("/search", query_string={"q": "deepmind", "lang": "zh"}).get_data(as_text=True)
+    assert "隶属于 谷歌" in page and "part of Google" not in page
+
+
+def test_a_title_in_traditional_script_reads_simplified_outside_its_statements(client) -> None:
+    """A source's title written in Traditional script names it in Simplified on Chinese pages
+    (links, column headers), the original on hover and in the statements."""
+    for path in ("/resource/edition/iclr2021", "/resource/award/iclr2021-outstanding-paper"):
+        page = client.get(path, query_string={"lang": "zh"}).get_data(as_text=True)
+        shown = page.split("全部陈述及其出处")[0]
+        assert "ICLR 2021杰出论文奖出炉" in shown and ">机器之心<" in shown, path
+        assert ">ICLR 2021杰出論文獎出爐<" not in shown and ">機器之心<" not in shown, path
+        assert 'title="ICLR 2021杰出論文獎出爐"' in shown, path  # the original, on hover

@@ -18,7 +18,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, QueryResultsFormat, Que
 from iclr_kg import terms, vocab
 from iclr_kg.graph import ReadableGraph, serialized, value
 from iclr_kg.index.schema import _DDL, SCHEMA_VERSION, current_index, index_path, kind_and_key
-from iclr_kg.index.text import _simplified, fold, natural_key
+from iclr_kg.index.text import fold, natural_key, simplified
 from iclr_kg.kinds import LISTED
 from iclr_kg.topics import HAN
 
@@ -55,6 +55,7 @@ class _Entity:
     label: str = ""
     label_zh: str = ""
     facts: str = ""
+    facts_zh: str = ""  # the facts line with linked entities' Chinese names
     year: int | None = None
     papers: int = 0
 
@@ -118,57 +119,69 @@ def _label(entity: _Entity) -> tuple[str, str]:
         if slot not in least or text < least[slot]:
             least[slot] = text
     english = ranked_titles(entity.titles)[0] if entity.titles else ""
-    chinese = least.get("zh", "")  # shown on pages in Simplified (zh-Hans), whatever script a source used
-    return english or least.get("name") or least.get("title") or least.get("en", ""), (
-        _simplified(chinese) if HAN.search(chinese) else chinese
-    )
+    label = english or least.get("name") or least.get("title") or least.get("en", "")
+    # shown on pages in Simplified (zh-Hans), whatever script a source used; a name written in
+    # Chinese (an article's title in Traditional script) is its own Chinese label, in Simplified
+    chinese = least.get("zh", "") or (label if HAN.search(label) else "")
+    return label, simplified(chinese)
 
 
+# A linked entity's Chinese name (label or native name), for the facts line in Chinese; "" where none
+ZH_NAME = 'OPTIONAL {{ {x} rdfs:label|iclr:nativeName ?{x_}Zh FILTER (LANGMATCHES(LANG(?{x_}Zh), "zh")) }}'
+
+
+def _zh(variable: str) -> str:
+    return ZH_NAME.format(x=variable, x_=variable.lstrip("?"))
+
+
+# Each kind's facts: ?a..?d (names, terms, text), ?y a year, ?n a count, and the Chinese names of
+# the entities ?a, ?b and ?d name (?az, ?bz, ?dz: "" where they have none or are not names)
 FACTS = {
-    "paper": """
+    "paper": f"""
 SELECT ?e (SAMPLE(?edition) AS ?a) (SAMPLE(?decision) AS ?b) (SAMPLE(?presentation) AS ?c) (SAMPLE(?first) AS ?d)
-       (SAMPLE(?year) AS ?y) (COUNT(DISTINCT ?award) AS ?n) WHERE {
+       (SAMPLE(?year) AS ?y) (COUNT(DISTINCT ?award) AS ?n) ("" AS ?az) ("" AS ?bz) (MIN(STR(?fZh)) AS ?dz) WHERE {{
   ?e a iclr:Paper .
-  OPTIONAL { ?e iclr:submittedTo ?ed . ?ed iclr:name ?edition . OPTIONAL { ?ed iclr:year ?year } }
-  OPTIONAL { ?e iclr:decision ?decision }
-  OPTIONAL { ?e iclr:presentationType ?presentation }
-  OPTIONAL { ?e iclr:firstAuthor/iclr:name ?first }
-  OPTIONAL { ?e iclr:receivedAward ?award }
-} GROUP BY ?e""",
-    "person": """
+  OPTIONAL {{ ?e iclr:submittedTo ?ed . ?ed iclr:name ?edition . OPTIONAL {{ ?ed iclr:year ?year }} }}
+  OPTIONAL {{ ?e iclr:decision ?decision }}
+  OPTIONAL {{ ?e iclr:presentationType ?presentation }}
+  OPTIONAL {{ ?e iclr:firstAuthor ?f . ?f iclr:name ?first {_zh("?f")} }}
+  OPTIONAL {{ ?e iclr:receivedAward ?award }}
+}} GROUP BY ?e""",
+    "person": f"""
 SELECT ?e (SAMPLE(?employer) AS ?a) (SAMPLE(?school) AS ?b) ("" AS ?c) ("" AS ?d) (0 AS ?y)
-       (COUNT(DISTINCT ?paper) AS ?n) WHERE {
+       (COUNT(DISTINCT ?paper) AS ?n) (MIN(STR(?wZh)) AS ?az) (MIN(STR(?sZh)) AS ?bz) ("" AS ?dz) WHERE {{
   ?e a iclr:Person .
-  OPTIONAL { ?e iclr:employedBy/iclr:name ?employer }
-  OPTIONAL { ?e iclr:affiliatedWith/iclr:name ?school }
-  OPTIONAL { ?e iclr:authorOf ?paper }
-} GROUP BY ?e""",
-    "organization": """
+  OPTIONAL {{ ?e iclr:employedBy ?w . ?w iclr:name ?employer {_zh("?w")} }}
+  OPTIONAL {{ ?e iclr:affiliatedWith ?s . ?s iclr:name ?school {_zh("?s")} }}
+  OPTIONAL {{ ?e iclr:authorOf ?paper }}
+}} GROUP BY ?e""",
+    "organization": f"""
 SELECT ?e (SAMPLE(?cls) AS ?a) (SAMPLE(?parent) AS ?b) ("" AS ?c) ("" AS ?d) (0 AS ?y)
-       (COUNT(DISTINCT ?paper) AS ?n) WHERE {
+       (COUNT(DISTINCT ?paper) AS ?n) ("" AS ?az) (MIN(STR(?pZh)) AS ?bz) ("" AS ?dz) WHERE {{
   ?e a iclr:Organization .
-  OPTIONAL { ?e a ?cls . FILTER (?cls != iclr:Organization && ?cls != iclr:Agent && STRSTARTS(STR(?cls), STR(iclr:))) }
-  OPTIONAL { ?e iclr:subOrganizationOf/iclr:name ?parent }
-  OPTIONAL {  # credited to it or to a unit under it: the count its page and the front page give
-    { ?paper iclr:creditedOrganization ?e } UNION { ?paper iclr:creditedOrganization/iclr:subOrganizationOf ?e }
-  }
-} GROUP BY ?e""",
+  OPTIONAL {{ ?e a ?cls . FILTER (?cls != iclr:Organization && ?cls != iclr:Agent && STRSTARTS(STR(?cls), STR(iclr:))) }}
+  OPTIONAL {{ ?e iclr:subOrganizationOf ?p . ?p iclr:name ?parent {_zh("?p")} }}
+  OPTIONAL {{  # credited to it or to a unit under it: the count its page and the front page give
+    {{ ?paper iclr:creditedOrganization ?e }} UNION {{ ?paper iclr:creditedOrganization/iclr:subOrganizationOf ?e }}
+  }}
+}} GROUP BY ?e""",
     "edition": """
 SELECT ?e (SAMPLE(?city) AS ?a) (SAMPLE(?country) AS ?b) ("" AS ?c) ("" AS ?d) (SAMPLE(?year) AS ?y)
-       (COUNT(DISTINCT ?paper) AS ?n) WHERE {
+       (COUNT(DISTINCT ?paper) AS ?n) ("" AS ?az) ("" AS ?bz) ("" AS ?dz) WHERE {
   ?e a iclr:ConferenceEdition .
   OPTIONAL { ?e iclr:year ?year } OPTIONAL { ?e iclr:city ?city } OPTIONAL { ?e iclr:country ?country }
   OPTIONAL { ?paper iclr:submittedTo ?e }
 } GROUP BY ?e""",
     "award": """
 SELECT ?e (SAMPLE(?edition) AS ?a) ("" AS ?b) ("" AS ?c) ("" AS ?d) (SAMPLE(?year) AS ?y)
-       (COUNT(DISTINCT ?paper) AS ?n) WHERE {
+       (COUNT(DISTINCT ?paper) AS ?n) ("" AS ?az) ("" AS ?bz) ("" AS ?dz) WHERE {
   ?e a iclr:Award .
   OPTIONAL { ?e iclr:awardedAt ?ed . ?ed iclr:name ?edition . OPTIONAL { ?ed iclr:year ?year } }
   OPTIONAL { ?c iclr:conferredAward ?e ; iclr:conferredOn ?paper }
 } GROUP BY ?e""",
     "source": """
-SELECT ?e (SAMPLE(?outlet) AS ?a) (SAMPLE(?lang) AS ?b) ("" AS ?c) ("" AS ?d) (0 AS ?y) (0 AS ?n) WHERE {
+SELECT ?e (SAMPLE(?outlet) AS ?a) (SAMPLE(?lang) AS ?b) ("" AS ?c) ("" AS ?d) (0 AS ?y) (0 AS ?n)
+       ("" AS ?az) ("" AS ?bz) ("" AS ?dz) WHERE {
   ?e a iclr:Source .
   OPTIONAL { ?e iclr:outlet ?outlet } OPTIONAL { ?e schema:inLanguage ?lang }
 } GROUP BY ?e""",
@@ -299,11 +312,14 @@ def _add_facts(
     """Each entity's facts (FACTS: ?e, ?a..?d, ?y, ?n) and, for those that only link others, the
     label DERIVED from what they link (?e, ?label; "" where a part was unbound)."""
     for kind, rows in facts:
-        for iri, a, b, c, d, year, papers in rows:
+        for iri, a, b, c, d, year, papers, az, bz, dz in rows:
             entity = found.get(iri)
             if entity is None or entity.kind != kind:
                 continue
             entity.facts = _facts(kind, [a, b, c, d])
+            # in Chinese: the same line with each name its Chinese one, in Simplified script (the
+            # page's words around them are the page's to translate: html.readable_facts)
+            entity.facts_zh = simplified(_facts(kind, [az or a, bz or b, c, dz or d]))
             entity.year = int(year[:4]) if year[:4].isdigit() and int(year[:4]) > 0 else None
             entity.papers = int(papers) if papers else 0
     derived: dict[str, str] = {}
@@ -331,8 +347,8 @@ def build_index(store: ReadableGraph, generation: Path) -> Path:
         db.executescript(_DDL)
         db.execute("INSERT INTO meta VALUES ('version', ?)", (str(SCHEMA_VERSION),))
         db.executemany(
-            "INSERT INTO entity (id, iri, kind, key, label, label_zh, facts, sort, year, papers, names, natural) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO entity (id, iri, kind, key, label, label_zh, facts, sort, year, papers, names, natural, "
+            "facts_zh) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             _rows(found.values()),
         )
         _add_authorships(db, _select(store, AUTHORSHIPS))
@@ -364,7 +380,7 @@ def _row(number: int, entity: _Entity) -> tuple[object, ...]:
     names = sorted({text for _, text, _ in entity.names} | {label, entity.key})
     folded = " | ".join(dict.fromkeys(fold(n) for n in names))
     return (number, entity.iri, entity.kind, entity.key, label, chinese, entity.facts, fold(label),
-            entity.year, entity.papers, folded, natural_key(fold(label)))  # fmt: skip
+            entity.year, entity.papers, folded, natural_key(fold(label)), entity.facts_zh)  # fmt: skip
 
 
 AUTHORSHIPS = "SELECT ?person ?paper WHERE { ?person iclr:authorOf ?paper }"

@@ -262,7 +262,7 @@ def _patch_rows(
         rows.append(_row(number, entity))
         if entity.kind == "paper":
             papers[entity.iri] = number
-    db.executemany("INSERT INTO entity VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    db.executemany("INSERT INTO entity VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
     touched = list(touched)
     _drop_rows_of(db, [number for iri, number in ids.items() if iri not in found])
     _patch_authorships(db, store, touched)

@@ -52,7 +52,13 @@ class Hit:
     facts: str
     year: int | None
     papers: int
+    facts_zh: str = ""  # the facts line with linked entities' Chinese names
     rating: float | None = None  # a paper's average public rating, read only by a list sorted by it
+
+    def facts_in(self, lang: str) -> str:
+        """The facts line with linked entities named in `lang` (terms and words still to be read:
+        `Terms.readable`, the web's `readable_facts`)."""
+        return self.facts_zh if lang == "zh" and self.facts_zh else self.facts
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -65,7 +71,7 @@ class Hit:
         }
 
 
-_COLUMNS = "e.iri, e.kind, e.key, e.label, e.label_zh, e.facts, e.year, e.papers"
+_COLUMNS = "e.iri, e.kind, e.key, e.label, e.label_zh, e.facts, e.year, e.papers, e.facts_zh"
 
 
 FACTS_PATTERNS = {"decision": "%iclr:{}%", "presentation": "%(iclr:{})%"}

@@ -12,7 +12,8 @@ from iclr_kg import vocab
 SUFFIX = ".index.sqlite"
 
 
-SCHEMA_VERSION = 6  # 2: the authorship table; 3: the credit table; 4: the rating table; 5: topics; 6: natural
+SCHEMA_VERSION = 7  # 2: the authorship table; 3: the credit table; 4: the rating table; 5: topics; 6: natural;
+# 7: facts_zh, and a name written in Chinese its own Chinese label
 
 
 def index_path(generation: Path) -> Path:
@@ -31,7 +32,8 @@ _DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE entity (id INTEGER PRIMARY KEY, iri TEXT UNIQUE NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL,
                      label TEXT NOT NULL, label_zh TEXT NOT NULL, facts TEXT NOT NULL, sort TEXT NOT NULL,
-                     year INTEGER, papers INTEGER NOT NULL, names TEXT NOT NULL, natural TEXT NOT NULL);
+                     year INTEGER, papers INTEGER NOT NULL, names TEXT NOT NULL, natural TEXT NOT NULL,
+                     facts_zh TEXT NOT NULL);
 CREATE INDEX entity_kind ON entity (kind, natural);
 -- who wrote what, by entity id (iclr:authorOf of the default graph): a person's papers and
 -- co-authors read here, a prolific person's in milliseconds (SPARQL sorted 31,810 paper IRIs in

@@ -20,7 +20,7 @@ def fold(text: str) -> str:
         return text.casefold()
     decomposed = unicodedata.normalize("NFKD", text)
     folded = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
-    return _simplified(folded) if HAN.search(folded) else folded
+    return simplified(folded) if HAN.search(folded) else folded
 
 
 @functools.cache
@@ -30,8 +30,9 @@ def _converter() -> Any:
     return opencc.OpenCC("t2s")
 
 
-def _simplified(text: str) -> str:
-    return str(_converter().convert(text))
+def simplified(text: str) -> str:
+    """`text` in Simplified Chinese script (OpenCC's Traditional-to-Simplified tables)."""
+    return str(_converter().convert(text)) if HAN.search(text) else text
 
 
 def natural_key(text: str) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,6 +13,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode
 
 from iclr_kg import terms, vocab
 from iclr_kg.index import Index
+from iclr_kg.index.text import simplified
 from iclr_kg.web.i18n import translate
 
 HTML_ROW_LIMIT = 1000
@@ -193,7 +193,8 @@ class Remarked:
 def readable_facts(text: str, lang: str, known: terms.Terms) -> str:
     """An index's facts line (`ICLR 2021 · iclr:Accepted (iclr:Oral) · Yang Song et al.`) in `lang`."""
     text = known.readable(text, lang)
-    text = LANGUAGE_TAG.sub(lambda m: translate(LANGUAGE_NAMES[m[0].lower()], lang), text)  # no raw zh-Hant
+    parts = text.split(" · ")  # a part that is a language tag (a source's: en, zh-Hant) by its name
+    text = " · ".join(translate(LANGUAGE_NAMES[p.lower()], lang) if p.lower() in LANGUAGE_NAMES else p for p in parts)
     if lang != "en":
         for phrase in ("et al.", "part of"):
             text = text.replace(phrase, translate(phrase, lang))
@@ -231,6 +232,13 @@ class Labeler:
         chosen = len(shown) < len(values)
         return [self._text(v, chosen) if isinstance(v, Literal) and v.language else self.cell(v) for v in shown]
 
+    def _in_script(self, shown: Cell) -> Cell:
+        """A name written in Traditional script (a source's title, as a link) in Simplified on a
+        Chinese page, the original on hover; the source's own page and its statements keep it."""
+        if self.lang != "zh" or shown.lang.lower() != "zh-hant":
+            return shown
+        return dataclasses.replace(shown, text=simplified(shown.text), lang="zh-Hans", title=shown.title or shown.text)
+
     def _text(self, text: Literal, chosen: bool) -> Cell:
         """A text shown where the page's own words would be: unremarked when it is the page's
         language's form of our words (`chosen`); English with no Chinese form on a Chinese page is
@@ -243,7 +251,7 @@ class Labeler:
 
     def cell(self, term: Any) -> Cell:
         if isinstance(term, Cell):
-            return term
+            return self._in_script(term)
         if isinstance(term, OntologyLabel):
             remark = f" {translate(term.remark, self.lang)}" if term.remark else ""
             return Cell(self.terms.label(term.local, self.lang) + remark)
@@ -295,7 +303,6 @@ def _language_of(term: Literal) -> str:
 
 # How a page names a text's language tag, rather than showing the tag itself
 LANGUAGE_NAMES = {"en": "English", "zh": "Chinese", "zh-hans": "Simplified Chinese", "zh-hant": "Traditional Chinese"}
-LANGUAGE_TAG = re.compile(r"(?<![\w-])zh-(?:Hans|Hant)(?![\w-])", re.IGNORECASE)
 
 
 def readable_literal(term: Literal, lang: str = "en") -> Cell:

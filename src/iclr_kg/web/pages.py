@@ -25,7 +25,7 @@ from iclr_kg.topics import untranslated
 from iclr_kg.web.answers import answers_to_keep, kept_rows, run_saved
 from iclr_kg.web.cache import ResultCache
 from iclr_kg.web.charts import trend
-from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, rows_table
+from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, readable_facts, rows_table
 from iclr_kg.web.http import wants_html
 from iclr_kg.web.i18n import language, problem_shown, translate
 from iclr_kg.web.kinds.award import award_ranking, overview, ranking_figures
@@ -476,7 +476,7 @@ def search() -> ResponseReturnValue:
     else:
         hits = index.search(text, kind, limit) if index and text else []
     if json_asked:
-        return jsonify({"query": text, "page": page, "pages": max(pages, 1), "results": [h.as_json() for h in hits]})
+        return jsonify({"query": text, "page": page, "pages": max(pages, 1), "results": [_hit_json(h) for h in hits]})
     exact = [h for h in hits if fold(h.label) == fold(text)]
     if len(exact) == 1 and not kind and request.args.get("all") is None:  # the one entity so named
         return redirect(url_for("resources.resource", kind=exact[0].kind, key=exact[0].key), code=303)
@@ -506,3 +506,9 @@ def search() -> ResponseReturnValue:
         # Chinese words topic search cannot read: it says topics are English, with examples
         topics_in_english=bool(text) and not counts.get(TOPIC) and untranslated(fold(text)),
     )
+
+
+def _hit_json(hit: Hit) -> dict[str, object]:
+    """A search result for autocompletion, its facts line in the reader's language."""
+    lang = language()
+    return {**hit.as_json(), "facts": readable_facts(hit.facts_in(lang), lang, state().terms())}

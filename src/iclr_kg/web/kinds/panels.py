@@ -249,8 +249,9 @@ def source_cells(store: ReadableGraph, sources: list[str]) -> dict[str, Remarked
         iri = row["source"].value
         name = names[iri] if names[iri] and list(names.values()).count(names[iri]) == 1 else key_of(iri)
         own = row["organizer"] is not None and row["organizer"].value == "true"
-        # a name that is the source's title is in the source's words (and script): marked so
-        lang = row["language"].value if row["language"] is not None and name == titles[iri] else ""
+        # a name that is the source's title or outlet is in the source's words (and script): marked so
+        own_words = name == titles[iri] or (row["outlet"] is not None and name == row["outlet"].value)
+        lang = row["language"].value if row["language"] is not None and own_words else ""
         cell = Cell(name, href=local_path(iri), title=titles[iri], lang=lang)
         named[iri] = Remarked(cell, "ICLR's own" if own else "")
     return named
