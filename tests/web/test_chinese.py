@@ -234,7 +234,7 @@ def test_the_lint_speaks_the_pages_language(client) -> None:
 def test_every_lint_message_has_chinese_words_with_the_same_blanks() -> None:
     import string
 
-    from iclr_kg.query import lint
+    from iclr_kg.sparql import lint
     from iclr_kg.web.i18n import ZH
 
     templates = [v for k, v in vars(lint).items() if k.isupper() and isinstance(v, str) and "{" in v]

@@ -42,6 +42,7 @@ from iclr_kg.build.report import BuildReport
 from iclr_kg.build.validate import ValidationResult, load_shapes
 from iclr_kg.config import Settings
 from iclr_kg.index import build_index, index_path, neighbourhood, patch_index
+from iclr_kg.query import kept
 from iclr_kg.reasoning import dred, fastrl
 from iclr_kg.reasoning.dred import Fallback
 from iclr_kg.store import (
@@ -278,7 +279,8 @@ def build_from(
         return {**finish(db), "quads": sum(counts.values())}  # what /health shows
 
     with report.stage("publish"):
-        generation = publish_changed(settings.store, start.generation, apply, finished)
+        ready = kept.keeping(settings.queries_dir, report.timings)
+        generation = publish_changed(settings.store, start.generation, apply, finished, ready)
     report.counts.update(counts)
     save(generation, settings, counts, after, reasoned.hidden_after(start.hidden))
     return generation

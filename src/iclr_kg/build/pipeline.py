@@ -34,6 +34,7 @@ from iclr_kg.build.validate import ValidationResult, load_shapes, validate
 from iclr_kg.config import Settings, Validator
 from iclr_kg.errors import Failure, IclrKgError, SettingsError, ValidationFailed
 from iclr_kg.progress import Progress
+from iclr_kg.query import kept as kept_answers
 from iclr_kg.reasoning.convert import to_rdflib
 from iclr_kg.reasoning.reason import infer_terms
 from iclr_kg.store import build_lock, drain, publish
@@ -201,6 +202,7 @@ def _build_full(settings: Settings, compiled: Compiled, report: BuildReport) -> 
             finish=lambda db: record(replaying.under_lock(db)),
             loaded=shown.advance,
             graphs=inferred_graph,
+            ready=kept_answers.keeping(settings.queries_dir, report.timings),
         )
     report.generation = str(generation)
     report.journal = (replaying.folded, replaying.replayed)

@@ -28,6 +28,8 @@ from iclr_kg.store.loading import TermTexts, byte_reader, graph_chunks
 from iclr_kg.store.locks import write_lock
 from iclr_kg.store.pruning import prune_generations
 
+Ready = Callable[[Store, Path], object]  # what is made for readers before a generation is served
+
 
 def publish(
     store_dir: Path,
@@ -36,6 +38,7 @@ def publish(
     loaded: Callable[[int], None] | None = None,
     graphs: Mapping[NamedNode, Iterable[tuple[Any, Any, Any]]] | None = None,
     prepare: Callable[[Store], dict[str, Any]] | None = None,
+    ready: Ready | None = None,
 ) -> Path:
     """Load `quads` (pyoxigraph's, or tuples of their terms: rdf.TermQuad), and the triples of
     `graphs` (graph -> triples of pyoxigraph terms: the build's inferred graph), into a new
@@ -50,7 +53,9 @@ def publish(
     A generation counts as built only once its marker `<id>.complete` exists beside it, written
     after the database is flushed and closed; a build killed before that leaves a folder that
     the next build removes, and pruning never counts it among the generations to keep.
-    `loaded(n)` is told as quads go in (for a progress bar).
+    `loaded(n)` is told as quads go in (for a progress bar). `ready(db, generation)` runs last,
+    on the whole database, before `current` swings: what readers would otherwise wait for (the
+    saved queries' answers, query/kept.py), kept beside the generation.
     """
     from iclr_kg.index import build_index  # here: query workers import this module, not the index
 
@@ -62,7 +67,7 @@ def publish(
 
         return index
 
-    return _publish_new(store_dir, None, fill, finish, prepare)
+    return _publish_new(store_dir, None, fill, finish, prepare, ready)
 
 
 def publish_changed(
@@ -70,12 +75,13 @@ def publish_changed(
     base: Path,
     change: Callable[[Store, Path], Callable[[Store, dict[str, Any]], None]],
     finish: Callable[[Store], dict[str, Any]] | None = None,
+    ready: Ready | None = None,
 ) -> Path:
     """A new generation made from `base` (a RocksDB checkpoint: hard links, about a
     millisecond) by `change(store, generation)`, published as `publish` does. `change` returns
     what writes the generation's index, told what `finish` recorded; it may raise to publish
     nothing."""
-    return _publish_new(store_dir, base, change, finish)
+    return _publish_new(store_dir, base, change, finish, ready=ready)
 
 
 def _publish_new(
@@ -84,6 +90,7 @@ def _publish_new(
     fill: Callable[[Store, Path], Callable[[Store, dict[str, Any]], None]],
     finish: Callable[[Store], dict[str, Any]] | None,
     prepare: Callable[[Store], dict[str, Any]] | None = None,
+    ready: Ready | None = None,
 ) -> Path:
 
     generations = store_dir / "generations"
@@ -106,6 +113,8 @@ def _publish_new(
                 record = finish(store) if finish is not None else {}
                 if record.pop("changed", True) or not indexed:
                     write_index(store, record)
+                if ready is not None:  # under the lock: an update published meanwhile would be lost
+                    ready(store, generation)
                 store.flush()
                 del store
                 complete_generation(generation, record)

@@ -2,9 +2,9 @@
 
 Some saved queries aggregate or list every paper: at 50,000 papers `schema-org-articles` is
 50,000 rows and seconds of evaluation, on any engine. Their answer changes only with the store,
-so, as /stats' counts are, it is computed once per generation (by the warmer, `AppState.warm`,
-one query worker, soon after a generation appears) and kept beside the generation as SPARQL
-JSON results. A request for the same answer, that is a saved query with its defaults, in any
+so it is computed once per generation and kept beside it as SPARQL JSON results: by the build,
+before the generation is served (query/kept.py), and for a generation an update made, by the
+warmer (`AppState.warm`, one query worker, soon after the generation appears). A request for the same answer, that is a saved query with its defaults, in any
 results format, at `/queries/<name>` or as the same text at `/sparql`, is then served from the
 file (converted by pyoxigraph for CSV, TSV and XML) instead of being evaluated again. A request
 that comes before the answer is kept is evaluated as before; one with another dataset (graph
@@ -14,8 +14,6 @@ parameters, `inferred=false`) or other parameter values always is.
 from __future__ import annotations
 
 import functools
-import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -23,10 +21,10 @@ from flask import Response, request
 from pyoxigraph import QueryResultsFormat, parse_query_results
 
 from iclr_kg.query.answering import QueryRequest, result_rows
+from iclr_kg.query.kept import answer_name, answer_path, write_answer
 from iclr_kg.query.streaming import stream
 from iclr_kg.sparql.formats import RESULT_FORMATS
 from iclr_kg.sparql.saved import SavedQuery
-from iclr_kg.store import kept_beside, kept_for_writing
 from iclr_kg.web.conditional import kept_etag, not_modified
 from iclr_kg.web.querying import execute, negotiate, query_request, result_response, start_query
 from iclr_kg.web.state import state
@@ -34,21 +32,10 @@ from iclr_kg.web.state import state
 CHUNK = 64 * 1024
 
 
-def record_name(saved: SavedQuery) -> str:
-    """The kept value (`AppState.per_generation`) that says a saved query's answer is kept."""
-    return f"answer-{saved.name}"
-
-
-def answer_path(folder: Path, saved: SavedQuery, kept: Callable[[Path, str], Path] = kept_beside) -> Path:
-    """The answer's SPARQL JSON results, beside the generation (pruned with it); `kept`:
-    `store.kept_for_writing` to make the generation's folder for them."""
-    return kept(folder, record_name(saved)).with_suffix(".srj")
-
-
 def compute(saved: SavedQuery) -> dict[str, Any]:
     """Evaluate the saved query with its defaults in a query worker (the usual limits) and write
-    its whole answer beside the generation; the returned record is what `per_generation` keeps
-    once the file is complete (written to a temporary name, then renamed)."""
+    its whole answer beside the generation (query/kept.py): for a generation the build did not
+    make (an update's), or one made before builds kept answers."""
     folder = state().generation_folder()
     if folder is None:
         return {}
@@ -61,24 +48,13 @@ def compute(saved: SavedQuery) -> dict[str, Any]:
     if state().generation_folder() != folder:  # the worker may have another generation: keep none
         running.cancel()
         return {}
-    path = answer_path(folder, saved, kept_for_writing)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    size = 0
-    try:
-        with open(partial, "wb") as out:
-            for chunk in running.body("json"):
-                out.write(chunk)
-                size += len(chunk)
-        partial.replace(path)
-    finally:
-        partial.unlink(missing_ok=True)
-    return {"bytes": size, "generation": folder.name}
+    return write_answer(folder, saved, lambda out: out.writelines(running.body("json")))
 
 
 def answers_to_keep() -> list[tuple[str, Any]]:
     """The answers the warmer computes for a new generation, after the pages' own values."""
     kept = {saved.name: saved for saved in state().answered.values()}
-    return [(record_name(saved), functools.partial(compute, saved)) for saved in kept.values()]
+    return [(answer_name(saved), functools.partial(compute, saved)) for saved in kept.values()]
 
 
 def answer(text: str, substitutions: dict | None = None) -> Response:

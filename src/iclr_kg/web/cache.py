@@ -20,12 +20,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from iclr_kg.sparql.querytext import says
+from iclr_kg.query.kept import keepable
 from iclr_kg.web.assets import chosen_encoding
 from iclr_kg.web.conditional import content_etag
 
-# Functions whose value changes between evaluations, and calls to other services.
-VOLATILE = ("SERVICE", "NOW", "RAND", "UUID", "STRUUID", "BNODE")  # words after which an answer may change
 ITEM_LIMIT = 256 * 1024
 
 
@@ -49,8 +47,8 @@ class ResultCache:
 
     @staticmethod
     def cacheable(text: str) -> bool:
-        """No word of VOLATILE in `text` (querytext.says)."""
-        return not says(text, *VOLATILE)
+        """An answer that depends on the store alone (query.kept.keepable: no NOW, RAND, SERVICE...)."""
+        return keepable(text)
 
     @staticmethod
     def digest(key: tuple) -> bytes:

@@ -14,9 +14,10 @@ from pyoxigraph import BlankNode, Literal, NamedNode
 from iclr_kg import terms, vocab
 from iclr_kg.index import Index
 from iclr_kg.index.text import simplified
+from iclr_kg.query.kept import PAGE_ROWS
 from iclr_kg.web.i18n import translate
 
-HTML_ROW_LIMIT = 1000
+HTML_ROW_LIMIT = PAGE_ROWS
 
 
 @dataclass

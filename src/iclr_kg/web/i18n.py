@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 from flask import Flask, Response, g, request
 
 from iclr_kg import terms
-from iclr_kg.query import lint
+from iclr_kg.sparql import lint
 
 LANGUAGES = ("en", "zh")
 COOKIE = "lang"

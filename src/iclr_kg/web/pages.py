@@ -16,6 +16,7 @@ from iclr_kg.errors import IclrKgError, NotFound, QueryError, StoreError, Unavai
 from iclr_kg.identifiers import SCHEMES, recognize
 from iclr_kg.index import TOPIC, Hit, Index, ListFilter, fold, kind_and_key
 from iclr_kg.kinds import LISTED, ROOTS
+from iclr_kg.query.kept import rows_name
 from iclr_kg.release import released_file, releases
 from iclr_kg.sparql.formats import RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.sparql.lint import Problem, check, problem_of
@@ -106,7 +107,7 @@ def result_page(template: str, text: str, substitutions: dict | None = None, **c
     try:
         if isinstance(saved, SavedQuery) and _as_saved(saved):
             # as the page shows it by default: computed with the generation (`warmed`) and kept
-            rows = state().per_generation(saved_rows_name(saved), functools.partial(saved_rows, saved), kept=True)
+            rows = state().per_generation(rows_name(saved), functools.partial(saved_rows, saved), kept=True)
         else:
             rows = start_query(text, substitutions, row_limit=HTML_ROW_LIMIT).rows or {}
         return render_template(
@@ -355,12 +356,8 @@ def warmed() -> list[tuple[str, Callable[[], Any]]]:
     kept: list[tuple[str, Callable[[], Any]]] = [(counts.KEPT, stats_counts), *answers_to_keep()]
     for saved in state().saved.values():
         if ResultCache.cacheable(saved.text):
-            kept.append((saved_rows_name(saved), functools.partial(saved_rows, saved)))
+            kept.append((rows_name(saved), functools.partial(saved_rows, saved)))
     return kept
-
-
-def saved_rows_name(saved: SavedQuery) -> str:
-    return f"saved-{saved.name}"
 
 
 def saved_rows(saved: SavedQuery) -> dict:
