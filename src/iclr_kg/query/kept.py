@@ -17,6 +17,7 @@ import json
 import os
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -70,25 +71,31 @@ def write_answer(folder: Path, saved: SavedQuery, write: Callable[[BinaryIO], ob
     return {"bytes": size, "generation": folder.name}
 
 
+THREADS = 2  # queries evaluated at once: pyoxigraph leaves the GIL while it evaluates (two cores here)
+
+
 def keep_answers(saved: dict[str, SavedQuery], store: Store, generation: Path) -> dict[str, float]:
     """Every keepable saved query's answer with its defaults and its page's first rows, written
-    beside `generation` from `store` (its database, before it is served); the seconds each took."""
-    took: dict[str, float] = {}
-    for query in saved.values():
-        if not keepable(query.text):
-            continue
-        started = time.perf_counter()
-        result = run_query(store, query.text_with({}))
-        if isinstance(result, QuerySolutions | QueryBoolean):  # SELECT and ASK: the whole answer too
-            record = write_answer(generation, query, functools.partial(_write_json, result))
-            write_text(kept_for_writing(generation, answer_name(query)), json.dumps(record))
-            with open(answer_path(generation, query), "rb") as kept:
-                rows = result_rows(parse_query_results(kept, QueryResultsFormat.JSON), PAGE_ROWS)
-        else:
-            rows = result_rows(result, PAGE_ROWS)
-        write_text(kept_for_writing(generation, rows_name(query)), json.dumps(rows, ensure_ascii=False))
-        took[query.name] = time.perf_counter() - started
-    return took
+    beside `generation` from `store` (its database, before it is served), THREADS at a time;
+    the seconds each took."""
+    keep = [query for query in saved.values() if keepable(query.text)]
+    with ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="kept") as pool:
+        took = pool.map(functools.partial(_keep, store, generation), keep)
+        return dict(zip((query.name for query in keep), took, strict=True))
+
+
+def _keep(store: Store, generation: Path, query: SavedQuery) -> float:
+    started = time.perf_counter()
+    result = run_query(store, query.text_with({}))
+    if isinstance(result, QuerySolutions | QueryBoolean):  # SELECT and ASK: the whole answer too
+        record = write_answer(generation, query, functools.partial(_write_json, result))
+        write_text(kept_for_writing(generation, answer_name(query)), json.dumps(record))
+        with open(answer_path(generation, query), "rb") as kept:
+            rows = result_rows(parse_query_results(kept, QueryResultsFormat.JSON), PAGE_ROWS)
+    else:
+        rows = result_rows(result, PAGE_ROWS)
+    write_text(kept_for_writing(generation, rows_name(query)), json.dumps(rows, ensure_ascii=False))
+    return time.perf_counter() - started
 
 
 def _write_json(result: QuerySolutions | QueryBoolean, out: BinaryIO) -> None:
