@@ -272,3 +272,33 @@ def test_a_title_in_traditional_script_reads_simplified_outside_its_statements(c
         assert "ICLR 2021杰出论文奖出炉" in shown and ">机器之心<" in shown, path
         assert ">ICLR 2021杰出論文獎出爐<" not in shown and ">機器之心<" not in shown, path
         assert 'title="ICLR 2021杰出論文獎出爐"' in shown, path  # the original, on hover
+
+
+def test_no_page_shows_our_words_in_the_other_language(client) -> None:
+    """Outside the statements (which list every form), a page shows each of our texts (reasons,
+    notes, summaries) in its own language only, whatever panel or table it sits in."""
+    from iclr_kg.build.sources import Prose, load_dataset
+
+    def prose(node: object) -> list[Prose]:
+        if isinstance(node, Prose):
+            return [node]
+        if isinstance(node, list):
+            return [p for item in node for p in prose(item)]
+        if hasattr(node, "model_fields"):
+            return [p for name in type(node).model_fields for p in prose(getattr(node, name))]
+        return []
+
+    dataset = load_dataset(resource_dir("data"))
+    ours = [p for block in [*dataset.organizations, *dataset.sources] for p in prose(block)]
+    assert len(ours) > 150
+    paths = ["/resource/award/", "/resource/paper/NzTU59SYbNq", "/resource/paper/ANvmVS2Yr0",
+             "/resource/organization/meta", "/resource/conference/iclr",
+             *[f"/resource/award/{a.key}" for a in dataset.awards],
+             *[f"/resource/edition/{e.key}" for e in dataset.editions],
+             *[f"/resource/source/{s.source.key}" for s in dataset.sources]]  # fmt: skip
+    for path in paths:
+        for lang, other in (("en", "zh"), ("zh", "en")):
+            page = client.get(path, query_string={"lang": lang}).get_data(as_text=True)
+            shown = html.unescape(page.split("全部陈述及其出处")[0].split("Every statement, with where")[0])
+            leaked = [getattr(p, other)[:40] for p in ours if " ".join(getattr(p, other).split()) in shown]
+            assert leaked == [], (path, lang)

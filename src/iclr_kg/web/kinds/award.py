@@ -23,6 +23,8 @@ from iclr_kg.web.kinds.panels import (
     awarded_panel,
     heading_of,
     key_of,
+    reasons,
+    said_in_both,
     select_rows,
     source_cells,
 )
@@ -34,11 +36,12 @@ AWARD_PAPERS = AWARDED.format(
 
 # Each source that confers the award: how many papers it names, and its notes on them (why it
 # names fewer, how it counts: "one of three", "without naming any co-winners")
-AWARD_SOURCE_CLAIMS = """
-SELECT ?source (COUNT(DISTINCT ?paper) AS ?papers) (GROUP_CONCAT(DISTINCT ?said; separator=" · ") AS ?notes) WHERE {
-  GRAPH ?g { ?c iclr:conferredAward ?e ; iclr:conferredOn ?paper OPTIONAL { ?paper iclr:note ?said } }
+AWARD_SOURCE_CLAIMS = f"""
+SELECT ?source (COUNT(DISTINCT ?paper) AS ?papers) (GROUP_CONCAT(DISTINCT ?said; separator=" · ") AS ?notes)
+       (GROUP_CONCAT(DISTINCT ?saidZh; separator=" · ") AS ?notesZh) WHERE {{
+  GRAPH ?g {{ ?c iclr:conferredAward ?e ; iclr:conferredOn ?paper {said_in_both("?paper", "note")} }}
   ?g iclr:statedIn ?source .
-} GROUP BY ?source ORDER BY DESC(?papers) ?source"""
+}} GROUP BY ?source ORDER BY DESC(?papers) ?source"""
 
 
 def award(
@@ -74,10 +77,7 @@ def source_claims(store: ReadableGraph, iri: NamedNode) -> Panel:
     rows = select_rows(store, AWARD_SOURCE_CLAIMS, iri)
     named = source_cells(store, [row["source"].value for row in rows])
     panel = Panel("What each source states", kind="table", columns=["source", "papers it names", "its notes"])
-    panel.table = [
-        [named[row["source"].value], int(row["papers"].value), row["notes"].value if row["notes"] else ""]
-        for row in rows
-    ]
+    panel.table = [[named[row["source"].value], int(row["papers"].value), reasons(row, "notes")] for row in rows]
     panel.note = (
         "A source may name only some of the papers (its own, the first recipient); its notes say how it counts."
     )
@@ -113,7 +113,7 @@ class OverviewRow:
     kind: NamedNode | None
     papers: set[str] = field(default_factory=set)
     by_source: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
-    notes: list[tuple[str, Literal]] = field(default_factory=list)  # a no-award row: (source, its note)
+    notes: dict[str, list[Literal]] = field(default_factory=lambda: defaultdict(list))  # a no-award row's, by source
     source_notes: dict[str, list[Literal]] = field(default_factory=lambda: defaultdict(list))  # on its papers
 
 
@@ -137,7 +137,7 @@ def overview(store: ReadableGraph) -> list[OverviewRow]:
         )
         row.by_source[found["source"].value] = set()
         if found["note"] is not None:
-            row.notes.append((found["source"].value, found["note"]))
+            row.notes[found["source"].value].append(found["note"])  # one note, in each of its languages
     return sorted(rows.values(), key=lambda r: (r.year, _rank(r.kind)))
 
 
@@ -167,7 +167,7 @@ def overview_table(store: ReadableGraph) -> tuple[list[list[Any]], list[list[Any
             for s, papers in counted
         ]
         table.append([row.edition, row.award or "no paper award", len(row.papers) if row.award else 0, sources])
-        none_given += [[row.edition, named[source], note] for source, note in row.notes]
+        none_given += [[row.edition, named[source], notes] for source, notes in row.notes.items()]
         fewer += [
             [row.award, named[s], f"{len(papers)} / {len(row.papers)}", row.source_notes[s]]
             for s, papers in counted

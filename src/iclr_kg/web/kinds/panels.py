@@ -181,13 +181,24 @@ def identifiers_panel(store: ReadableGraph, iri: NamedNode, panel: Panel, kind: 
 # apart (`reasons`): the page shows its own language's
 REASONS = """(GROUP_CONCAT(DISTINCT ?said; separator=" · ") AS ?reason)
        (GROUP_CONCAT(DISTINCT ?saidZh; separator=" · ") AS ?reasonZh)"""
-REASONS_SAID = """OPTIONAL { ?c iclr:reason ?said FILTER (!LANGMATCHES(LANG(?said), "zh")) }
-  OPTIONAL { ?c iclr:reason ?saidZh FILTER (LANGMATCHES(LANG(?saidZh), "zh")) }"""
 
 
-def reasons(row: Mapping[str, Any]) -> list[Literal]:
-    """A row's reasons (`REASONS`) as texts tagged with their language, for `in_page_language`."""
-    found = [(row["reason"], "en"), (row["reasonZh"], "zh-Hans")]
+def said_in_both(subject: str, local: str) -> str:
+    """Patterns binding ?said to `subject`'s iclr:`local` texts in English and ?saidZh to its
+    Chinese ones (our own words are stated in both), to GROUP_CONCAT apart."""
+    return (
+        f'OPTIONAL {{ {subject} iclr:{local} ?said FILTER (!LANGMATCHES(LANG(?said), "zh")) }}\n'
+        f'  OPTIONAL {{ {subject} iclr:{local} ?saidZh FILTER (LANGMATCHES(LANG(?saidZh), "zh")) }}'
+    )
+
+
+REASONS_SAID = said_in_both("?c", "reason")
+
+
+def reasons(row: Mapping[str, Any], name: str = "reason") -> list[Literal]:
+    """A row's texts in English and Chinese (?reason and ?reasonZh: `REASONS`, or `name` and
+    `name`Zh) as texts tagged with their language, for `in_page_language`."""
+    found = [(row[name], "en"), (row[name + "Zh"], "zh-Hans")]
     return [Literal(said.value, language=tag) for said, tag in found if said is not None and said.value]
 
 
