@@ -26,13 +26,13 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 
 from iclr_kg import deepstack
 from iclr_kg.errors import IclrKgError
+from iclr_kg.graph import ReadableGraph
 from iclr_kg.processes import PAGE_SIZE
 from iclr_kg.query.answering import Message, QueryRequest, answer
-from iclr_kg.query.pool import ClientShares, RunningQuery, memory_exceeded
+from iclr_kg.query.pool import ActiveQuery, ClientShares, Evaluator, RunningQuery, Target, memory_exceeded
 from iclr_kg.query.streaming import ClientGone
 from iclr_kg.sparql.querytext import says
 
@@ -47,8 +47,9 @@ class _Evaluation:
     The hand-off is C's `queue.SimpleQueue` and plain flags: queue.Queue's conditions and two
     Events per query took a tenth of a point lookup's Python time in the web process."""
 
-    def __init__(self, store: Any, request: QueryRequest):
-        self.store, self.request = store, request
+    def __init__(self, store: ReadableGraph, request: QueryRequest):
+        self.store: ReadableGraph | None = store  # dropped once evaluated (`run`)
+        self.request = request
         self.messages: queue.SimpleQueue[Message] = queue.SimpleQueue()
         self.cancelled = False
         self.ended = False
@@ -56,14 +57,16 @@ class _Evaluation:
         self.cancelled_at = 0.0
 
     def run(self) -> None:
+        store = self.store
+        assert store is not None, "an evaluation runs once"
         try:
-            answer(self.store, self.request, self._send)
+            answer(store, self.request, self._send)
         except ClientGone:
             pass
         except MemoryError:
             self.fail(memory_exceeded())
         finally:
-            self.store = None  # the result's iterators were dropped on this thread, as pyoxigraph needs
+            self.store = store = None  # the result's iterators were dropped on this thread, as pyoxigraph needs
             self.ended = True
 
     def _send(self, message: Message) -> None:
@@ -91,7 +94,7 @@ class LocalQuery(RunningQuery):
     from a queue instead of a pipe."""
 
     def __init__(self, lane: LocalLane, evaluation: _Evaluation, deadline: float, timeout: float, client: str | None):
-        super().__init__(lane, None, deadline, timeout, client)  # type: ignore[arg-type]
+        super().__init__(lane._release, deadline, timeout, client)
         self.evaluation = evaluation
 
     def receive(self) -> Message:
@@ -112,14 +115,16 @@ class LocalLane:
 
     def __init__(
         self,
-        store: Callable[[], Any],
+        store: Callable[[], ReadableGraph],
         retire: Callable[[str, bool], None],
         threads: int,
         share: int,
         memory_mib: int = 0,
         client_queries: int = 5,
+        fallback: Evaluator | None = None,
     ):
-        self._store, self._retire = store, retire
+        """`fallback`: where the queries this lane does not take run (`evaluate`)."""
+        self._store, self._retire, self.fallback = store, retire, fallback
         self.shares = ClientShares(share, client_queries)
         self.memory_mib = memory_mib
         self._tasks: queue.SimpleQueue[_Evaluation] = queue.SimpleQueue()
@@ -137,11 +142,25 @@ class LocalLane:
         text = request.text
         return not request.lint and not says(text, "SERVICE")
 
+    def evaluate(self, query: QueryRequest, timeout: float, client: str | None, target: Target) -> ActiveQuery:
+        """The Evaluator's one method: here what the lane takes from a client, the rest (the
+        app's own queries, `client` None, what `takes` refuses, and what reads a generation not
+        yet known to read back whole: store/checking.py) on the fallback."""
+        if client is not None and self.takes(query) and target.intact():
+            return self._start(target.graph(), query, timeout, client)
+        if self.fallback is None:
+            raise RuntimeError("this lane has no fallback for what it does not take")
+        return self.fallback.evaluate(query, timeout, client, target)
+
     def start(self, request: QueryRequest, timeout: float, client: str | None = None) -> LocalQuery:
+        """Evaluate `request` here, on the store the lane was made with."""
+        return self._start(self._store(), request, timeout, client)
+
+    def _start(self, store: ReadableGraph, request: QueryRequest, timeout: float, client: str | None) -> LocalQuery:
         """Evaluate `request` here; returns once its kind (or the whole small result) is known."""
         deadline = time.monotonic() + timeout
         self.shares.enter(client, timeout)
-        evaluation = _Evaluation(self._store(), request)
+        evaluation = _Evaluation(store, request)
         running = LocalQuery(self, evaluation, deadline, timeout, client)
         with self._lock:
             self._running.add(running)

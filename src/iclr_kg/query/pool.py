@@ -20,7 +20,7 @@ import queue
 import signal
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection
 from typing import Any, Protocol
 
@@ -36,6 +36,7 @@ from iclr_kg.errors import (
     TooManyRequests,
     engine_errors,
 )
+from iclr_kg.graph import ReadableGraph
 from iclr_kg.processes import (
     OUT_OF_MEMORY,
     PAGE_SIZE,
@@ -304,7 +305,7 @@ class QueryPool:
         self._wait = wait_for_worker
         self._lock = threading.Lock()
         self._closed = False
-        self._running: set[RunningQuery] = set()
+        self._running: set[WorkerQuery] = set()
         self.shares = ClientShares(max(1, size // 2), client_queries)
         self._waiting = 0
         self._live = size  # workers started and not stopped: idle, running, or being handed out
@@ -390,6 +391,7 @@ class QueryPool:
             raise PoolBusy(f"the endpoint is busy: no query worker became free within {wait:.0f} s") from None
 
     def _release(self, running: RunningQuery, healthy: bool) -> None:
+        assert isinstance(running, WorkerQuery)
         with self._lock:
             self._running.discard(running)
         self._leave(running.client)
@@ -428,7 +430,7 @@ class QueryPool:
                 self._live -= 1
             worker.kill()
 
-    def start(self, generation: str, request: QueryRequest, timeout: float, client: str | None = None) -> RunningQuery:
+    def start(self, generation: str, request: QueryRequest, timeout: float, client: str | None = None) -> WorkerQuery:
         """Send `request` to a worker; returns once the worker knows the result's kind.
 
         Raises QueryError (parser message), QueryTimeout, PoolBusy or StoreError.
@@ -440,7 +442,7 @@ class QueryPool:
         except BaseException:
             self._leave(client)
             raise
-        running = RunningQuery(self, worker, deadline, timeout, client)
+        running = WorkerQuery(self._release, worker, deadline, timeout, client)
         with self._lock:
             self._running.add(running)
         try:
@@ -456,10 +458,18 @@ class QueryPool:
 
 
 class RunningQuery:
-    """A query that a worker evaluates; stream its serialization with `body(format)`."""
+    """A query evaluated elsewhere under a deadline, read as messages (`receive`: from a worker's
+    pipe, WorkerQuery; from a thread's queue, local.LocalQuery); stream its serialization with
+    `body(format)`. `release` is told once when it ends, healthy or not."""
 
-    def __init__(self, pool: QueryPool, worker: _Worker, deadline: float, timeout: float, client: str | None = None):
-        self.pool, self.worker, self.deadline, self.timeout, self.client = pool, worker, deadline, timeout, client
+    def __init__(
+        self,
+        release: Callable[[RunningQuery, bool], None],
+        deadline: float,
+        timeout: float,
+        client: str | None = None,
+    ):
+        self._release, self.deadline, self.timeout, self.client = release, deadline, timeout, client
         self.kind = ""
         self.format: str | None = None  # chosen up front (QueryRequest.formats)
         self.prefetched: bytes | None = None
@@ -499,22 +509,15 @@ class RunningQuery:
                     self.finish()  # nothing the client accepts; the evaluation sent no more
 
     def receive(self) -> Message:
-        remaining = self.deadline - time.monotonic()
-        try:
-            if remaining <= 0 or not self.worker.conn.poll(remaining):
-                raise self.timed_out()
-            return self.worker.conn.recv()
-        except (EOFError, OSError):
-            if time.monotonic() >= self.deadline:  # the watchdog stopped it
-                raise self.timed_out() from None
-            raise self.worker.death() from None
+        """The evaluation's next message, by the deadline."""
+        raise NotImplementedError
 
     def _end(self, healthy: bool) -> None:
         with self._done:
             if self.finished:
                 return
             self.finished = True
-        self.pool._release(self, healthy=healthy)
+        self._release(self, healthy)
 
     def finish(self) -> None:
         """The worker answered in full and waits for the next query."""
@@ -562,6 +565,32 @@ class RunningQuery:
             self.abandon()
 
 
+class WorkerQuery(RunningQuery):
+    """A query that a worker process evaluates: its messages come through the worker's pipe."""
+
+    def __init__(
+        self,
+        release: Callable[[RunningQuery, bool], None],
+        worker: _Worker,
+        deadline: float,
+        timeout: float,
+        client: str | None = None,
+    ):
+        super().__init__(release, deadline, timeout, client)
+        self.worker = worker
+
+    def receive(self) -> Message:
+        remaining = self.deadline - time.monotonic()
+        try:
+            if remaining <= 0 or not self.worker.conn.poll(remaining):
+                raise self.timed_out()
+            return self.worker.conn.recv()
+        except (EOFError, OSError):
+            if time.monotonic() >= self.deadline:  # the watchdog stopped it
+                raise self.timed_out() from None
+            raise self.worker.death() from None
+
+
 class InProcessQuery:
     """The RunningQuery interface (`ActiveQuery`), evaluated on a thread of this process.
 
@@ -599,7 +628,8 @@ class InProcessQuery:
 
 
 class ActiveQuery(Protocol):
-    """What a started query offers, in a worker (RunningQuery) or in-process (InProcessQuery)."""
+    """What a started query offers, in a worker or on the lane (RunningQuery) or in-process
+    (InProcessQuery)."""
 
     kind: str  # "results" or "rdf"
     format: str | None  # the format chosen up front for this kind (None: not acceptable)
@@ -610,3 +640,48 @@ class ActiveQuery(Protocol):
     def body(self, fmt: str) -> Iterable[bytes]: ...
 
     def cancel(self) -> None: ...
+
+
+class Target(Protocol):
+    """What a query reads: the key a worker process opens it by (served.Generation.key), and
+    this process's own handle on it; each asked only by the evaluator that needs it."""
+
+    def key(self) -> str: ...
+
+    def graph(self) -> ReadableGraph: ...
+
+    def intact(self) -> bool:
+        """Whether it was found to read back whole, so a query may read it where it cannot be
+        stopped (a web process's lane); StoreDamaged where it was found damaged."""
+        ...
+
+
+class Evaluator(Protocol):
+    """Where a query runs, one interface for every place (httpx's transports): in this thread
+    (InProcess), on this process's lane (local.LocalLane) or in a worker process (OnWorkers).
+    The app chooses one when it starts (web/state.py) and every query goes through it."""
+
+    def evaluate(self, query: QueryRequest, timeout: float, client: str | None, target: Target) -> ActiveQuery:
+        """Start `query` on `target` under `timeout` seconds for `client` (None: the app's own,
+        never refused); returns once the result's kind (or the whole small result) is known."""
+        ...
+
+
+class InProcess:
+    """Queries evaluated by the request's own thread, without a time limit (`query_workers = 0`:
+    no isolation was asked for); a lint reads an empty store, as a worker's does."""
+
+    def evaluate(self, query: QueryRequest, timeout: float, client: str | None, target: Target) -> ActiveQuery:
+        from pyoxigraph import Store
+
+        return InProcessQuery(Store() if query.lint else target.graph(), query)
+
+
+class OnWorkers:
+    """Queries evaluated in the worker processes of a pool started on first use (`pool`)."""
+
+    def __init__(self, pool: Callable[[], QueryPool]):
+        self.pool = pool
+
+    def evaluate(self, query: QueryRequest, timeout: float, client: str | None, target: Target) -> ActiveQuery:
+        return self.pool().start(target.key(), query, timeout, client=client)

@@ -8,7 +8,6 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 
 from flask import Response, current_app, has_request_context, request
-from pyoxigraph import Store
 from werkzeug.datastructures import MIMEAccept
 from werkzeug.http import parse_accept_header
 from werkzeug.sansio.utils import get_current_url
@@ -16,7 +15,7 @@ from werkzeug.sansio.utils import get_current_url
 from iclr_kg import counts
 from iclr_kg.errors import IclrKgError, NotAcceptable, QueryError, Unavailable, UnknownFormat
 from iclr_kg.query.answering import QueryRequest
-from iclr_kg.query.pool import ActiveQuery, InProcessQuery
+from iclr_kg.query.pool import ActiveQuery
 from iclr_kg.query.streaming import ClosingBody
 from iclr_kg.sparql import spreadsheet
 from iclr_kg.sparql.formats import RDF_FORMATS, RESULT_FORMATS, Format, choose
@@ -119,16 +118,9 @@ def start_query(
 
 def start_prepared(app_state: AppState, query: QueryRequest, limit: float, who: str | None) -> ActiveQuery:
     """Start `query` under `limit` seconds for the client `who` (None: the app's own, never
-    refused): on this process's lane where the server installed one and the query may run
-    there (query/local.py), else in a query worker; the one place that chooses."""
-    lane = app_state.lane
+    refused) where the app runs queries (`AppState.evaluator`, chosen once)."""
     try:
-        if app_state.settings.query_workers == 0:  # no isolation was asked for
-            return InProcessQuery(Store() if query.lint else app_state.store(), query)
-        intact = query.lint or app_state.intact()  # a lint reads no store
-        if lane is not None and who is not None and intact and lane.takes(query):
-            return lane.start(query, limit, client=who)
-        return app_state.pool.start(app_state.generation_key(), query, limit, client=who)
+        return app_state.evaluator.evaluate(query, limit, who, app_state.target())
     except QueryError as exc:
         raise _update_hint(query.text, exc) from None
     except Unavailable:  # a worker stopped at a limit: reading a damaged generation, maybe

@@ -21,7 +21,7 @@ from iclr_kg.errors import IclrKgError
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import Index, current_index, ensure_index, index_path
 from iclr_kg.processes import memory_limit
-from iclr_kg.query.pool import QueryPool
+from iclr_kg.query.pool import Evaluator, InProcess, OnWorkers, QueryPool, Target
 from iclr_kg.served import Generation, served
 from iclr_kg.sparql.saved import SavedQuery, load_saved
 from iclr_kg.store import current_generation, journal_behind, kept_beside, kept_for_writing
@@ -70,6 +70,9 @@ class AppState:
             for asked in saved.default_requests()
         }
         self._pool: QueryPool | None = None
+        # Where queries run, chosen once (query/pool.py's Evaluator): in the request's thread
+        # (`query_workers = 0`), or in worker processes; `install_lane` puts the lane in front.
+        self.evaluator: Evaluator = InProcess() if settings.query_workers == 0 else OnWorkers(lambda: self.pool)
         self.lane: LocalLane | None = None  # set by the server where it can replace this process
         self._writer: Writer | None = None
         # Keyed by generation: an update (from any web process) makes a new one, so nothing stale is served.
@@ -109,7 +112,10 @@ class AppState:
 
             memory = memory_limit(self.settings.query_memory)
             share = max(1, self.settings.query_workers // 2)
-            self.lane = LocalLane(self.store, retire, threads, share, memory, self.settings.client_queries)
+            self.lane = LocalLane(
+                self.store, retire, threads, share, memory, self.settings.client_queries, fallback=self.evaluator
+            )
+            self.evaluator = self.lane
 
     @property
     def pool(self) -> QueryPool:
@@ -171,10 +177,17 @@ class AppState:
         return self.served.intact(self._pinned())
 
     def store(self) -> ReadableGraph:
-        """A read-only handle on the generation this request reads, opened once per generation
-        (the newest two stay open: requests on the older one finish); StoreDamaged where it was
-        found damaged."""
-        generation = self._pinned()
+        """A read-only handle on the generation this request reads."""
+        return self.opened(self._pinned())
+
+    def target(self, generation: Callable[[], Generation] | None = None) -> Target:
+        """What a query of this request reads (query/pool.py's Target): `generation`, else the
+        one this request pins, each looked at only by the evaluator that needs it."""
+        return _Reads(self, generation or self._pinned)
+
+    def opened(self, generation: Generation) -> ReadableGraph:
+        """A read-only handle on `generation`, opened once per generation (the newest two stay
+        open: requests on the older one finish); StoreDamaged where it was found damaged."""
         self.served.intact(generation)
         opened = self._stores.get(generation.key)
         if opened is not None:
@@ -279,3 +292,19 @@ class AppState:
         """The name of the generation this request reads ("" before the first build)."""
         generation = self._current()
         return generation.name if generation is not None else ""
+
+
+class _Reads:
+    """The Target of one request's queries: a generation, and this process's handle on it."""
+
+    def __init__(self, state: AppState, generation: Callable[[], Generation]):
+        self.state, self.generation = state, generation
+
+    def key(self) -> str:
+        return self.generation().key
+
+    def graph(self) -> ReadableGraph:
+        return self.state.opened(self.generation())
+
+    def intact(self) -> bool:
+        return self.state.served.intact(self.generation())
