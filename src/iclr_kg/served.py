@@ -4,8 +4,11 @@ SPARQL engine (remote/store.py).
 
 Each gives, for what it serves now, a `Generation`: the folder where values kept for it live
 (the generation itself; for a publication, a folder of ours named by hashes), the key a query
-worker opens it by, its name, and a handle on it behind `graph.ReadableGraph`. A caller that
-pins one Generation reads one generation throughout (web/state.py pins one per request).
+worker opens it by (`open_key`), its name, and a handle on it behind `graph.ReadableGraph`. A
+caller that pins one Generation reads one generation throughout (web/state.py pins one per
+request). Each carries what it can do (`Served`: accepts writes, evaluates in this process, a
+time budget per request, built here), as rdflib's Store and Datasette's Database do: callers
+ask the object, never which kind it is; `served` is the one place that chooses.
 """
 
 from __future__ import annotations
@@ -17,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, Protocol
 
-from iclr_kg.config import Settings
+from iclr_kg.config import SCHEME, Settings
 from iclr_kg.errors import StoreDamaged
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.processes import memory_limit
-from iclr_kg.store import current_generation, damage, open_read_only, prune_kept_beside
+from iclr_kg.store import current_generation, damage, open_read_only, prune_kept_beside, refuse_damaged
 
 if TYPE_CHECKING:
     from iclr_kg.remote.store import Backend, RemoteStore
@@ -42,7 +45,18 @@ class Generation:
 
 
 class Served(Protocol):
-    remote: bool
+    """A backend: what it can do, and what it serves now."""
+
+    accepts_writes: bool  # /update and Graph Store writes apply to it (a remote one is published to)
+    evaluates_here: bool  # a web process may evaluate its queries itself (query/local.py's lane)
+    budgets_time: bool  # a request's calls to it share the query time limit (remote.client.time_budget)
+    builds_here: bool  # `serve` builds what it serves when there is nothing yet
+
+    def describe(self) -> str:
+        """What `serve` says it serves (a remote one is asked: it answers, something is published)."""
+
+    def reader(self) -> ReadableGraph:
+        """The graph a command reads now."""
 
     def current(self) -> Generation | None:
         """What is served now (None: nothing yet)."""
@@ -69,12 +83,24 @@ class Embedded:
     what the writer acknowledged and has not yet published), each read back once before a query
     runs where it cannot be stopped (store/checking.py: `damage`)."""
 
-    remote = False
+    accepts_writes = evaluates_here = builds_here = True
+    budgets_time = False
 
     def __init__(self, store_dir: Path, catch_up: Callable[[Path], Path | None] | None = None, memory_mib: int = 2048):
         self.store_dir, self.catch_up, self.memory_mib = store_dir, catch_up, memory_mib
         self._found: dict[Path, str | None] = {}  # generation -> its damage (None: intact); absent: not yet read
         self._reading: dict[Path, threading.Event] = {}  # set once the generation's reading concludes
+
+    def describe(self) -> str:
+        return str(self.store_dir)
+
+    def reader(self) -> ReadableGraph:
+        """The current generation, refused (StoreDamaged) where it does not read back whole: a
+        command's reading would fail halfway or swell."""
+        generation = current_generation(self.store_dir)
+        if generation is not None:
+            refuse_damaged(generation, self.memory_mib)
+        return open_read_only(self.store_dir, generation)
 
     def current(self) -> Generation | None:
         generation = current_generation(self.store_dir)
@@ -130,14 +156,23 @@ class Remote:
     The generation's name comes from the engine: hashed, never joined onto a path as it is (an
     absolute path or `../` in it would choose where files are written)."""
 
-    remote = True
+    accepts_writes = evaluates_here = builds_here = False
+    budgets_time = True
 
     def __init__(self, settings: Settings):
         from iclr_kg.remote.store import Backend  # here: requests stays out of processes that do not need it
 
         assert settings.remote is not None
-        self.store_dir = settings.store
+        self.settings, self.store_dir = settings, settings.store
         self.backend: Backend = Backend(settings.remote, settings.backend_auth, timeout=settings.query_timeout)
+
+    def describe(self) -> str:
+        return f"{self.settings.backend} (generation {self.reader().publication.generation})"
+
+    def reader(self) -> RemoteStore:
+        from iclr_kg.remote.store import open_remote
+
+        return open_remote(self.settings)
 
     def current(self) -> Generation:
         store = self.backend.store()
@@ -170,7 +205,7 @@ class Remote:
         """Nothing: the engine's own."""
 
 
-def served(settings: Settings, catch_up: Callable[[Path], Path | None] | None = None) -> Embedded | Remote:
+def served(settings: Settings, catch_up: Callable[[Path], Path | None] | None = None) -> Served:
     """The backend the settings name (`backend`): the embedded store, or a remote engine."""
     if settings.remote is not None:
         return Remote(settings)
@@ -186,3 +221,15 @@ def current_key(settings: Settings) -> str:
         backend.missing()
     backend.check(generation)
     return generation.key
+
+
+def open_key(key: str, backend_auth: str | None) -> ReadableGraph:
+    """The graph a query worker reads for a generation's key (`Generation.key`): a generation's
+    folder, or a remote engine's publication (`RemoteStore.key`, with the scheme in front)."""
+    if key.startswith(SCHEME):  # requests and the client are imported only by workers that need them
+        from iclr_kg.remote.store import open_key as remote_key
+
+        return remote_key(key, backend_auth)
+    from pyoxigraph import Store
+
+    return Store.read_only(key.split("#", 1)[0])

@@ -9,7 +9,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, NoReturn
+from typing import IO, Any, NoReturn
 
 import click
 
@@ -19,10 +19,7 @@ from iclr_kg.errors import (
     IclrKgError,
 )
 from iclr_kg.graph import ReadableGraph
-
-if TYPE_CHECKING:
-    from iclr_kg.remote.store import RemoteStore
-
+from iclr_kg.served import served
 
 GRAPH_CHOICES = "all|asserted|inferred|ontology|wikidata|entities|GRAPH_IRI"
 
@@ -53,18 +50,8 @@ def imports_option(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def open_graph(settings: Settings) -> ReadableGraph:
-    """The graph a command reads: the store, or the engine `--backend` names (remote/store.py;
-    imported only then, so `serve`'s web processes do not carry an HTTP client they never use)."""
-    from iclr_kg.remote.store import open_graph as opened
-
-    return opened(settings)
-
-
-def open_remote(settings: Settings) -> RemoteStore:
-    """The engine `--backend` names (imported only then, as in `open_graph`)."""
-    from iclr_kg.remote.store import open_remote as opened
-
-    return opened(settings)
+    """The graph a command reads: the store, or the engine `--backend` names (served.py)."""
+    return served(settings).reader()
 
 
 def fails_cleanly(command: Callable[..., Any]) -> Callable[..., Any]:

@@ -17,6 +17,7 @@ from iclr_kg.errors import (
     SettingsError,
 )
 from iclr_kg.progress import Progress
+from iclr_kg.served import served
 from iclr_kg.sparql.saved import load_saved
 from iclr_kg.store import (
     current_generation,
@@ -25,7 +26,7 @@ from iclr_kg.store import (
 
 if TYPE_CHECKING:
     pass
-from iclr_kg.cli.common import backend_option, fails_cleanly, main, open_remote, store_option
+from iclr_kg.cli.common import backend_option, fails_cleanly, main, store_option
 
 
 @main.command()
@@ -63,11 +64,8 @@ def serve(
     from iclr_kg.web import create_app
 
     settings = Settings.from_env(store=store, host=host, port=port, server=server, backend=backend)
-    if settings.remote is not None:
-        served = open_remote(settings)  # the engine answers, and something was published there
-        where = f"{settings.backend} (generation {served.publication.generation})"
-    else:
-        where = str(settings.store)
+    serves = served(settings)
+    if serves.builds_here:
         if current_generation(settings.store) is None:
             click.echo(f"no store at {settings.store}: building it first")
         # In a spawned process: gunicorn forks the web processes from this one, and RocksDB opened
@@ -76,6 +74,7 @@ def serve(
         built = _in_fresh_process(_prepare_store, settings)
         if built:
             click.echo(built)
+    where = serves.describe()  # a remote engine is asked here: it answers, and something is published
     load_saved(settings.queries_dir)  # a malformed saved query fails here, not in every web process's boot
     chosen = settings.server
     if chosen == "gunicorn" and not _gunicorn_available():

@@ -62,22 +62,8 @@ from iclr_kg.query.answering import (
     write_result,
 )
 from iclr_kg.query.streaming import ClosingBody
+from iclr_kg.served import open_key
 from iclr_kg.sparql.lint import Problem
-
-
-def _open(generation: str, backend_auth: str | None) -> Any:
-    """The store a worker reads for a generation key: the generation's folder, or a remote
-    engine (`RemoteStore.key`)."""
-    from pyoxigraph import Store
-
-    from iclr_kg.config import SCHEME
-
-    if generation.startswith(SCHEME):  # requests and the client are imported only by workers that need them
-        from iclr_kg.remote.store import open_key
-
-        return open_key(generation, backend_auth)
-    return Store.read_only(generation.split("#", 1)[0])
-
 
 _EMPTY: list[Any] = []
 
@@ -129,7 +115,7 @@ def _serve_requests(conn: Connection, backend_auth: str | None) -> None:  # prag
 
 def _open_for_worker(generation: str, backend_auth: str | None) -> Any:
     with engine_errors("reading the store"):  # a remote engine's EngineError passes as it is
-        return _open(generation, backend_auth)
+        return open_key(generation, backend_auth)
 
 
 # A worker whose resident memory is above this after a query is replaced: Python and RocksDB keep

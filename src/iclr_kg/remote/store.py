@@ -27,12 +27,9 @@ from pyoxigraph import BlankNode, DefaultGraph, NamedNode, Quad, Variable
 from iclr_kg import vocab
 from iclr_kg.config import SCHEME, Settings
 from iclr_kg.errors import EngineError, QueryError
-from iclr_kg.graph import ReadableGraph
-from iclr_kg.processes import memory_limit
 from iclr_kg.remote.client import SparqlClient
 from iclr_kg.remote.names import Names, published_name
 from iclr_kg.sparql.querytext import declarations, top_level_words, with_values
-from iclr_kg.store import current_generation, open_read_only, refuse_damaged
 
 RECHECK_SECONDS = 2.0  # how often a serving process looks for a newer publication
 
@@ -244,18 +241,6 @@ def open_key(key: str, auth: str | None = None) -> RemoteStore:
         _opened.clear()
         _opened[key] = store
     return store
-
-
-def open_graph(settings: Settings) -> ReadableGraph:
-    """The graph a command reads: the embedded store's current generation, or the remote engine
-    the `backend` setting names (a RemoteStore, read the same way). A generation that does not
-    read back whole is refused (StoreDamaged): a command's reading would fail halfway or swell."""
-    if settings.remote is None:
-        generation = current_generation(settings.store)
-        if generation is not None:
-            refuse_damaged(generation, memory_limit(settings.query_memory))
-        return open_read_only(settings.store, generation)
-    return open_remote(settings)
 
 
 def open_remote(settings: Settings) -> RemoteStore:

@@ -64,7 +64,7 @@ def create_app(settings: Settings | None = None) -> Flask:
             as_of, sources = None, 0
         return {"data_as_of": as_of, "licence": vocab.LICENSE, "sources": sources}
 
-    if settings.remote is not None:
+    if state.served.budgets_time:
         _bound_engine_time(app, settings.query_timeout)
 
     @app.errorhandler(IclrKgError)

@@ -22,7 +22,7 @@ from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import Index, current_index, ensure_index, index_path
 from iclr_kg.processes import memory_limit
 from iclr_kg.query.pool import Evaluator, InProcess, OnWorkers, QueryPool, Target
-from iclr_kg.served import Generation, served
+from iclr_kg.served import Generation, Served, served
 from iclr_kg.sparql.saved import SavedQuery, load_saved
 from iclr_kg.store import current_generation, journal_behind, kept_beside, kept_for_writing
 from iclr_kg.updates import Writer
@@ -58,7 +58,7 @@ class AppState:
     def __init__(self, settings: Settings):
         self.settings = settings
         # What is read: the store's generations, or a remote engine's publication (served.py).
-        self.served = served(settings, catch_up=self._caught_up)
+        self.served: Served = served(settings, catch_up=self._caught_up)
         self._lock = threading.Lock()
         self._stores: dict[str, ReadableGraph] = {}  # the generations requests read now (by key): the newest two
         self.saved: dict[str, SavedQuery] = load_saved(settings.queries_dir)
@@ -107,7 +107,7 @@ class AppState:
         """Evaluate the endpoint's queries in this process (query/local.py): only for a server
         that replaces the process when `retire` is called. Not with a remote engine (its
         queries are network calls), nor with `query_workers = 0` (no time limit asked for)."""
-        if not self.served.remote and self.settings.query_workers > 0:
+        if self.served.evaluates_here and self.settings.query_workers > 0:
             from iclr_kg.query.local import LocalLane
 
             memory = memory_limit(self.settings.query_memory)

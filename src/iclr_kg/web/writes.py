@@ -37,7 +37,7 @@ def require_token() -> None:
     """Refuse a write without the configured token (Forbidden if none is configured). A server
     that reads a remote engine takes no writes: they go to the embedded store, and
     `iclr-kg publish` sends the result (an update here would be lost at the next publish)."""
-    if state().served.remote:
+    if not state().served.accepts_writes:
         raise ReadOnlyBackend(
             f"this server reads the graph from {state().settings.remote}: updates go to the embedded store "
             "(`iclr-kg serve` without a backend), then `iclr-kg publish` sends them there"
