@@ -79,10 +79,10 @@ def kept_results(store: Path) -> list[Path]:
     from iclr_kg.config import resource_dir
     from iclr_kg.sparql.saved import load_saved
     from iclr_kg.store import current_generation, kept_beside
-    from iclr_kg.web.cache import ResultCache
+    from iclr_kg.web.conditional import keepable
 
     generation = current_generation(store)
-    saved = [q for q in load_saved(resource_dir("queries")).values() if ResultCache.cacheable(q.text)]
+    saved = [q for q in load_saved(resource_dir("queries")).values() if keepable(q.text)]
     return [
         kept_beside(generation, counts.KEPT),
         *(kept_beside(generation, f"answer-{q.name}") for q in saved),  # whole answers (web/answers.py)

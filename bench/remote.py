@@ -158,10 +158,10 @@ def served_answers(url: str, folder: Path) -> tuple[float, list[tuple[float, str
     from endpoint import Server
     from pages import timed
 
-    from iclr_kg.web.cache import ResultCache
+    from iclr_kg.web.conditional import keepable
 
     folder.mkdir(parents=True, exist_ok=True)
-    names = [n for n, q in load_saved(Settings().queries_dir).items() if ResultCache.cacheable(q.text)]
+    names = [n for n, q in load_saved(Settings().queries_dir).items() if keepable(q.text)]
     cli = str(Path(sys.executable).with_name("iclr-kg"))
     server = Server(
         "ours", [cli, "serve", "--store", str(folder), "--port", "{port}"], env={"ICLR_KG_BACKEND": f"sparql+{url}"}

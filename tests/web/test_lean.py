@@ -26,7 +26,9 @@ def test_a_plain_query_is_answered_as_the_flask_view_answers_it(
     answered: list[str] = []
     original = LeanQueries._answer
     monkeypatch.setattr(
-        LeanQueries, "_answer", lambda self, query, *rest: answered.append(query.text) or original(self, query, *rest)
+        LeanQueries,
+        "_answer",
+        lambda self, read, *rest: answered.append(read.query.text) or original(self, read, *rest),
     )
     answer = lean(client, QUERY, accept)
     assert answered == [QUERY]  # the lean path answered it, not Flask

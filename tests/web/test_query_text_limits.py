@@ -206,12 +206,12 @@ def test_one_reader_says_whether_a_query_calls_service_or_may_change() -> None:
     from iclr_kg.query.local import LocalLane
     from iclr_kg.sparql.lint import parse_worthy
     from iclr_kg.sparql.querytext import says
-    from iclr_kg.web.cache import ResultCache
+    from iclr_kg.web.conditional import keepable
 
     calling = "SELECT * WHERE { Service <https://query.wikidata.org/sparql> { ?s ?p ?o } }"
     for text, word in ((calling, "SERVICE"), ("SELECT (now() AS ?t) {}", "NOW"), ("ask {}", "ASK")):
         assert says(text, word) and says(text.replace(word.lower(), word), word)
     assert not says("SELECT ?serviced ?nowhere WHERE { ?serviced ?p ?nowhere }", "SERVICE", "NOW")
     assert not LocalLane.takes(QueryRequest(calling)) and LocalLane.takes(QueryRequest("SELECT ?serviced {}"))
-    assert not ResultCache.cacheable(calling) and ResultCache.cacheable("SELECT ?nowhere {}")
+    assert not keepable(calling) and keepable("SELECT ?nowhere {}")
     assert not parse_worthy(calling) and parse_worthy("SELECT ?serviced {}")

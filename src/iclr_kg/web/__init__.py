@@ -92,7 +92,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     if state.cache is not None:
         from iclr_kg.web.cache import ResponseMemo
 
-        state.memo = ResponseMemo(app.wsgi_app, state.generation_key, state.cache)
+        state.memo = ResponseMemo(app.wsgi_app, state.pinned_key, state.cache)
         app.wsgi_app = state.memo  # type: ignore[method-assign]
     app.wsgi_app = BodyLimit(app.wsgi_app, MAX_BODY, settings.request_timeout)  # type: ignore[method-assign]
     if settings.trusted_proxies:  # outermost: everything after it sees the client, not the proxy

@@ -2,7 +2,7 @@
 for the same bytes until the next build.
 
 Keys hold the store generation, so a rebuild (or an update) starts afresh without any flush.
-Only deterministic queries are kept (no SERVICE, no NOW/RAND/UUID/BNODE), and only results a
+Only deterministic queries are kept (conditional.keepable), and only results a
 worker sent whole in its first message (complete, and at most one pipe chunk, 64 KiB: large
 results stream straight through and are never copied). `ResponseMemo` keeps whole responses
 (at most ITEM_LIMIT, 256 KiB each) in the same cache: one byte budget per web process
@@ -19,8 +19,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
+from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
-from iclr_kg.query.kept import keepable
 from iclr_kg.web.assets import chosen_encoding
 from iclr_kg.web.conditional import content_etag
 
@@ -44,11 +44,6 @@ class ResultCache:
         self.hits = self.misses = 0
         self._items: OrderedDict[bytes, Cached] = OrderedDict()
         self._lock = threading.Lock()
-
-    @staticmethod
-    def cacheable(text: str) -> bool:
-        """An answer that depends on the store alone (query.kept.keepable: no NOW, RAND, SERVICE...)."""
-        return keepable(text)
 
     @staticmethod
     def digest(key: tuple) -> bytes:
@@ -109,16 +104,21 @@ class ResponseMemo:
     """WSGI middleware: an exact repeat of a GET /sparql whose answer the result cache holds is
     answered before Flask is entered (same query string, same Accept, same store generation).
 
-    What it keeps are whole responses that the app marked cacheable (200 with an ETag, which only
-    ResultCache sets), so it never decides on its own what may be cached. A reverse proxy would do
-    the same; doing it here saves the proxy and most of the per-request Python work.
+    The outermost layer that reads a request: `generation_key` pins the generation the request
+    reads in its environ (AppState.pin: the lean path and the Flask view read that one) and
+    gives its key, or None when nothing is served yet. What it keeps are whole responses that
+    the app marked as kept (200 with an ETag, which only the read request's one answer gives:
+    web/readrequest.py), so it never decides on its own what may be kept. A reverse proxy would
+    do the same; doing it here saves the proxy and most of the per-request Python work.
     """
 
-    def __init__(self, app: Any, generation_key: Callable[[], object], cache: ResultCache):
+    def __init__(
+        self, app: WSGIApplication, generation_key: Callable[[WSGIEnvironment], str | None], cache: ResultCache
+    ):
         self.app, self.generation_key = app, generation_key
         self.memo = cache  # the app's one result cache: one budget for results and whole responses
 
-    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         if (
             environ.get("REQUEST_METHOD") != "GET"
             or environ.get("PATH_INFO") != "/sparql"
@@ -129,17 +129,20 @@ class ResponseMemo:
         # the encoding the app chooses for this header: a response is kept under the one it was sent in
         encoding = chosen_encoding(environ.get("HTTP_ACCEPT_ENCODING", ""))
         try:
-            key = (
-                "response",
-                str(self.generation_key()),
-                environ["QUERY_STRING"],
-                environ.get("HTTP_ACCEPT", ""),
-                encoding,
-                environ.get("wsgi.url_scheme", ""),  # relative IRIs resolve against the URL asked
-                environ.get("HTTP_HOST", ""),
-            )
-        except Exception:  # noqa: BLE001 - no store yet: the app says so properly
+            generation = self.generation_key(environ)
+        except Exception:  # noqa: BLE001 - the backend failed: the app says so properly
             return self.app(environ, start_response)
+        if generation is None:  # no store yet: the app says so properly
+            return self.app(environ, start_response)
+        key = (
+            "response",
+            generation,
+            environ["QUERY_STRING"],
+            environ.get("HTTP_ACCEPT", ""),
+            encoding,
+            environ.get("wsgi.url_scheme", ""),  # relative IRIs resolve against the URL asked
+            environ.get("HTTP_HOST", ""),
+        )
         digest = self.memo.digest(key)
         hit = self.memo.get(digest)
         if hit is not None:

@@ -24,8 +24,8 @@ from iclr_kg.sparql.saved import ABSOLUTE_IRI, NAME, VIEWS, Param, SavedQuery, d
 from iclr_kg.store import generation_record
 from iclr_kg.topics import untranslated
 from iclr_kg.web.answers import answers_to_keep, kept_rows, run_saved
-from iclr_kg.web.cache import ResultCache
 from iclr_kg.web.charts import trend
+from iclr_kg.web.conditional import keepable
 from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, readable_facts, rows_table
 from iclr_kg.web.http import wants_html
 from iclr_kg.web.i18n import language, problem_shown, translate
@@ -130,7 +130,7 @@ def _as_saved(saved: SavedQuery) -> bool:
     argument (its defaults, the default dataset with inferred triples), and an answer that
     depends on the store alone."""
     asked = {k for k in request.args if k not in ("lang",)}
-    return not asked and ResultCache.cacheable(saved.text)
+    return not asked and keepable(saved.text)
 
 
 @blueprint.route("/")
@@ -352,10 +352,10 @@ def warmed() -> list[tuple[str, Callable[[], Any]]]:
     """What a new generation's pages need computed before anyone asks (`AppState.warm`): /stats'
     counts, each saved query's whole answer (web/answers.py), then the first rows of each saved
     query whose answer depends on the store alone (no SERVICE, no NOW or RAND:
-    `ResultCache.cacheable`), as its page shows them by default (read from that answer)."""
+    `conditional.keepable`), as its page shows them by default (read from that answer)."""
     kept: list[tuple[str, Callable[[], Any]]] = [(counts.KEPT, stats_counts), *answers_to_keep()]
     for saved in state().saved.values():
-        if ResultCache.cacheable(saved.text):
+        if keepable(saved.text):
             kept.append((rows_name(saved), functools.partial(saved_rows, saved)))
     return kept
 

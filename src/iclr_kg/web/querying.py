@@ -20,11 +20,10 @@ from iclr_kg.query.streaming import ClosingBody
 from iclr_kg.sparql import spreadsheet
 from iclr_kg.sparql.formats import RDF_FORMATS, RESULT_FORMATS, Format, choose
 from iclr_kg.sparql.lint import Problem, problem_of
-from iclr_kg.sparql.querytext import update_keyword
-from iclr_kg.web.cache import ResultCache
-from iclr_kg.web.conditional import content_etag, not_modified, variant_etag
+from iclr_kg.web.conditional import not_modified, variant_etag
 from iclr_kg.web.html import HTML_ROW_LIMIT
 from iclr_kg.web.http import graph_list, requested_format
+from iclr_kg.web.readrequest import Negotiation, ReadRequest, read_request, update_hint
 from iclr_kg.web.state import AppState, state
 
 
@@ -122,17 +121,11 @@ def start_prepared(app_state: AppState, query: QueryRequest, limit: float, who: 
     try:
         return app_state.evaluator.evaluate(query, limit, who, app_state.target())
     except QueryError as exc:
-        raise _update_hint(query.text, exc) from None
+        raise update_hint(query.text, exc) from None
     except Unavailable:  # a worker stopped at a limit: reading a damaged generation, maybe
         if not query.lint:
             app_state.intact()  # StoreDamaged, if it was found damaged meanwhile
         raise
-
-
-def _update_hint(text: str, exc: QueryError) -> QueryError:
-    if update_keyword(text):
-        return QueryError("SPARQL Update is not accepted at /sparql; updates go to /update (with a token)")
-    return exc
 
 
 def rows_outside_request(text: str, row_limit: int) -> dict:
@@ -225,45 +218,33 @@ def _for_a_spreadsheet(body: Iterable[bytes] | bytes, format_name: str) -> Itera
     return ClosingBody(spreadsheet.guarded(body, format_name), getattr(body, "close", lambda: None))
 
 
-def result_key(cache: ResultCache | None, query: QueryRequest) -> bytes | None:
-    """The result cache's key for `query`'s answer: the digest of everything its bytes depend
-    on (the store generation and the request); None where no cache keeps it (none configured,
-    or a query whose answer may change between evaluations)."""
-    if cache is None or not cache.cacheable(query.text):
-        return None
-    return cache.digest(
-        (
-            str(state().generation_key()),
-            query.text,
-            query.include_inferred,
-            None if query.default_graph is None else tuple(query.default_graph),
-            None if query.named_graphs is None else tuple(query.named_graphs),
-            tuple(sorted(query.substitutions.items())),
-            tuple(sorted((query.formats or {}).items(), key=str)),
-            query.base,
-        )
-    )
+def negotiation(requested: str | None, accept: str) -> Negotiation:
+    """The format for each kind of result, or its refusal, for a `format=` and an Accept header."""
+    return {kind: negotiated(kind, requested, accept) for kind in ("results", "rdf")}
+
+
+def read_of(query: QueryRequest) -> ReadRequest:
+    """This request's read of `query` (web/readrequest.py), on the generation it pinned."""
+    app_state = state()
+    chosen = negotiation(requested_format(), request.headers.get("Accept", ""))
+    return read_request(app_state, app_state.pinned(), query, chosen, query_timeout(), request.remote_addr)
 
 
 def execute(text: str, *, substitutions: dict | None = None, prepared: QueryRequest | None = None) -> Response:
-    """Run `text` in a worker and stream its results in the negotiated format (small, deterministic
-    results of the current store are served from the result cache)."""
+    """Run `text` where the app runs queries and stream its results in the negotiated format
+    (small answers that may be kept are served from the result cache, where one is configured,
+    and carry an ETag either way: ReadRequest.etag)."""
+    read = read_of(prepared or query_request(text, substitutions))
     cache = state().cache
-    query = prepared or query_request(text, substitutions)
-    key = result_key(cache, query)
-    if key is not None:
-        hit = cache.get(key)  # type: ignore[union-attr]
+    if cache is not None and read.keep:
+        hit = cache.get(read.key)
         if hit is not None:
             return not_modified(hit.etag) or result_response(hit.body, hit.media_type, hit.etag)
-    running = start_query(text, substitutions, prepared=query)
-    try:
-        chosen = negotiate(running.kind)  # raises 406 / 400
-    except (NotAcceptable, UnknownFormat):
-        running.cancel()
-        raise
-    prefetched = running.prefetched
-    if key is not None and prefetched is not None and running.format == chosen.name:
-        etag = content_etag(prefetched, chosen.media_type)
-        cache.put(key, prefetched, chosen.media_type, etag=etag)  # type: ignore[union-attr]
-        return not_modified(etag) or result_response(prefetched, chosen.media_type, etag)
+    running = read.start()
+    chosen = read.chosen(running)  # raises 406 / 400
+    etag = read.etag(running, chosen)
+    if etag is not None and running.prefetched is not None:
+        if cache is not None:
+            cache.put(read.key, running.prefetched, chosen.media_type, etag=etag)
+        return not_modified(etag) or result_response(running.prefetched, chosen.media_type, etag)
     return result_response(running.body(chosen.name), chosen.media_type)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from flask import current_app, g, has_request_context
+from flask import current_app, has_request_context, request
 
 from iclr_kg import terms
 from iclr_kg.atomic import write_text
@@ -27,6 +27,7 @@ from iclr_kg.sparql.saved import SavedQuery, load_saved
 from iclr_kg.store import current_generation, journal_behind, kept_beside, kept_for_writing
 from iclr_kg.updates import Writer
 from iclr_kg.web.cache import ResponseMemo, ResultCache
+from iclr_kg.web.conditional import keepable
 
 if TYPE_CHECKING:
     from iclr_kg.query.local import LocalLane
@@ -36,7 +37,7 @@ WARM_AFTER = 2.0  # seconds a new generation must stay current before its kept v
 WARM_PATIENCE = 5.0  # seconds the warmer waits for an idle query worker before it skips a value
 
 
-PINNED = "iclr_kg_generation"  # on flask.g: the generation a request reads (AppState._current)
+PINNED = "iclr_kg.generation"  # in a request's WSGI environ: the generation it reads (AppState.pin)
 
 
 def state() -> AppState:
@@ -64,10 +65,7 @@ class AppState:
         self.saved: dict[str, SavedQuery] = load_saved(settings.queries_dir)
         # A saved query's default answer, as a request asks it, when it may be kept (web/answers.py).
         self.answered = {
-            asked: saved
-            for saved in self.saved.values()
-            if ResultCache.cacheable(saved.text)
-            for asked in saved.default_requests()
+            asked: saved for saved in self.saved.values() if keepable(saved.text) for asked in saved.default_requests()
         }
         self._pool: QueryPool | None = None
         # Where queries run, chosen once (query/pool.py's Evaluator): in the request's thread
@@ -132,21 +130,35 @@ class AppState:
                     )
         return self._pool
 
-    def _current(self) -> Generation | None:
-        """The generation this request reads: what is served when it first asks, then the same
-        for the rest of the request (outside a request, what is served each time)."""
-        if has_request_context() and PINNED in g:
-            return cast(Generation | None, g.get(PINNED))
-        generation = self.served.current()
-        if has_request_context():
-            setattr(g, PINNED, generation)
+    def pin(self, environ: dict[str, Any]) -> Generation | None:
+        """The generation the request of `environ` reads: what is served when it first asks,
+        kept in its environ for the rest of the request, for the WSGI layers in front of Flask
+        and the Flask view alike (one lookup per request: web/readrequest.py)."""
+        if PINNED in environ:
+            return cast(Generation | None, environ[PINNED])
+        generation = environ[PINNED] = self.served.current()
         if generation is not None:
             self._seen(generation)
         return generation
 
-    def _pinned(self) -> Generation:
-        """The generation this request reads; the clear error where there is none yet."""
-        generation = self._current()
+    def pinned_key(self, environ: dict[str, Any]) -> str | None:
+        """The key of the generation the request of `environ` reads (`pin`; None: nothing yet)."""
+        generation = self.pin(environ)
+        return None if generation is None else generation.key
+
+    def _current(self) -> Generation | None:
+        """The generation this request reads (`pin`; outside a request, what is served now)."""
+        if has_request_context():
+            return self.pin(request.environ)
+        generation = self.served.current()
+        if generation is not None:
+            self._seen(generation)
+        return generation
+
+    def pinned(self, environ: dict[str, Any] | None = None) -> Generation:
+        """The generation this request (or the one of `environ`) reads; the clear error where
+        there is none yet."""
+        generation = self._current() if environ is None else self.pin(environ)
         if generation is None:
             self.served.missing()
         return generation
@@ -168,22 +180,22 @@ class AppState:
     def generation_key(self) -> str:
         """What the query workers open the generation this request reads by: its path (each
         update makes a new generation), or the engine's URL and the generation published there."""
-        return self._pinned().key
+        return self.pinned().key
 
     def intact(self) -> bool:
         """Whether the generation this request reads was found to read back whole, so a query may
         run on this process's own threads, where it cannot be stopped (query/local.py); until it
         is known, queries run in workers. StoreDamaged where it was found damaged."""
-        return self.served.intact(self._pinned())
+        return self.served.intact(self.pinned())
 
     def store(self) -> ReadableGraph:
         """A read-only handle on the generation this request reads."""
-        return self.opened(self._pinned())
+        return self.opened(self.pinned())
 
     def target(self, generation: Callable[[], Generation] | None = None) -> Target:
         """What a query of this request reads (query/pool.py's Target): `generation`, else the
         one this request pins, each looked at only by the evaluator that needs it."""
-        return _Reads(self, generation or self._pinned)
+        return _Reads(self, generation or self.pinned)
 
     def opened(self, generation: Generation) -> ReadableGraph:
         """A read-only handle on `generation`, opened once per generation (the newest two stay
