@@ -48,6 +48,9 @@ class ReadableGraph(Protocol):
     ) -> Iterator[Quad]: ...
 
 
+QueryAnswer = QuerySolutions | QueryBoolean | QueryTriples  # what a query of either backend answers
+
+
 # Typed boundaries: pyoxigraph types a query's answer as one union (solutions, a boolean or
 # triples) and a term as one union (a quoted triple among them). A caller knows which it asked
 # for; these say so once, and fail loudly where the answer is not what the query's form promises.

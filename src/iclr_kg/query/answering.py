@@ -8,7 +8,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, cast
 
 from pyoxigraph import (
     BlankNode,
@@ -32,6 +32,7 @@ from iclr_kg.errors import (
     QueryError,
     ServiceFailed,
 )
+from iclr_kg.graph import QueryAnswer, ReadableGraph
 from iclr_kg.query.streaming import ClientGone
 from iclr_kg.sparql.formats import RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.sparql.lint import Problem, parsed_problems, problem_of
@@ -128,7 +129,7 @@ def _term(text: str) -> Any:
     return triple.object
 
 
-def run_request(store: Any, request: QueryRequest) -> Any:
+def run_request(store: ReadableGraph, request: QueryRequest) -> QueryAnswer:
     """Run a QueryRequest on a store: the one place its plain data become pyoxigraph terms."""
     return run_query(
         store,
@@ -142,14 +143,14 @@ def run_request(store: Any, request: QueryRequest) -> Any:
     )
 
 
-def result_kind(result: Any) -> str:
+def result_kind(result: QueryAnswer) -> str:
     """ "results" for SELECT / ASK, "rdf" for CONSTRUCT / DESCRIBE."""
     return "results" if isinstance(result, (QueryBoolean, QuerySolutions)) else "rdf"
 
 
-def write_result(result: Any, output: Any, fmt: str) -> None:
+def write_result(result: QueryAnswer, output: IO[bytes], fmt: str) -> None:
     """Serialize a query result in format `fmt` (a name from formats.py) with pyoxigraph."""
-    if result_kind(result) == "results":
+    if isinstance(result, (QueryBoolean, QuerySolutions)):
         result.serialize(output, RESULT_FORMATS[fmt].results)
     else:
         chosen = RDF_FORMATS[fmt]
@@ -217,7 +218,7 @@ def _evaluation_error(exc: Exception) -> IclrKgError:
     return EvaluationFailed(f"the query failed while running: {type(exc).__name__}: {exc}")
 
 
-def answer(store: Any, request: QueryRequest, send: Callable[[Message], None]) -> None:
+def answer(store: ReadableGraph, request: QueryRequest, send: Callable[[Message], None]) -> None:
     """Evaluate `request` on `store` and `send` what comes of it as the messages above: the one
     place a query is answered, in a worker process (`send`: its pipe) or on a thread of a web
     process (`query/local.py`: a queue). MemoryError and the channel's own errors (the reader
@@ -248,7 +249,7 @@ def answer(store: Any, request: QueryRequest, send: Callable[[Message], None]) -
             send(Started(kind, None))
             return
         writer = _ChunkWriter(send, head=Started(kind, fmt))
-        write_result(result, writer, fmt)
+        write_result(result, cast(IO[bytes], writer), fmt)  # pyoxigraph calls its write and flush only
         writer.finish()
     except (BrokenPipeError, EOFError, MemoryError, ClientGone):
         raise
@@ -256,7 +257,7 @@ def answer(store: Any, request: QueryRequest, send: Callable[[Message], None]) -
         send(Failure.of(_evaluation_error(exc)))
 
 
-def checked(store: Any, request: QueryRequest) -> list[Problem]:
+def checked(store: ReadableGraph, request: QueryRequest) -> list[Problem]:
     """A lint's problems (QueryRequest.lint): the syntax by preparing the text on `store` (an
     empty one), the domains and ranges of the ontology file (read once per file and version)."""
 
@@ -271,7 +272,7 @@ def checked(store: Any, request: QueryRequest) -> list[Problem]:
     return parsed_problems(request.text, syntax if request.syntax_only else None, ontology)
 
 
-def result_rows(result: Any, limit: int) -> dict[str, Any]:
+def result_rows(result: QueryAnswer, limit: int) -> dict[str, Any]:
     """The first `limit` rows of a result as plain terms (`_plain`), for the pages: the one
     place a result becomes a table, in a worker or in-process."""
     if isinstance(result, QueryBoolean):

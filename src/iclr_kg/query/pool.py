@@ -65,10 +65,10 @@ from iclr_kg.query.streaming import ClosingBody
 from iclr_kg.served import open_key
 from iclr_kg.sparql.lint import Problem
 
-_EMPTY: list[Any] = []
+_EMPTY: list[ReadableGraph] = []
 
 
-def _empty_store() -> Any:
+def _empty_store() -> ReadableGraph:
     """An empty in-memory store, made once per worker, for syntax checks."""
     if not _EMPTY:
         from pyoxigraph import Store
@@ -91,7 +91,7 @@ def _worker_main(
 
 
 def _serve_requests(conn: Connection, backend_auth: str | None) -> None:  # pragma: no cover - child process
-    stores: dict[str, Any] = {}
+    stores: dict[str, ReadableGraph] = {}
     while True:
         try:
             generation, request = conn.recv()
@@ -113,7 +113,7 @@ def _serve_requests(conn: Connection, backend_auth: str | None) -> None:  # prag
             exit_out_of_memory()  # the parent reports the memory limit and starts a fresh worker
 
 
-def _open_for_worker(generation: str, backend_auth: str | None) -> Any:
+def _open_for_worker(generation: str, backend_auth: str | None) -> ReadableGraph:
     with engine_errors("reading the store"):  # a remote engine's EngineError passes as it is
         return open_key(generation, backend_auth)
 
@@ -587,7 +587,7 @@ class InProcessQuery:
     format: str | None = None
     prefetched: bytes | None = None
 
-    def __init__(self, store: Any, request: QueryRequest):
+    def __init__(self, store: ReadableGraph, request: QueryRequest):
         from iclr_kg.query.streaming import Producer
 
         self.rows: dict[str, Any] | None = None

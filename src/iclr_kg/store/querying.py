@@ -20,12 +20,13 @@ from pyoxigraph import (
 
 from iclr_kg import vocab
 from iclr_kg.errors import QueryError
+from iclr_kg.graph import ReadableGraph
 from iclr_kg.sparql.federation import check_services
 from iclr_kg.sparql.lint import friendly_syntax
 from iclr_kg.sparql.querytext import check_nesting, check_operators, check_patterns, with_values
 
 
-def query_graphs(store: Store, include_inferred: bool = True) -> list[NamedNode]:
+def query_graphs(store: ReadableGraph, include_inferred: bool = True) -> list[NamedNode]:
     """The named graphs that make up the default graph of queries."""
     graphs = [g for g in store.named_graphs() if isinstance(g, NamedNode)]
     if include_inferred:
@@ -70,7 +71,7 @@ _GRAPH_EXISTENCE = re.compile(r"The graph \S+ (does not exist|already exists)")
 
 
 def run_query(
-    store: Store,
+    store: ReadableGraph,
     sparql: str,
     *,
     include_inferred: bool = True,
