@@ -77,9 +77,9 @@ def kept_results(store: Path) -> list[Path]:
     """What a web process computes and keeps beside a new generation (web/pages.py `warmed`)."""
     from iclr_kg import counts
     from iclr_kg.config import resource_dir
+    from iclr_kg.sparql.querytext import keepable
     from iclr_kg.sparql.saved import load_saved
     from iclr_kg.store import current_generation, kept_beside
-    from iclr_kg.web.conditional import keepable
 
     generation = current_generation(store)
     saved = [q for q in load_saved(resource_dir("queries")).values() if keepable(q.text)]

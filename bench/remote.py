@@ -158,7 +158,7 @@ def served_answers(url: str, folder: Path) -> tuple[float, list[tuple[float, str
     from endpoint import Server
     from pages import timed
 
-    from iclr_kg.web.conditional import keepable
+    from iclr_kg.sparql.querytext import keepable
 
     folder.mkdir(parents=True, exist_ok=True)
     names = [n for n, q in load_saved(Settings().queries_dir).items() if keepable(q.text)]

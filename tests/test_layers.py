@@ -14,7 +14,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("web", "external"),  # the HTTP app; the services we call and the importers
     ("build",),  # a build replays the journal through the writer's code
     ("updates",),  # the one writer
-    ("maintained", "query", "served"),  # the fast path; answering queries; the backend chosen once
+    ("maintained", "query"),  # the fast path; answering queries
+    ("served",),  # the backend chosen once: what a query worker opens by a generation's key
     ("remote", "counts"),  # our graph on another engine; what /stats counts
     ("store",),  # generations on disk, queries as the product runs them
     ("index", "sparql", "reasoning", "release"),  # entity index; SPARQL as text; OWL RL; dumps

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from iclr_kg.build.pipeline import build
-from iclr_kg.query.kept import answer_name, answer_path, keepable, rows_name
+from iclr_kg.query.kept import answer_name, answer_path, rows_name
 from iclr_kg.sparql.formats import RESULT_FORMATS
+from iclr_kg.sparql.querytext import keepable
 from iclr_kg.sparql.saved import load_saved
 from iclr_kg.store import current_generation, kept_beside, open_read_only, run_query
 from iclr_kg.web import answers

@@ -48,7 +48,7 @@ def test_volatile_queries_are_not_cached(app, client) -> None:
 
 
 def test_cacheable_refuses_every_volatile_word_in_any_case_and_only_those() -> None:
-    from iclr_kg.web.conditional import keepable
+    from iclr_kg.sparql.querytext import keepable
 
     for word in ("SERVICE <urn:x> {}", "now()", "Rand()", "UUID()", "struuid()", "bNode()"):
         assert not keepable(f"SELECT * WHERE {{ ?s ?p ?o }} # {word}"), word

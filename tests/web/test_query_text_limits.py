@@ -205,8 +205,7 @@ def test_one_reader_says_whether_a_query_calls_service_or_may_change() -> None:
     from iclr_kg.query.answering import QueryRequest
     from iclr_kg.query.local import LocalLane
     from iclr_kg.sparql.lint import parse_worthy
-    from iclr_kg.sparql.querytext import says
-    from iclr_kg.web.conditional import keepable
+    from iclr_kg.sparql.querytext import keepable, says
 
     calling = "SELECT * WHERE { Service <https://query.wikidata.org/sparql> { ?s ?p ?o } }"
     for text, word in ((calling, "SERVICE"), ("SELECT (now() AS ?t) {}", "NOW"), ("ask {}", "ASK")):

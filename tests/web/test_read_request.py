@@ -12,8 +12,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from iclr_kg.config import Settings
+from iclr_kg.sparql.querytext import keepable
 from iclr_kg.web import create_app
-from iclr_kg.web.conditional import keepable
 
 KEPT = (
     "ASK { ?s a iclr:Paper }",

@@ -25,18 +25,12 @@ from pyoxigraph import QueryBoolean, QueryResultsFormat, QuerySolutions, Store, 
 
 from iclr_kg.atomic import write_text
 from iclr_kg.query.answering import result_rows
-from iclr_kg.sparql.querytext import says
+from iclr_kg.sparql.querytext import keepable
 from iclr_kg.sparql.saved import SavedQuery, load_saved
 from iclr_kg.store import kept_beside, kept_for_writing
 from iclr_kg.store.querying import run_query
 
-VOLATILE = ("SERVICE", "NOW", "RAND", "UUID", "STRUUID", "BNODE")  # words after which an answer may change
 PAGE_ROWS = 1000  # the rows a saved query's page shows (web/html.py's HTML_ROW_LIMIT)
-
-
-def keepable(text: str) -> bool:
-    """An answer that depends on the store alone: no word of VOLATILE in `text` (querytext.says)."""
-    return not says(text, *VOLATILE)
 
 
 def answer_name(saved: SavedQuery) -> str:

@@ -135,6 +135,18 @@ def says(text: str, *words: str) -> bool:
     return may_mention(text, [w.lower() for w in words]) and _whole_words(words).search(text) is not None
 
 
+# Words after which an answer may change: functions whose value changes between evaluations,
+# and calls to other services.
+VOLATILE = ("SERVICE", "NOW", "RAND", "UUID", "STRUUID", "BNODE")
+
+
+def keepable(text: str) -> bool:
+    """Whether the answer to the query `text` depends on the store alone, so it may be kept (a
+    build's saved answers, the result cache, the response memo) and given an ETag: no word of
+    VOLATILE in it (`says`: as the engine reads the text, comments aside)."""
+    return not says(text, *VOLATILE)
+
+
 @functools.lru_cache(maxsize=64)
 def _whole_words(words: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b", re.IGNORECASE)

@@ -2,7 +2,7 @@
 for the same bytes until the next build.
 
 Keys hold the store generation, so a rebuild (or an update) starts afresh without any flush.
-Only deterministic queries are kept (conditional.keepable), and only results a
+Only deterministic queries are kept (querytext.keepable), and only results a
 worker sent whole in its first message (complete, and at most one pipe chunk, 64 KiB: large
 results stream straight through and are never copied). `ResponseMemo` keeps whole responses
 (at most ITEM_LIMIT, 256 KiB each) in the same cache: one byte budget per web process

@@ -1,9 +1,7 @@
-"""What a client may keep, decided in one place: whether an answer may be kept at all
-(`keepable`), each representation's strong ETag, and the 304 a conditional request for it gets.
-
-An answer may be kept, by the result cache, the response memo or a client, when its query's
-text says none of VOLATILE: no function whose value changes between evaluations, no call to
-another service. The read request (web/readrequest.py) asks this once, for the memo, the lean
+"""What a client may keep: each representation's strong ETag, and the 304 a conditional request
+for it gets. Whether an answer may be kept at all is the query text's (`querytext.keepable`, one
+answer for the build's kept answers, the result cache, the response memo and clients): its text
+says no word after which an answer may change. The read request (web/readrequest.py) asks this once, for the memo, the lean
 path and the Flask view alike; the saved queries' kept answers and pages ask it too.
 
 An answer's ETag names its bytes: a result's is the hash of its media type and body (so a repeat
@@ -20,18 +18,6 @@ from __future__ import annotations
 import hashlib
 
 from flask import Response, request
-
-from iclr_kg.sparql.querytext import says
-
-# Words after which an answer may change: functions whose value changes between evaluations,
-# and calls to other services.
-VOLATILE = ("SERVICE", "NOW", "RAND", "UUID", "STRUUID", "BNODE")
-
-
-def keepable(text: str) -> bool:
-    """Whether the answer to the query `text` may be kept and given an ETag: no word of
-    VOLATILE in it (querytext.says: as the engine reads the text, comments aside)."""
-    return not says(text, *VOLATILE)
 
 
 def strong_etag(*parts: str | bytes) -> str:

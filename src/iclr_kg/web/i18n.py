@@ -373,7 +373,7 @@ ZH = {
     "series": "系列",
     "none": "无",
     "(none yet)": "（尚无）",
-    # the query lint's messages (query/lint.py's templates) and where they are
+    # the query lint's messages (sparql/lint.py's templates) and where they are
     "Line {line}, column {column}: {message}": "第 {line} 行第 {column} 列：{message}",
     lint.NOT_DECLARED: "前缀 {prefix}: 未声明；请声明它（PREFIX {prefix}: <…>），或使用每个查询都有的前缀之一：{listed}",
     lint.NOT_IN_ONTOLOGY: "iclr:{local} 不在 iclr-kg 本体中，因此匹配不到任何内容{hint}",

@@ -20,12 +20,12 @@ from iclr_kg.query.kept import rows_name
 from iclr_kg.release import released_file, releases
 from iclr_kg.sparql.formats import RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.sparql.lint import Problem, check, problem_of
+from iclr_kg.sparql.querytext import keepable
 from iclr_kg.sparql.saved import ABSOLUTE_IRI, NAME, VIEWS, Param, SavedQuery, declared_view, expand
 from iclr_kg.store import generation_record
 from iclr_kg.topics import untranslated
 from iclr_kg.web.answers import answers_to_keep, kept_rows, run_saved
 from iclr_kg.web.charts import trend
-from iclr_kg.web.conditional import keepable
 from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, readable_facts, rows_table
 from iclr_kg.web.http import wants_html
 from iclr_kg.web.i18n import language, problem_shown, translate
@@ -352,7 +352,7 @@ def warmed() -> list[tuple[str, Callable[[], Any]]]:
     """What a new generation's pages need computed before anyone asks (`AppState.warm`): /stats'
     counts, each saved query's whole answer (web/answers.py), then the first rows of each saved
     query whose answer depends on the store alone (no SERVICE, no NOW or RAND:
-    `conditional.keepable`), as its page shows them by default (read from that answer)."""
+    `querytext.keepable`), as its page shows them by default (read from that answer)."""
     kept: list[tuple[str, Callable[[], Any]]] = [(counts.KEPT, stats_counts), *answers_to_keep()]
     for saved in state().saved.values():
         if keepable(saved.text):

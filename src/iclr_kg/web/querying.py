@@ -197,7 +197,7 @@ def with_charset(media_type: str) -> str:
 def result_response(body: Iterable[bytes] | bytes, media_type: str, etag: str | None = None) -> Response:
     """A result's response; `download=<name>` (the pages' download links) makes it a file
     `<name>.<extension>` for the browser to save, instead of a page to show, and a CSV or TSV
-    file one whose cells no spreadsheet runs as formulas (query/spreadsheet.py; its own ETag)."""
+    file one whose cells no spreadsheet runs as formulas (sparql/spreadsheet.py; its own ETag)."""
     name = request.args.get("download", "")
     chosen = next((f for f in (*RESULT_FORMATS.values(), *RDF_FORMATS.values()) if f.media_type == media_type), None)
     download = DOWNLOAD_NAME.match(name) is not None and chosen is not None

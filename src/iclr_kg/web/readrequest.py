@@ -22,9 +22,9 @@ from iclr_kg.query.answering import QueryRequest
 from iclr_kg.query.pool import ActiveQuery, Evaluator
 from iclr_kg.served import Generation
 from iclr_kg.sparql.formats import Format
-from iclr_kg.sparql.querytext import update_keyword
+from iclr_kg.sparql.querytext import keepable, update_keyword
 from iclr_kg.web.cache import ResultCache
-from iclr_kg.web.conditional import content_etag, keepable
+from iclr_kg.web.conditional import content_etag
 from iclr_kg.web.state import AppState
 
 Refusal = tuple[type[Exception], str]  # a format negotiation's 406 or 400, raised when it matters
@@ -47,7 +47,7 @@ class ReadRequest:
 
     @cached_property
     def keep(self) -> bool:
-        """May the answer be kept (result cache, memo) and given an ETag: conditional.keepable."""
+        """May the answer be kept (result cache, memo) and given an ETag: querytext.keepable."""
         return keepable(self.query.text)
 
     @cached_property

@@ -23,11 +23,11 @@ from iclr_kg.index import Index, current_index, ensure_index, index_path
 from iclr_kg.processes import memory_limit
 from iclr_kg.query.pool import Evaluator, InProcess, OnWorkers, QueryPool, Target
 from iclr_kg.served import Generation, Served, served
+from iclr_kg.sparql.querytext import keepable
 from iclr_kg.sparql.saved import SavedQuery, load_saved
 from iclr_kg.store import current_generation, journal_behind, kept_beside, kept_for_writing
 from iclr_kg.updates import Writer
 from iclr_kg.web.cache import ResponseMemo, ResultCache
-from iclr_kg.web.conditional import keepable
 
 if TYPE_CHECKING:
     from iclr_kg.query.local import LocalLane
