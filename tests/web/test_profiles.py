@@ -633,9 +633,9 @@ def test_the_statements_fold_shows_a_few_values_per_property_and_says_how_many_m
     client: FlaskClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """At 50,000 papers a prolific author has 47,000 iclr:authorOf values: the page was 15 MB."""
-    from iclr_kg.web import resources
+    from iclr_kg.web.resources import entities
 
-    monkeypatch.setattr(resources, "VALUES_SHOWN", 1)
+    monkeypatch.setattr(entities, "VALUES_SHOWN", 1)
     html = page(client, "/resource/paper/NzTU59SYbNq")  # EigenGame: four authors
     assert "3 more values: every one is in the Turtle form" in html
     full = client.get("/resource/paper/NzTU59SYbNq", query_string={"format": "turtle"}).get_data(as_text=True)

@@ -118,7 +118,7 @@ def test_an_entity_as_json_ld_is_compacted_with_our_prefixes(client, monkeypatch
     import rdflib
     from rdflib.compare import isomorphic
 
-    from iclr_kg.web import resources
+    from iclr_kg.web.resources import jsonld
 
     path = "/resource/paper/NzTU59SYbNq"
     answer = client.get(path, query_string={"format": "jsonld"})
@@ -133,7 +133,7 @@ def test_an_entity_as_json_ld_is_compacted_with_our_prefixes(client, monkeypatch
     assert isomorphic(compacted, turtle)
     ontology = json.loads(client.get("/ontology", query_string={"format": "jsonld"}).get_data(as_text=True))
     assert "@context" in ontology
-    monkeypatch.setattr(resources, "COMPACTED_UP_TO", 10)
+    monkeypatch.setattr(jsonld, "COMPACTED_UP_TO", 10)
     streamed = client.get(path, query_string={"format": "jsonld"})  # past PyLD's size: streamed, the same context
     assert json.loads(streamed.get_data(as_text=True))["@context"]["iclr"] == "https://w3id.org/iclr-kg/ontology#"
     assert isomorphic(rdflib.Graph().parse(data=streamed.data, format="json-ld"), turtle)

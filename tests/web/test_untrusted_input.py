@@ -21,7 +21,8 @@ from iclr_kg import vocab
 from iclr_kg.config import SCHEME, Settings
 from iclr_kg.remote import publish as publishing
 from iclr_kg.web import create_app
-from iclr_kg.web.resources import SCRIPT_SAFE, last_successor
+from iclr_kg.web.resources.entities import last_successor
+from iclr_kg.web.resources.jsonld import SCRIPT_SAFE
 from testbed import engines
 from testbed.helpers import dead_url
 

@@ -21,7 +21,7 @@ from iclr_kg.kinds import LISTED
 from iclr_kg.store import built_on
 from iclr_kg.web.http import requested_format
 from iclr_kg.web.querying import generation_counts
-from iclr_kg.web.resources import rdf_response
+from iclr_kg.web.resources.serialized import rdf_response
 from iclr_kg.web.state import state
 
 blueprint = Blueprint("discovery", __name__)

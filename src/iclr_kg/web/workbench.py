@@ -27,7 +27,7 @@ from iclr_kg.sparql.lint import check
 from iclr_kg.web.http import MAX_QUERY_BYTES, json_object
 from iclr_kg.web.i18n import problem_shown
 from iclr_kg.web.querying import parsed_in_worker
-from iclr_kg.web.resources import ontology_terms
+from iclr_kg.web.resources.ontology import ontology_terms
 from iclr_kg.web.state import state
 
 blueprint = Blueprint("workbench", __name__)

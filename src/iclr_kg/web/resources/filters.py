@@ -1,0 +1,120 @@
+"""What narrows a list: `?year=`, `?edition=`, `?decision=`, and for papers `?presentation=`,
+`?award=`, `?topic=`, `?author=`, `?coauthor=`, `?organization=`, checked; and the kinds of
+paper award (their notations name them in a URL)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from flask import request
+from pyoxigraph import NamedNode
+
+from iclr_kg import vocab
+from iclr_kg.errors import NotFound, QueryError
+from iclr_kg.index import ListFilter
+from iclr_kg.web.html import Cell, Labeler
+from iclr_kg.web.i18n import language
+from iclr_kg.web.resources.entities import KEY
+from iclr_kg.web.state import state
+
+# Papers by the kind of award they won: an award's class (its skos:notation names it in a URL)
+AWARDED_PAPERS = "SELECT DISTINCT ?paper ?class WHERE { ?paper iclr:receivedAward ?award . ?award a ?class }"
+
+
+def award_kinds() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Each kind of paper award that some paper won, by notation (outstanding-paper): its class's
+    local name and the papers (IRIs) that won one; once per generation."""
+
+    def read() -> dict[str, tuple[str, tuple[str, ...]]]:
+        classes = {
+            vocab.ONTOLOGY_NS + local: (notation, local)
+            for notation, local in state().terms().kinds_below("Award").items()
+            if local != "Award"
+        }
+        papers: dict[str, set[str]] = defaultdict(set)
+        for row in state().store().query(AWARDED_PAPERS, prefixes=vocab.QUERY_PREFIXES):
+            if row["class"].value in classes:
+                papers[row["class"].value].add(row["paper"].value)
+        return {classes[c][0]: (classes[c][1], tuple(sorted(found))) for c, found in papers.items()}
+
+    return state().per_generation("award kinds", read)
+
+
+# A paper list's filters by entity: the argument, the kind of entity it names, what it keeps
+ENTITY_FILTERS = {"author": "person", "coauthor": "person", "organization": "organization"}
+
+
+# What a list's URL may say (anything else is a 400 naming it, not silently ignored)
+LIST_ARGUMENTS = {
+    "sort",
+    "page",
+    "year",
+    "edition",
+    "decision",
+    "presentation",
+    "award",
+    "topic",
+    *ENTITY_FILTERS,
+    "lang",
+}
+
+
+def list_filters(
+    index: Any, kind: str, decisions: list[str], presentations: list[str]
+) -> tuple[ListFilter, dict[str, Any], list[tuple[str, Cell]]]:
+    """`?year=2021` (or `?edition=iclr2021`, its year), `?decision=Accepted` (an iclr:Decision)
+    and, for papers, `?author=` and `?coauthor=` (people's keys: papers both wrote) and
+    `?organization=` (a key: papers credited to it or below it), checked: a value that is none
+    of these is a 400 (or a 404 for an unknown entity) saying what is accepted. Returns the
+    filter, the arguments that keep it on every link, and the entities it names (named and linked
+    as every page names them: `Labeler`)."""
+    year_text, edition, decision = (request.args.get(k) for k in ("year", "edition", "decision"))
+    year = None
+    if year_text is not None:
+        if not (year_text.isascii() and year_text.isdigit() and len(year_text) == 4):
+            raise QueryError(f"year={year_text!r}: a year is four digits (2021)")
+        year = int(year_text)
+    if edition is not None:
+        year = index.edition_year(edition) if index else None
+        if year is None:
+            raise NotFound(f"edition={edition!r}: no such edition (iclr2021, iclr2024, ...)")
+    if decision is not None and decision not in decisions:
+        raise QueryError(f"decision={decision!r}: one of {', '.join(decisions)}")
+    presentation, award, topic = (request.args.get(k) for k in ("presentation", "award", "topic"))
+    if presentation is not None and presentation not in presentations:
+        raise QueryError(f"presentation={presentation!r}: one of {', '.join(presentations)}")
+    awarded = award_kinds()
+    if award not in (None, "yes", *awarded):
+        raise QueryError(f"award={award!r}: yes (any award) or one of {', '.join(sorted(awarded))}")
+    expression = index.topic_filter(topic) if index and topic is not None else None
+    if topic is not None and expression is None:
+        raise QueryError(f"topic={topic!r}: a topic is a few words (graph neural network)")
+    if kind != "paper" and (presentation or award or topic):
+        raise QueryError("presentation, award and topic narrow lists of papers only")
+    chosen = (
+        ("year", year),
+        ("decision", decision),
+        ("presentation", presentation),
+        ("award", award),
+        ("topic", topic),
+    )
+    kept: dict[str, Any] = {k: v for k, v in chosen if v is not None}
+    named: dict[str, str] = {}
+    for argument, of_kind in ENTITY_FILTERS.items():
+        key = request.args.get(argument)
+        if key is None:
+            continue
+        iri = f"{vocab.RESOURCE_BASE}{of_kind}/{key}"
+        if kind != "paper" or not KEY.match(key) or index is None or index.entity(iri) is None:
+            raise NotFound(f"{argument}={key!r}: no such {of_kind} (papers only are listed by {argument})")
+        named[argument], kept[argument] = iri, key
+    people = tuple(named[a] for a in ("author", "coauthor") if a in named)
+    among = awarded[award][1] if award in awarded else None
+    narrowed = ListFilter(
+        year, decision, people, named.get("organization"), presentation, award is not None, expression, among
+    )
+    labeler = Labeler(index, language(), state().terms())
+    labeler.learn([NamedNode(iri) for iri in named.values()])
+    of = [(argument, labeler.cell(NamedNode(iri))) for argument, iri in named.items()]
+    return narrowed, kept, of + ([("topic", Cell(topic))] if topic is not None else [])

@@ -1,0 +1,178 @@
+"""Every entity of a kind, /resource/<kind>/: a page at a time, sorted, narrowed by the filters
+(filters.py), with facets and a heading saying what the list holds; and the awards overview."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from flask import Response, render_template, request
+
+from iclr_kg import vocab
+from iclr_kg.errors import NotFound, QueryError
+from iclr_kg.index import MAX_PAGE, PAPER_SORTS, SORTS, Hit, ListFilter
+from iclr_kg.kinds import LISTED
+from iclr_kg.web.html import Cell, Labeler
+from iclr_kg.web.i18n import language, translate
+from iclr_kg.web.kinds import render_panels
+from iclr_kg.web.kinds.award import award_ranking, overview_table, ranking_figures, ranking_panel
+from iclr_kg.web.kinds.panels import Panel
+from iclr_kg.web.resources.entities import page_url
+from iclr_kg.web.resources.filters import LIST_ARGUMENTS, award_kinds, list_filters
+from iclr_kg.web.state import state
+
+BROWSE_PAGE = 100
+
+
+def browse(kind: str) -> Response | str | tuple[str, int]:
+    """Every entity of a kind, a page at a time, by name, year or number of papers."""
+    if kind not in vocab.ENTITY_KINDS:
+        raise NotFound(f"No kind of entity called {kind!r}.", near=kind)
+    if kind == "award" and not set(request.args) - {"lang"}:  # the list asked as it is linked: the overview
+        return awards_overview()
+    index = state().index()
+    unknown = sorted(set(request.args) - LIST_ARGUMENTS)
+    if unknown:
+        raise QueryError(
+            f"a list does not take {', '.join(unknown)}; it takes {', '.join(sorted(LIST_ARGUMENTS - {'lang'}))}"
+        )
+    decisions = list(state().terms().enumeration("Decision").values())
+    presentations = list(state().terms().enumeration("PresentationType").values())
+    narrowed, filters, of = list_filters(index, kind, decisions, presentations)
+    sorts = [name for name in _sorts(kind, narrowed) if name != "year" or (index and index.dated(kind))]
+    sort = request.args.get("sort", sorts[0])
+    if sort not in sorts:
+        raise QueryError(f"sort={sort!r}: this list of {kind} entities is sorted by {', '.join(sorts)}")
+    asked = request.args.get("page", "1")
+    page = int(asked) if asked.isascii() and asked.isdigit() and len(asked) < 10 else 0
+    if not 1 <= page <= MAX_PAGE:
+        raise NotFound(f"No page {asked!r} of {kind} entities: pages are numbered from 1.", near=kind)
+    hits, total = index.browse(kind, sort, BROWSE_PAGE, (page - 1) * BROWSE_PAGE, narrowed) if index else ([], 0)
+    if page > 1 and not hits:
+        raise NotFound(f"No page {page} of {kind} entities: there are {total:,}.", near=kind)
+    # the same on every page of a list, and a scan of every row per decision: once per generation
+    # for the lists of a kind by year and decision (a bounded set); a person's or an
+    # organization's papers are counted on each visit (milliseconds, and keys without end)
+    facets = {}
+    if index and (narrowed.people or narrowed.organization or narrowed.topic):
+        facets = index.facets(kind, decisions, narrowed, presentations)
+    elif index:
+        facets = state().per_generation(
+            f"facets {kind} {narrowed}", lambda: index.facets(kind, decisions, narrowed, presentations)
+        )
+    if kind == "paper" and "award" in facets:
+        facets["award"] = _award_facet(index, kind, narrowed, [(v, n) for v, n in facets["award"] if v == "yes"])
+    return render_template(
+        "browse.html",
+        kind=kind,
+        hits=hits,
+        total=total,
+        page=page,
+        pages=max(1, -(-total // BROWSE_PAGE)),
+        sort=sort,
+        sorts=sorts,
+        columns=_list_columns(kind, hits),
+        filters=filters,
+        of=of,
+        heading=_list_heading(kind, filters, of, total),
+        facets=facets,
+        term_label=lambda local: state().terms().label(local, language()),
+        award_classes={notation: local for notation, (local, _) in award_kinds().items()} if kind == "paper" else {},
+        listed=LISTED,
+    )
+
+
+RANKED_ORGANIZATIONS = 15  # organizations the awards overview ranks
+
+
+def awards_overview() -> str:
+    """/resource/award/: every ICLR edition's paper awards by kind, each row with its papers and
+    the sources that state them (an edition that sources say gave none, with those sources and
+    their notes), and the organizations with most award papers over every edition, saying what
+    they count and what they leave out. `?sort=name` (any argument) is the plain list of awards."""
+    store = state().store()
+    table, none_given, fewer = state().per_generation("awards overview", lambda: overview_table(store))
+    ranking = state().per_generation("award ranking", lambda: award_ranking(store, RANKED_ORGANIZATIONS))
+    rows = Panel(
+        "Awards by edition", kind="table", columns=["edition", "award", "papers", "sources (papers each names)"]
+    )
+    rows.table = [list(row) for row in table]  # rendering fills the panels in: a copy of the generation's
+    none = Panel("Where sources say no paper award was given", kind="table", columns=["edition", "source", "its note"])
+    none.table, none.wide = [list(row) for row in none_given], True
+    partial = Panel(
+        "Sources naming fewer papers than all sources together, with their notes",
+        kind="table",
+        columns=["award", "source", "papers it names", "its notes"],
+        wide=True,
+    )
+    partial.table = [list(row) for row in fewer]
+    partial.note = "Some name only their own paper or the first recipient; some count otherwise (each note is the curator's reading of the source)."
+    labeler = Labeler(state().index(), language(), state().terms())
+    panels = render_panels([rows, none, partial, ranking_panel(ranking)], labeler)
+    figures = ranking_figures(ranking)
+    return render_template("awards.html", panels=panels, page_url=page_url, listed=LISTED, **figures)
+
+
+def _award_facet(index: Any, kind: str, narrowed: ListFilter, counted: list[tuple[Any, int]]) -> list[tuple[Any, int]]:
+    """The award facet: any award (as counted), then each kind of award with the papers it keeps
+    under the other filters chosen, most first."""
+    without = dataclasses.replace(narrowed, awarded=False, among=None)
+    kinds = [
+        (notation, index.browse(kind, "name", 0, 0, dataclasses.replace(without, among=papers))[1])
+        for notation, (_, papers) in award_kinds().items()
+    ]
+    return counted + sorted(((k, n) for k, n in kinds if n), key=lambda kn: (-kn[1], kn[0]))
+
+
+def _list_columns(kind: str, hits: list[Hit]) -> dict[str, bool]:
+    """The columns a list's page shows: a column no entity of the page fills is left out (people
+    have no year, most no summary); sorted by rating, the rating in the year's place (the summary
+    names the edition), so that a phone still shows the whole row."""
+    rated = any(h.rating is not None for h in hits)
+    return {
+        "about": any(h.facts for h in hits),
+        "year": not rated and any(h.year for h in hits),
+        "papers": kind != "paper" and any(h.papers for h in hits),
+        "rating": rated,
+    }
+
+
+def _sorts(kind: str, narrowed: ListFilter) -> list[str]:
+    """The orders a list offers, its default first: papers on a topic by relevance, else by name;
+    papers also by rating, other kinds by their papers' count (a paper has no papers)."""
+    if kind != "paper":
+        return [name for name in SORTS if name not in PAPER_SORTS]
+    sorts = [name for name in SORTS if name not in ("papers", "relevance")]
+    return ["relevance", *sorts] if narrowed.topic is not None else sorts
+
+
+def _list_heading(kind: str, filters: dict[str, Any], of: list[tuple[str, Cell]], total: int) -> str:
+    """What a narrowed list holds, in the reader's language: "Papers of ICLR 2021, accepted ·
+    13"; an unnarrowed one, "Every paper (92)"."""
+    if not filters:
+        if language() == "zh":  # 全部论文（92）: no space between Chinese words, full-width brackets
+            return f"{translate('Every')}{translate(kind)}（{total:,}）"
+        return f"Every {kind} ({total:,})"
+    terms = state().terms()
+    said = [translate("of ICLR {year}").format(year=filters["year"])] if "year" in filters else []
+    said += [terms.label(filters[f], language()) for f in ("decision", "presentation") if f in filters]
+    if "award" in filters:
+        kinds = award_kinds()
+        chosen = kinds[filters["award"]][0] if filters["award"] in kinds else ""
+        said.append(
+            translate("with the {award}").format(award=terms.label(chosen, language()))
+            if chosen
+            else translate("with an award")
+        )
+    said += [translate(LIST_PHRASES[argument]).format(name=entity.text) for argument, entity in of]
+    if language() == "zh":  # 论文（ICLR 2021，接收）· 13
+        return f"{translate(PLURALS.get(kind, kind))}（{'，'.join(said)}）· {total:,}"
+    return f"{PLURALS.get(kind, kind)} {', '.join(said)} · {total:,}"
+
+
+PLURALS = {"paper": "Papers", "person": "People", "organization": "Organizations", "edition": "Editions",
+           "award": "Awards", "conference": "Conferences", "source": "Sources"}  # fmt: skip
+
+
+LIST_PHRASES = {"author": "by {name}", "coauthor": "with {name}", "organization": "credited to {name}",
+                "topic": "on “{name}”"}  # fmt: skip
