@@ -16,7 +16,7 @@ from pyoxigraph import NamedNode
 from iclr_kg import vocab
 from iclr_kg.kinds import KINDS, LINK, LISTED, ROOTS
 from iclr_kg.terms import packaged
-from iclr_kg.web.kinds import PROFILES
+from iclr_kg.web.kinds import PAGES, PLAIN
 
 PAGE = {"Accept": "text/html"}
 
@@ -43,7 +43,7 @@ def test_every_entity_is_of_the_kind_its_root_class_names(real_store) -> None:
 
 @pytest.mark.parametrize("kind", LISTED)
 def test_a_listed_kind_has_a_list_a_profile_typed_pages_a_sitemap_and_search(client: FlaskClient, kind: str) -> None:
-    assert kind in PROFILES, f"no profile for {kind}"
+    assert PAGES[kind].profile is not None, f"no profile for {kind}"
     listing = client.get(f"/resource/{kind}/", headers=PAGE)
     assert listing.status_code == 200
     html = listing.get_data(as_text=True)
@@ -60,18 +60,24 @@ def test_a_listed_kind_has_a_list_a_profile_typed_pages_a_sitemap_and_search(cli
     assert isinstance(vocab.entity(kind, keys[0]), NamedNode)
 
 
-def test_each_page_kind_is_one_module_named_after_it() -> None:
-    """A page kind's code lives in web/kinds/<kind>.py (its profile, queries and helpers of its
-    own), found through the registry: no hand-kept table names the kinds' pages."""
+def test_every_kind_of_the_ontology_has_its_page_registered() -> None:
+    """web/kinds/__init__.py registers each kind's page by name (no module found by its file
+    name): every kind the ontology annotates is there, a listed kind with a module of its own
+    (web/kinds/<kind>.py, its profile in it), and nothing else is; every module of web/kinds/
+    but the shared ones is a registered kind's."""
     from pathlib import Path
 
     import iclr_kg.web.kinds as pages
 
+    assert set(PAGES) == set(vocab.ENTITY_KINDS), "register the kind in web/kinds/__init__.py: PAGES"
+    for kind in KINDS:
+        page = PAGES[kind]
+        if KINDS[kind].listed:
+            assert page is not PLAIN and page.profile is not None, f"no page of its own for {kind}"
+            assert page.profile.__module__ == f"iclr_kg.web.kinds.{kind}", kind
     folder = Path(pages.__file__).parent
-    modules = {path.stem for path in folder.glob("*.py")} - {"__init__", "panels", "rendering"}
-    assert modules == set(PROFILES) and set(LISTED) <= modules
-    for kind, profile in PROFILES.items():
-        assert profile.__module__ == f"iclr_kg.web.kinds.{kind}" and profile.__name__ == kind
+    modules = {path.stem for path in folder.glob("*.py")} - {"__init__", "panels", "rendering", "kindpage"}
+    assert modules == {kind for kind, page in PAGES.items() if page is not PLAIN}
 
 
 def test_wikidata_classes_per_kind_are_the_ontologys_mappings(real_store) -> None:

@@ -14,7 +14,8 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode
 from iclr_kg import vocab
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import Index
-from iclr_kg.web.html import Remarked
+from iclr_kg.web.html import Labeler, Remarked
+from iclr_kg.web.kinds.kindpage import KindPage, PerGeneration
 from iclr_kg.web.kinds.panels import (
     AWARDED,
     LIST_LIMIT,
@@ -28,6 +29,7 @@ from iclr_kg.web.kinds.panels import (
     select_rows,
     source_cells,
 )
+from iclr_kg.web.kinds.rendering import render_panels
 
 AWARD_PAPERS = AWARDED.format(
     conferred="?c iclr:conferredAward ?e ; iclr:conferredOn ?paper . BIND (?e AS ?award)", limit=LIST_LIMIT
@@ -248,3 +250,36 @@ def ranking_figures(ranking: Ranking) -> dict[str, str]:
         "papers": f"{ranking.papers:,}",
         "left": f"{ranking.left_out:,}",
     }
+
+
+RANKED_ORGANIZATIONS = 15  # organizations the awards overview ranks
+
+
+def overview_page(
+    store: ReadableGraph, labeler: Labeler, per_generation: PerGeneration
+) -> tuple[str, list[Panel], dict[str, str]]:
+    """/resource/award/: every ICLR edition's paper awards by kind, each row with its papers and
+    the sources that state them (an edition that sources say gave none, with those sources and
+    their notes), and the organizations with most award papers over every edition, saying what
+    they count and what they leave out. `?sort=name` (any argument) is the plain list of awards."""
+    table, none_given, fewer = per_generation("awards overview", lambda: overview_table(store))
+    ranking = per_generation("award ranking", lambda: award_ranking(store, RANKED_ORGANIZATIONS))
+    rows = Panel(
+        "Awards by edition", kind="table", columns=["edition", "award", "papers", "sources (papers each names)"]
+    )
+    rows.table = [list(row) for row in table]  # rendering fills the panels in: a copy of the generation's
+    none = Panel("Where sources say no paper award was given", kind="table", columns=["edition", "source", "its note"])
+    none.table, none.wide = [list(row) for row in none_given], True
+    partial = Panel(
+        "Sources naming fewer papers than all sources together, with their notes",
+        kind="table",
+        columns=["award", "source", "papers it names", "its notes"],
+        wide=True,
+    )
+    partial.table = [list(row) for row in fewer]
+    partial.note = "Some name only their own paper or the first recipient; some count otherwise (each note is the curator's reading of the source)."
+    panels = render_panels([rows, none, partial, ranking_panel(ranking)], labeler)
+    return "awards.html", panels, ranking_figures(ranking)
+
+
+PAGE = KindPage(profile=award, overview=overview_page)

@@ -10,6 +10,7 @@ from pyoxigraph import NamedNode
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import Index
 from iclr_kg.web.html import Worded
+from iclr_kg.web.kinds.kindpage import KindPage
 from iclr_kg.web.kinds.panels import NO_PAGES, Panel, as_query, heading_of, select_rows, values_of
 from iclr_kg.web.trends import trend_panels
 
@@ -52,3 +53,6 @@ def ratings_panel(store: ReadableGraph, iri: NamedNode) -> Panel:
     panel.links = [("This as a query", as_query(RATINGS_BY_YEAR, iri, "bar x=rating y=reviews series=year"))]
     panel.wide = True
     return panel
+
+
+PAGE = KindPage(profile=conference)

@@ -12,6 +12,7 @@ from pyoxigraph import NamedNode
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import Index
 from iclr_kg.web.html import Cell, OntologyLabel, Remarked, StatedFigures
+from iclr_kg.web.kinds.kindpage import KindPage
 from iclr_kg.web.kinds.panels import (
     AWARDED,
     LIST_LIMIT,
@@ -226,3 +227,6 @@ def _at_a_glance(
 def _count(store: ReadableGraph, query: str, iri: NamedNode) -> int:
     rows = select_rows(store, query, iri)
     return int(rows[0]["n"].value) if rows and rows[0]["n"] is not None else 0
+
+
+PAGE = KindPage(profile=edition)

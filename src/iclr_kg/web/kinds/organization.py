@@ -12,6 +12,7 @@ from pyoxigraph import DefaultGraph, NamedNode
 from iclr_kg import vocab
 from iclr_kg.graph import ReadableGraph, Term
 from iclr_kg.index import Index
+from iclr_kg.web.kinds.kindpage import KindPage
 from iclr_kg.web.kinds.panels import (
     LIST_LIMIT,
     LIST_PAGE,
@@ -89,3 +90,6 @@ def organization(
     papers.pager = Pager.of("papers", page, papers.total)
     papers.more = f"/resource/paper/?organization={key}"
     return heading, [about, years, awards, papers]
+
+
+PAGE = KindPage(profile=organization)

@@ -6,13 +6,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping
+from typing import Any
 
 from pyoxigraph import NamedNode
 
 from iclr_kg.graph import ReadableGraph
-from iclr_kg.index import Index, ranked_titles
+from iclr_kg.index import Hit, Index, ranked_titles
 from iclr_kg.web.html import Cell, OntologyLabel, Remarked, local_path
 from iclr_kg.web.i18n import translate
+from iclr_kg.web.kinds.kindpage import Download, KindPage
 from iclr_kg.web.kinds.panels import (
     NO_PAGES,
     REASONS,
@@ -170,3 +172,23 @@ def _bib(text: str, keep: bool = False) -> str:
     inner = text[1:-1] if keep else text
     escaped = re.sub(r"[\\{}]", lambda m: _BIB_ESCAPES[m[0]], inner)  # one pass: escapes are not escaped again
     return "{" + escaped + "}" if keep else escaped
+
+
+def schema_org_fields(store: ReadableGraph, iri: NamedNode, index: Index | None, hit: Hit | None) -> dict[str, Any]:
+    """What a paper's schema.org JSON-LD adds: its authors in order, and its year."""
+    people = [row["person"] for row in select_rows(store, PAPER_AUTHORS, iri)]
+    names = index.labels(p.value for p in people) if index else {}
+    data: dict[str, Any] = {
+        "author": [{"@type": "Person", "@id": p.value, "name": names.get(p.value, (p.value, ""))[0]} for p in people]
+    }
+    if hit and hit.year:
+        data["datePublished"] = str(hit.year)
+    return data
+
+
+PAGE = KindPage(
+    profile=paper,
+    downloads={"bibtex": Download("application/x-bibtex", "bib", bibtex)},
+    schema_org=schema_org_fields,
+    lists_papers=True,
+)

@@ -10,9 +10,10 @@ from pyoxigraph import NamedNode
 
 from iclr_kg import terms
 from iclr_kg.graph import ReadableGraph
-from iclr_kg.index import Index, ListFilter
+from iclr_kg.index import Hit, Index, ListFilter
 from iclr_kg.web.html import Cell, Remarked
 from iclr_kg.web.i18n import translate
+from iclr_kg.web.kinds.kindpage import KindPage
 from iclr_kg.web.kinds.panels import (
     LIST_PAGE,
     NO_PAGES,
@@ -25,6 +26,7 @@ from iclr_kg.web.kinds.panels import (
     key_of,
     paper_details,
     select_rows,
+    values_of,
 )
 
 SUMMARY_ITEMS = 5  # organizations and co-authors named in a person's summary
@@ -166,3 +168,18 @@ def _co_authors(index: Index, iri: NamedNode, page: int, closest: list[tuple[str
         )
     ]
     return co, graph
+
+
+def schema_org_fields(store: ReadableGraph, iri: NamedNode, index: Index | None, hit: Hit | None) -> dict[str, Any]:
+    """What a person's schema.org JSON-LD adds: their other names, and where they work."""
+    employers = values_of(store, iri, "employedBy")
+    names = index.labels(e.value for e in employers) if index else {}
+    return {
+        "alternateName": [v.value for v in values_of(store, iri, "nativeName") + values_of(store, iri, "alias")],
+        "affiliation": [
+            {"@type": "Organization", "@id": e.value, "name": names.get(e.value, (e.value, ""))[0]} for e in employers
+        ],
+    }
+
+
+PAGE = KindPage(profile=person, schema_org=schema_org_fields)

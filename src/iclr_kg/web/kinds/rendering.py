@@ -1,21 +1,17 @@
 """From terms to what a person reads: panels named in the page's language, their empty columns
-dropped, bars and stars drawn; and a page's schema.org JSON-LD."""
+dropped, bars and stars drawn."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pyoxigraph import DefaultGraph, NamedNode
+from pyoxigraph import NamedNode
 
 from iclr_kg import vocab
-from iclr_kg.graph import ReadableGraph, value
-from iclr_kg.index import Index
-from iclr_kg.kinds import KINDS
 from iclr_kg.web.charts import star, trend
 from iclr_kg.web.html import Cell, Labeler, Remarked
 from iclr_kg.web.i18n import translate
-from iclr_kg.web.kinds.panels import Panel, select_rows, values_of
-from iclr_kg.web.kinds.paper import PAPER_AUTHORS
+from iclr_kg.web.kinds.panels import Panel
 
 
 def _drop_empty_columns(panel: Panel) -> None:
@@ -83,35 +79,3 @@ def render_panels(panels: list[Panel], labeler: Labeler) -> list[Panel]:
         _drop_empty_columns(panel)
         out.append(panel)
     return out
-
-
-def schema_org(store: ReadableGraph, iri: NamedNode, kind: str, index: Index | None) -> dict[str, Any]:
-    """The entity as schema.org JSON-LD: type, name, its people and the same item elsewhere."""
-    hit = index.entity(iri.value) if index else None
-    data: dict[str, Any] = {
-        "@context": "https://schema.org",
-        "@type": KINDS[kind].schema_type if kind in KINDS else "Thing",
-        "@id": iri.value,
-        "url": iri.value,
-        "name": hit.label if hit else iri.value.rsplit("/", 1)[-1],
-    }
-    same = [value(q.object) for q in store.quads_for_pattern(iri, vocab.SKOS_EXACT_MATCH, None, DefaultGraph())]
-    same += [v.value for v in values_of(store, iri, "openReviewUrl") + values_of(store, iri, "openReviewProfilePage")]
-    if same:
-        data["sameAs"] = same
-    if kind == "paper":
-        people = [row["person"] for row in select_rows(store, PAPER_AUTHORS, iri)]
-        names = index.labels(p.value for p in people) if index else {}
-        data["author"] = [
-            {"@type": "Person", "@id": p.value, "name": names.get(p.value, (p.value, ""))[0]} for p in people
-        ]
-        if hit and hit.year:
-            data["datePublished"] = str(hit.year)
-    elif kind == "person":
-        data["alternateName"] = [v.value for v in values_of(store, iri, "nativeName") + values_of(store, iri, "alias")]
-        employers = values_of(store, iri, "employedBy")
-        names = index.labels(e.value for e in employers) if index else {}
-        data["affiliation"] = [
-            {"@type": "Organization", "@id": e.value, "name": names.get(e.value, (e.value, ""))[0]} for e in employers
-        ]
-    return data

@@ -12,6 +12,7 @@ from iclr_kg.graph import ReadableGraph, value
 from iclr_kg.index import Index
 from iclr_kg.web.html import LANGUAGE_NAMES, Cell, web_link
 from iclr_kg.web.i18n import translate
+from iclr_kg.web.kinds.kindpage import KindPage
 from iclr_kg.web.kinds.panels import NO_PAGES, Panel, Value, select_rows, values_of
 
 SOURCE_STATES = """
@@ -76,3 +77,6 @@ def _web_source(store: ReadableGraph, iri: NamedNode, about: Panel) -> None:
             "Whose word",
             translate("ICLR's own (the organizer's statement)" if own[0] else "secondary (not the organizer's word)"),
         )
+
+
+PAGE = KindPage(profile=source)

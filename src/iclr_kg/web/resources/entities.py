@@ -19,8 +19,7 @@ from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import kind_and_key
 from iclr_kg.web.html import Labeler, cell, short
 from iclr_kg.web.i18n import language
-from iclr_kg.web.kinds import PROFILES, render_panels
-from iclr_kg.web.kinds.paper import bibtex
+from iclr_kg.web.kinds import PAGES, render_panels
 from iclr_kg.web.resources.jsonld import jsonld
 from iclr_kg.web.resources.serialized import rdf_response, wants_rdf
 from iclr_kg.web.state import state
@@ -69,10 +68,13 @@ def resource(kind: str, key: str) -> ResponseReturnValue:
     if not any(True for _ in store.quads_for_pattern(iri, None, None, DefaultGraph())):
         wording, values = "No entity {iri} in this graph.", {"iri": iri.value}
         raise NotFound(wording.format(**values), near=f"{kind}/{key}", wording=wording, values=values)
-    if kind == "paper" and request.args.get("format") == "bibtex":
-        entry = bibtex(store, iri, state().index())
+    shown = PAGES[kind]
+    download = shown.downloads.get(request.args.get("format", ""))
+    if download is not None:  # a format only this kind has: a paper's BibTeX
         return Response(
-            entry, mimetype="application/x-bibtex", headers={"Content-Disposition": f'inline; filename="{key}.bib"'}
+            download.write(store, iri, state().index()),
+            mimetype=download.media_type,
+            headers={"Content-Disposition": f'inline; filename="{key}.{download.extension}"'},
         )
     if wants_rdf():
         return rdf_response(
@@ -81,7 +83,7 @@ def resource(kind: str, key: str) -> ResponseReturnValue:
     index = state().index()
     labeler = Labeler(index, language(), state().terms())
     pages = _profile_pages()
-    heading, panels = PROFILES[kind](store, iri, index, pages) if kind in PROFILES else (None, [])
+    heading, panels = shown.profile(store, iri, index, pages) if shown.profile else (None, [])
     statements = describe(store, iri, labeler)
     response = Response(
         render_template(

@@ -61,7 +61,7 @@ LIST_ARGUMENTS = {
 
 
 def list_filters(
-    index: Any, kind: str, decisions: list[str], presentations: list[str]
+    index: Any, papers: bool, decisions: list[str], presentations: list[str]
 ) -> tuple[ListFilter, dict[str, Any], list[tuple[str, Cell]]]:
     """`?year=2021` (or `?edition=iclr2021`, its year), `?decision=Accepted` (an iclr:Decision)
     and, for papers, `?author=` and `?coauthor=` (people's keys: papers both wrote) and
@@ -90,7 +90,7 @@ def list_filters(
     expression = index.topic_filter(topic) if index and topic is not None else None
     if topic is not None and expression is None:
         raise QueryError(f"topic={topic!r}: a topic is a few words (graph neural network)")
-    if kind != "paper" and (presentation or award or topic):
+    if not papers and (presentation or award or topic):
         raise QueryError("presentation, award and topic narrow lists of papers only")
     chosen = (
         ("year", year),
@@ -106,7 +106,7 @@ def list_filters(
         if key is None:
             continue
         iri = f"{vocab.RESOURCE_BASE}{of_kind}/{key}"
-        if kind != "paper" or not KEY.match(key) or index is None or index.entity(iri) is None:
+        if not papers or not KEY.match(key) or index is None or index.entity(iri) is None:
             raise NotFound(f"{argument}={key!r}: no such {of_kind} (papers only are listed by {argument})")
         named[argument], kept[argument] = iri, key
     people = tuple(named[a] for a in ("author", "coauthor") if a in named)

@@ -8,11 +8,14 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from pyoxigraph import NamedNode, RdfFormat, serialize
+from pyoxigraph import DefaultGraph, NamedNode, RdfFormat, serialize
 
 from iclr_kg import vocab
-from iclr_kg.graph import ReadableGraph
-from iclr_kg.web.kinds import schema_org
+from iclr_kg.graph import ReadableGraph, value
+from iclr_kg.index import Index
+from iclr_kg.kinds import KINDS
+from iclr_kg.web.kinds import PAGES
+from iclr_kg.web.kinds.panels import values_of
 from iclr_kg.web.state import state
 
 # Triples up to which JSON-LD is compacted: PyLD takes about 0.4 s for 5,000 (a description of
@@ -49,3 +52,22 @@ def jsonld(store: ReadableGraph, iri: NamedNode, kind: str) -> str:
     """schema.org JSON-LD of a paper or person (crawlers and citation tools read it from the page),
     safe to embed in a <script> element whatever the names hold (`SCRIPT_SAFE`)."""
     return json.dumps(schema_org(store, iri, kind, state().index()), ensure_ascii=False).translate(SCRIPT_SAFE)
+
+
+def schema_org(store: ReadableGraph, iri: NamedNode, kind: str, index: Index | None) -> dict[str, Any]:
+    """The entity as schema.org JSON-LD: type, name, the same item elsewhere, and what its kind
+    adds (kinds.kindpage.KindPage.schema_org: a paper's authors, a person's affiliations)."""
+    hit = index.entity(iri.value) if index else None
+    data: dict[str, Any] = {
+        "@context": "https://schema.org",
+        "@type": KINDS[kind].schema_type if kind in KINDS else "Thing",
+        "@id": iri.value,
+        "url": iri.value,
+        "name": hit.label if hit else iri.value.rsplit("/", 1)[-1],
+    }
+    same = [value(q.object) for q in store.quads_for_pattern(iri, vocab.SKOS_EXACT_MATCH, None, DefaultGraph())]
+    same += [v.value for v in values_of(store, iri, "openReviewUrl") + values_of(store, iri, "openReviewProfilePage")]
+    if same:
+        data["sameAs"] = same
+    adds = PAGES[kind].schema_org
+    return data | adds(store, iri, index, hit) if adds else data

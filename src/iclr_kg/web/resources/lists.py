@@ -14,9 +14,8 @@ from iclr_kg.index import MAX_PAGE, PAPER_SORTS, SORTS, Hit, ListFilter
 from iclr_kg.kinds import LISTED
 from iclr_kg.web.html import Cell, Labeler
 from iclr_kg.web.i18n import language, translate
-from iclr_kg.web.kinds import render_panels
-from iclr_kg.web.kinds.award import award_ranking, overview_table, ranking_figures, ranking_panel
-from iclr_kg.web.kinds.panels import Panel
+from iclr_kg.web.kinds import PAGES
+from iclr_kg.web.kinds.kindpage import Overview
 from iclr_kg.web.resources.entities import page_url
 from iclr_kg.web.resources.filters import LIST_ARGUMENTS, award_kinds, list_filters
 from iclr_kg.web.state import state
@@ -28,8 +27,9 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
     """Every entity of a kind, a page at a time, by name, year or number of papers."""
     if kind not in vocab.ENTITY_KINDS:
         raise NotFound(f"No kind of entity called {kind!r}.", near=kind)
-    if kind == "award" and not set(request.args) - {"lang"}:  # the list asked as it is linked: the overview
-        return awards_overview()
+    shown = PAGES[kind]
+    if shown.overview is not None and not set(request.args) - {"lang"}:  # the list asked as it is linked
+        return overview(shown.overview)
     index = state().index()
     unknown = sorted(set(request.args) - LIST_ARGUMENTS)
     if unknown:
@@ -38,8 +38,8 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         )
     decisions = list(state().terms().enumeration("Decision").values())
     presentations = list(state().terms().enumeration("PresentationType").values())
-    narrowed, filters, of = list_filters(index, kind, decisions, presentations)
-    sorts = [name for name in _sorts(kind, narrowed) if name != "year" or (index and index.dated(kind))]
+    narrowed, filters, of = list_filters(index, shown.lists_papers, decisions, presentations)
+    sorts = [name for name in _sorts(shown.lists_papers, narrowed) if name != "year" or (index and index.dated(kind))]
     sort = request.args.get("sort", sorts[0])
     if sort not in sorts:
         raise QueryError(f"sort={sort!r}: this list of {kind} entities is sorted by {', '.join(sorts)}")
@@ -60,7 +60,7 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         facets = state().per_generation(
             f"facets {kind} {narrowed}", lambda: index.facets(kind, decisions, narrowed, presentations)
         )
-    if kind == "paper" and "award" in facets:
+    if shown.lists_papers and "award" in facets:
         facets["award"] = _award_facet(index, kind, narrowed, [(v, n) for v, n in facets["award"] if v == "yes"])
     return render_template(
         "browse.html",
@@ -71,46 +71,22 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         pages=max(1, -(-total // BROWSE_PAGE)),
         sort=sort,
         sorts=sorts,
-        columns=_list_columns(kind, hits),
+        columns=_list_columns(shown.lists_papers, hits),
         filters=filters,
         of=of,
         heading=_list_heading(kind, filters, of, total),
         facets=facets,
         term_label=lambda local: state().terms().label(local, language()),
-        award_classes={notation: local for notation, (local, _) in award_kinds().items()} if kind == "paper" else {},
+        award_classes={notation: local for notation, (local, _) in award_kinds().items()} if shown.lists_papers else {},
         listed=LISTED,
     )
 
 
-RANKED_ORGANIZATIONS = 15  # organizations the awards overview ranks
-
-
-def awards_overview() -> str:
-    """/resource/award/: every ICLR edition's paper awards by kind, each row with its papers and
-    the sources that state them (an edition that sources say gave none, with those sources and
-    their notes), and the organizations with most award papers over every edition, saying what
-    they count and what they leave out. `?sort=name` (any argument) is the plain list of awards."""
-    store = state().store()
-    table, none_given, fewer = state().per_generation("awards overview", lambda: overview_table(store))
-    ranking = state().per_generation("award ranking", lambda: award_ranking(store, RANKED_ORGANIZATIONS))
-    rows = Panel(
-        "Awards by edition", kind="table", columns=["edition", "award", "papers", "sources (papers each names)"]
-    )
-    rows.table = [list(row) for row in table]  # rendering fills the panels in: a copy of the generation's
-    none = Panel("Where sources say no paper award was given", kind="table", columns=["edition", "source", "its note"])
-    none.table, none.wide = [list(row) for row in none_given], True
-    partial = Panel(
-        "Sources naming fewer papers than all sources together, with their notes",
-        kind="table",
-        columns=["award", "source", "papers it names", "its notes"],
-        wide=True,
-    )
-    partial.table = [list(row) for row in fewer]
-    partial.note = "Some name only their own paper or the first recipient; some count otherwise (each note is the curator's reading of the source)."
+def overview(make: Overview) -> str:
+    """A kind's overview, in place of its list (the awards by edition: kinds/award.py)."""
     labeler = Labeler(state().index(), language(), state().terms())
-    panels = render_panels([rows, none, partial, ranking_panel(ranking)], labeler)
-    figures = ranking_figures(ranking)
-    return render_template("awards.html", panels=panels, page_url=page_url, listed=LISTED, **figures)
+    template, panels, figures = make(state().store(), labeler, state().per_generation)
+    return render_template(template, panels=panels, page_url=page_url, listed=LISTED, **figures)
 
 
 def _award_facet(index: Any, kind: str, narrowed: ListFilter, counted: list[tuple[Any, int]]) -> list[tuple[Any, int]]:
@@ -124,7 +100,7 @@ def _award_facet(index: Any, kind: str, narrowed: ListFilter, counted: list[tupl
     return counted + sorted(((k, n) for k, n in kinds if n), key=lambda kn: (-kn[1], kn[0]))
 
 
-def _list_columns(kind: str, hits: list[Hit]) -> dict[str, bool]:
+def _list_columns(papers: bool, hits: list[Hit]) -> dict[str, bool]:
     """The columns a list's page shows: a column no entity of the page fills is left out (people
     have no year, most no summary); sorted by rating, the rating in the year's place (the summary
     names the edition), so that a phone still shows the whole row."""
@@ -132,15 +108,15 @@ def _list_columns(kind: str, hits: list[Hit]) -> dict[str, bool]:
     return {
         "about": any(h.facts for h in hits),
         "year": not rated and any(h.year for h in hits),
-        "papers": kind != "paper" and any(h.papers for h in hits),
+        "papers": not papers and any(h.papers for h in hits),
         "rating": rated,
     }
 
 
-def _sorts(kind: str, narrowed: ListFilter) -> list[str]:
+def _sorts(papers: bool, narrowed: ListFilter) -> list[str]:
     """The orders a list offers, its default first: papers on a topic by relevance, else by name;
     papers also by rating, other kinds by their papers' count (a paper has no papers)."""
-    if kind != "paper":
+    if not papers:
         return [name for name in SORTS if name not in PAPER_SORTS]
     sorts = [name for name in SORTS if name not in ("papers", "relevance")]
     return ["relevance", *sorts] if narrowed.topic is not None else sorts
