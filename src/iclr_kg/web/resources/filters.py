@@ -69,37 +69,66 @@ def list_filters(
     of these is a 400 (or a 404 for an unknown entity) saying what is accepted. Returns the
     filter, the arguments that keep it on every link, and the entities it names (named and linked
     as every page names them: `Labeler`)."""
-    year_text, edition, decision = (request.args.get(k) for k in ("year", "edition", "decision"))
-    year = None
-    if year_text is not None:
-        if not (year_text.isascii() and year_text.isdigit() and len(year_text) == 4):
-            raise QueryError(f"year={year_text!r}: a year is four digits (2021)")
-        year = int(year_text)
-    if edition is not None:
-        year = index.edition_year(edition) if index else None
-        if year is None:
-            raise NotFound(f"edition={edition!r}: no such edition (iclr2021, iclr2024, ...)")
-    if decision is not None and decision not in decisions:
-        raise QueryError(f"decision={decision!r}: one of {', '.join(decisions)}")
-    presentation, award, topic = (request.args.get(k) for k in ("presentation", "award", "topic"))
-    if presentation is not None and presentation not in presentations:
-        raise QueryError(f"presentation={presentation!r}: one of {', '.join(presentations)}")
+    args = request.args
+    year = _year(args.get("year"), args.get("edition"), index)
+    decision = _one_of("decision", args.get("decision"), decisions)
+    presentation = _one_of("presentation", args.get("presentation"), presentations)
     awarded = award_kinds()
-    if award not in (None, "yes", *awarded):
-        raise QueryError(f"award={award!r}: yes (any award) or one of {', '.join(sorted(awarded))}")
-    expression = index.topic_filter(topic) if index and topic is not None else None
-    if topic is not None and expression is None:
-        raise QueryError(f"topic={topic!r}: a topic is a few words (graph neural network)")
+    award = _award(args.get("award"), awarded)
+    topic = args.get("topic")
+    expression = _topic(topic, index)
     if not papers and (presentation or award or topic):
         raise QueryError("presentation, award and topic narrow lists of papers only")
-    chosen = (
-        ("year", year),
-        ("decision", decision),
-        ("presentation", presentation),
-        ("award", award),
-        ("topic", topic),
+    named = _entities_named(index, papers)
+    chosen = {"year": year, "decision": decision, "presentation": presentation, "award": award, "topic": topic}
+    kept: dict[str, Any] = {k: v for k, v in chosen.items() if v is not None} | {a: args[a] for a in named}
+    people = tuple(named[a] for a in ("author", "coauthor") if a in named)
+    among = awarded[award][1] if award in awarded else None
+    narrowed = ListFilter(
+        year, decision, people, named.get("organization"), presentation, award is not None, expression, among
     )
-    kept: dict[str, Any] = {k: v for k, v in chosen if v is not None}
+    return narrowed, kept, _named_cells(index, named) + ([("topic", Cell(topic))] if topic is not None else [])
+
+
+def _year(text: str | None, edition: str | None, index: Any) -> int | None:
+    """`?year=2021`, four digits; `?edition=iclr2021`, an edition the index knows, wins."""
+    if text is not None and not (text.isascii() and text.isdigit() and len(text) == 4):
+        raise QueryError(f"year={text!r}: a year is four digits (2021)")
+    if edition is None:
+        return int(text) if text is not None else None
+    year = index.edition_year(edition) if index else None
+    if year is None:
+        raise NotFound(f"edition={edition!r}: no such edition (iclr2021, iclr2024, ...)")
+    return int(year)
+
+
+def _one_of(argument: str, asked: str | None, values: list[str]) -> str | None:
+    """`?decision=`, `?presentation=`: one of the ontology's values, or a 400 naming them."""
+    if asked is not None and asked not in values:
+        raise QueryError(f"{argument}={asked!r}: one of {', '.join(values)}")
+    return asked
+
+
+def _award(asked: str | None, awarded: dict[str, Any]) -> str | None:
+    """`?award=yes` (any award), or a kind of award some paper won, by its notation."""
+    if asked not in (None, "yes", *awarded):
+        raise QueryError(f"award={asked!r}: yes (any award) or one of {', '.join(sorted(awarded))}")
+    return asked
+
+
+def _topic(topic: str | None, index: Any) -> Any:
+    """`?topic=`: the index's search expression for a few words, or a 400."""
+    if topic is None:
+        return None
+    expression = index.topic_filter(topic) if index else None
+    if expression is None:
+        raise QueryError(f"topic={topic!r}: a topic is a few words (graph neural network)")
+    return expression
+
+
+def _entities_named(index: Any, papers: bool) -> dict[str, str]:
+    """The IRIs `?author=`, `?coauthor=`, `?organization=` name, by argument: entities the index
+    holds, narrowing lists of papers only (else a 404 saying so)."""
     named: dict[str, str] = {}
     for argument, of_kind in ENTITY_FILTERS.items():
         key = request.args.get(argument)
@@ -108,13 +137,12 @@ def list_filters(
         iri = f"{vocab.RESOURCE_BASE}{of_kind}/{key}"
         if not papers or not KEY.match(key) or index is None or index.entity(iri) is None:
             raise NotFound(f"{argument}={key!r}: no such {of_kind} (papers only are listed by {argument})")
-        named[argument], kept[argument] = iri, key
-    people = tuple(named[a] for a in ("author", "coauthor") if a in named)
-    among = awarded[award][1] if award in awarded else None
-    narrowed = ListFilter(
-        year, decision, people, named.get("organization"), presentation, award is not None, expression, among
-    )
+        named[argument] = iri
+    return named
+
+
+def _named_cells(index: Any, named: dict[str, str]) -> list[tuple[str, Cell]]:
+    """The entities a list is narrowed to, named and linked as every page names them."""
     labeler = Labeler(index, language(), state().terms())
     labeler.learn([NamedNode(iri) for iri in named.values()])
-    of = [(argument, labeler.cell(NamedNode(iri))) for argument, iri in named.items()]
-    return narrowed, kept, of + ([("topic", Cell(topic))] if topic is not None else [])
+    return [(argument, labeler.cell(NamedNode(iri))) for argument, iri in named.items()]
