@@ -6,6 +6,7 @@ import functools
 import os
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, cast
 
 from flask import Blueprint, Response, jsonify, redirect, render_template, request, send_file, url_for
@@ -445,59 +446,107 @@ SEARCH_LIMIT = 50
 TOPIC_PREVIEW = 10  # papers on the topic shown under the name matches; their tab has them all
 
 
+@dataclass(frozen=True)
+class SearchAsked:
+    """A search as asked: its words, its tab (a listed kind, topics, or none: every kind), its
+    page size, the matches each tab counts, and the page asked of the tab's pages."""
+
+    text: str
+    kind: str | None
+    limit: int
+    counts: dict[str, int]
+    pages: int
+    page: int
+
+    @property
+    def offset(self) -> int:
+        return (self.page - 1) * self.limit
+
+
 @blueprint.route("/search")
 def search() -> ResponseReturnValue:
     """Entities by name, title, alias or Chinese name; `format=json` (or Accept) for autocompletion."""
     text = request.args.get("q", "").strip()[:200]
-    json_asked = request.args.get("format") == "json" or (
-        request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json"
-    )
+    json_asked = _json_asked()
     pasted = recognize(text) if not json_asked else None
     if pasted:  # an ORCID iD, a dblp or Wikidata URL...: the entity it names, if we have it
         return redirect(url_for("resources.by_identifier", scheme=SCHEMES[pasted[0]].path, value=pasted[1]), code=303)
+    index = state().index()
+    asked = _search_asked(text, index, json_asked)
+    hits = _search_hits(index, asked, json_asked)
+    if json_asked:
+        pages = max(asked.pages, 1)
+        return jsonify({"query": text, "page": asked.page, "pages": pages, "results": [h.as_json() for h in hits]})
+    exact = [h for h in hits if fold(h.label) == fold(text)]
+    if len(exact) == 1 and not asked.kind and request.args.get("all") is None:  # the one entity so named
+        return redirect(url_for("resources.resource", kind=exact[0].kind, key=exact[0].key), code=303)
+    return _search_page(index, asked, hits)
+
+
+def _json_asked() -> bool:
+    """Matches as JSON (type-ahead): `format=json`, or an Accept that prefers JSON to HTML."""
+    return request.args.get("format") == "json" or (
+        request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json"
+    )
+
+
+def _search_asked(text: str, index: Index | None, json_asked: bool) -> SearchAsked:
+    """The tab, page size and page asked, checked, with the counts the tabs show and a kind's
+    paging needs (type-ahead, JSON without a kind, does without: it asks on every key pressed)."""
     kind = request.args.get("kind") if request.args.get("kind") in (*LISTED, TOPIC) else None
     limit = min(max(request.args.get("limit", SEARCH_LIMIT, type=int) or SEARCH_LIMIT, 1), SEARCH_LIMIT)
-    index = state().index()
-    # the counts the tabs show and a kind's paging needs (type-ahead, JSON without a kind, does
-    # without: it asks on every key pressed)
     counts = index.match_counts(text) if index and text and (kind or not json_asked) else {}
     # a kind's tab pages through all its matches (as many as its count says); else the best ones
     pages = -(-counts.get(kind or "", 0) // limit)
     page = min(max(request.args.get("page", 1, type=int) or 1, 1), max(pages, 1))
-    if index and kind == TOPIC:
-        hits = index.topic_page(text, limit, (page - 1) * limit) if pages else []
-    elif index and kind and pages:
-        hits = index.search_page(text, kind, limit, (page - 1) * limit)
-    elif index and not kind and not json_asked and any(k in LISTED for k in counts):  # as the kinds' tabs rank
-        hits = index.search_ranked(text, [k for k in LISTED if k in counts], limit)
-    else:
-        hits = index.search(text, kind, limit) if index and text else []
-    if json_asked:
-        return jsonify({"query": text, "page": page, "pages": max(pages, 1), "results": [_hit_json(h) for h in hits]})
-    exact = [h for h in hits if fold(h.label) == fold(text)]
-    if len(exact) == 1 and not kind and request.args.get("all") is None:  # the one entity so named
-        return redirect(url_for("resources.resource", kind=exact[0].kind, key=exact[0].key), code=303)
+    return SearchAsked(text, kind, limit, counts, pages, page)
+
+
+def _search_hits(index: Index | None, asked: SearchAsked, json_asked: bool) -> list[Hit]:
+    """The matches shown: a tab's page of them; on the page of every kind, the best of each as
+    the kinds' tabs rank them; for type-ahead, the best of all."""
+    if index is None:
+        return []
+    if asked.kind == TOPIC:
+        return index.topic_page(asked.text, asked.limit, asked.offset) if asked.pages else []
+    if asked.kind and asked.pages:
+        return index.search_page(asked.text, asked.kind, asked.limit, asked.offset)
+    if not asked.kind and not json_asked and any(k in LISTED for k in asked.counts):
+        return index.search_ranked(asked.text, [k for k in LISTED if k in asked.counts], asked.limit)
+    return index.search(asked.text, asked.kind, asked.limit) if asked.text else []
+
+
+def _search_groups(index: Index | None, asked: SearchAsked, hits: list[Hit]) -> dict[str, list[Hit]]:
+    """The matches by kind (a tab's, all under it); on the page of every kind, after the names,
+    the papers about the words that are not among them already."""
     groups: dict[str, list[Hit]] = {}
     for hit in hits:
-        groups.setdefault(TOPIC if kind == TOPIC else hit.kind, []).append(hit)
-    if index and not kind and counts.get(TOPIC):  # after the names: the papers about it, not again
+        groups.setdefault(TOPIC if asked.kind == TOPIC else hit.kind, []).append(hit)
+    if index and not asked.kind and asked.counts.get(TOPIC):
         listed = {hit.iri for hit in hits}
-        groups[TOPIC] = [hit for hit in index.topic_page(text, TOPIC_PREVIEW, 0) if hit.iri not in listed]
-    shown = ((page - 1) * limit + 1, (page - 1) * limit + len(hits)) if kind and pages else None
+        groups[TOPIC] = [hit for hit in index.topic_page(asked.text, TOPIC_PREVIEW, 0) if hit.iri not in listed]
+    return groups
+
+
+def _search_page(index: Index | None, asked: SearchAsked, hits: list[Hit]) -> str:
+    text, counts = asked.text, asked.counts
+    shown = (asked.offset + 1, asked.offset + len(hits)) if asked.kind and asked.pages else None
     # the topic's tab narrows by year: each year with its papers, linked to the list of them
-    expression = index.topic_filter(text) if index and kind == TOPIC and pages else None
+    expression = index.topic_filter(text) if index and asked.kind == TOPIC and asked.pages else None
     years = index.facets("paper", (), ListFilter(topic=expression)).get("year", []) if index and expression else []
     return render_template(
         "search.html",
         q=text,
-        groups=list(groups.items()),
+        groups=list(_search_groups(index, asked, hits).items()),
         total=len(hits),
         counts=counts,
-        kind=kind,
-        limit=limit,
-        pager_limit=limit if limit != SEARCH_LIMIT else None,  # a page size asked for stays on the pager's links
-        page=page,
-        pages=pages,
+        kind=asked.kind,
+        limit=asked.limit,
+        pager_limit=asked.limit
+        if asked.limit != SEARCH_LIMIT
+        else None,  # a page size asked for stays on the pager's links
+        page=asked.page,
+        pages=asked.pages,
         shown=shown,
         years=years,
         # Chinese words topic search cannot read: it says topics are English, with examples

@@ -13,9 +13,9 @@ from pyoxigraph import DefaultGraph
 from werkzeug.datastructures import MIMEAccept
 
 from iclr_kg.errors import NotFound
-from iclr_kg.query.formats import choose
-from iclr_kg.query.saved import parse_iri
 from iclr_kg.query.streaming import ClosingBody
+from iclr_kg.sparql.formats import choose
+from iclr_kg.sparql.saved import parse_iri
 from iclr_kg.store import built_on
 from iclr_kg.web.assets import chosen_encoding
 from iclr_kg.web.http import requested_format

@@ -8,8 +8,8 @@ from typing import Any
 from flask import Response, request
 from pyoxigraph import RdfFormat, serialize
 
-from iclr_kg.query.formats import choose
 from iclr_kg.query.streaming import stream
+from iclr_kg.sparql.formats import choose
 from iclr_kg.web.http import requested_format, wants_html
 from iclr_kg.web.resources.jsonld import compact_jsonld
 
