@@ -24,7 +24,7 @@ from pyoxigraph import NamedNode
 
 from iclr_kg import vocab
 from iclr_kg.errors import BadIdentifier
-from iclr_kg.kinds import KINDS
+from iclr_kg.kinds import KINDS, WIKIDATA_LINKED, EntityKind
 
 
 @dataclass(frozen=True)
@@ -317,7 +317,7 @@ SCHEMES: dict[str, Scheme] = {
         Scheme(
             "wikidata",
             "Wikidata",
-            ("person", "organization", "paper"),
+            WIKIDATA_LINKED,
             "",
             lambda v: f"http://www.wikidata.org/entity/{v}",
             _wikidata,
@@ -385,7 +385,7 @@ def recognize(text: str) -> tuple[str, str] | None:
 # The kinds of entity coverage counts, by their root class of the ontology (coverage_query;
 # counts.facets, which maintains its figures from a change): those some scheme identifies, so a
 # scheme for another kind is counted the day it is added.
-COVERED_KINDS = {kind: KINDS[kind].root for scheme in SCHEMES.values() for kind in scheme.kinds}
+COVERED_KINDS = {kind: KINDS[EntityKind(kind)].root for scheme in SCHEMES.values() for kind in scheme.kinds}
 
 
 def coverage_query() -> str:

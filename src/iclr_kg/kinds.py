@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NewType
 
 from pyoxigraph import Literal, NamedNode, RdfFormat, parse
 
@@ -32,12 +33,15 @@ _SCHEMA = "http://schema.org/"
 _WIKIDATA = "http://www.wikidata.org/entity/"
 # SKOS mappings that say a Wikidata class fits a class of ours: as it is, or narrower
 _MATCHES = ("http://www.w3.org/2004/02/skos/core#closeMatch", "http://www.w3.org/2004/02/skos/core#narrowMatch")
-LINK = "link"  # Wikidata links, reified (rdf:Statement: no class of ours), have IRIs of their own
+# A kind of entity: the segment of its IRIs, /resource/<kind>/<key> ("paper", "person"...), as
+# checked against the ontology (`entity_kind`); a word that may be one is a plain str
+EntityKind = NewType("EntityKind", str)
+LINK = EntityKind("link")  # Wikidata links, reified (rdf:Statement: no class of ours), have IRIs of their own
 
 
 @dataclass(frozen=True)
 class Kind:
-    name: str  # the IRI segment and export prefix: "paper"
+    name: EntityKind  # the IRI segment and export prefix: "paper"
     root: str  # the root class's local name: "Paper"
     order: int  # its place among the listed kinds; 0: not listed (conferrals, authorships...)
     schema_type: str  # its pages' schema.org type: "ScholarlyArticle" ("Thing" if none)
@@ -51,7 +55,7 @@ class Kind:
         return self.order > 0
 
 
-def _read(path: Path) -> dict[str, Kind]:
+def _read(path: Path) -> dict[EntityKind, Kind]:
     with path.open("rb") as f:
         triples = list(parse(f, RdfFormat.TURTLE))
     namespace = next(str(t.object.value) for t in triples if t.predicate.value == _NAMESPACE)
@@ -85,7 +89,8 @@ def _read(path: Path) -> dict[str, Kind]:
             for v in said[cls].get(match, [])
             if isinstance(v, NamedNode) and v.value.startswith(_WIKIDATA)
         )
-        kinds[named[0]] = Kind(named[0], root, order[0] if order else 0, types[0] if types else "Thing", matched)
+        name = EntityKind(named[0])
+        kinds[name] = Kind(name, root, order[0] if order else 0, types[0] if types else "Thing", matched)
     return dict(sorted(kinds.items(), key=lambda item: (not item[1].listed, item[1].order, item[0])))
 
 
@@ -101,9 +106,18 @@ def classes_below(root: str, parents: dict[str, set[str]]) -> set[str]:
     return found
 
 
-KINDS: dict[str, Kind] = _read(_ONTOLOGY)
+KINDS: dict[EntityKind, Kind] = _read(_ONTOLOGY)
 # every segment of our entities' IRIs: the kinds, and the reified links
-ENTITY_KINDS: tuple[str, ...] = (*KINDS, LINK)
+ENTITY_KINDS: tuple[EntityKind, ...] = (*KINDS, LINK)
 # the kinds with a list, searched by name and counted, in their lists' order
-LISTED: tuple[str, ...] = tuple(name for name, kind in KINDS.items() if kind.listed)
-ROOTS: dict[str, str] = {kind.root: name for name, kind in KINDS.items()}  # root class -> kind
+LISTED: tuple[EntityKind, ...] = tuple(name for name, kind in KINDS.items() if kind.listed)
+# The kinds link-wikidata reconciles and /id/wikidata/ resolves (two registries and the papers);
+# each has Wikidata classes its items must be instances of (`Kind.wikidata_classes`,
+# external/wikidata.EXPECTED_TYPES), as tests/web/test_kinds.py checks
+WIKIDATA_LINKED: tuple[EntityKind, ...] = tuple(EntityKind(name) for name in ("organization", "person", "paper"))
+ROOTS: dict[str, EntityKind] = {kind.root: name for name, kind in KINDS.items()}  # root class -> kind
+
+
+def entity_kind(segment: str) -> EntityKind | None:
+    """`segment` (of a URL, an argument) as a kind of entity, if it is one."""
+    return next((kind for kind in ENTITY_KINDS if kind == segment), None)

@@ -14,6 +14,7 @@ from iclr_kg.config import Settings, flag_help
 from iclr_kg.errors import (
     ImportFailed,
 )
+from iclr_kg.kinds import WIKIDATA_LINKED
 from iclr_kg.progress import Progress
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ from iclr_kg.cli.common import fails_cleanly, imports_option, main, store_option
     "--kind",
     "kinds",
     multiple=True,
-    type=click.Choice(["organization", "person", "paper"]),
+    type=click.Choice(WIKIDATA_LINKED),
     help="Which unlinked entities to reconcile (repeatable; default all).",
 )
 @click.option("--limit", type=int, help="Reconcile at most N entities.")
@@ -69,7 +70,7 @@ def link_wikidata(
         with Progress.for_terminal(settings).stage("reconcile", total=len(listed), unit="entities") as shown:
             yield from shown.track(listed, every=1)
 
-    proposals = reconcile(dataset, client, kinds or ("organization", "person", "paper"), limit, min_score, progress=bar)
+    proposals = reconcile(dataset, client, kinds or WIKIDATA_LINKED, limit, min_score, progress=bar)
     for p in proposals:
         click.echo(f"{p.status:9} {p.entity} -> {p.qid} ({p.label}) score {p.score}: {'; '.join(p.evidence)}")
     if dry_run:

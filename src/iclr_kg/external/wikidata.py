@@ -36,7 +36,7 @@ from iclr_kg.external.jsoncache import JsonCache
 from iclr_kg.external.session import RETRY_STATUSES, polite_session
 from iclr_kg.graph import solutions
 from iclr_kg.identifiers import SCHEMES
-from iclr_kg.kinds import KINDS
+from iclr_kg.kinds import KINDS, WIKIDATA_LINKED
 from iclr_kg.sparql.spreadsheet import sssom_cell
 
 DEFAULT_API = "https://www.wikidata.org/w/api.php"
@@ -44,7 +44,9 @@ BATCH = 50
 
 # Wikidata classes that fit each kind of our entities (instance of, P31): the ontology's SKOS
 # mappings of the kind's classes (kinds.py)
-EXPECTED_TYPES = {name: kind.wikidata_classes for name, kind in KINDS.items() if kind.wikidata_classes}
+EXPECTED_TYPES: dict[str, frozenset[str]] = {
+    name: kind.wikidata_classes for name, kind in KINDS.items() if kind.wikidata_classes
+}
 # properties whose values may point at an organization we have already linked: the second signal
 LINKING_PROPERTIES = {"person": ("P108", "P1416", "P69"), "organization": ("P749", "P361", "P127"), "paper": ()}
 
@@ -281,7 +283,7 @@ def score(candidate: Candidate, qid: str, entity: dict[str, Any]) -> tuple[float
 def reconcile(
     dataset: Dataset,
     client: WikidataClient,
-    kinds: Iterable[str] = ("organization", "person", "paper"),
+    kinds: Iterable[str] = WIKIDATA_LINKED,
     limit: int | None = None,
     min_score: float = 0.7,
     progress: Callable[[Iterable[Candidate]], Iterable[Candidate]] = lambda x: x,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -509,7 +509,7 @@ class Index:
         return [Hit(*row) for row in rows]
 
     def _collect(
-        self, db: sqlite3.Connection, table: str, match: str, kinds: list[str], window: int, found: dict[str, Hit]
+        self, db: sqlite3.Connection, table: str, match: str, kinds: Sequence[str], window: int, found: dict[str, Hit]
     ) -> None:
         """Up to `window` matches of `match` in `table`, the entities with most papers first."""
         marks = ",".join("?" * len(kinds))
@@ -522,7 +522,13 @@ class Index:
             found.setdefault(row[0], Hit(*row))
 
     def _fuzzy(
-        self, db: sqlite3.Connection, query: str, words: list[str], kinds: list[str], limit: int, found: dict[str, Hit]
+        self,
+        db: sqlite3.Connection,
+        query: str,
+        words: list[str],
+        kinds: Sequence[str],
+        limit: int,
+        found: dict[str, Hit],
     ) -> None:
         """Names whose words begin as the query's words do (their first three letters), kept if
         close enough to the query (difflib's ratio): a typo after the third letter of a word;

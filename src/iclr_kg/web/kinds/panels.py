@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
 
 from flask import url_for
 from pyoxigraph import DefaultGraph, Literal, NamedNode
@@ -53,12 +53,17 @@ class Pager:
         return cls(argument, page, max(1, -(-total // LIST_PAGE)))
 
 
+# How a panel is drawn (the class of its box in _panels.html): rows of label and values, a
+# table, bars, a star of co-authors, a chart over the years
+PanelShape = Literal["facts", "table", "bars", "star", "chart"]
+
+
 @dataclass
 class Panel:
-    """One box of a profile: `facts` (rows of label and values), `table` or `bars`."""
+    """One box of a profile: `facts` (rows of label and values), `table` or `bars`..."""
 
     title: str
-    kind: str = "facts"
+    kind: PanelShape = "facts"
     rows: list[tuple[str, list[Any]]] = field(default_factory=list)  # facts: (label, values)
     columns: list[Any] = field(default_factory=list)  # table: words of the page's, or terms (named when drawn)
     table: list[list[Any]] = field(default_factory=list)

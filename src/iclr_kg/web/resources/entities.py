@@ -17,6 +17,7 @@ from iclr_kg import vocab
 from iclr_kg.errors import NotFound, QueryError
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import kind_and_key
+from iclr_kg.kinds import entity_kind
 from iclr_kg.web.html import Labeler, cell, short
 from iclr_kg.web.i18n import language
 from iclr_kg.web.kinds import PAGES, render_panels
@@ -53,7 +54,8 @@ def last_successor(store: ReadableGraph, iri: NamedNode) -> NamedNode | None:
 
 
 def resource(kind: str, key: str) -> ResponseReturnValue:
-    if kind not in vocab.ENTITY_KINDS or not KEY.match(key):
+    entity = entity_kind(kind)
+    if entity is None or not KEY.match(key):
         path = f"/resource/{kind}/{key}"
         raise NotFound(
             f"No such entity: {path}", near=f"{kind} {key}", wording="No such entity: {path}", values={"path": path}
@@ -68,7 +70,7 @@ def resource(kind: str, key: str) -> ResponseReturnValue:
     if not any(True for _ in store.quads_for_pattern(iri, None, None, DefaultGraph())):
         wording, values = "No entity {iri} in this graph.", {"iri": iri.value}
         raise NotFound(wording.format(**values), near=f"{kind}/{key}", wording=wording, values=values)
-    shown = PAGES[kind]
+    shown = PAGES[entity]
     download = shown.downloads.get(request.args.get("format", ""))
     if download is not None:  # a format only this kind has: a paper's BibTeX
         return Response(
@@ -92,7 +94,7 @@ def resource(kind: str, key: str) -> ResponseReturnValue:
             heading=(labeler.name(iri.value) if labeler.lang == "zh" else None) or heading or statements["label"],
             panels=render_panels(panels, labeler),
             page_url=page_url,
-            jsonld=jsonld(store, iri, kind),
+            jsonld=jsonld(store, iri, entity),
             **statements,
         ),
         mimetype="text/html",

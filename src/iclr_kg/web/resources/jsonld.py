@@ -13,7 +13,7 @@ from pyoxigraph import DefaultGraph, NamedNode, RdfFormat, serialize
 from iclr_kg import vocab
 from iclr_kg.graph import ReadableGraph, value
 from iclr_kg.index import Index
-from iclr_kg.kinds import KINDS
+from iclr_kg.kinds import KINDS, EntityKind
 from iclr_kg.web.kinds import PAGES
 from iclr_kg.web.kinds.panels import values_of
 from iclr_kg.web.state import state
@@ -48,13 +48,13 @@ def compact_jsonld(triples: Iterable[Any], out: Any) -> None:
 SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
 
 
-def jsonld(store: ReadableGraph, iri: NamedNode, kind: str) -> str:
+def jsonld(store: ReadableGraph, iri: NamedNode, kind: EntityKind) -> str:
     """schema.org JSON-LD of a paper or person (crawlers and citation tools read it from the page),
     safe to embed in a <script> element whatever the names hold (`SCRIPT_SAFE`)."""
     return json.dumps(schema_org(store, iri, kind, state().index()), ensure_ascii=False).translate(SCRIPT_SAFE)
 
 
-def schema_org(store: ReadableGraph, iri: NamedNode, kind: str, index: Index | None) -> dict[str, Any]:
+def schema_org(store: ReadableGraph, iri: NamedNode, kind: EntityKind, index: Index | None) -> dict[str, Any]:
     """The entity as schema.org JSON-LD: type, name, the same item elsewhere, and what its kind
     adds (kinds.kindpage.KindPage.schema_org: a paper's authors, a person's affiliations)."""
     hit = index.entity(iri.value) if index else None
