@@ -484,7 +484,7 @@ def test_a_restarted_writer_maintains_from_the_changes_saved_beside_generations(
     from iclr_kg.store import reasoned_path
     from iclr_kg.updates import bursts
 
-    monkeypatch.setattr(maintained.state, "WHOLE_EVERY", 3)
+    monkeypatch.setattr(maintained.reasoned, "WHOLE_EVERY", 3)
     settings = tiny_data()
     build(settings)
     saved = []

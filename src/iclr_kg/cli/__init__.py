@@ -8,12 +8,12 @@ shows the traceback instead.
     reading.py    query, export, dump, stats
     importing.py  import openreview|wikidata, link-wikidata
     serving.py    serve, publish
-    journal.py    updates list|export|drop"""
+    updating.py   updates list|export|drop"""
 
 from __future__ import annotations
 
 # Each command module adds its commands to `main` as it is imported.
-from iclr_kg.cli import building, importing, journal, reading, serving
+from iclr_kg.cli import building, importing, reading, serving, updating
 from iclr_kg.cli.common import main, run
 
-__all__ = ["building", "importing", "journal", "main", "reading", "run", "serving"]
+__all__ = ["building", "importing", "main", "reading", "run", "serving", "updating"]

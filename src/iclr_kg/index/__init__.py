@@ -13,13 +13,13 @@ word index (`topics.py` turns a query into its expression, with a table of synon
     text.py     how names are folded, ordered and compared (search words, natural order)
     build.py    a whole index from a generation's default graph
     patch.py    an index brought up to date after an update, from what it touched
-    reading.py  what pages read: labels, lists with their filters and facets, search"""
+    lookup.py   what pages read: labels, lists with their filters and facets, search"""
 
 from __future__ import annotations
 
 from iclr_kg.index.build import build_index, ensure_index, ranked_titles
+from iclr_kg.index.lookup import MAX_PAGE, PAPER_SORTS, SORTS, TOPIC, Hit, Index, ListFilter
 from iclr_kg.index.patch import neighbourhood, patch_index
-from iclr_kg.index.reading import MAX_PAGE, PAPER_SORTS, SORTS, TOPIC, Hit, Index, ListFilter
 from iclr_kg.index.schema import SUFFIX, current_index, index_path, kind_and_key, schema_version
 from iclr_kg.index.text import MAX_SEARCH_WORDS, fold, natural_key, search_words
 

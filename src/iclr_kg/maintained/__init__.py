@@ -30,12 +30,12 @@ blank nodes; schema triples or the ontology graph; owl:sameAs in the graph (DRed
 rules would need whole-graph indexes); a current generation without its reasoning state.
 
     plan.py      what an update means: its change, planned per operation
-    state.py     the reasoning state kept beside each generation and in the writer
+    reasoned.py  the reasoning state kept beside each generation and in the writer
     maintain.py  the change written, the closure by delete and rederive, the default graph settled"""
 
 from __future__ import annotations
 
-from iclr_kg.maintained import plan, state  # the modules whose settings tests change
+from iclr_kg.maintained import plan, reasoned  # the modules whose settings tests change
 from iclr_kg.maintained.maintain import check_equality, check_growth, keep_context, maintain, states_equality
 from iclr_kg.maintained.plan import (
     NotMaintained,
@@ -46,7 +46,7 @@ from iclr_kg.maintained.plan import (
     reads_dataset,
     stated_quads,
 )
-from iclr_kg.maintained.state import State, Step, advance, forget, held, hold, load_state, save, save_state
+from iclr_kg.maintained.reasoned import State, Step, advance, forget, held, hold, load_state, save, save_state
 
 __all__ = [
     "NotMaintained",
@@ -69,7 +69,7 @@ __all__ = [
     "reads_dataset",
     "save",
     "save_state",
-    "state",
+    "reasoned",
     "stated_quads",
     "states_equality",
 ]

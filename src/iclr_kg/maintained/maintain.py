@@ -26,7 +26,7 @@ from iclr_kg.maintained.plan import (
     inconsistency,
     plan_change,
 )
-from iclr_kg.maintained.state import CONTEXTS, Step, load_state
+from iclr_kg.maintained.reasoned import CONTEXTS, Step, load_state
 from iclr_kg.reasoning import dred, fastrl
 
 

@@ -28,7 +28,7 @@ from iclr_kg.query.answering import result_rows
 from iclr_kg.sparql.querytext import keepable
 from iclr_kg.sparql.saved import SavedQuery, load_saved
 from iclr_kg.store import kept_beside, kept_for_writing
-from iclr_kg.store.querying import run_query
+from iclr_kg.store.running import run_query
 
 PAGE_ROWS = 1000  # the rows a saved query's page shows (web/html.py's HTML_ROW_LIMIT)
 

@@ -16,7 +16,7 @@ only after everything succeeded, so a failed or killed build leaves the previous
     loading.py      quads into pyoxigraph's bulk loader as N-Triples bytes
     publishing.py   a new generation loaded, indexed, marked complete and made current
     pruning.py      which generations and kept files may go
-    querying.py     queries and updates as the product runs them
+    running.py      queries and updates as the product runs them
     checking.py     `check-store`: every quad read in a child under a memory limit; `damage`:
                     the whole-store indexes read back once per generation, before queries"""
 
@@ -44,7 +44,7 @@ from iclr_kg.store.loading import batched, byte_reader, drain, ntriples
 from iclr_kg.store.locks import build_lock, write_lock
 from iclr_kg.store.pruning import KEEP_SECONDS, prune_kept_beside
 from iclr_kg.store.publishing import discard_unpublished, publish, publish_changed, publish_generation
-from iclr_kg.store.querying import query_graphs, run_query, run_update
+from iclr_kg.store.running import query_graphs, run_query, run_update
 
 __all__ = [
     "JOURNAL",
