@@ -11,6 +11,7 @@ word index (`topics.py` turns a query into its expression, with a table of synon
 
     schema.py   the file, its tables and its version
     text.py     how names are folded, ordered and compared (search words, natural order)
+    facts.py    what the index says of each kind: its facts query and line, or its derived label
     build.py    a whole index from a generation's default graph
     patch.py    an index brought up to date after an update, from what it touched
     lookup.py   what pages read: labels, lists with their filters and facets, search"""

@@ -17,6 +17,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode, QueryResultsFormat, Que
 
 from iclr_kg import terms, vocab
 from iclr_kg.graph import ReadableGraph, serialized, value
+from iclr_kg.index.facts import DERIVED, FACTS
 from iclr_kg.index.schema import _DDL, SCHEMA_VERSION, current_index, index_path, kind_and_key
 from iclr_kg.index.text import fold, natural_key, simplified
 from iclr_kg.kinds import LISTED
@@ -126,101 +127,6 @@ def _label(entity: _Entity) -> tuple[str, str]:
     return label, simplified(chinese)
 
 
-# A linked entity's Chinese name (label or native name), for the facts line in Chinese; "" where none
-ZH_NAME = 'OPTIONAL {{ {x} rdfs:label|iclr:nativeName ?{x_}Zh FILTER (LANGMATCHES(LANG(?{x_}Zh), "zh")) }}'
-
-
-def _zh(variable: str) -> str:
-    return ZH_NAME.format(x=variable, x_=variable.lstrip("?"))
-
-
-# Each kind's facts: ?a..?d (names, terms, text), ?y a year, ?n a count, and the Chinese names of
-# the entities ?a, ?b and ?d name (?az, ?bz, ?dz: "" where they have none or are not names)
-FACTS = {
-    "paper": f"""
-SELECT ?e (SAMPLE(?edition) AS ?a) (SAMPLE(?decision) AS ?b) (SAMPLE(?presentation) AS ?c) (SAMPLE(?first) AS ?d)
-       (SAMPLE(?year) AS ?y) (COUNT(DISTINCT ?award) AS ?n) ("" AS ?az) ("" AS ?bz) (MIN(STR(?fZh)) AS ?dz) WHERE {{
-  ?e a iclr:Paper .
-  OPTIONAL {{ ?e iclr:submittedTo ?ed . ?ed iclr:name ?edition . OPTIONAL {{ ?ed iclr:year ?year }} }}
-  OPTIONAL {{ ?e iclr:decision ?decision }}
-  OPTIONAL {{ ?e iclr:presentationType ?presentation }}
-  OPTIONAL {{ ?e iclr:firstAuthor ?f . ?f iclr:name ?first {_zh("?f")} }}
-  OPTIONAL {{ ?e iclr:receivedAward ?award }}
-}} GROUP BY ?e""",
-    "person": f"""
-SELECT ?e (SAMPLE(?employer) AS ?a) (SAMPLE(?school) AS ?b) ("" AS ?c) ("" AS ?d) (0 AS ?y)
-       (COUNT(DISTINCT ?paper) AS ?n) (MIN(STR(?wZh)) AS ?az) (MIN(STR(?sZh)) AS ?bz) ("" AS ?dz) WHERE {{
-  ?e a iclr:Person .
-  OPTIONAL {{ ?e iclr:employedBy ?w . ?w iclr:name ?employer {_zh("?w")} }}
-  OPTIONAL {{ ?e iclr:affiliatedWith ?s . ?s iclr:name ?school {_zh("?s")} }}
-  OPTIONAL {{ ?e iclr:authorOf ?paper }}
-}} GROUP BY ?e""",
-    "organization": f"""
-SELECT ?e (SAMPLE(?cls) AS ?a) (SAMPLE(?parent) AS ?b) ("" AS ?c) ("" AS ?d) (0 AS ?y)
-       (COUNT(DISTINCT ?paper) AS ?n) ("" AS ?az) (MIN(STR(?pZh)) AS ?bz) ("" AS ?dz) WHERE {{
-  ?e a iclr:Organization .
-  OPTIONAL {{ ?e a ?cls . FILTER (?cls != iclr:Organization && ?cls != iclr:Agent && STRSTARTS(STR(?cls), STR(iclr:))) }}
-  OPTIONAL {{ ?e iclr:subOrganizationOf ?p . ?p iclr:name ?parent {_zh("?p")} }}
-  OPTIONAL {{  # credited to it or to a unit under it: the count its page and the front page give
-    {{ ?paper iclr:creditedOrganization ?e }} UNION {{ ?paper iclr:creditedOrganization/iclr:subOrganizationOf ?e }}
-  }}
-}} GROUP BY ?e""",
-    "edition": """
-SELECT ?e (SAMPLE(?city) AS ?a) (SAMPLE(?country) AS ?b) ("" AS ?c) ("" AS ?d) (SAMPLE(?year) AS ?y)
-       (COUNT(DISTINCT ?paper) AS ?n) ("" AS ?az) ("" AS ?bz) ("" AS ?dz) WHERE {
-  ?e a iclr:ConferenceEdition .
-  OPTIONAL { ?e iclr:year ?year } OPTIONAL { ?e iclr:city ?city } OPTIONAL { ?e iclr:country ?country }
-  OPTIONAL { ?paper iclr:submittedTo ?e }
-} GROUP BY ?e""",
-    "award": """
-SELECT ?e (SAMPLE(?edition) AS ?a) ("" AS ?b) ("" AS ?c) ("" AS ?d) (SAMPLE(?year) AS ?y)
-       (COUNT(DISTINCT ?paper) AS ?n) ("" AS ?az) ("" AS ?bz) ("" AS ?dz) WHERE {
-  ?e a iclr:Award .
-  OPTIONAL { ?e iclr:awardedAt ?ed . ?ed iclr:name ?edition . OPTIONAL { ?ed iclr:year ?year } }
-  OPTIONAL { ?c iclr:conferredAward ?e ; iclr:conferredOn ?paper }
-} GROUP BY ?e""",
-    "source": """
-SELECT ?e (SAMPLE(?outlet) AS ?a) (SAMPLE(?lang) AS ?b) ("" AS ?c) ("" AS ?d) (0 AS ?y) (0 AS ?n)
-       ("" AS ?az) ("" AS ?bz) ("" AS ?dz) WHERE {
-  ?e a iclr:Source .
-  OPTIONAL { ?e iclr:outlet ?outlet } OPTIONAL { ?e schema:inLanguage ?lang }
-} GROUP BY ?e""",
-}
-
-
-# Labels of the entities that only link others: built from what they link.
-DERIVED = {
-    "authorship": """
-SELECT ?e (CONCAT(?written, ", author ", STR(?position), " of ", ?title) AS ?label) WHERE {
-  ?e a iclr:Authorship ; iclr:authorNameAsWritten ?written ; iclr:authorPosition ?position ;
-     iclr:authorshipOf/iclr:title ?title }""",
-    "review": """
-SELECT ?e (CONCAT("Review of ", ?title, COALESCE(CONCAT(" (rating ", STR(?rating), ")"), "")) AS ?label) WHERE {
-  ?e a iclr:Review ; iclr:reviewOf/iclr:title ?title . OPTIONAL { ?e iclr:rating ?rating } }""",
-    "role": """
-SELECT ?e (CONCAT(?person, ": ", ?role, " at ", ?org) AS ?label) WHERE {
-  ?e a iclr:Role ; iclr:roleName ?role ; iclr:roleAt/iclr:name ?org ; iclr:roleOf/iclr:name ?person }""",
-    "conferral": """
-SELECT ?e (CONCAT(?award, ": ", ?title) AS ?label) WHERE {
-  ?e a iclr:AwardConferral ; iclr:conferredAward/iclr:name ?award ; iclr:conferredOn/iclr:title ?title }""",
-}
-
-
-def _facts(kind: str, row: list[str]) -> str:
-    """One line of what matters about an entity, for search results and lists. Decisions and
-    presentation types stay terms (`iclr:Accepted (iclr:Oral)`): a page shows them in its reader's
-    language (`terms.Terms.readable`)."""
-    a, b, c, d = row
-    terms_ = [f"iclr:{x.rsplit('#', 1)[-1]}" if x else "" for x in (b, c)]
-    if kind == "paper":
-        decided = f"{terms_[0]} ({terms_[1]})" if terms_[0] and terms_[1] else terms_[0]
-        return " · ".join(x for x in (a, decided, f"{d} et al." if d else "") if x)
-    if kind == "organization":  # its kind, a term of the ontology: iclr:University
-        kind_term = f"iclr:{a.rsplit('#', 1)[-1]}" if a else ""
-        return " · ".join(x for x in (kind_term, f"part of {b}" if b else "") if x)
-    return " · ".join(dict.fromkeys(x for x in (a, b) if x))  # once where both say it (works at and studied at Tesla)
-
-
 def _select(store: ReadableGraph, query: str) -> list[list[str]]:
     """All solutions of `query` as rows of values ("" where unbound), in the order of its SELECT."""
     return _table(store.query(query, prefixes=vocab.QUERY_PREFIXES))
@@ -255,7 +161,7 @@ def _described(store: ReadableGraph, only: set[str] | None = None) -> dict[str, 
     threads (`_table`: without the GIL) while this one reads the entities' names, by query for a
     whole index and by pattern for a patch (`_pattern_rows`), and puts the rows together."""
     pool = _threads()
-    facts = [(kind, pool.submit(_solutions, store, kind, query, only)) for kind, query in FACTS.items()]
+    facts = [(kind, pool.submit(_solutions, store, kind, said.query, only)) for kind, said in FACTS.items()]
     derived = [pool.submit(_solutions, store, kind, query, only) for kind, query in DERIVED.items()]
     if only is None:
         typed, titles = pool.submit(_select, store, TYPED), pool.submit(_select, store, TITLES)
@@ -316,10 +222,10 @@ def _add_facts(
             entity = found.get(iri)
             if entity is None or entity.kind != kind:
                 continue
-            entity.facts = _facts(kind, [a, b, c, d])
+            entity.facts = FACTS[kind].line([a, b, c, d])
             # in Chinese: the same line with each name its Chinese one, in Simplified script (the
             # page's words around them are the page's to translate: html.readable_facts)
-            entity.facts_zh = simplified(_facts(kind, [az or a, bz or b, c, dz or d]))
+            entity.facts_zh = simplified(FACTS[kind].line([az or a, bz or b, c, dz or d]))
             entity.year = int(year[:4]) if year[:4].isdigit() and int(year[:4]) > 0 else None
             entity.papers = int(papers) if papers else 0
     derived: dict[str, str] = {}

@@ -18,7 +18,6 @@ from iclr_kg.index.build import (
     AUTHOR_OF,
     CREDITED,
     CREDITS,
-    DERIVED,
     NAME_PREDICATES,
     PART_OF,
     RATING,
@@ -36,6 +35,7 @@ from iclr_kg.index.build import (
     build_index,
     iclr,
 )
+from iclr_kg.index.facts import DERIVED
 from iclr_kg.index.schema import current_index, index_path, kind_and_key
 from iclr_kg.kinds import LISTED
 

@@ -4,11 +4,12 @@ they show as "this as a query", and the lookups the kinds share."""
 from __future__ import annotations
 
 import re
+import typing
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
 
 from flask import url_for
 from pyoxigraph import DefaultGraph, Literal, NamedNode
@@ -55,7 +56,7 @@ class Pager:
 
 # How a panel is drawn (the class of its box in _panels.html): rows of label and values, a
 # table, bars, a star of co-authors, a chart over the years
-PanelShape = Literal["facts", "table", "bars", "star", "chart"]
+PanelShape = typing.Literal["facts", "table", "bars", "star", "chart"]
 
 
 @dataclass
