@@ -16,6 +16,7 @@ from pyoxigraph import NamedNode
 from iclr_kg import vocab
 from iclr_kg.kinds import KINDS, LINK, LISTED, ROOTS, WIKIDATA_LINKED
 from iclr_kg.terms import packaged
+from iclr_kg.web.i18n import translate
 from iclr_kg.web.kinds import PAGES, PLAIN
 
 PAGE = {"Accept": "text/html"}
@@ -75,6 +76,7 @@ def test_every_kind_of_the_ontology_has_its_page_registered() -> None:
         if KINDS[kind].listed:
             assert page is not PLAIN and page.profile is not None, f"no page of its own for {kind}"
             assert page.profile.__module__ == f"iclr_kg.web.kinds.{kind}", kind
+            assert page.plural and translate(page.plural, "zh") != page.plural, f"{kind}: a plural, in i18n.py"
     folder = Path(pages.__file__).parent
     modules = {path.stem for path in folder.glob("*.py")} - {"__init__", "panels", "rendering", "kindpage"}
     assert modules == {kind for kind, page in PAGES.items() if page is not PLAIN}

@@ -282,4 +282,4 @@ def overview_page(
     return "awards.html", panels, ranking_figures(ranking)
 
 
-PAGE = KindPage(profile=award, overview=overview_page)
+PAGE = KindPage(profile=award, plural="Awards", overview=overview_page)

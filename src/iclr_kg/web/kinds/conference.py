@@ -55,4 +55,4 @@ def ratings_panel(store: ReadableGraph, iri: NamedNode) -> Panel:
     return panel
 
 
-PAGE = KindPage(profile=conference)
+PAGE = KindPage(profile=conference, plural="Conferences")

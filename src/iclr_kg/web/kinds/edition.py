@@ -229,4 +229,4 @@ def _count(store: ReadableGraph, query: str, iri: NamedNode) -> int:
     return int(rows[0]["n"].value) if rows and rows[0]["n"] is not None else 0
 
 
-PAGE = KindPage(profile=edition)
+PAGE = KindPage(profile=edition, plural="Editions")

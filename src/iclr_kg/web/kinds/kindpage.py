@@ -42,6 +42,7 @@ class KindPage:
     """A kind's pages. The defaults are the plain page: the statements about the entity only."""
 
     profile: Profile | None = None
+    plural: str = ""  # its entities, many, as a list's heading names them ("People"; i18n has the Chinese)
     downloads: Mapping[str, Download] = field(default_factory=dict)
     schema_org: SchemaOrg | None = None
     # its list is of papers: sorted by rating or relevance, narrowed by presentation, award, topic

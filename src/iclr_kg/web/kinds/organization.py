@@ -92,4 +92,4 @@ def organization(
     return heading, [about, years, awards, papers]
 
 
-PAGE = KindPage(profile=organization)
+PAGE = KindPage(profile=organization, plural="Organizations")

@@ -188,6 +188,7 @@ def schema_org_fields(store: ReadableGraph, iri: NamedNode, index: Index | None,
 
 PAGE = KindPage(
     profile=paper,
+    plural="Papers",
     downloads={"bibtex": Download("application/x-bibtex", "bib", bibtex)},
     schema_org=schema_org_fields,
     lists_papers=True,

@@ -182,4 +182,4 @@ def schema_org_fields(store: ReadableGraph, iri: NamedNode, index: Index | None,
     }
 
 
-PAGE = KindPage(profile=person, schema_org=schema_org_fields)
+PAGE = KindPage(profile=person, plural="People", schema_org=schema_org_fields)

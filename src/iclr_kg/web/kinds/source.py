@@ -79,4 +79,4 @@ def _web_source(store: ReadableGraph, iri: NamedNode, about: Panel) -> None:
         )
 
 
-PAGE = KindPage(profile=source)
+PAGE = KindPage(profile=source, plural="Sources")

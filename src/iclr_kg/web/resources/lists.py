@@ -74,7 +74,7 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         columns=_list_columns(shown.lists_papers, hits),
         filters=filters,
         of=of,
-        heading=_list_heading(kind, filters, of, total),
+        heading=_list_heading(kind, shown.plural or kind, filters, of, total),
         facets=facets,
         term_label=lambda local: state().terms().label(local, language()),
         award_classes={notation: local for notation, (local, _) in award_kinds().items()} if shown.lists_papers else {},
@@ -122,7 +122,7 @@ def _sorts(papers: bool, narrowed: ListFilter) -> list[str]:
     return ["relevance", *sorts] if narrowed.topic is not None else sorts
 
 
-def _list_heading(kind: str, filters: dict[str, Any], of: list[tuple[str, Cell]], total: int) -> str:
+def _list_heading(kind: str, plural: str, filters: dict[str, Any], of: list[tuple[str, Cell]], total: int) -> str:
     """What a narrowed list holds, in the reader's language: "Papers of ICLR 2021, accepted ·
     13"; an unnarrowed one, "Every paper (92)"."""
     if not filters:
@@ -142,12 +142,8 @@ def _list_heading(kind: str, filters: dict[str, Any], of: list[tuple[str, Cell]]
         )
     said += [translate(LIST_PHRASES[argument]).format(name=entity.text) for argument, entity in of]
     if language() == "zh":  # 论文（ICLR 2021，接收）· 13
-        return f"{translate(PLURALS.get(kind, kind))}（{'，'.join(said)}）· {total:,}"
-    return f"{PLURALS.get(kind, kind)} {', '.join(said)} · {total:,}"
-
-
-PLURALS = {"paper": "Papers", "person": "People", "organization": "Organizations", "edition": "Editions",
-           "award": "Awards", "conference": "Conferences", "source": "Sources"}  # fmt: skip
+        return f"{translate(plural)}（{'，'.join(said)}）· {total:,}"
+    return f"{plural} {', '.join(said)} · {total:,}"
 
 
 LIST_PHRASES = {"author": "by {name}", "coauthor": "with {name}", "organization": "credited to {name}",
