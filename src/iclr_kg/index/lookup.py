@@ -9,15 +9,15 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, Literal
 
 from iclr_kg import terms, vocab
 from iclr_kg.index.text import MAX_FUZZY_LENGTH, _closeness, _searched, fold, search_words
-from iclr_kg.kinds import LISTED
+from iclr_kg.kinds import LISTED, EntityKind
 from iclr_kg.topics import topic_expression
 
 # Kinds a person looks for by name; the others (authorships, reviews...) get labels only.
-TOPIC = "topic"  # search's tab of papers by what they are about (title, keywords, abstract)
+TOPIC: Final[Literal["topic"]] = "topic"  # search's tab of papers by what they are about (title, keywords, abstract)
 
 
 RANKED_TOPICS = 2_000  # topic matches ranked by relevance up to here; more are listed in order
@@ -45,7 +45,7 @@ PAPER_SORTS = {"rating", "relevance"}  # the orders of paper lists only (relevan
 @dataclass
 class Hit:
     iri: str
-    kind: str
+    kind: EntityKind
     key: str
     label: str
     label_zh: str

@@ -7,7 +7,7 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from flask import Blueprint, Response, jsonify, redirect, render_template, request, send_file, url_for
 from flask.typing import ResponseReturnValue
@@ -16,7 +16,7 @@ from iclr_kg import counts, vocab
 from iclr_kg.errors import IclrKgError, NotFound, QueryError, StoreError, Unavailable
 from iclr_kg.identifiers import SCHEMES, recognize
 from iclr_kg.index import TOPIC, Hit, Index, ListFilter, fold, kind_and_key
-from iclr_kg.kinds import LISTED, ROOTS
+from iclr_kg.kinds import LISTED, ROOTS, EntityKind
 from iclr_kg.query.kept import rows_name
 from iclr_kg.release import released_file, releases
 from iclr_kg.sparql.formats import RDF_FORMATS, RESULT_FORMATS
@@ -446,13 +446,17 @@ SEARCH_LIMIT = 50
 TOPIC_PREVIEW = 10  # papers on the topic shown under the name matches; their tab has them all
 
 
+# A tab of search's page: a listed kind's matches by name, or papers by topic
+SearchTab = EntityKind | Literal["topic"]
+
+
 @dataclass(frozen=True)
 class SearchAsked:
     """A search as asked: its words, its tab (a listed kind, topics, or none: every kind), its
     page size, the matches each tab counts, and the page asked of the tab's pages."""
 
     text: str
-    kind: str | None
+    kind: SearchTab | None
     limit: int
     counts: dict[str, int]
     pages: int
@@ -493,7 +497,8 @@ def _json_asked() -> bool:
 def _search_asked(text: str, index: Index | None, json_asked: bool) -> SearchAsked:
     """The tab, page size and page asked, checked, with the counts the tabs show and a kind's
     paging needs (type-ahead, JSON without a kind, does without: it asks on every key pressed)."""
-    kind = request.args.get("kind") if request.args.get("kind") in (*LISTED, TOPIC) else None
+    tabs: tuple[SearchTab, ...] = (*LISTED, TOPIC)
+    kind = next((tab for tab in tabs if tab == request.args.get("kind")), None)
     limit = min(max(request.args.get("limit", SEARCH_LIMIT, type=int) or SEARCH_LIMIT, 1), SEARCH_LIMIT)
     counts = index.match_counts(text) if index and text and (kind or not json_asked) else {}
     # a kind's tab pages through all its matches (as many as its count says); else the best ones
