@@ -31,35 +31,17 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
     if shown.overview is not None and not set(request.args) - {"lang"}:  # the list asked as it is linked
         return overview(shown.overview)
     index = state().index()
-    unknown = sorted(set(request.args) - LIST_ARGUMENTS)
-    if unknown:
-        raise QueryError(
-            f"a list does not take {', '.join(unknown)}; it takes {', '.join(sorted(LIST_ARGUMENTS - {'lang'}))}"
-        )
+    _no_unknown_arguments()
     decisions = list(state().terms().enumeration("Decision").values())
     presentations = list(state().terms().enumeration("PresentationType").values())
     narrowed, filters, of = list_filters(index, shown.lists_papers, decisions, presentations)
     sorts = [name for name in _sorts(shown.lists_papers, narrowed) if name != "year" or (index and index.dated(kind))]
-    sort = request.args.get("sort", sorts[0])
-    if sort not in sorts:
-        raise QueryError(f"sort={sort!r}: this list of {kind} entities is sorted by {', '.join(sorts)}")
-    asked = request.args.get("page", "1")
-    page = int(asked) if asked.isascii() and asked.isdigit() and len(asked) < 10 else 0
-    if not 1 <= page <= MAX_PAGE:
-        raise NotFound(f"No page {asked!r} of {kind} entities: pages are numbered from 1.", near=kind)
+    sort = _sort_asked(kind, sorts)
+    page = _page_asked(kind)
     hits, total = index.browse(kind, sort, BROWSE_PAGE, (page - 1) * BROWSE_PAGE, narrowed) if index else ([], 0)
     if page > 1 and not hits:
         raise NotFound(f"No page {page} of {kind} entities: there are {total:,}.", near=kind)
-    # the same on every page of a list, and a scan of every row per decision: once per generation
-    # for the lists of a kind by year and decision (a bounded set); a person's or an
-    # organization's papers are counted on each visit (milliseconds, and keys without end)
-    facets = {}
-    if index and (narrowed.people or narrowed.organization or narrowed.topic):
-        facets = index.facets(kind, decisions, narrowed, presentations)
-    elif index:
-        facets = state().per_generation(
-            f"facets {kind} {narrowed}", lambda: index.facets(kind, decisions, narrowed, presentations)
-        )
+    facets = _facets(index, kind, narrowed, decisions, presentations)
     if shown.lists_papers and "award" in facets:
         facets["award"] = _award_facet(index, kind, narrowed, [(v, n) for v, n in facets["award"] if v == "yes"])
     return render_template(
@@ -79,6 +61,50 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         term_label=lambda local: state().terms().label(local, language()),
         award_classes={notation: local for notation, (local, _) in award_kinds().items()} if shown.lists_papers else {},
         listed=LISTED,
+    )
+
+
+def _no_unknown_arguments() -> None:
+    """A list's URL says only what it takes (anything else is a 400 naming it, not ignored)."""
+    unknown = sorted(set(request.args) - LIST_ARGUMENTS)
+    if unknown:
+        raise QueryError(
+            f"a list does not take {', '.join(unknown)}; it takes {', '.join(sorted(LIST_ARGUMENTS - {'lang'}))}"
+        )
+
+
+def _sort_asked(kind: str, sorts: list[str]) -> str:
+    """`?sort=`, one of the orders the list offers (the first by default)."""
+    sort = request.args.get("sort", sorts[0])
+    if sort not in sorts:
+        raise QueryError(f"sort={sort!r}: this list of {kind} entities is sorted by {', '.join(sorts)}")
+    return sort
+
+
+def _page_asked(kind: str) -> int:
+    """`?page=`, from 1 to MAX_PAGE (else a 404 saying how pages are numbered)."""
+    asked = request.args.get("page", "1")
+    page = int(asked) if asked.isascii() and asked.isdigit() and len(asked) < 10 else 0
+    if not 1 <= page <= MAX_PAGE:
+        raise NotFound(f"No page {asked!r} of {kind} entities: pages are numbered from 1.", near=kind)
+    return page
+
+
+def _facets(
+    index: Any, kind: str, narrowed: ListFilter, decisions: list[str], presentations: list[str]
+) -> dict[str, Any]:
+    """The counts a list's filters show. The same on every page of a list, and a scan of every
+    row per decision: once per generation for the lists of a kind by year and decision (a
+    bounded set); a person's or an organization's papers are counted on each visit
+    (milliseconds, and keys without end)."""
+    if not index:
+        return {}
+    if narrowed.people or narrowed.organization or narrowed.topic:
+        return dict(index.facets(kind, decisions, narrowed, presentations))
+    return dict(
+        state().per_generation(
+            f"facets {kind} {narrowed}", lambda: index.facets(kind, decisions, narrowed, presentations)
+        )
     )
 
 
