@@ -25,7 +25,7 @@ def imports(path: Path) -> set[str]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("iclr_kg"):
             found.add(node.module)
-            for alias in node.names:  # `from iclr_kg.build import dred` imports iclr_kg.reasoning.dred
+            for alias in node.names:  # `from iclr_kg.reasoning import dred` imports iclr_kg.reasoning.dred
                 if (SRC / f"{node.module}.{alias.name}".replace(".", "/")).with_suffix(".py").exists():
                     found.add(f"{node.module}.{alias.name}")
         elif isinstance(node, ast.Import):

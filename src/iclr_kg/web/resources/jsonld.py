@@ -1,14 +1,16 @@
-"""JSON-LD: a description compacted with our prefixes, and a page's schema.org JSON-LD made
-safe to embed in a <script> element."""
+"""JSON-LD: a description compacted with our prefixes (PyLD); any number of triples streamed
+and compacted with the same `@context` (`iclr:title`, `paper:NzTU59SYbNq`: where pyoxigraph
+writes expanded JSON-LD, full IRIs and no context, and PyLD holds the whole document in memory);
+and a page's schema.org JSON-LD made safe to embed in a <script> element."""
 
 from __future__ import annotations
 
 import itertools
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import IO, Any
 
-from pyoxigraph import DefaultGraph, NamedNode, RdfFormat, serialize
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, RdfFormat, Triple, serialize
 
 from iclr_kg import vocab
 from iclr_kg.graph import ReadableGraph, value
@@ -30,16 +32,83 @@ def compact_jsonld(triples: Iterable[Any], out: Any) -> None:
     """JSON-LD of `triples` compacted by the JSON-LD 1.1 algorithm (PyLD, the reference
     implementation in Python) with our prefixes as `@context`: `iclr:title` and `paper:...`
     where pyoxigraph writes full IRIs. More than COMPACTED_UP_TO triples: expanded JSON-LD, the
-    same graph, streamed."""
+    same graph, streamed with the same @context (`write_jsonld`)."""
     from pyld import jsonld  # here: only a JSON-LD description needs it
 
     items = iter(triples)
     head = list(itertools.islice(items, COMPACTED_UP_TO + 1))
     if len(head) > COMPACTED_UP_TO:
-        serialize(itertools.chain(head, items), out, RdfFormat.JSON_LD)
+        write_jsonld(itertools.chain(head, items), out)
         return
     expanded = json.loads(serialize(head, format=RdfFormat.JSON_LD) or b"[]")
     out.write(json.dumps(jsonld.compact(expanded, JSONLD_CONTEXT), ensure_ascii=False).encode())
+
+
+XSD_STRING = vocab.XSD + "string"
+
+
+class Compactor:
+    """IRIs as compact IRIs (prefix:local) under the longest namespace of `prefixes` that ends
+    where the IRI's last / or # does; any other IRI stays whole."""
+
+    def __init__(self, prefixes: dict[str, str]):
+        self.namespaces = {namespace: prefix for prefix, namespace in prefixes.items()}
+        self.known: dict[str, str] = {}
+
+    def __call__(self, iri: str) -> str:
+        found = self.known.get(iri)
+        if found is None:
+            found = iri
+            cut = max(iri.rfind("/"), iri.rfind("#")) + 1
+            prefix = self.namespaces.get(iri[:cut])
+            if prefix is not None and not iri[cut:].startswith("//"):  # //x would read as an IRI
+                found = f"{prefix}:{iri[cut:]}"
+            if len(self.known) < 200_000:
+                self.known[iri] = found
+        return found
+
+
+def write_jsonld(triples: Iterable[Triple], out: IO[bytes], prefixes: dict[str, str] = vocab.EXPORT_PREFIXES) -> None:
+    """`{"@context": {prefixes}, "@graph": [node, ...]}`: a node object per run of triples of one
+    subject (a store's triples come grouped by subject; a subject met again is another node
+    object with the same @id, which JSON-LD merges), written as each run ends."""
+    compact = Compactor(prefixes)
+    out.write(b'{"@context":' + json.dumps(prefixes).encode() + b',"@graph":[')
+    subject: str | None = None
+    node: dict[str, list[object]] = {}
+    first = True
+    for triple in triples:
+        this = _id(triple.subject, compact)
+        if this != subject:
+            if subject is not None:
+                out.write((b"" if first else b",\n") + _node(subject, node))
+                first = False
+            subject, node = this, {}
+        node.setdefault(compact(triple.predicate.value), []).append(_value(triple.object, compact))
+    if subject is not None:
+        out.write((b"" if first else b",\n") + _node(subject, node))
+    out.write(b"]}\n")
+
+
+def _node(subject: str, properties: dict[str, list[object]]) -> bytes:
+    return json.dumps({"@id": subject, **properties}, ensure_ascii=False).encode()
+
+
+def _id(term: object, compact: Compactor) -> str:
+    if isinstance(term, NamedNode):
+        return compact(term.value)
+    if isinstance(term, BlankNode):
+        return f"_:{term.value}"
+    raise TypeError(f"JSON-LD 1.1 has no subject like {term!r}")  # a quoted triple (RDF-star)
+
+
+def _value(term: object, compact: Compactor) -> dict[str, str]:
+    if isinstance(term, Literal):
+        if term.language:
+            return {"@value": term.value, "@language": term.language}
+        datatype = term.datatype.value
+        return {"@value": term.value} if datatype == XSD_STRING else {"@value": term.value, "@type": compact(datatype)}
+    return {"@id": _id(term, compact)}
 
 
 # What JSON inside a <script> element must not hold as itself: `</script>` ends the element, and

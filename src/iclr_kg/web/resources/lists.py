@@ -35,8 +35,10 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
     decisions = list(state().terms().enumeration("Decision").values())
     presentations = list(state().terms().enumeration("PresentationType").values())
     narrowed, filters, of = list_filters(index, shown.lists_papers, decisions, presentations)
-    sorts = [name for name in _sorts(shown.lists_papers, narrowed) if name != "year" or (index and index.dated(kind))]
-    sort = _sort_asked(kind, sorts)
+    # by year only where years differ: not an undated kind, nor a list of one year
+    dated = index is not None and index.dated(kind) and narrowed.year is None
+    sorts = [name for name in _sorts(shown.lists_papers, narrowed) if name != "year" or dated]
+    sort = _sort_asked(kind, sorts, narrowed)
     page = _page_asked(kind)
     hits, total = index.browse(kind, sort, BROWSE_PAGE, (page - 1) * BROWSE_PAGE, narrowed) if index else ([], 0)
     if page > 1 and not hits:
@@ -53,7 +55,7 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         pages=max(1, -(-total // BROWSE_PAGE)),
         sort=sort,
         sorts=sorts,
-        columns=_list_columns(shown.lists_papers, hits),
+        columns=_list_columns(shown.lists_papers, hits, narrowed),
         filters=filters,
         of=of,
         heading=_list_heading(kind, shown.plural or kind, filters, of, total),
@@ -73,9 +75,12 @@ def _no_unknown_arguments() -> None:
         )
 
 
-def _sort_asked(kind: str, sorts: list[str]) -> str:
-    """`?sort=`, one of the orders the list offers (the first by default)."""
+def _sort_asked(kind: str, sorts: list[str], narrowed: ListFilter) -> str:
+    """`?sort=`, one of the orders the list offers (the first by default; `year` on a list of one
+    year, a link kept from the list of every year, the first too)."""
     sort = request.args.get("sort", sorts[0])
+    if sort == "year" and narrowed.year is not None:
+        sort = sorts[0]
     if sort not in sorts:
         raise QueryError(f"sort={sort!r}: this list of {kind} entities is sorted by {', '.join(sorts)}")
     return sort
@@ -126,14 +131,15 @@ def _award_facet(index: Any, kind: str, narrowed: ListFilter, counted: list[tupl
     return counted + sorted(((k, n) for k, n in kinds if n), key=lambda kn: (-kn[1], kn[0]))
 
 
-def _list_columns(papers: bool, hits: list[Hit]) -> dict[str, bool]:
+def _list_columns(papers: bool, hits: list[Hit], narrowed: ListFilter) -> dict[str, bool]:
     """The columns a list's page shows: a column no entity of the page fills is left out (people
-    have no year, most no summary); sorted by rating, the rating in the year's place (the summary
-    names the edition), so that a phone still shows the whole row."""
+    have no year, most no summary), and the year of a list of one year; sorted by rating, the
+    rating in the year's place (the summary names the edition), so that a phone still shows the
+    whole row."""
     rated = any(h.rating is not None for h in hits)
     return {
         "about": any(h.facts for h in hits),
-        "year": not rated and any(h.year for h in hits),
+        "year": not rated and narrowed.year is None and any(h.year for h in hits),
         "papers": not papers and any(h.papers for h in hits),
         "rating": rated,
     }

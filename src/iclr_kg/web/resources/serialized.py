@@ -11,7 +11,7 @@ from pyoxigraph import RdfFormat, serialize
 from iclr_kg.query.streaming import stream
 from iclr_kg.sparql.formats import choose
 from iclr_kg.web.http import requested_format, wants_html
-from iclr_kg.web.resources.jsonld import compact_jsonld
+from iclr_kg.web.resources.jsonld import compact_jsonld, write_jsonld
 
 
 def wants_rdf() -> bool:
@@ -33,6 +33,8 @@ def rdf_response(
         chosen = choose("rdf", "turtle", None) if chosen.name == "trig" else choose("rdf", "ntriples", None)
     if compacted and chosen.rdf == RdfFormat.JSON_LD:
         body = stream(produce, compact_jsonld)
+    elif chosen.rdf == RdfFormat.JSON_LD:  # a whole graph: streamed, with our prefixes as @context
+        body = stream(produce, write_jsonld)
     else:
         body = stream(produce, lambda items, out: serialize(items, out, chosen.rdf, prefixes=chosen.prefixes))
     response = Response(body, mimetype=chosen.media_type)
