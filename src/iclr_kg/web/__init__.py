@@ -37,9 +37,9 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY  # larger POST bodies get 413
     state = app.extensions["iclr_kg"] = AppState(settings)
 
-    from iclr_kg.web import assets, discovery, i18n, openapi, pages, resources, sparql, workbench, writes
+    from iclr_kg.web import assets, discovery, endpoint, i18n, openapi, pages, resources, workbench, writes
 
-    app.register_blueprint(sparql.blueprint)
+    app.register_blueprint(endpoint.blueprint)
     app.register_blueprint(writes.blueprint)
     app.register_blueprint(pages.blueprint)
     app.register_blueprint(resources.blueprint)
