@@ -250,3 +250,25 @@ def test_health_goes_through_a_query_worker(real_store, real_settings) -> None:
         assert client.get("/health").status_code == 200
     finally:
         app.extensions["iclr_kg"].pool.close()
+
+
+@pytest.mark.slow
+def test_each_web_process_starts_its_query_workers_as_it_starts(real_store, real_settings) -> None:
+    """The first page that lints a query or counts in a worker waited 1-2 s for the pool's
+    interpreters to start: each web process now starts them as it starts, before any request
+    reaches it (`AppState.start_workers`). The server's readiness check reached one process."""
+    import psutil
+
+    from testbed.helpers import serving
+
+    def workers_of(web: psutil.Process) -> list[psutil.Process]:
+        return [child for child in web.children() if "spawn_main" in " ".join(child.cmdline())]
+
+    with serving(real_settings.store) as (_, process):
+        arbiter = psutil.Process(process.pid)
+
+        def every_web_process_has_its_workers() -> bool:
+            web = [child for child in arbiter.children() if "serve" in child.cmdline()]  # not its resource tracker
+            return len(web) >= 2 and all(len(workers_of(p)) >= real_settings.query_workers for p in web)
+
+        eventually(every_web_process_has_its_workers, "each web process started its query workers", 60)

@@ -186,6 +186,7 @@ def gunicorn_worker_class(request_timeout: float, listeners: list[socket.socket]
             lane_state = getattr(self.wsgi, "extensions", {}).get("iclr_kg")
             if lane_state is not None:  # this process may evaluate queries: it can be replaced
                 lane_state.install_lane(self.retire, self.cfg.threads)
+                lane_state.start_workers()
             python_threads = self.cfg.threads * READERS_PER_THREAD  # web/bodylimit.py: reading a body holds one
             stop = serve_granian(counted, listeners[slot], python_threads, request_timeout, self.age)
             while self.alive and self.ppid == os.getppid() and not self.retiring.is_set():

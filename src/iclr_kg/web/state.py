@@ -115,6 +115,13 @@ class AppState:
             )
             self.evaluator = self.lane
 
+    def start_workers(self) -> None:
+        """Start the query workers now, in the background (a web process that serves calls it as
+        it starts): the first page that lints a query, counts or warms a value does not wait
+        for interpreters to start (1-2 s)."""
+        if self.settings.query_workers > 0:
+            threading.Thread(target=lambda: self.pool, name="iclr-kg-start-workers", daemon=True).start()
+
     @property
     def pool(self) -> QueryPool:
         """The query worker processes, started on first use."""
