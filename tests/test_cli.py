@@ -290,6 +290,7 @@ def test_debug_shows_traceback(tmp_path: Path) -> None:
     assert result.exception is not None and type(result.exception).__name__ == "StoreError"
 
 
+@pytest.mark.slow  # starts gunicorn or kills a process on purpose
 def test_serve_builds_then_serves_with_gunicorn(tmp_path: Path) -> None:
     import urllib.request
 
