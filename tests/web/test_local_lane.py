@@ -105,6 +105,7 @@ def test_memory_past_the_limit_fails_the_queries_and_retires_at_once(real_store,
     assert retired and retired[0][1] is True and "memory" in retired[0][0]
 
 
+@pytest.mark.slow  # starts gunicorn or kills a process on purpose
 def test_the_served_endpoint_replaces_a_process_that_held_a_runaway(real_store, real_settings) -> None:
     with serving(real_settings.store, {"ICLR_KG_QUERY_TIMEOUT": "2"}) as (base, process):
         before = web_processes(process)
@@ -128,6 +129,7 @@ def test_the_served_endpoint_replaces_a_process_that_held_a_runaway(real_store, 
     assert "retires: a query ran past its time limit" in process.output  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow  # starts gunicorn or kills a process on purpose
 def test_each_web_process_keeps_to_its_own_cores_and_starts_its_children_on_all(real_store, real_settings) -> None:
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2:
