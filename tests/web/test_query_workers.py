@@ -81,6 +81,7 @@ def test_a_stream_cut_by_the_time_limit_is_a_broken_transfer(default_server: str
                 pass
 
 
+@pytest.mark.slow  # starts gunicorn or kills a process on purpose
 def test_a_worker_that_died_while_idle_is_replaced_not_used(real_store, real_settings) -> None:
     """Seen once in CI: a query sent to a worker that had died while idle failed with a 500
     (BrokenPipeError). Idle workers are checked when taken, and a failed send is a 503."""
