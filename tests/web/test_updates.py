@@ -132,6 +132,7 @@ def test_concurrent_updates_and_queries_on_the_default_server(update_server) -> 
     assert process.returncode == 0, process.returncode  # a clean stop; the log is checked below
 
 
+@pytest.mark.slow  # starts gunicorn or kills a process on purpose
 def test_the_default_server_logs_no_crash_under_updates(tiny_data) -> None:
     settings = tiny_data()
     build(settings)
@@ -203,6 +204,7 @@ for i in range(1000):
 """
 
 
+@pytest.mark.slow  # starts gunicorn or kills a process on purpose
 @pytest.mark.parametrize(
     ("delay", "mode"),
     [(0.0, "publish"), (0.3, "publish"), (0.8, "publish"), (1.5, "publish"), (0.0, "defer"), (0.8, "defer")],
@@ -523,6 +525,7 @@ def test_an_updates_index_is_the_file_it_patched_and_goes_with_the_last_link(tin
     assert not built.exists() and not any(built.parent.glob(built.name + "-*"))
 
 
+@pytest.mark.slow  # starts gunicorn or kills a process on purpose
 def test_web_processes_share_one_writer_which_a_time_limit_stops(tiny_data) -> None:
     """Two web processes' writes go to one writer process, which keeps its working copy between
     them; an update past its time limit kills it, and the next write (from either) starts another."""
@@ -686,6 +689,7 @@ def _never_maintained(update: str, base: str | None = None) -> list:
     raise maintained.NotMaintained("the test takes the full path")
 
 
+@pytest.mark.slow  # starts gunicorn or kills a process on purpose
 def test_an_update_journaled_before_the_writer_ends_is_acknowledged_once(tiny_data) -> None:
     """#69, 6: the journal is the acknowledgement point, and the writer goes on after it. A writer
     frozen right after journaling an update (SIGSTOP, as a slow publish would hold it) is killed at
