@@ -110,6 +110,24 @@ def default_server(default_serving: tuple[str, subprocess.Popen]) -> str:
     return default_serving[0]
 
 
+def write_tiny(
+    root: Path, source: str = TINY_SOURCE, extra_sources: dict[str, str] | None = None, **files: str
+) -> Settings:
+    """A tiny data/ (registries plus sources) and a copy of the ontology under `root`: Settings for
+    them, with the store at root/store (see `tiny_data` for the arguments)."""
+    data = root / "data"
+    (data / "sources").mkdir(parents=True, exist_ok=True)
+    for name, text in {**TINY_REGISTRIES, **files}.items():
+        (data / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    (data / "sources" / "tiny.yaml").write_text(textwrap.dedent(source).lstrip(), encoding="utf-8")
+    for name, text in (extra_sources or {}).items():
+        (data / "sources" / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    ontology = root / "ontology"
+    if not ontology.exists():
+        shutil.copytree(resource_dir("ontology"), ontology)
+    return Settings(store=root / "store", data_dir=data, ontology_dir=ontology)
+
+
 @pytest.fixture
 def tiny_data(tmp_path: Path) -> Callable[..., Settings]:
     """Make a tiny data/ (registries plus sources) and return Settings pointing at it.
@@ -117,21 +135,16 @@ def tiny_data(tmp_path: Path) -> Callable[..., Settings]:
     Keyword arguments replace a file's text: `tiny_data(source=...)` for sources/tiny.yaml,
     `tiny_data(**{"people.yaml": ...})` for a registry; `extra_sources={name: text}` adds files.
     """
+    return lambda *args, **kwargs: write_tiny(tmp_path, *args, **kwargs)
 
-    def make(source: str = TINY_SOURCE, extra_sources: dict[str, str] | None = None, **files: str) -> Settings:
-        data = tmp_path / "data"
-        (data / "sources").mkdir(parents=True, exist_ok=True)
-        for name, text in {**TINY_REGISTRIES, **files}.items():
-            (data / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
-        (data / "sources" / "tiny.yaml").write_text(textwrap.dedent(source).lstrip(), encoding="utf-8")
-        for name, text in (extra_sources or {}).items():
-            (data / "sources" / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
-        ontology = tmp_path / "ontology"
-        if not ontology.exists():
-            shutil.copytree(resource_dir("ontology"), ontology)
-        return Settings(store=tmp_path / "store", data_dir=data, ontology_dir=ontology)
 
-    return make
+@pytest.fixture(scope="session")
+def tiny_built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The default tiny data/ built once per session: a store that tests copy (a directory copy
+    is a fraction of a build) and none opens."""
+    settings = write_tiny(tmp_path_factory.mktemp("tiny-built"))
+    build(settings)
+    return settings.store
 
 
 @pytest.fixture(scope="session")
@@ -141,13 +154,7 @@ def tiny_compiled(tmp_path_factory: pytest.TempPathFactory) -> tuple:
     from iclr_kg.build.validate import load_shapes
     from iclr_kg.reasoning.convert import to_rdflib
 
-    root = tmp_path_factory.mktemp("shapes")
-    (root / "data" / "sources").mkdir(parents=True)
-    for name, text in TINY_REGISTRIES.items():
-        (root / "data" / name).write_text(textwrap.dedent(text), encoding="utf-8")
-    (root / "data" / "sources" / "tiny.yaml").write_text(textwrap.dedent(TINY_SOURCE), encoding="utf-8")
-    shutil.copytree(resource_dir("ontology"), root / "ontology")
-    settings = Settings(store=root / "store", data_dir=root / "data", ontology_dir=root / "ontology")
+    settings = write_tiny(tmp_path_factory.mktemp("shapes"))
     compiled = compile_graph(settings)
     shapes = load_shapes(settings.ontology_dir / "shapes.ttl")
     return to_rdflib(compiled.asserted), to_rdflib(compiled.ontology), shapes
