@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
 import socket
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from flask import Flask
@@ -20,15 +22,23 @@ def app(real_store, real_settings: Settings) -> Flask:
     return create_app(real_settings)
 
 
+# What `build` reads: overriding any of these makes a store of its own, not the session's copy.
+BUILD_SETTINGS = {"data_dir", "ontology_dir", "imports_dir", "reasoner", "validator"}
+
+
 @pytest.fixture
-def tiny_app(tiny_data):
+def tiny_app(tiny_data, tiny_built: Path):
     """A tiny store, built, and a test client for it (Datasette's make_app_client): call it with
-    setting overrides; returns (settings, client)."""
+    setting overrides; returns (settings, client). The store is a copy of the session's tiny
+    build (the same data), the test's own to write to."""
     from iclr_kg.build.pipeline import build
 
     def make(**overrides: object) -> tuple[Settings, FlaskClient]:
         settings = tiny_data().replace(**overrides) if overrides else tiny_data()
-        build(settings)
+        if BUILD_SETTINGS & overrides.keys():
+            build(settings)
+        else:
+            shutil.copytree(tiny_built, settings.store, symlinks=True)  # `current` is a relative link
         return settings, create_app(settings).test_client()
 
     return make
