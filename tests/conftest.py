@@ -147,6 +147,15 @@ def tiny_built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return settings.store
 
 
+@pytest.fixture
+def tiny_store(tiny_data: Callable[..., Settings], tiny_built: Path) -> Settings:
+    """The default tiny data/ and a built store of the test's own to write to: a copy of
+    `tiny_built`, which `build(tiny_data())` would make again."""
+    settings = tiny_data()
+    shutil.copytree(tiny_built, settings.store, symlinks=True)  # `current` is a relative link
+    return settings
+
+
 @pytest.fixture(scope="session")
 def tiny_compiled(tmp_path_factory: pytest.TempPathFactory) -> tuple:
     """The tiny fixture compiled once: (asserted graph, ontology graph, shapes) in rdflib."""
