@@ -60,10 +60,9 @@ def ask(base: str, text: str) -> bool:
 
 
 @pytest.fixture
-def update_server(tiny_data) -> Iterator[tuple[str, Settings, subprocess.Popen]]:
+def update_server(tiny_store: Settings) -> Iterator[tuple[str, Settings, subprocess.Popen]]:
     """`iclr-kg serve` as shipped (gunicorn, two web processes), updates enabled, on a tiny store."""
-    settings = tiny_data()
-    build(settings)
+    settings = tiny_store
     env = {
         "ICLR_KG_UPDATE_TOKEN": TOKEN,
         "ICLR_KG_QUERY_WORKERS": "2",
@@ -133,9 +132,8 @@ def test_concurrent_updates_and_queries_on_the_default_server(update_server) -> 
 
 
 @pytest.mark.slow  # starts gunicorn or kills a process on purpose
-def test_the_default_server_logs_no_crash_under_updates(tiny_data) -> None:
-    settings = tiny_data()
-    build(settings)
+def test_the_default_server_logs_no_crash_under_updates(tiny_store: Settings) -> None:
+    settings = tiny_store
     with serving(settings.store, {"ICLR_KG_UPDATE_TOKEN": TOKEN}) as (base, process):
         threads = [
             threading.Thread(target=post_update, args=(base, f"INSERT DATA {{ <urn:c{i}> <urn:p> {i} }}"))
@@ -153,9 +151,8 @@ def test_the_default_server_logs_no_crash_under_updates(tiny_data) -> None:
 # --- 2. journaled, replayed by build, exported, dropped ----------------------------------------
 
 
-def test_updates_outlive_builds_until_dropped(tiny_data, tmp_path: Path) -> None:
-    settings = tiny_data()
-    build(settings)
+def test_updates_outlive_builds_until_dropped(tiny_store: Settings, tmp_path: Path) -> None:
+    settings = tiny_store
     apply(settings.store, f"INSERT DATA {{ GRAPH <urn:curated> {{ {authorship(7)} }} }}")
     apply(settings.store, "INSERT DATA { <urn:default> <urn:p> 1 }")  # into the default graph
     query = "ASK { GRAPH <urn:curated> { ?a iclr:position 7 } GRAPH ?u { <urn:default> <urn:p> 1 } }"
@@ -184,9 +181,8 @@ def test_updates_outlive_builds_until_dropped(tiny_data, tmp_path: Path) -> None
     assert bool(open_read_only(settings.store).query(query, prefixes=vocab.QUERY_PREFIXES))
 
 
-def test_dropping_an_unknown_entry_is_one_line(tiny_data) -> None:
-    settings = tiny_data()
-    build(settings)
+def test_dropping_an_unknown_entry_is_one_line(tiny_store: Settings) -> None:
+    settings = tiny_store
     done = subprocess.run(
         [CLI, "updates", "drop", "42", "--store", str(settings.store)], capture_output=True, text=True, check=False
     )
@@ -209,13 +205,12 @@ for i in range(1000):
     ("delay", "mode"),
     [(0.0, "publish"), (0.3, "publish"), (0.8, "publish"), (1.5, "publish"), (0.0, "defer"), (0.8, "defer")],
 )
-def test_kill_9_loses_no_acknowledged_update(tiny_data, delay: float, mode: str) -> None:
+def test_kill_9_loses_no_acknowledged_update(tiny_store: Settings, delay: float, mode: str) -> None:
     """SIGKILL lands `delay` seconds after the writer's first acknowledgement (counted from there,
     not from its start, which a busy machine may take longer than a delay to reach). `defer`:
     as the server's writer acknowledges, before publishing (with no publisher here, nothing
     after the first update is published: the next writer catches all of it up from the journal)."""
-    settings = tiny_data()
-    build(settings)
+    settings = tiny_store
     process = subprocess.Popen(
         [sys.executable, "-c", WRITER, str(settings.store), mode], stdout=subprocess.PIPE, text=True
     )
@@ -339,13 +334,12 @@ def _index_rows(path: Path) -> set[tuple]:
         db.close()
 
 
-def test_a_keyword_or_abstract_changed_by_an_update_is_searched_at_once(tiny_data) -> None:
+def test_a_keyword_or_abstract_changed_by_an_update_is_searched_at_once(tiny_store: Settings) -> None:
     """The topic rows are patched with the paper's: an inserted keyword finds the paper by
     topic, by its synonym too; deleted, it no longer does; the index stays what a build makes."""
     from iclr_kg.index import Index
 
-    settings = tiny_data()
-    build(settings)
+    settings = tiny_store
     graph = "https://w3id.org/iclr-kg/graph/source/test-update"
 
     def found(q: str) -> bool:
@@ -362,9 +356,8 @@ def test_a_keyword_or_abstract_changed_by_an_update_is_searched_at_once(tiny_dat
     assert_as_if_built(settings)
 
 
-def test_a_bad_update_writes_nothing(tiny_data) -> None:
-    settings = tiny_data()
-    build(settings)
+def test_a_bad_update_writes_nothing(tiny_store: Settings) -> None:
+    settings = tiny_store
     before = current_generation(settings.store)
     with pytest.raises(QueryError, match="syntax"):
         apply(settings.store, "INSERT DATA { <urn:a> <urn:b> }")
@@ -412,11 +405,10 @@ def test_protocol_details_of_updates(update_server) -> None:
     assert status == 400 and b"only one way" in body
 
 
-def test_clearing_then_reinserting_the_same_triples_keeps_them(tiny_data) -> None:
+def test_clearing_then_reinserting_the_same_triples_keeps_them(tiny_store: Settings) -> None:
     """One request that clears everything and puts back a graph's own triples must keep them:
     each operation's effect on the default graph is told apart from the next one's."""
-    settings = tiny_data()
-    build(settings)
+    settings = tiny_store
     apply(settings.store, "INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> <urn:c> } }")
     apply(settings.store, "CLEAR ALL ; INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> <urn:c> } }")
     store = open_read_only(settings.store)
@@ -431,7 +423,7 @@ def test_clearing_then_reinserting_the_same_triples_keeps_them(tiny_data) -> Non
     assert bool(store.query("ASK { GRAPH <urn:h> { <urn:x:a> <urn:x:b> <urn:x:c> } }"))  # the prefix carried over
 
 
-def test_no_write_handle_outlives_an_update(tiny_data) -> None:
+def test_no_write_handle_outlives_an_update(tiny_store: Settings) -> None:
     """A published generation is never written again. An update's read-write handle kept alive
     by a reference cycle (dred's closure refers to itself) went on compacting its generation after
     it was published, and readers found files gone. With the collector off, only reference
@@ -439,8 +431,7 @@ def test_no_write_handle_outlives_an_update(tiny_data) -> None:
     RocksDB refuses while another handle of this process holds it."""
     import gc
 
-    settings = tiny_data()
-    build(settings)
+    settings = tiny_store
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -454,7 +445,7 @@ def test_no_write_handle_outlives_an_update(tiny_data) -> None:
             gc.enable()
 
 
-def test_a_new_entity_beside_the_highest_numbered_one_gets_a_row_of_its_own(tiny_data) -> None:
+def test_a_new_entity_beside_the_highest_numbered_one_gets_a_row_of_its_own(tiny_store: Settings) -> None:
     """Found by the property test above: the index patch numbered a new entity after the rows
     that remained once the patched ones were taken out; where the entity with the highest row id
     was among those, the new one took its id (UNIQUE constraint failed)."""
@@ -462,8 +453,7 @@ def test_a_new_entity_beside_the_highest_numbered_one_gets_a_row_of_its_own(tiny
 
     from iclr_kg.index import index_path
 
-    settings = tiny_data()
-    build(settings)
+    settings = tiny_store
     db = sqlite3.connect(index_path(current_generation(settings.store)))
     top = db.execute("SELECT iri FROM entity ORDER BY id DESC LIMIT 1").fetchone()[0]
     db.close()
@@ -477,7 +467,9 @@ def test_a_new_entity_beside_the_highest_numbered_one_gets_a_row_of_its_own(tiny
     assert len(rows) == 2 and len(set(rows.values())) == 2
 
 
-def test_a_restarted_writer_maintains_from_the_changes_saved_beside_generations(tiny_data, monkeypatch, capfd) -> None:
+def test_a_restarted_writer_maintains_from_the_changes_saved_beside_generations(
+    tiny_store: Settings, monkeypatch, capfd
+) -> None:
     """Each maintained update saves only its change to the reasoning state, beside its generation
     (the whole every WHOLE_EVERY updates); a writer that starts afresh (a restart, the other web
     process) reads the chain back and still maintains, with the same closure as owlrl's."""
@@ -487,8 +479,7 @@ def test_a_restarted_writer_maintains_from_the_changes_saved_beside_generations(
     from iclr_kg.updates import bursts
 
     monkeypatch.setattr(maintained.reasoned, "WHOLE_EVERY", 3)
-    settings = tiny_data()
-    build(settings)
+    settings = tiny_store
     saved = []
     for number in (1, 2, 3, 4):
         apply(settings.store, f"INSERT DATA {{ GRAPH <urn:c> {{ {authorship(number)} }} }}")
@@ -502,7 +493,7 @@ def test_a_restarted_writer_maintains_from_the_changes_saved_beside_generations(
     assert_as_if_built(settings)
 
 
-def test_an_updates_index_is_the_file_it_patched_and_goes_with_the_last_link(tiny_data, monkeypatch) -> None:
+def test_an_updates_index_is_the_file_it_patched_and_goes_with_the_last_link(tiny_store: Settings, monkeypatch) -> None:
     """An update patches the index in place (copying it grew with the store) and its generation's
     index links to that file; pruning keeps the file while a kept generation links to it."""
     from iclr_kg.store import pruning as store_module
@@ -510,8 +501,7 @@ def test_an_updates_index_is_the_file_it_patched_and_goes_with_the_last_link(tin
 
     monkeypatch.setattr(store_module, "KEEP_SECONDS", 0)
     monkeypatch.setattr(bursts, "PRUNE_EVERY", 0)  # every update prunes, not the first in a second
-    settings = tiny_data()
-    build(settings)
+    settings = tiny_store
     built = index_path(current_generation(settings.store))
     for number in (1, 2, 3):
         apply(settings.store, f"INSERT DATA {{ GRAPH <urn:c> {{ {authorship(number)} }} }}")
@@ -526,14 +516,13 @@ def test_an_updates_index_is_the_file_it_patched_and_goes_with_the_last_link(tin
 
 
 @pytest.mark.slow  # starts gunicorn or kills a process on purpose
-def test_web_processes_share_one_writer_which_a_time_limit_stops(tiny_data) -> None:
+def test_web_processes_share_one_writer_which_a_time_limit_stops(tiny_store: Settings) -> None:
     """Two web processes' writes go to one writer process, which keeps its working copy between
     them; an update past its time limit kills it, and the next write (from either) starts another."""
     from iclr_kg.errors import UpdateTimeout
     from iclr_kg.updates import Writer
 
-    settings = tiny_data()
-    build(settings)
+    settings = tiny_store
     first, second = Writer(0), Writer(0)
     options = {"base": None, "kind": "update", "reasoner": "fast"}
     try:
@@ -559,13 +548,12 @@ def test_web_processes_share_one_writer_which_a_time_limit_stops(tiny_data) -> N
         second.close()
 
 
-def test_an_updates_generation_has_its_counts_from_the_change(tiny_data) -> None:
+def test_an_updates_generation_has_its_counts_from_the_change(tiny_store: Settings) -> None:
     """/stats and VoID read counts kept beside the generation; an update's generation gets them
     from its change (types, identifiers, graph sizes), equal to counting its store again."""
     from iclr_kg import counts
 
-    settings = tiny_data()
-    build(settings)
+    settings = tiny_store
     counts.write(current_generation(settings.store), counts.count(open_read_only(settings.store)))
     person = f"{RES}person/new-person"
     steps = [
@@ -581,12 +569,11 @@ def test_an_updates_generation_has_its_counts_from_the_change(tiny_data) -> None
         assert counts.read(generation) == counts.count(open_read_only(settings.store)), text
 
 
-def test_blank_nodes_inserted_are_maintained_from_their_change(tiny_data, capfd) -> None:
+def test_blank_nodes_inserted_are_maintained_from_their_change(tiny_store: Settings, capfd) -> None:
     """An authorship written as a blank node (as a person writing SPARQL by hand would), then
     deleted by a pattern: each maintained, the closure owlrl's, the new node's derived
     iclr:hasAuthor there and gone again."""
-    settings = tiny_data()
-    build(settings)
+    settings = tiny_store
     new = f"<{RES}person/new-1>"
     node = f"iclr:authorshipBy {new} ; iclr:position 7"
     steps = [
@@ -603,12 +590,11 @@ def test_blank_nodes_inserted_are_maintained_from_their_change(tiny_data, capfd)
         assert bool(open_read_only(settings.store).query(derived, prefixes=vocab.QUERY_PREFIXES)) is there
 
 
-def test_dropping_or_clearing_a_graph_is_maintained_from_its_change(tiny_data, capfd) -> None:
+def test_dropping_or_clearing_a_graph_is_maintained_from_its_change(tiny_store: Settings, capfd) -> None:
     """A Graph Store PUT (DROP SILENT GRAPH then INSERT DATA) or DELETE (DROP GRAPH), CLEAR
     GRAPH and DELETE WHERE remove what they match as a change: the same closure as owlrl's, the
     dropped graph gone, and no recomputation of the whole store."""
-    settings = tiny_data()
-    build(settings)
+    settings = tiny_store
     steps = [
         f"INSERT DATA {{ GRAPH <urn:g1> {{ {authorship(1)} {authorship(2, 'yang-song')} }} }}",
         f"DROP SILENT GRAPH <urn:g1> ;\nINSERT DATA {{ GRAPH <urn:g1> {{ {authorship(3)} }} }}",  # as a PUT
@@ -690,7 +676,7 @@ def _never_maintained(update: str, base: str | None = None) -> list:
 
 
 @pytest.mark.slow  # starts gunicorn or kills a process on purpose
-def test_an_update_journaled_before_the_writer_ends_is_acknowledged_once(tiny_data) -> None:
+def test_an_update_journaled_before_the_writer_ends_is_acknowledged_once(tiny_store: Settings) -> None:
     """#69, 6: the journal is the acknowledgement point, and the writer goes on after it. A writer
     frozen right after journaling an update (SIGSTOP, as a slow publish would hold it) is killed at
     the time limit: the client is told the update was accepted (it is in the journal, and is
@@ -704,8 +690,7 @@ def test_an_update_journaled_before_the_writer_ends_is_acknowledged_once(tiny_da
     from iclr_kg.updates import Writer
     from iclr_kg.updates.journal import Journal
 
-    settings = tiny_data()
-    build(settings)
+    settings = tiny_store
     web = Writer(0)
     options = {"base": None, "kind": "update", "reasoner": "fast"}
     journal = Journal(settings.store)
