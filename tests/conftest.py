@@ -19,9 +19,10 @@ from testbed.tiny import TINY_REGISTRIES, TINY_SOURCE
 
 SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
 
-# Markers by what a test needs, set in one place (registered in pyproject.toml): `-m "not slow and
-# not browser and not engines"` is the quick run. Files whose every test is slow: they build
-# stores again and again, start servers, or kill processes on purpose.
+# Markers by what a test needs (registered in pyproject.toml): `-m "not slow and not browser and
+# not engines"` is the quick run. Files whose every test is slow: they build stores again and
+# again, start servers, or kill processes on purpose; elsewhere a test that starts gunicorn or
+# kills a process carries `@pytest.mark.slow` itself.
 SLOW_FILES = {"test_faults.py", "test_incremental.py", "test_w3c.py", "test_admission.py", "test_openreview_import.py"}
 ENGINE_FIXTURES = {"engine", "published", "hostile_engine"}
 
