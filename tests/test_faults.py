@@ -108,11 +108,10 @@ def _kill_a_build(
     return found
 
 
-def test_partial_generations_are_removed_and_never_count_as_kept(tiny_data) -> None:
+def test_partial_generations_are_removed_and_never_count_as_kept(tiny_store: Settings) -> None:
     """Regression (hardening #12): killed builds left 0-quad folders; the next good build kept
     them and deleted the previous good generation."""
-    settings = tiny_data()
-    build(settings)
+    settings = tiny_store
     good = current_generation(settings.store)
     for name in ("20991231T000000-1-1", "20991231T000000-1-2"):  # newer names than any real build
         (settings.store / "generations" / name).mkdir()
@@ -122,14 +121,13 @@ def test_partial_generations_are_removed_and_never_count_as_kept(tiny_data) -> N
     assert int(select(open_read_only(settings.store), COUNT)[0]["n"]) > 0
 
 
-def test_a_generation_being_made_by_a_live_process_is_never_pruned(tiny_data) -> None:
+def test_a_generation_being_made_by_a_live_process_is_never_pruned(tiny_store: Settings) -> None:
     """Regression: RocksDB creates a generation's folder before it locks it; an update's prune in
     between deleted a build's folder under it (the build then failed on a missing .sst file). The
     `.loading` marker, written first, names the process making it."""
     import multiprocessing
 
-    settings = tiny_data()
-    build(settings)
+    settings = tiny_store
     generations = settings.store / "generations"
     alive, dead = generations / "20991231T000000-1-1", generations / "20991231T000000-1-2"
     child = multiprocessing.get_context("spawn").Process(target=int)
@@ -188,9 +186,8 @@ def test_a_corrupt_store_fails_at_start_with_a_clear_error(tmp_path: Path) -> No
     assert "cannot be opened" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_serve_keeps_serving_during_a_rebuild_and_switches_after(tiny_data, big_data: Path) -> None:
-    settings = tiny_data()
-    build(settings)
+def test_serve_keeps_serving_during_a_rebuild_and_switches_after(tiny_store: Settings, big_data: Path) -> None:
+    settings = tiny_store
     with serving(settings.store) as (base, _):
         url = (
             f"{base}/sparql?query=" + urllib.parse.quote("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }") + "&format=json"
@@ -216,11 +213,10 @@ def test_serve_keeps_serving_during_a_rebuild_and_switches_after(tiny_data, big_
         assert count() > before  # the new store is live without a restart
 
 
-def test_check_store_names_a_damaged_generation(tiny_data) -> None:
+def test_check_store_names_a_damaged_generation(tiny_store: Settings) -> None:
     """Regression (hardening #8): damaged SST files made stats hang or abort; check-store reads
     every generation whole in a child process with limits and names the damaged one."""
-    settings = tiny_data()
-    build(settings)
+    settings = tiny_store
     ok = subprocess.run(
         [CLI, "check-store", "--store", str(settings.store)], capture_output=True, text=True, timeout=120, check=False
     )
@@ -249,12 +245,11 @@ def test_check_store_names_a_damaged_generation(tiny_data) -> None:
     assert not out.exists()
 
 
-def test_a_damaged_store_behind_a_link_is_named_in_one_line(tiny_data) -> None:
+def test_a_damaged_store_behind_a_link_is_named_in_one_line(tiny_store: Settings) -> None:
     """Round four's item 14: a store reached through a symbolic link lost its current generation
     (check-store said DAMAGED without "(current)" and exited 0), and a missing table file made
     `stats` print the reader's allocator lines and blame the query's memory alone."""
-    settings = tiny_data()
-    build(settings)
+    settings = tiny_store
     generation = current_generation(settings.store)
     largest = max(generation.glob("*.sst"), key=lambda p: p.stat().st_size)
     largest.unlink()
@@ -281,7 +276,7 @@ def _race_triples(store: Path) -> set[int]:
     return {int(row["n"].value) for row in rows}
 
 
-def test_a_torn_journal_line_is_ignored_and_cut_and_a_broken_one_is_named(tiny_data) -> None:
+def test_a_torn_journal_line_is_ignored_and_cut_and_a_broken_one_is_named(tiny_store: Settings) -> None:
     """A writer killed mid-append leaves a last line without its newline: it was never
     acknowledged, so it is not replayed, and the next append cuts it off. A complete line that
     is not an entry stops the build with the file and line named."""
@@ -289,8 +284,7 @@ def test_a_torn_journal_line_is_ignored_and_cut_and_a_broken_one_is_named(tiny_d
     from iclr_kg.store import JOURNAL
     from iclr_kg.updates import Journal, apply
 
-    settings = tiny_data()
-    build(settings)
+    settings = tiny_store
     apply(settings.store, "INSERT DATA { <urn:race> <urn:n> 1 }")
     journal = settings.store / JOURNAL
     with open(journal, "ab") as handle:
@@ -311,13 +305,12 @@ def test_a_torn_journal_line_is_ignored_and_cut_and_a_broken_one_is_named(tiny_d
     assert _race_triples(settings.store) == {1, 3}  # the last good store stays
 
 
-def test_updates_racing_builds_are_all_kept(tiny_data) -> None:
+def test_updates_racing_builds_are_all_kept(tiny_store: Settings) -> None:
     """Builds (in their own processes) and updates (here) at the same time: every acknowledged
     update is in the store at the end, whichever generation each build started from."""
     from iclr_kg.updates import apply
 
-    settings = tiny_data()
-    build(settings)
+    settings = tiny_store
     acknowledged: list[int] = []
     env = {**os.environ, "ICLR_KG_DATA_DIR": str(settings.data_dir), "ICLR_KG_PROGRESS": "0"}
 
