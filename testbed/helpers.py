@@ -112,6 +112,20 @@ def web_processes(server: subprocess.Popen) -> set[int]:
     return found
 
 
+def query_workers_started(server: subprocess.Popen, workers: int, seconds: float = 60) -> set[int]:
+    """Wait until every web process of `server` has started its `workers` query workers (each
+    starts them as it starts: web/state.py `start_workers`), so that what a test measures of the
+    process tree does not include their start; returns the web processes."""
+
+    def started() -> bool:
+        web = web_processes(server)
+        spawned = [[c for c in psutil.Process(pid).children() if "spawn_main" in " ".join(c.cmdline())] for pid in web]
+        return len(web) >= 2 and all(len(children) >= workers for children in spawned)
+
+    eventually(started, "each web process started its query workers", seconds)
+    return web_processes(server)
+
+
 def snapshot(store_dir: Path) -> tuple[set, Counter, list[str], set]:
     """What a build made, comparable across builds: every quad (blank nodes, the ontology's own,
     whose labels each parse draws anew, compared by position), the named graphs, the index rows."""

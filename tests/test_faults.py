@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -22,7 +23,7 @@ from iclr_kg.build.pipeline import build
 from iclr_kg.config import Settings
 from iclr_kg.store import current_generation, damage, open_read_only
 from testbed import synth
-from testbed.helpers import CLI, eventually, free_port, serving, wait_for
+from testbed.helpers import CLI, eventually, free_port, query_workers_started, serving, wait_for
 
 from .conftest import select
 
@@ -344,6 +345,27 @@ def test_updates_racing_builds_are_all_kept(tiny_store: Settings) -> None:
     assert _race_triples(settings.store) == set(acknowledged)
 
 
+def _tree_rss(tree: psutil.Process) -> int:
+    total = 0
+    for process in [tree, *tree.children(recursive=True)]:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            total += process.memory_info().rss
+    return total
+
+
+def _settled_rss(tree: psutil.Process, seconds: float = 30) -> int:
+    """The process tree's resident memory once it stops growing (by less than 8 MiB in half a
+    second), or after `seconds`."""
+    deadline, last = time.monotonic() + seconds, _tree_rss(tree)
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        now = _tree_rss(tree)
+        if abs(now - last) < 8 * 2**20:
+            return now
+        last = now
+    return last
+
+
 def _damage_table_files(generation: Path) -> None:
     """Random bytes over blocks in the middle of each table file, as damage on disk leaves them."""
     rng = random.Random(11)
@@ -377,9 +399,10 @@ def test_a_damaged_generation_answers_503_and_the_web_processes_survive(tiny_dat
     try:
         wait_for(base + "/robots.txt", 120)  # /health says 503 on a damaged store
         assert server.poll() is None
+        query_workers_started(server, settings.query_workers)  # started as the web processes start
         tree = psutil.Process(server.pid)
         web = sorted(p.pid for p in tree.children())
-        before = sum(p.memory_info().rss for p in [tree, *tree.children(recursive=True)])
+        before = _settled_rss(tree)  # the workers done importing
         for text in (
             "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }",
             "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }",
@@ -398,7 +421,7 @@ def test_a_damaged_generation_answers_503_and_the_web_processes_survive(tiny_dat
         health.value.close()
         time.sleep(1)
         assert sorted(p.pid for p in tree.children()) == web  # no web process retired
-        after = sum(p.memory_info().rss for p in [tree, *tree.children(recursive=True)])
+        after = _tree_rss(tree)
         assert after - before < 256 * 2**20, (before, after)
     finally:
         server.terminate()

@@ -258,18 +258,7 @@ def test_each_web_process_starts_its_query_workers_as_it_starts(real_store, real
     """The first page that lints a query or counts in a worker waited 1-2 s for the pool's
     interpreters to start: each web process now starts them as it starts, before any request
     reaches it (`AppState.start_workers`). The server's readiness check reached one process."""
-    import psutil
-
-    from testbed.helpers import serving
-
-    def workers_of(web: psutil.Process) -> list[psutil.Process]:
-        return [child for child in web.children() if "spawn_main" in " ".join(child.cmdline())]
+    from testbed.helpers import query_workers_started, serving
 
     with serving(real_settings.store) as (_, process):
-        arbiter = psutil.Process(process.pid)
-
-        def every_web_process_has_its_workers() -> bool:
-            web = [child for child in arbiter.children() if "serve" in child.cmdline()]  # not its resource tracker
-            return len(web) >= 2 and all(len(workers_of(p)) >= real_settings.query_workers for p in web)
-
-        eventually(every_web_process_has_its_workers, "each web process started its query workers", 60)
+        assert len(query_workers_started(process, real_settings.query_workers)) >= 2

@@ -670,4 +670,6 @@ class OnWorkers:
         self.pool = pool
 
     def evaluate(self, query: QueryRequest, timeout: float, client: str | None, target: Target) -> ActiveQuery:
+        if not query.lint:  # a lint reads no store; a query on one found damaged is refused here too
+            target.intact()
         return self.pool().start(target.key(), query, timeout, client=client)
