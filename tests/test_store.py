@@ -27,7 +27,7 @@ def test_build_publishes_a_queryable_store(tiny_data) -> None:
     report = build(settings)
     assert current_generation(settings.store) == Path(report.generation).resolve()
     assert count(settings.store) == sum(report.counts.values())
-    assert set(report.timings) == {"load", "resolve", "rdf", "validate", "reason", "store"}
+    assert set(report.timings) == {"load", "resolve", "rdf", "validate", "reason", "store", "answers"}
 
 
 @pytest.mark.parametrize(
@@ -74,7 +74,7 @@ def test_old_generations_are_pruned(tmp_path: Path, monkeypatch) -> None:
     kept_for_writing(recent[-1], "stats").write_text("[]")  # a result kept beside a generation goes with it
     generations = [publish(tmp_path, [quad]) for _ in range(4)]
     assert sorted(p.name for p in (tmp_path / "generations").iterdir()) == sorted(
-        [g.name + suffix for g in generations[-2:] for suffix in ("", ".complete", ".index.sqlite")]
+        [g.name + suffix for g in generations[-2:] for suffix in ("", ".complete", ".index.sqlite", ".kept")]
     )
     assert current_generation(tmp_path) == generations[-1].resolve()
 
@@ -90,7 +90,7 @@ def test_generations_of_one_second_are_kept_newest_first_whatever_their_process_
     for pid in (8836, 16688, 8836):  # "16688" < "8836" as text
         monkeypatch.setattr("iclr_kg.store.publishing.os.getpid", lambda pid=pid: pid)
         made.append(publish(tmp_path, [quad]))
-    kept = {p for p in (tmp_path / "generations").iterdir() if p.is_dir()}
+    kept = {p for p in (tmp_path / "generations").iterdir() if p.is_dir() and "." not in p.name}
     assert kept == set(made[-2:])
 
 

@@ -480,7 +480,7 @@ def search() -> ResponseReturnValue:
     hits = _search_hits(index, asked, json_asked)
     if json_asked:
         pages = max(asked.pages, 1)
-        return jsonify({"query": text, "page": asked.page, "pages": pages, "results": [h.as_json() for h in hits]})
+        return jsonify({"query": text, "page": asked.page, "pages": pages, "results": [_hit_json(h) for h in hits]})
     exact = [h for h in hits if fold(h.label) == fold(text)]
     if len(exact) == 1 and not asked.kind and request.args.get("all") is None:  # the one entity so named
         return redirect(url_for("resources.resource", kind=exact[0].kind, key=exact[0].key), code=303)
