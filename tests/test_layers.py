@@ -68,3 +68,15 @@ def test_every_package_imports_only_from_the_rows_below_it() -> None:
 def test_an_import_inside_a_function_is_found_with_its_line() -> None:
     upward = "from iclr_kg import vocab\n\ndef f():\n    from iclr_kg.web import create_app\n"
     assert violations(PACKAGE / "store" / "x.py", upward) == ["iclr_kg/store/x.py:4 store imports iclr_kg.web"]
+
+
+def test_the_architecture_page_shows_this_table() -> None:
+    """docs/architecture.md's Layers table is this one, row by row (the root module aside)."""
+    import re
+
+    page = (PACKAGE.parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = page.split("## Layers", 1)[1]
+    rows = [
+        tuple(re.findall(r"`(\w+)`", line.split("|")[2])) for line in table.splitlines() if re.match(r"\| \d+ \|", line)
+    ]
+    assert rows == [tuple(name for name in names if name != "iclr_kg") for names in LAYERS]
