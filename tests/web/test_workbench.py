@@ -97,6 +97,27 @@ def test_saved_queries_declare_their_view(tmp_path: Path) -> None:
         parse_saved(bad)
 
 
+def test_every_column_a_saved_querys_view_names_is_one_it_returns(tmp_path: Path) -> None:
+    """Review 24 item 3: edition-trends drew y=statedRateHigh, a column its query never returned
+    (rateHigh), and the chart was blank. Each view's columns are checked against what each saved
+    query returns, and a file that names a missing one fails to load, saying which."""
+    from iclr_kg.sparql.saved import declared_view, returned_variables, view_columns
+
+    checked = 0
+    for name, saved in load_saved(resource_dir("queries")).items():
+        view = declared_view(saved.text) or saved.view
+        returned = returned_variables(saved.text)
+        for column in view_columns(view):
+            assert column in returned, f"{name}: '# view: {view}' names {column}; the query returns {returned}"
+            checked += 1
+    assert checked >= 20  # every chart's axes, not a filter that matched nothing
+    assert view_columns("tree node=o parent=p where=inferred:false") == ["o", "p", "inferred"]
+    bad = tmp_path / "bad.rq"
+    bad.write_text("# title: t\n# description: d\n# view: line x=year y=rate\nSELECT ?year WHERE {}\n", "utf-8")
+    with pytest.raises(IclrKgError, match=r"names rate, which the query does not return \(it returns year\)"):
+        parse_saved(bad)
+
+
 def test_permalinks_are_short_stable_and_outlive_a_rebuild(tiny_app) -> None:
     from iclr_kg.build.pipeline import build
 

@@ -23,13 +23,14 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pyoxigraph import Literal, NamedNode, Variable
+from pyoxigraph import Literal, NamedNode, QuerySolutions, Store, Variable
 
 from iclr_kg import vocab
 from iclr_kg.errors import IclrKgError, QueryError
 from iclr_kg.sparql.querytext import with_values
 
 VIEWS = ("table", "bar", "line", "graph", "tree", "timeline")
+VIEW_COLUMNS = ("x", "y", "series", "label", "source", "target", "weight", "node", "parent")  # `where` too
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 HEADER = re.compile(r"^#\s*(title|description|title@zh|description@zh|param|requires|view):\s*(.*)$")
 ABSOLUTE_IRI = re.compile(r"^[a-z][a-z0-9+.-]*:[^\s<>\"{}|\\^`]*$", re.IGNORECASE)
@@ -135,6 +136,32 @@ def declared_view(text: str) -> str | None:
     return match.group(1)
 
 
+def returned_variables(text: str) -> list[str]:
+    """The variables a SELECT query returns, as pyoxigraph's parser reads them (an empty store,
+    nothing evaluated: the rows are never asked for); none for ASK, CONSTRUCT and DESCRIBE."""
+    answer = Store().query(text, prefixes=vocab.QUERY_PREFIXES)
+    return [v.value for v in answer.variables] if isinstance(answer, QuerySolutions) else []
+
+
+def view_columns(view: str) -> list[str]:
+    """The columns a view spec names (`bar x=year y=papers` -> year, papers; `tree ...
+    where=kind:unit` -> kind)."""
+    options = dict(pair.split("=", 1) for pair in view.split()[1:] if "=" in pair)
+    named = [options[o] for o in VIEW_COLUMNS if options.get(o)]
+    return named + ([options["where"].split(":", 1)[0]] if options.get("where") else [])
+
+
+def _check_view_columns(path: Path, view: str, text: str) -> None:
+    """A view that names a column the query does not return draws nothing: an error at load."""
+    returned = returned_variables(text)
+    missing = [c for c in view_columns(view) if c not in returned]
+    if missing:
+        raise IclrKgError(
+            f"{path}: '# view: {view}' names {', '.join(missing)}, which the query does not return "
+            f"(it returns {', '.join(returned) or 'no columns'})"
+        )
+
+
 def parse_saved(path: Path) -> SavedQuery:
     text = path.read_text(encoding="utf-8")
     fields: dict[str, str] = {}
@@ -161,6 +188,7 @@ def parse_saved(path: Path) -> SavedQuery:
     view = fields.get("view", "table")
     if view.split(" ", 1)[0] not in VIEWS:
         raise IclrKgError(f"{path}: unknown '# view: {view}' (known: {', '.join(VIEWS)})")
+    _check_view_columns(path, view, text)
     return SavedQuery(
         path.stem,
         fields["title"],
