@@ -289,6 +289,27 @@ def test_a_chart_of_no_rows_says_so_and_two_labels_make_a_series(server: str, ch
 
 
 @needs_chromium
+def test_a_chart_whose_y_column_is_empty_in_every_row_shows_the_table(server: str, chromium) -> None:
+    """Review 24 item 3: decisions-by-year charts acceptanceRate, unbound in all 13 rows of the
+    curated graph: an empty frame with one "0" tick, the table hidden. Now the rows are shown as
+    a table, with a note in the page's language; the pickers stay, to choose another y."""
+    page = chromium()
+    query = "SELECT ?year ?rate WHERE { VALUES ?year { 2020 2021 } OPTIONAL { ?year iclr:nothing ?rate } }"
+    for lang, said in (("en", "rate has no value in any row"), ("zh", "rate 列在每一行都没有值")):
+        page.goto(
+            server + "/query?" + urllib.parse.urlencode({"query": query, "view": "bar x=year y=rate", "lang": lang})
+        )
+        page.wait_for_selector("#view-empty")
+        assert said in page.locator("#view-empty").inner_text()
+        assert page.locator("#results-table").is_visible() and page.locator("#view svg").count() == 0
+        assert page.locator("#view-y").input_value() == "rate"
+    page.goto(server + "/queries/decisions-by-year")
+    page.wait_for_selector("#view-empty, #view svg .mark-rect path")
+    if page.locator("#view-empty").count():  # the curated graph holds no edition whole
+        assert page.locator("#results-table").is_visible()
+
+
+@needs_chromium
 def test_graph_and_tree_views_draw_names(server: str, chromium) -> None:
     page = chromium()
     page.goto(server + "/resource/person/ian-gemp")

@@ -424,6 +424,11 @@
       await vega();
       const { x, y, series } = guess(columns, rows, options);
       if (select) showAxes(kind, columns, kind === "timeline" ? { x: options.x || x, y: options.label || series || x } : { x, y, series });
+      if (kind !== "timeline" && rows.every((r) => r[y] === undefined || r[y] === "")) {
+        box.replaceChildren(nothingToDraw(y)); // an empty frame with one "0" tick said nothing
+        if (table) { table.hidden = false; enhanceTable(); }
+        return;
+      }
       let spec;
       if (kind === "timeline") {
         spec = { mark: { type: "point", filled: true }, encoding: {
@@ -500,6 +505,17 @@
       const spec = treeSpec(tree);
       await vegaEmbed(chart, spec, EMBED());
     }
+  }
+
+  // The y column has no value in any row: said, and the rows shown as a table instead.
+  function nothingToDraw(y) {
+    const note = document.createElement("p");
+    note.className = "note";
+    note.id = "view-empty";
+    note.textContent = document.documentElement.lang === "zh"
+      ? `${y} 列在每一行都没有值，无可绘制：以表格显示`
+      : `${y} has no value in any row, so there is nothing to draw: shown as a table`;
+    return note;
   }
 
   // A bar chart's spec turned on its side: names down the y axis, each a row of its own.
