@@ -31,6 +31,7 @@ from iclr_kg.sparql.querytext import (
     declarations,
     may_mention,
     only_data_and_graphs,
+    position,
     says,
     top_level_words,
     update_operations,
@@ -81,6 +82,13 @@ def outbound_targets(
 ) -> list[str | None]:
     """Every IRI that a `keyword` (SERVICE or LOAD) in the query could call; None where the target
     could be anything (a variable not bound by substitution, a relative IRI, an unknown prefix)."""
+    return [target for _, target in outbound_calls(text, keyword, prefixes, bound)]
+
+
+def outbound_calls(
+    text: str, keyword: str, prefixes: dict[str, str], bound: dict[str, str] | None = None
+) -> list[tuple[int, str | None]]:
+    """(where in `text` the target stands, the IRI) of each call `outbound_targets` reads."""
     finder = _CALL[keyword]
     has_escapes = ESCAPE.search(text) is not None
     decoded = ESCAPE.sub(_decode, text) if has_escapes else text
@@ -94,16 +102,16 @@ def outbound_targets(
             f"a query that uses {keyword} may not contain \\u or \\U escapes; write the characters themselves"
         )
     declared: dict[str, set[object]] | None = None
-    targets: list[str | None] = []
+    targets: list[tuple[int, str | None]] = []
     for call in calls:
         pos = _skip(text, call.end())
         silent = _SILENT.match(text, pos, pos + WINDOW)
         if silent is not None:
             pos = _skip(text, silent.end())
         if (iri := _IRI.match(text, pos, pos + WINDOW)) is not None:
-            targets.append(iri.group(1) if _ABSOLUTE.match(iri.group(1)) else None)
+            targets.append((pos, iri.group(1) if _ABSOLUTE.match(iri.group(1)) else None))
         elif (var := _VAR.match(text, pos, pos + WINDOW)) is not None:
-            targets.append((bound or {}).get(var.group(1)))
+            targets.append((pos, (bound or {}).get(var.group(1))))
         elif (pname := _PNAME.match(text, pos, pos + WINDOW)) is not None:
             if declared is None:
                 declared = _declared(text)
@@ -112,11 +120,11 @@ def outbound_targets(
             if name in prefixes:
                 candidates.add(prefixes[name])
             if not candidates or _UNKNOWN in candidates:
-                targets.append(None)
+                targets.append((pos, None))
             else:
-                targets.extend(f"{namespace}{local}" for namespace in sorted(candidates, key=str))
+                targets.extend((pos, f"{namespace}{local}") for namespace in sorted(candidates, key=str))
         elif ":" in (token := _TOKEN.match(text, pos, pos + WINDOW).group()) and not _NO_NAME.match(token):  # type: ignore[union-attr]
-            targets.append(None)  # a prefixed name we do not read exactly (escapes, dots): refuse
+            targets.append((pos, None))  # a prefixed name we do not read exactly (escapes, dots): refuse
         # anything else cannot follow the keyword in a query Oxigraph accepts: no call
     return targets
 
@@ -129,14 +137,18 @@ def check_services(
     A variable endpoint passes only when a saved query's parameter binds it (`bound`) to an
     allowed IRI; in a query sent as text it could be bound to anything, so it is refused.
     """
-    for target in outbound_targets(text, "SERVICE", prefixes, bound):
+    for offset, target in outbound_calls(text, "SERVICE", prefixes, bound):
+        line, column = position(text, offset)
         if target is None:
             raise QueryError(
-                "SERVICE needs a fixed endpoint IRI here: an absolute IRI, not a variable or a relative IRI, which could name any host"
+                f"SERVICE needs a fixed endpoint IRI here (at line {line}, column {column}): an absolute IRI, "
+                "not a variable or a relative IRI, which could name any host"
             )
         if target not in allowed:
             listed = ", ".join(allowed) or "none"
-            raise QueryError(f"SERVICE <{target}> is not allowed; federated queries may call: {listed}")
+            raise QueryError(
+                f"SERVICE <{target}> is not allowed (at line {line}, column {column}); federated queries may call: {listed}"
+            )
 
 
 def check_update(

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 
 from iclr_kg import vocab
-from iclr_kg.sparql.querytext import declarations, says, tokens, unclosed, update_keyword
+from iclr_kg.sparql.querytext import declarations, position, says, tokens, unclosed, update_keyword
 from iclr_kg.terms import Terms
 
 POSITION = re.compile(r"error at (\d+):(\d+): ?(.*)", re.S)
@@ -102,11 +102,6 @@ class Problem:
 
     def as_json(self) -> dict[str, object]:
         return {k: v for k, v in asdict(self).items() if k != "words"}
-
-
-def _position(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
 def check(
@@ -250,7 +245,7 @@ EXAMPLES = {"integer": "2021", "date": '"2021-05-03"^^xsd:date', "gYear": '"2021
 
 
 def _mistyped(text: str, offset: int, literal: str, what: str, datatype: str, prop: str) -> Problem:
-    line, column = _position(text, offset)
+    line, column = position(text, offset)
     example = EXAMPLES.get(datatype) or words(A_VALUE_OF_TYPE, datatype=datatype)
     written = _literal_type(literal)
     message = words(
@@ -274,7 +269,7 @@ def _at_term(text: str, local: str, message: Words) -> Problem:
     """A warning at the first place `text` names iclr:`local` (else at the start)."""
     for token in tokens(text):
         if token.lastgroup == "pname" and token.group("prefix") == "iclr" and token.group("local") == local:
-            line, column = _position(text, token.start())
+            line, column = position(text, token.start())
             return Problem.saying(line, column, len(token.group()), message, "warning")
     return Problem.saying(1, 1, 1, message, "warning")
 
@@ -336,7 +331,7 @@ def _names(text: str, ontology_terms: set[str] | frozenset[str]) -> list[Problem
         if token.lastgroup != "pname":
             continue
         prefix, local = token.group("prefix") or "", token.group("local") or ""
-        line, column = _position(text, token.start())
+        line, column = position(text, token.start())
         if prefix not in known:
             listed = ", ".join(f"{p}:" for p in sorted(vocab.QUERY_PREFIXES))
             problems.append(
@@ -365,7 +360,7 @@ def friendly_syntax(message: str, text: str) -> Problem:
     rest = lines[line - 1][column - 1 :] if 0 < line <= len(lines) else ""
     opened = unclosed(text)
     if not rest.strip() and opened is not None:
-        at_line, at_column = _position(text, opened)
+        at_line, at_column = position(text, opened)
         closer = "})]"["{([".index(text[opened])]
         detail = words(
             NEVER_CLOSED, opened=repr(text[opened]), at_line=str(at_line), at_column=str(at_column), closer=repr(closer)
@@ -373,7 +368,7 @@ def friendly_syntax(message: str, text: str) -> Problem:
     elif opened is not None and opened < _offset(lines, line, column) and text[opened] == "{":
         # a group left open runs into what follows it: "expected OPTIONAL" at GROUP BY names the
         # symptom; the cause is the `{` that was never closed
-        at_line, at_column = _position(text, opened)
+        at_line, at_column = position(text, opened)
         start = repr(lines[line - 1].strip()[:24])
         detail = words(NOT_CLOSED_BEFORE, at_line=str(at_line), at_column=str(at_column), line=str(line), start=start)
     elif "Prefix not found" in said:

@@ -114,6 +114,12 @@ def brackets(text: str) -> Iterator[tuple[int, str]]:
             yield token.start(), token.group()
 
 
+def position(text: str, offset: int) -> tuple[int, int]:
+    """(line, column), both from 1, of the character at `offset` in `text`."""
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
 def may_mention(text: str, words: Iterable[str]) -> bool:
     """Whether a case-insensitive search for any of `words` (given in lower case) could match
     `text`: False only for ASCII text in which none of them occurs, decided in C. Python's

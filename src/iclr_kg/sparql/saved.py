@@ -116,6 +116,12 @@ class SavedQuery:
         as is, with the answers of the bound query."""
         return with_values(self.text, self.substitutions(values))
 
+    @property
+    def editable(self) -> str:
+        """The text a link to the query page carries: the defaults written in, as the saved
+        query's page runs it (a federated query's `SERVICE ?wikidata` left unbound is refused)."""
+        return self.text_with({})
+
     def default_requests(self) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
         """The (text, substitutions as strings) a request for the answer with the defaults
         arrives as: `/queries/<name>` binds them as substitutions, the page's /sparql link
