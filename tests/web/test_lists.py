@@ -301,3 +301,23 @@ def test_the_topic_tab_narrows_by_year(client) -> None:
     href, year, n = links[0]
     listed = client.get(href.replace("&amp;", "&") + "&lang=en").get_data(as_text=True)
     assert heading_count(listed) == int(n) and f"Papers of ICLR {year}, on “neural networks”" in listed
+
+
+def test_every_link_of_a_topic_list_sorted_by_relevance_answers(client) -> None:
+    """Review 24 item 4: the "×" beside 'on the topic "GNN"' kept sort=relevance, which only a
+    topic offers, and the list answered 400. A removal drops what only the removed filter
+    allowed; no link of ours leads to a 400. A hand-written wrong sort stays a 400, said in the
+    page's language."""
+    import html
+
+    asked = {"topic": "GNN", "year": "2021", "sort": "relevance"}
+    listed = client.get("/resource/paper/", query_string=asked).get_data(as_text=True)
+    removal = re.search(r'<a href="([^"]+)" aria-label="remove GNN">×</a>', listed)
+    assert removal and "sort=relevance" not in removal[1] and "year=2021" in removal[1]
+    links = {html.unescape(h) for h in re.findall(r'href="(/resource/paper/\?[^"]*)"', listed)}
+    assert len(links) > 5
+    for link in links:
+        assert client.get(link).status_code == 200, link
+    for lang, said in (("en", "this list of paper entities is sorted by name, year"), ("zh", "排序方式为")):
+        refused = client.get("/resource/paper/", query_string={"sort": "relevance", "lang": lang})
+        assert refused.status_code == 400 and said in refused.get_data(as_text=True)

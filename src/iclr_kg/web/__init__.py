@@ -52,7 +52,6 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.jinja_env.filters["facts"] = lambda hit: readable_facts(  # a hit's facts line, in the page's language
         hit.facts_in(i18n.language()), i18n.language(), state.terms()
     )
-    app.jinja_env.filters["reject_key"] = lambda mapping, key: {k: v for k, v in mapping.items() if k != key}
 
     @app.context_processor
     def dataset_facts() -> dict[str, object]:

@@ -273,6 +273,8 @@ ZH = {
     "People": "人物",
     "Conferences": "会议",
     "relevance": "相关度",
+    ", ": "、",
+    "sort={sort!r}: this list of {kind} entities is sorted by {sorts}": "sort={sort!r}：此{kind}列表的排序方式为{sorts}",
     "of ICLR {year}": "ICLR {year}",
     "with an award": "获奖",
     "with the {award}": "获{award}",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from flask import Response, render_template, request
+from flask import Response, render_template, request, url_for
 
 from iclr_kg import vocab
 from iclr_kg.errors import NotFound, QueryError
@@ -37,7 +37,7 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
     narrowed, filters, of = list_filters(index, shown.lists_papers, decisions, presentations)
     # by year only where years differ: not an undated kind, nor a list of one year
     dated = index is not None and index.dated(kind) and narrowed.year is None
-    sorts = [name for name in _sorts(shown.lists_papers, narrowed) if name != "year" or dated]
+    sorts = [name for name in _sorts(shown.lists_papers, narrowed.topic is not None) if name != "year" or dated]
     sort = _sort_asked(kind, sorts, narrowed)
     page = _page_asked(kind)
     hits, total = index.browse(kind, sort, BROWSE_PAGE, (page - 1) * BROWSE_PAGE, narrowed) if index else ([], 0)
@@ -57,6 +57,7 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         sorts=sorts,
         columns=_list_columns(shown.lists_papers, hits, narrowed),
         filters=filters,
+        without=lambda argument: _url_without(kind, sort, shown.lists_papers, filters, argument),
         of=of,
         heading=_list_heading(kind, shown.plural or kind, filters, of, total),
         facets=facets,
@@ -82,7 +83,9 @@ def _sort_asked(kind: str, sorts: list[str], narrowed: ListFilter) -> str:
     if sort == "year" and narrowed.year is not None:
         sort = sorts[0]
     if sort not in sorts:
-        raise QueryError(f"sort={sort!r}: this list of {kind} entities is sorted by {', '.join(sorts)}")
+        offered = translate(", ").join(translate(name) for name in sorts)
+        said = translate("sort={sort!r}: this list of {kind} entities is sorted by {sorts}")
+        raise QueryError(said.format(sort=sort, kind=translate(kind), sorts=offered))
     return sort
 
 
@@ -145,13 +148,21 @@ def _list_columns(papers: bool, hits: list[Hit], narrowed: ListFilter) -> dict[s
     }
 
 
-def _sorts(papers: bool, narrowed: ListFilter) -> list[str]:
+def _sorts(papers: bool, topic: bool) -> list[str]:
     """The orders a list offers, its default first: papers on a topic by relevance, else by name;
     papers also by rating, other kinds by their papers' count (a paper has no papers)."""
     if not papers:
         return [name for name in SORTS if name not in PAPER_SORTS]
     sorts = [name for name in SORTS if name not in ("papers", "relevance")]
-    return ["relevance", *sorts] if narrowed.topic is not None else sorts
+    return ["relevance", *sorts] if topic else sorts
+
+
+def _url_without(kind: str, sort: str, papers: bool, filters: dict[str, Any], argument: str) -> str:
+    """The list without one of its filters (the "×" beside it, a facet's "all"): an order only
+    that filter offered (a topic's relevance) goes with it, for the list's default."""
+    kept = {name: value for name, value in filters.items() if name != argument}
+    kept_sort = sort if sort in _sorts(papers, "topic" in kept) else None
+    return url_for("resources.browse", kind=kind, sort=kept_sort, **kept)
 
 
 def _list_heading(kind: str, plural: str, filters: dict[str, Any], of: list[tuple[str, Cell]], total: int) -> str:
