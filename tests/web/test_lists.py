@@ -321,3 +321,17 @@ def test_every_link_of_a_topic_list_sorted_by_relevance_answers(client) -> None:
     for lang, said in (("en", "this list of paper entities is sorted by name, year"), ("zh", "排序方式为")):
         refused = client.get("/resource/paper/", query_string={"sort": "relevance", "lang": lang})
         assert refused.status_code == 400 and said in refused.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("words", ["diffusion", "EigenGame", "GNN", "learning"])
+def test_the_topic_section_holds_what_its_count_counts(client, words: str) -> None:
+    """Review 24 item 6: /search?q=diffusion said "3 papers on the topic" and its section listed
+    none: all three were among the matches by name above, and left out unsaid. Now the section's
+    papers and those it says are listed above make the count (up to its preview of 10)."""
+    page = client.get("/search", query_string={"q": words, "all": 1, "lang": "en"}).get_data(as_text=True)
+    counted = int(re.search(r"and ([\d,]+) papers? on the topic", page).group(1).replace(",", ""))
+    section = page.split("Papers on this topic", 1)[1].split("</section>", 1)[0]
+    listed = len(re.findall(r"<li><a href=\"/resource/paper/", section))
+    above = re.search(r'id="topic-above">(\d+|One) of them', section)
+    said = 0 if above is None else 1 if above.group(1) == "One" else int(above.group(1))
+    assert listed + said == min(counted, 10 + said) and counted > 0, (listed, said, counted)

@@ -112,6 +112,8 @@ ZH = {
     "Names, titles, aliases, Chinese names, topics": "名称、标题、别名、中文名、主题",
     "papers by topic": "按主题的论文",
     "Papers on this topic": "该主题的论文",
+    "{n} of them are listed above, matched by name.": "其中 {n} 篇已在上方按名称列出。",
+    "One of them is listed above, matched by name.": "其中 1 篇已在上方按名称列出。",
     "in titles, keywords and abstracts": "见于标题、关键词与摘要",
     "matches for": "条结果：",
     "Every": "全部",

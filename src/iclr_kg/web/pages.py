@@ -523,14 +523,25 @@ def _search_hits(index: Index | None, asked: SearchAsked, json_asked: bool) -> l
 
 def _search_groups(index: Index | None, asked: SearchAsked, hits: list[Hit]) -> dict[str, list[Hit]]:
     """The matches by kind (a tab's, all under it); on the page of every kind, after the names,
-    the papers about the words that are not among them already."""
+    the papers about the words that are not among them already (up to TOPIC_PREVIEW)."""
     groups: dict[str, list[Hit]] = {}
     for hit in hits:
         groups.setdefault(TOPIC if asked.kind == TOPIC else hit.kind, []).append(hit)
     if index and not asked.kind and asked.counts.get(TOPIC):
         listed = {hit.iri for hit in hits}
-        groups[TOPIC] = [hit for hit in index.topic_page(asked.text, TOPIC_PREVIEW, 0) if hit.iri not in listed]
+        preview = index.topic_page(asked.text, TOPIC_PREVIEW + len(listed), 0)
+        groups[TOPIC] = [hit for hit in preview if hit.iri not in listed][:TOPIC_PREVIEW]
     return groups
+
+
+def _topic_papers_above(index: Index | None, asked: SearchAsked, hits: list[Hit]) -> int:
+    """How many of the papers the topic count counts are listed above, matched by name: the
+    topic section leaves them out and says so (else "3 papers on the topic" over an empty list)."""
+    expression = index.topic_filter(asked.text) if index and not asked.kind and asked.counts.get(TOPIC) else None
+    papers = tuple(hit.iri for hit in hits if hit.kind == "paper")
+    if index is None or expression is None or not papers:
+        return 0
+    return index.browse("paper", "name", 0, 0, ListFilter(topic=expression, among=papers))[1]
 
 
 def _search_page(index: Index | None, asked: SearchAsked, hits: list[Hit]) -> str:
@@ -554,6 +565,7 @@ def _search_page(index: Index | None, asked: SearchAsked, hits: list[Hit]) -> st
         pages=asked.pages,
         shown=shown,
         years=years,
+        topic_above=_topic_papers_above(index, asked, hits),
         # Chinese words topic search cannot read: it says topics are English, with examples
         topics_in_english=bool(text) and not counts.get(TOPIC) and untranslated(fold(text)),
     )
