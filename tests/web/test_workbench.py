@@ -118,6 +118,31 @@ def test_every_column_a_saved_querys_view_names_is_one_it_returns(tmp_path: Path
         parse_saved(bad)
 
 
+NUMBERS = (
+    'SELECT ?n ?year ?average ?figures WHERE { VALUES (?n ?year ?average ?figures) { (19797 2021 9.666666666666666666 "2997 / 3013")'
+    ' (150 2020 0.265 "7") (12 2019 8.75 "11617 / 19797") } }'
+)
+
+
+def test_result_tables_show_numbers_as_people_read_them_and_downloads_as_written(client: FlaskClient) -> None:
+    """Review 24 item 11: saved-query tables showed 19797 where the front page says 9,056-style
+    figures, sources' figures "19797 / 19000 / 19525 / 11617" in no order, and review averages
+    as 9.666666666666666666. In HTML: separators (not in a column of years), averages to two
+    places (a figure stated to three stays); the machine formats keep the W3C lexical forms."""
+    page = client.get("/query", query_string={"query": NUMBERS}, headers={"Accept": "text/html"})
+    cells = re.findall(r"<td><span[^>]*>([^<]*)</span>", page.get_data(as_text=True))
+    assert cells[:4] == ["19,797", "2021", "9.67", "2,997 / 3,013"], cells
+    assert cells[4:8] == ["150", "2020", "0.265", "7"] and cells[11] == "11,617 / 19,797"
+    assert 'title="xsd:decimal 9.666666666666666666"' in page.get_data(as_text=True)  # as written, on hover
+    for fmt in ("csv", "tsv", "json"):
+        data = client.get("/sparql", query_string={"query": NUMBERS, "format": fmt}).get_data(as_text=True)
+        assert "19797" in data and "9.666666666666666666" in data and "19,797" not in data, fmt
+    stated = client.get("/queries/decisions-by-year", query_string={"format": "csv"}).get_data(as_text=True)
+    columns = [row.split(",")[-2:] for row in stated.splitlines()[1:]]
+    figures = [[int(n) for n in column.split(" / ")] for row in columns for column in row if " / " in column]
+    assert len(figures) >= 5 and all(f == sorted(f) for f in figures), figures  # smallest first
+
+
 def test_permalinks_are_short_stable_and_outlive_a_rebuild(tiny_app) -> None:
     from iclr_kg.build.pipeline import build
 
@@ -307,6 +332,18 @@ def test_a_chart_whose_y_column_is_empty_in_every_row_shows_the_table(server: st
     page.wait_for_selector("#view-empty, #view svg .mark-rect path")
     if page.locator("#view-empty").count():  # the curated graph holds no edition whole
         assert page.locator("#results-table").is_visible()
+
+
+@needs_chromium
+def test_a_table_sorts_numbers_with_separators_by_value(server: str, chromium) -> None:
+    """Review 24 item 11: with separators, "19,797" is no longer a number to the table's sort."""
+    page = chromium()
+    page.goto(server + "/query?" + urllib.parse.urlencode({"query": NUMBERS, "view": "table"}))
+    page.wait_for_selector("#results-table th")
+    page.click("#results-table th >> nth=0")
+    _until(page, "document.querySelector('#results-table th').getAttribute('aria-sort') === 'ascending'")
+    column = page.evaluate("[...document.querySelectorAll('#results-table tbody tr')].map(r => r.cells[0].textContent)")
+    assert column == ["12", "150", "19,797"]
 
 
 @needs_chromium

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -144,8 +145,36 @@ def rows_table(rows: dict, started: float, labeler: Labeler | None = None) -> Ta
     terms = [[term_of(t) for t in row] for row in rows.get("rows", [])]
     labeler.learn([t for row in terms for t in row])
     out.rows = [[labeler.cell(t) for t in row] for row in terms]
+    readable_numbers(out)
     out.seconds = time.perf_counter() - started
     return out
+
+
+FIGURES = re.compile(r"\d+(?: / \d+)+")  # sources' figures side by side: "2997 / 3013"
+LONG_FRACTION = re.compile(r"-?\d+\.\d{4,}")  # a division's result (an average), not a stated figure
+
+
+def readable_numbers(table: Table) -> None:
+    """A result table's numbers as a person reads them (HTML only: CSV, JSON, TSV and XML keep
+    the W3C results formats' lexical forms): integers with thousands separators, 19,797 (not a
+    column of years, 2021); figures side by side each so, "2,997 / 3,013"; a decimal with more
+    than three places, which a division made (an average of 9.666666666666666666), to two, 9.67.
+    The value as written stays on hover."""
+    for column in range(len(table.columns)):
+        years = table._every(column, _is_time)
+        for row in table.rows:
+            if column < len(row) and not years:
+                row[column] = _readable_number(row[column])
+
+
+def _readable_number(value: Cell) -> Cell:
+    if value.title == "xsd:integer" and value.text.lstrip("-").isdigit():
+        return dataclasses.replace(value, text=f"{int(value.text):,}")
+    if value.title in ("xsd:decimal", "xsd:double") and LONG_FRACTION.fullmatch(value.text):
+        return dataclasses.replace(value, text=f"{float(value.text):,.2f}", title=f"{value.title} {value.text}")
+    if not value.title and not value.href and FIGURES.fullmatch(value.text):
+        return dataclasses.replace(value, text=" / ".join(f"{int(n):,}" for n in value.text.split(" / ")))
+    return value
 
 
 @dataclass(frozen=True)

@@ -575,7 +575,7 @@
         const ascending = header.getAttribute("aria-sort") !== "ascending";
         $$("th", table).forEach((h) => h.setAttribute("aria-sort", "none"));
         header.setAttribute("aria-sort", ascending ? "ascending" : "descending");
-        const value = (row) => row.cells[column].textContent.trim();
+        const value = (row) => row.cells[column].textContent.trim().replace(/^-?[\d,]+(\.\d+)?$/, (n) => n.replace(/,/g, "")); // 19,797
         const rows = [...body.rows].sort((a, b) => {
           const [x, y] = [value(a), value(b)];
           const order = !isNaN(x) && !isNaN(y) && x !== "" && y !== "" ? Number(x) - Number(y) : x.localeCompare(y);
