@@ -736,3 +736,24 @@ def test_an_editions_rating_scale_reads_lowest_first_in_the_pages_language(clien
     assert "Rating scale reject, weak reject, weak accept, accept Previous" in english
     chinese = section(page(client, "/resource/edition/iclr2020", lang="zh"), "届次").replace(" ,", ",")
     assert "拒绝, 弱拒绝, 弱接收, 接收" in chinese
+
+
+def test_sources_values_of_a_figure_are_stated_one_way_in_tables_and_charts(client: FlaskClient) -> None:
+    """Review 24 item 12: ICLR 2026's "At a glance" listed every source's rate (27% – 27.4% – 28%
+    – 29.8%) where its chart said 27% – 29.8%, and 2021 read "28.7% – 29% (sources differ)"
+    though 29% is 28.7% rounded. One way now: the lowest – the highest, said to differ only
+    beyond the rounding of the less precise value, in the glance, the trends table and the chart."""
+    from iclr_kg.web.html import stated_range
+
+    assert stated_range(0.287, 0.29, str) == ("0.287 – 0.29", False)  # 0.29 is 0.287 to two places
+    assert stated_range(0.27, 0.298, str) == ("0.27 – 0.298", True)
+    assert stated_range(0.274, 0.27, str)[1] is False and stated_range(0.285, 0.29, str)[1] is False
+    assert stated_range(2997.0, 3013.0, str)[1] is True and stated_range(860.0, 860.0, str) == ("860.0", False)
+    later = section(page(client, "/resource/edition/iclr2026"), "At a glance")
+    assert "acceptance rate 27% – 29.8% (sources differ)" in later and "27.4% – 28%" not in later
+    earlier = section(page(client, "/resource/edition/iclr2021"), "At a glance")
+    assert "acceptance rate 28.7% – 29% 28.7% (860 / 2,997)" in earlier
+    trends = page(client, "/resource/conference/iclr")
+    tips = set(re.findall(r"<title>stated by sources, (20(?:21|26)): ([^<]*)</title>", trends))
+    assert tips == {("2021", "28.7% – 29%"), ("2026", "27% – 29.8% (sources differ)")}, tips
+    assert "28.7% – 29% (sources differ)" not in trends

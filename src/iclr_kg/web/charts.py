@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-from iclr_kg.web.html import Cell
+from iclr_kg.web.html import SOURCES_DIFFER, Cell, stated_range
 
 WIDTH, HEIGHT = 560, 380
 RADIUS = 135  # of the circle the co-authors sit on
@@ -116,7 +116,9 @@ def trend(years: list[int], series: list[Series], words: Callable[[str], str], p
         path = " ".join(f"{x(yr):.1f},{y((lo + hi) / 2):.1f}" for yr, (lo, hi) in sorted(s.points.items()))
         marks = []
         for yr, (lo, hi) in sorted(s.points.items()):
-            said = shown(lo) if lo == hi else f"{shown(lo)} – {shown(hi)}"
+            said, differ = stated_range(lo, hi, shown)  # as the tables beside it say it
+            remark = words(SOURCES_DIFFER) if differ else ""
+            said += remark if remark.startswith("（") else f" {remark}".rstrip()  # （来源不一）: no space
             tip = f"<title>{escape(words(s.label))}, {yr}: {said}</title>"
             if hi > lo:
                 marks.append(

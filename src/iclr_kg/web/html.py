@@ -7,6 +7,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from flask import url_for
@@ -218,6 +219,29 @@ class Remarked:
     @property
     def text(self) -> str:
         return self.term if isinstance(self.term, str) else str(getattr(self.term, "value", ""))
+
+
+SOURCES_DIFFER = "(sources differ)"
+
+
+def stated_range(low: float, high: float, shown: Callable[[float], str]) -> tuple[str, bool]:
+    """The one way a page states the values sources give of one figure: the lowest – the highest
+    (one value where they read as one), and whether the sources differ, which they do only beyond
+    the rounding of the less precise value (28.7% and 29% agree: 29% is 28.7% rounded)."""
+    text = shown(low) if shown(low) == shown(high) else f"{shown(low)} – {shown(high)}"
+    return text, _beyond_rounding(low, high)
+
+
+def _beyond_rounding(low: float, high: float) -> bool:
+    places = min(_places(low), _places(high))
+    unit = Decimal(1).scaleb(-places)
+    return Decimal(repr(low)).quantize(unit, ROUND_HALF_UP) != Decimal(repr(high)).quantize(unit, ROUND_HALF_UP)
+
+
+def _places(value: float) -> int:
+    """The decimal places a value is given to: 0.29 -> 2, 0.287 -> 3, 2997.0 -> 0."""
+    exponent = Decimal(repr(value)).normalize().as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0
 
 
 def readable_facts(text: str, lang: str, known: terms.Terms) -> str:

@@ -15,7 +15,7 @@ from pyoxigraph import NamedNode
 from iclr_kg import vocab
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.web.charts import Series
-from iclr_kg.web.html import Cell, Remarked, Worded
+from iclr_kg.web.html import SOURCES_DIFFER, Cell, Remarked, Worded, stated_range
 from iclr_kg.web.kinds.panels import Panel, as_percent
 from iclr_kg.web.state import state
 
@@ -78,14 +78,12 @@ def _number(solution: Any, name: str) -> float | None:
 
 
 def span(low_high: tuple[float, float] | None, percent: bool = False) -> Cell | Remarked:
-    """A stated figure as read: one number, or the range where sources differ."""
+    """A stated figure as read (`stated_range`): one number, or the lowest – the highest, said to
+    differ where they do beyond rounding."""
     if low_high is None:
         return Cell("")
-    low, high = low_high
-    shown = [as_percent(v) if percent else f"{v:,.0f}" for v in (low, high)]
-    if shown[0] == shown[1]:
-        return Cell(shown[0])
-    return Remarked(f"{shown[0]} – {shown[1]}", "(sources differ)")
+    text, differ = stated_range(*low_high, as_percent if percent else "{:,.0f}".format)
+    return Remarked(text, SOURCES_DIFFER) if differ else Cell(text)
 
 
 def coverage(held: int, submissions: tuple[float, float] | None) -> Worded | str:

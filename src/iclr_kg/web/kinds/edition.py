@@ -11,7 +11,8 @@ from pyoxigraph import NamedNode
 
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import Index
-from iclr_kg.web.html import Cell, OntologyLabel, Remarked, StatedFigures
+from iclr_kg.web.html import SOURCES_DIFFER, Cell, OntologyLabel, Remarked, StatedFigures
+from iclr_kg.web.i18n import translate
 from iclr_kg.web.kinds.kindpage import KindPage
 from iclr_kg.web.kinds.panels import (
     AWARDED,
@@ -27,6 +28,7 @@ from iclr_kg.web.kinds.panels import (
     values_of,
 )
 from iclr_kg.web.trends import coverage, edition_figures, query_link, rate_chart
+from iclr_kg.web.trends import span as stated_span
 
 EDITION_FIGURES = (
     "submissionCount",
@@ -181,9 +183,8 @@ def _at_a_glance(
     def values(local: str) -> list[float]:
         return sorted({float(v.value) for per in stated.get(local, {}).values() for v in per})
 
-    def span(numbers: list[float]) -> Cell | Remarked:
-        shown = " – ".join(dict.fromkeys([f"{numbers[0]:,.0f}", f"{numbers[-1]:,.0f}"])) if numbers else ""
-        return Remarked(shown, "(sources differ)") if len(numbers) > 1 else Cell(shown)
+    def span(numbers: list[float], percent: bool = False) -> Cell | Remarked:
+        return stated_span((numbers[0], numbers[-1]) if numbers else None, percent)
 
     def rate(accepted: float, submitted: float) -> str:
         return f"{as_percent(accepted / submitted, 1)} ({accepted:,.0f} / {submitted:,.0f})" if submitted else ""
@@ -202,7 +203,7 @@ def _at_a_glance(
         shown = text or (f"{n:,}" if n else "")
         return Remarked(shown, held) if shown and held else Cell(shown)
 
-    said_rate = Cell(" – ".join(dict.fromkeys(as_percent(r) for r in values("acceptanceRate"))))
+    said_rate = span(values("acceptanceRate"), percent=True)
     fractions = [  # the fraction behind a rounded rate, from a source that states both: say which
         rate(float(accepted_[0].value), float(submitted_[0].value))
         for g, submitted_ in stated.get("submissionCount", {}).items()
@@ -210,7 +211,8 @@ def _at_a_glance(
     ]
     if fractions:
         fraction = " · ".join(dict.fromkeys(fractions))
-        said_rate = Cell(said_rate.text, note=fraction) if said_rate.text else Cell(fraction)
+        differ = f"{translate(SOURCES_DIFFER)} " if isinstance(said_rate, Remarked) else ""
+        said_rate = Cell(said_rate.text, note=differ + fraction) if said_rate.text else Cell(fraction)
     total = (said_submitted[0], said_submitted[-1]) if said_submitted else None
     rows: list[list[Any]] = [
         # each figure named as its property is, in "Figures by source" below too
