@@ -131,7 +131,7 @@ def test_topic_search_reads_chinese_topic_words_and_says_when_it_cannot(client) 
     """Pages round two, items 5 and 9: 图神经网络 found nothing and said nothing; "GNN" said "0
     matches" (or 1) above the topic's papers, and listed a paper found by name twice."""
     chinese = client.get("/search", query_string={"q": "图神经网络", "lang": "zh"}).get_data(as_text=True)
-    assert "篇论文涉及该主题" in chinese and "Graph Neural Networks" in chinese
+    assert "涉及该主题的论文共" in chinese and "Graph Neural Networks" in chinese
     unknown = client.get("/search", query_string={"q": "量子纠缠", "lang": "zh"}).get_data(as_text=True)
     assert 'id="topics-in-english"' in unknown and "主题按英文索引" in unknown
     english = client.get("/search", query_string={"q": "GNN", "all": 1, "lang": "en"}).get_data(as_text=True)

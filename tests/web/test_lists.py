@@ -335,3 +335,5 @@ def test_the_topic_section_holds_what_its_count_counts(client, words: str) -> No
     above = re.search(r'id="topic-above">(\d+|One) of them', section)
     said = 0 if above is None else 1 if above.group(1) == "One" else int(above.group(1))
     assert listed + said == min(counted, 10 + said) and counted > 0, (listed, said, counted)
+    chinese = client.get("/search", query_string={"q": words, "all": 1, "lang": "zh"}).get_data(as_text=True)
+    assert f"涉及该主题的论文共 {counted:,} 篇" in chinese and "另有" not in chinese  # the same papers, not others
