@@ -15,6 +15,8 @@ says the query reads data that only an import brings (`iclr-kg import openreview
 without one it runs, and returns no rows. `view` is how the query page shows the result first:
 a table, a bar or line chart (x, y, series: column names), a graph (source, target, weight),
 a tree (node, parent; `where=column:value` keeps only matching rows) or a timeline (x, label).
+Every column a view names must be one the query returns: a file whose view names another fails
+to load, saying which (a chart of a missing column draws nothing).
 """
 
 from __future__ import annotations
