@@ -302,3 +302,36 @@ def test_no_page_shows_our_words_in_the_other_language(client) -> None:
             shown = html.unescape(page.split("全部陈述及其出处")[0].split("Every statement, with where")[0])
             leaked = [getattr(p, other)[:40] for p in ours if " ".join(getattr(p, other).split()) in shown]
             assert leaked == [], (path, lang)
+
+
+PAGES = ["/", "/stats", "/query", "/queries", "/queries/edition-trends", "/downloads", "/search?q=song",
+         "/resource/award/", "/resource/edition/iclr2020", "/resource/person/yang-song", "/resource/paper/?year=2021",
+         "/resource/person/no-such-person"]  # fmt: skip
+PAGE = {"Accept": "text/html"}
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_a_page_whose_language_is_chosen_says_it_varies_on_cookie_and_accept_language(client, path: str) -> None:
+    """The language comes from the cookie or Accept-Language when the URL has no ?lang=: a shared
+    cache must key on both (review24 item 7: /stats said only Accept-Encoding, others no Cookie)."""
+    client.delete_cookie("lang")
+    chinese = client.get(path, headers={**PAGE, "Accept-Language": "zh-CN"})
+    vary = {v.strip() for v in chinese.headers.get("Vary", "").split(",")}
+    assert {"Cookie", "Accept-Language"} <= vary, (path, vary)
+    assert '<html lang="zh"' in chinese.get_data(as_text=True)
+    client.set_cookie("lang", "zh")
+    by_cookie = client.get(path, headers={**PAGE, "Accept-Language": "en"}).get_data(as_text=True)
+    client.delete_cookie("lang")
+    english = client.get(path, headers={**PAGE, "Accept-Language": "en"}).get_data(as_text=True)
+    assert '<html lang="zh"' in by_cookie and '<html lang="en"' in english, path  # nothing kept across languages
+
+
+def test_data_answers_kept_whole_do_not_depend_on_the_language(app, client) -> None:
+    """ResponseMemo keeps whole /sparql answers (data, the same in every language): a repeat asked
+    in Chinese is the English bytes, and they do not claim to vary on the language."""
+    query = {"query": "SELECT ?t WHERE { paper:NzTU59SYbNq iclr:title ?t }", "format": "csv"}
+    english = client.get("/sparql", query_string=query, headers={"Accept-Language": "en"})
+    hits = app.extensions["iclr_kg"].cache.hits
+    chinese = client.get("/sparql", query_string=query, headers={"Accept-Language": "zh-CN", "Cookie": "lang=zh"})
+    assert app.extensions["iclr_kg"].cache.hits == hits + 1 and chinese.data == english.data
+    assert chinese.headers["ETag"] == english.headers["ETag"] and "Cookie" not in chinese.headers["Vary"]

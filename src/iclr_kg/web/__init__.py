@@ -16,7 +16,8 @@ from iclr_kg.web.proxies import TrustedProxies, networks
 from iclr_kg.web.state import AppState
 
 MAX_BODY = 1024 * 1024
-# Endpoints whose answer depends on Accept (a page or data) or on the reader's language
+# Endpoints whose answer depends on Accept (a page or data); what depends on the reader's language
+# says so itself (i18n.install: every response for which a language was chosen)
 NEGOTIATED = {
     "sparql.sparql",
     "pages.queries",
@@ -27,7 +28,6 @@ NEGOTIATED = {
     "resources.data",
     "discovery.void",
 }
-LOCALIZED = {"resources.resource", "resources.browse", "pages.search", "pages.index", "pages.home", "pages.saved_query"}
 
 
 def create_app(settings: Settings | None = None) -> Flask:
@@ -74,8 +74,6 @@ def create_app(settings: Settings | None = None) -> Flask:
     def common_headers(response):
         if request.endpoint in NEGOTIATED:  # the same URL answers a page or data: caches must know
             response.vary.add("Accept")
-        if request.endpoint in LOCALIZED:
-            response.vary.add("Accept-Language")
         response.headers.setdefault("Access-Control-Allow-Origin", "*")
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         if response.mimetype == "text/html":

@@ -18,6 +18,7 @@ from iclr_kg.sparql import lint
 
 LANGUAGES = ("en", "zh")
 COOKIE = "lang"
+LANGUAGE_FROM = ("Cookie", "Accept-Language")  # the request headers a page's language is read from
 
 ZH = {
     # Words that look like one of our terms' labels but mean something else on a page (the ontology
@@ -463,7 +464,8 @@ def other_language_url() -> tuple[str, str]:
 
 def install(app: Flask) -> None:
     """`_()` and the toggle in templates, `g.lang` set when a page renders (an API request never
-    pays for choosing), the cookie kept."""
+    pays for choosing), the cookie kept, and Vary naming the cookie and Accept-Language on every
+    answer whose language was chosen (a shared cache must not hand a Chinese page to an English reader)."""
 
     @app.context_processor
     def chosen_language() -> dict[str, str]:
@@ -472,6 +474,8 @@ def install(app: Flask) -> None:
 
     @app.after_request
     def remember_language(response: Response) -> Response:
+        if "lang" in g:  # chosen for this answer: from the cookie or Accept-Language when the URL has no ?lang=
+            response.vary.update(LANGUAGE_FROM)
         asked = request.args.get("lang")
         if asked in LANGUAGES and request.cookies.get(COOKIE) != asked:
             response.set_cookie(COOKIE, asked, max_age=365 * 24 * 3600, samesite="Lax")
