@@ -335,3 +335,17 @@ def test_data_answers_kept_whole_do_not_depend_on_the_language(app, client) -> N
     chinese = client.get("/sparql", query_string=query, headers={"Accept-Language": "zh-CN", "Cookie": "lang=zh"})
     assert app.extensions["iclr_kg"].cache.hits == hits + 1 and chinese.data == english.data
     assert chinese.headers["ETag"] == english.headers["ETag"] and "Cookie" not in chinese.headers["Vary"]
+
+
+def test_an_editions_place_reads_in_the_pages_language(client) -> None:
+    """City and country as the source articles write them in Chinese (review24 item 9: "Vienna ·
+    Austria" and "Addis Ababa, Ethiopia" on Chinese pages)."""
+    listing = client.get("/resource/edition/", query_string={"lang": "zh"}).get_data(as_text=True)
+    assert "维也纳 · 奥地利" in listing and "亚的斯亚贝巴 · 埃塞俄比亚" in listing and "Vienna" not in listing
+    page = client.get("/resource/edition/iclr2020", query_string={"lang": "zh"}).get_data(as_text=True)
+    assert (
+        "亚的斯亚贝巴" in page.split("全部陈述及其出处")[0] and "Addis Ababa" not in page.split("全部陈述及其出处")[0]
+    )
+    english = client.get("/resource/edition/iclr2024", query_string={"lang": "en"}).get_data(as_text=True)
+    shown = english.split("Every statement")[0]
+    assert '>Vienna</span>, <span lang="en">Austria<' in shown and "维也纳" not in shown

@@ -417,8 +417,8 @@ class EditionFacts(Curated):
     edition: str
     start: dt.date | None = None
     end: dt.date | None = None
-    city: str | None = None
-    country: str | None = None
+    city: Text | None = None  # a place's name in English, with its Chinese form where a source gives it
+    country: Text | None = None
     online: bool | None = None
     decisions_announced: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}$")
     submissions: int | None = Field(default=None, ge=0)

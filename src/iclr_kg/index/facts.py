@@ -78,10 +78,14 @@ SELECT ?e (SAMPLE(?cls) AS ?a) (SAMPLE(?parent) AS ?b) ("" AS ?c) ("" AS ?d) (0 
 
 
 EDITION = """
-SELECT ?e (SAMPLE(?city) AS ?a) (SAMPLE(?country) AS ?b) ("" AS ?c) ("" AS ?d) (SAMPLE(?year) AS ?y)
-       (COUNT(DISTINCT ?paper) AS ?n) ("" AS ?az) ("" AS ?bz) ("" AS ?dz) WHERE {
+SELECT ?e (MIN(STR(?city)) AS ?a) (MIN(STR(?country)) AS ?b) ("" AS ?c) ("" AS ?d) (SAMPLE(?year) AS ?y)
+       (COUNT(DISTINCT ?paper) AS ?n) (MIN(STR(?cityZh)) AS ?az) (MIN(STR(?countryZh)) AS ?bz) ("" AS ?dz) WHERE {
   ?e a iclr:ConferenceEdition .
-  OPTIONAL { ?e iclr:year ?year } OPTIONAL { ?e iclr:city ?city } OPTIONAL { ?e iclr:country ?country }
+  OPTIONAL { ?e iclr:year ?year }
+  OPTIONAL { ?e iclr:city ?city FILTER (!LANGMATCHES(LANG(?city), "zh")) }
+  OPTIONAL { ?e iclr:country ?country FILTER (!LANGMATCHES(LANG(?country), "zh")) }
+  OPTIONAL { ?e iclr:city ?cityZh FILTER (LANGMATCHES(LANG(?cityZh), "zh")) }
+  OPTIONAL { ?e iclr:country ?countryZh FILTER (LANGMATCHES(LANG(?countryZh), "zh")) }
   OPTIONAL { ?paper iclr:submittedTo ?e }
 } GROUP BY ?e"""
 

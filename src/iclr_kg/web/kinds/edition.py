@@ -74,7 +74,9 @@ def edition(
     heading = heading_of(store, iri)
     about = Panel("Edition")
     about.add("Conference", *values_of(store, iri, "editionOf"))
-    about.add("Place", ", ".join(str(v.value) for local in ("city", "country") for v in values_of(store, iri, local)))
+    about.add(
+        "Place", *(v for local in ("city", "country") for v in values_of(store, iri, local))
+    )  # each in the page's language
     about.add(
         "Dates", " – ".join(str(v.value) for local in ("startDate", "endDate") for v in values_of(store, iri, local))
     )
