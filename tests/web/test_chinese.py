@@ -8,6 +8,7 @@ import html
 import re
 
 import pytest
+import yaml
 
 from iclr_kg import terms
 from iclr_kg.config import resource_dir
@@ -193,7 +194,7 @@ def test_our_own_words_read_in_the_pages_language(client) -> None:
         assert reason_en in en and reason_zh not in en, path
     page = client.get("/resource/edition/iclr2021", query_string={"lang": "zh"}).get_data(as_text=True)
     note = page.split("全部陈述及其出处")[0]  # the statements below list every form, each with its language
-    assert "既非 oral 也非 spotlight 的录用论文都是 poster。" in note
+    assert "既非口头报告也非焦点报告的录用论文都是海报。" in note
     assert "All accepted papers that are neither orals nor spotlights are posters." not in note
 
 
@@ -349,3 +350,23 @@ def test_an_editions_place_reads_in_the_pages_language(client) -> None:
     english = client.get("/resource/edition/iclr2024", query_string={"lang": "en"}).get_data(as_text=True)
     shown = english.split("Every statement")[0]
     assert '>Vienna</span>, <span lang="en">Austria<' in shown and "维也纳" not in shown
+
+
+def test_our_chinese_notes_name_presentation_types_with_the_ontologys_words() -> None:
+    """A curator's note in Chinese says 口头报告/焦点报告/海报 as the tables do, not oral/spotlight/
+    poster (review24 item 9: "既非 oral 也非 spotlight 的录用论文都是 poster。"); a quotation of the
+    source (“…”) keeps its words."""
+    english = re.compile(r"(?<![A-Za-z-])(orals?|spotlights?|posters?|workshop)(?![A-Za-z-])")
+
+    def chinese(node: object) -> list[str]:
+        if isinstance(node, dict):
+            return [*([node["zh"]] if isinstance(node.get("zh"), str) else []), *chinese(list(node.values()))]
+        return [said for item in node for said in chinese(item)] if isinstance(node, list) else []
+
+    mixed = [
+        f"{path.name}: {said[:40]}"
+        for path in sorted(resource_dir("data").rglob("*.yaml"))
+        for said in chinese(yaml.safe_load(path.read_text(encoding="utf-8")))
+        if english.search(re.sub(r"“[^”]*”", "", said))
+    ]
+    assert mixed == []
