@@ -5,6 +5,7 @@ property or value (the ontology has Chinese labels for all of them), and no loca
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import pytest
@@ -370,3 +371,24 @@ def test_our_chinese_notes_name_presentation_types_with_the_ontologys_words() ->
         if english.search(re.sub(r"“[^”]*”", "", said))
     ]
     assert mixed == []
+
+
+def test_chart_axes_are_titled_with_the_columns_words_in_the_pages_language(client) -> None:
+    """A chart's axes say "acceptance rate" (录用率 in Chinese, the ontology's label), not the
+    variable acceptanceRate (review24 item 9); the table keeps the variables."""
+    for lang, rate, year in (("en", "acceptance rate", "year"), ("zh", KNOWN.word("acceptance rate", "zh"), "年份")):
+        page = client.get("/queries/decisions-by-year", query_string={"lang": lang}).get_data(as_text=True)
+        found = re.search(r"data-titles='([^']*)'", page)
+        assert found, lang
+        titles = json.loads(html.unescape(found[1]))
+        assert titles["acceptanceRate"] == rate and titles["year"] == year and "<th>acceptanceRate</th>" in page
+
+
+def test_the_query_pages_saved_list_and_examples_speak_chinese(client) -> None:
+    """/query?lang=zh linked each saved query's page as "(page)" and named the Examples' views
+    "bar", "tree", "line" (review24 item 9)."""
+    page = client.get("/query", query_string={"lang": "zh"}).get_data(as_text=True)
+    assert ">page</a>)" not in page and ">查询页</a>)" in page
+    examples = page.split('<dialog id="examples">')[1].split("</dialog>")[0]
+    notes = re.findall(r'<span class="note">([^<]*)</span>', examples)
+    assert {"柱状图", "折线图"} <= set(notes) and not {"bar", "line", "tree", "graph"} & set(notes)

@@ -9,6 +9,7 @@ properties: "Decision", "Submissions") from the ontology's labels; a word in nei
 from __future__ import annotations
 
 import functools
+import re
 from urllib.parse import urlencode
 
 from flask import Flask, Response, g, request
@@ -373,6 +374,7 @@ ZH = {
     "graph": "关系图",
     "tree": "树",
     "timeline": "时间线",
+    "page": "查询页",  # a saved query's own page, after its description on /query
     "x axis": "横轴",
     "y axis": "纵轴",
     "series": "系列",
@@ -455,6 +457,13 @@ def problem_shown(problem: lint.Problem, lang: str | None = None) -> dict[str, o
     return {**problem.as_json(), "message": message, "shown": shown}
 
 
+def column_title(variable: str, lang: str | None = None) -> str:
+    """A result column's variable as a chart's axis names it: its words (`acceptanceRate`:
+    "acceptance rate"), in the reader's language where they name one of our terms (录用率)."""
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|_+", " ", variable).strip().lower() or variable
+    return translate(words, lang)
+
+
 def other_language_url() -> tuple[str, str]:
     """(label, URL) of this page in the other language: what the header's toggle links."""
     target = "en" if language() == "zh" else "zh"
@@ -483,3 +492,4 @@ def install(app: Flask) -> None:
 
     app.jinja_env.globals.update(_=translate, other_language=other_language_url)
     app.jinja_env.filters["problem"] = lambda problem: problem_shown(problem)["shown"]
+    app.jinja_env.filters["column_titles"] = lambda columns: {c: column_title(c) for c in columns}

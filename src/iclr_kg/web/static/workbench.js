@@ -422,6 +422,8 @@
     box.appendChild(chart);
     if (kind === "bar" || kind === "line" || kind === "timeline") {
       await vega();
+      const titles = JSON.parse(box.dataset.titles || "{}"); // each column's words, in the page's language
+      const title = (column) => titles[column] || column;
       const { x, y, series } = guess(columns, rows, options);
       if (select) showAxes(kind, columns, kind === "timeline" ? { x: options.x || x, y: options.label || series || x } : { x, y, series });
       if (kind !== "timeline" && rows.every((r) => r[y] === undefined || r[y] === "")) {
@@ -432,7 +434,8 @@
       let spec;
       if (kind === "timeline") {
         spec = { mark: { type: "point", filled: true }, encoding: {
-          x: { field: options.x || x, type: "temporal" }, y: { field: options.label || series || x, type: "nominal" },
+          x: { field: options.x || x, type: "temporal", title: title(options.x || x) },
+          y: { field: options.label || series || x, type: "nominal", title: title(options.label || series || x) },
           tooltip: columns.map((c) => ({ field: c })) } };
       } else {
         // Years and other numbers on x keep the query's order; names are ranked by their bars.
@@ -445,10 +448,10 @@
         const yMax = Math.max(0, ...heights.values());
         const wholeTicks = yMax <= 10 ? { values: Array.from({ length: yMax + 1 }, (_, i) => i) } : { tickMinStep: 1 };
         spec = { mark: { type: kind, tooltip: true }, encoding: {
-          x: { field: x, type: kind === "line" ? "ordinal" : "nominal", sort: kind === "bar" && !xNumeric ? "-y" : null },
-          y: { field: y, type: "quantitative", ...(yWhole ? { axis: { format: "d", ...wholeTicks } } : {}) } } };
+          x: { field: x, title: title(x), type: kind === "line" ? "ordinal" : "nominal", sort: kind === "bar" && !xNumeric ? "-y" : null },
+          y: { field: y, title: title(y), type: "quantitative", ...(yWhole ? { axis: { format: "d", ...wholeTicks } } : {}) } } };
         if (series) {
-          spec.encoding.color = { field: series, type: "nominal" };
+          spec.encoding.color = { field: series, title: title(series), type: "nominal" };
           if (kind === "bar") spec.encoding.xOffset = { field: series, type: "nominal" };
         }
         // Names on a phone: bars lie down, one row per name, read across (upright names under
