@@ -392,3 +392,13 @@ def test_the_query_pages_saved_list_and_examples_speak_chinese(client) -> None:
     examples = page.split('<dialog id="examples">')[1].split("</dialog>")[0]
     notes = re.findall(r'<span class="note">([^<]*)</span>', examples)
     assert {"柱状图", "折线图"} <= set(notes) and not {"bar", "line", "tree", "graph"} & set(notes)
+
+
+def test_a_sources_name_holds_no_words_of_ours(client) -> None:
+    """A publisher's name is a name: our description of it ("republishing Google's post",
+    "personal blog") is a note in both languages (review24 items 9 and 10)."""
+    zh = client.get("/resource/award/", query_string={"lang": "zh"}).get_data(as_text=True)
+    for ours in ("republishing", "reposting", "personal blog", "text mirror", "shunk031 (shunk031"):
+        assert ours not in zh, ours
+    source = client.get("/resource/source/superlifedigital-google-at-iclr-2023", query_string={"lang": "zh"})
+    assert "转载 Google 的博文。" in source.get_data(as_text=True)
