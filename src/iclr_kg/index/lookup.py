@@ -55,6 +55,10 @@ class Hit:
     facts_zh: str = ""  # the facts line with linked entities' Chinese names
     rating: float | None = None  # a paper's average public rating, read only by a list sorted by it
 
+    def label_in(self, lang: str) -> str:
+        """Its name in `lang` where it has one there (宋飏), else its name."""
+        return self.label_zh if lang == "zh" and self.label_zh else self.label
+
     def facts_in(self, lang: str) -> str:
         """The facts line with linked entities named in `lang` (terms and words still to be read:
         `Terms.readable`, the web's `readable_facts`)."""
