@@ -51,6 +51,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
+from typing import Self
 
 
 class IclrKgError(Exception):
@@ -131,9 +132,20 @@ class EngineError(ExternalServiceError):
 
 
 class RequestError(IclrKgError):
-    """The request, or the query or update in it, is wrong: the client can fix it."""
+    """The request, or the query or update in it, is wrong: the client can fix it. `wording` and
+    `values`: the message as a page says it, its words translated and then filled
+    (`worded`); the API says the English message."""
 
     http_status = 400
+    wording = ""
+    values: dict[str, str] = {}  # class-level default: `worded` gives an instance its own
+
+    @classmethod
+    def worded(cls, wording: str, **values: str) -> Self:
+        """The error whose message is `wording` filled with `values` ("year={asked}: ...")."""
+        error = cls(wording.format(**values))
+        error.wording, error.values = wording, values
+        return error
 
 
 class QueryError(RequestError):
@@ -160,9 +172,8 @@ class NotAcceptable(RequestError):
 
 class NotFound(RequestError):
     """What the request names is not here (a graph, a sitemap, a permalink, an entity). `near`:
-    words a page may suggest entities for (the site's 404 lists those whose names come close).
-    `wording` and `values`: the message as a page says it, its words translated and then filled
-    ("No entity {iri} in this graph."), where the message names an entity."""
+    words a page may suggest entities for (the site's 404 lists those whose names come close);
+    `wording` and `values` as for any RequestError ("No entity {iri} in this graph.")."""
 
     http_status = 404
 

@@ -402,3 +402,42 @@ def test_a_sources_name_holds_no_words_of_ours(client) -> None:
         assert ours not in zh, ours
     source = client.get("/resource/source/superlifedigital-google-at-iclr-2023", query_string={"lang": "zh"})
     assert "转载 Google 的博文。" in source.get_data(as_text=True)
+
+
+def test_a_chinese_404_suggests_entities_by_their_chinese_names(client) -> None:
+    """/resource/person/yang-sung in Chinese suggested "Yang Song" while his page is titled 宋飏."""
+    zh = client.get("/resource/person/yang-sung", query_string={"lang": "zh"}, headers=PAGE)
+    assert zh.status_code == 404 and ">宋飏</a>" in zh.get_data(as_text=True)
+    en = client.get("/resource/person/yang-sung", query_string={"lang": "en"}, headers=PAGE)
+    assert ">Yang Song</a>" in en.get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("path", "chinese"),
+    [
+        ("/resource/paper/?year=21", "year='21'：年份为四位数字（如 2021）"),
+        ("/resource/paper/?decision=accept", "decision='accept'：应为以下之一："),
+        ("/resource/paper/?topic=%20", "主题为几个词"),
+        ("/resource/person/?sort=rating", "sort='rating'：此列表只能按以下方式排序："),
+        ("/resource/paper/?edition=iclr1999", "edition='iclr1999'：没有这一届"),
+    ],
+)
+def test_a_chinese_pages_request_errors_are_said_in_chinese(client, path: str, chinese: str) -> None:
+    """Every 400 on a page was in English whatever the page's language (review24 item 9); data
+    clients still read the English message."""
+    page = client.get(path, headers={**PAGE, "Accept-Language": "zh-CN"})
+    assert page.status_code in (400, 404) and chinese in html.unescape(page.get_data(as_text=True)), path
+    plain = client.get(path, headers={"Accept": "text/plain", "Accept-Language": "zh-CN"}).get_data(as_text=True)
+    assert chinese not in plain and re.search(r"[a-z]{4}", plain)
+
+
+def test_every_worded_error_has_chinese_words_with_the_same_blanks() -> None:
+    from string import Formatter
+
+    from iclr_kg.web import i18n
+
+    worded = [k for k in i18n.ZH if re.match(r"^[\w ,{}]+=?\{asked\}|^parameter |^presentation, award", k)]
+    assert len(worded) >= 8
+    for english in worded:
+        blanks = {name for _, name, _, _ in Formatter().parse(english) if name}
+        assert blanks >= {name for _, name, _, _ in Formatter().parse(i18n.ZH[english]) if name}, english

@@ -11,7 +11,7 @@ from flask import Response, render_template, request
 from pyoxigraph import NamedNode
 
 from iclr_kg import vocab
-from iclr_kg.errors import IclrKgError, NotFound, QueryError, RequestError, TooLarge
+from iclr_kg.errors import IclrKgError, QueryError, RequestError, TooLarge
 from iclr_kg.sparql.formats import RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.sparql.saved import parse_iri
 from iclr_kg.web.i18n import translate
@@ -31,7 +31,9 @@ def error_response(exc: IclrKgError) -> Response:
     browser = reads_html and request.blueprint not in PROTOCOL_BLUEPRINTS
     if browser:
         near = getattr(exc, "near", "")
-        message = translate(exc.wording).format(**exc.values) if isinstance(exc, NotFound) and exc.wording else str(exc)
+        message = str(exc)
+        if isinstance(exc, RequestError) and exc.wording:  # said in the page's language
+            message = translate(exc.wording).format(**exc.values)
         response = Response(
             render_template("error.html", status=exc.http_status, message=message, suggestions=_suggestions(near)),
             status=exc.http_status,

@@ -313,7 +313,9 @@ def by_name(index: Index | None, saved: SavedQuery, name: str, value: str) -> st
     for hit in index.search(value, kind, 5):
         if fold(hit.label) == fold(value) or fold(hit.label_zh) == fold(value):
             return hit.iri
-    raise QueryError(f"parameter {name}: no {kind} is called {value!r}; pick one from the list")
+    raise QueryError.worded(
+        "parameter {name}: no {kind} is called {value}; pick one from the list", name=name, kind=kind, value=repr(value)
+    )
 
 
 HEALTH_QUERY = "ASK { ?s ?p ?o }"  # costs the same at any size: a health check must (a load balancer waits on it)

@@ -78,7 +78,7 @@ def list_filters(
     topic = args.get("topic")
     expression = _topic(topic, index)
     if not papers and (presentation or award or topic):
-        raise QueryError("presentation, award and topic narrow lists of papers only")
+        raise QueryError.worded("presentation, award and topic narrow lists of papers only")
     named = _entities_named(index, papers)
     chosen = {"year": year, "decision": decision, "presentation": presentation, "award": award, "topic": topic}
     kept: dict[str, Any] = {k: v for k, v in chosen.items() if v is not None} | {a: args[a] for a in named}
@@ -93,26 +93,30 @@ def list_filters(
 def _year(text: str | None, edition: str | None, index: Any) -> int | None:
     """`?year=2021`, four digits; `?edition=iclr2021`, an edition the index knows, wins."""
     if text is not None and not (text.isascii() and text.isdigit() and len(text) == 4):
-        raise QueryError(f"year={text!r}: a year is four digits (2021)")
+        raise QueryError.worded("year={asked}: a year is four digits (2021)", asked=repr(text))
     if edition is None:
         return int(text) if text is not None else None
     year = index.edition_year(edition) if index else None
     if year is None:
-        raise NotFound(f"edition={edition!r}: no such edition (iclr2021, iclr2024, ...)")
+        raise NotFound.worded("edition={asked}: no such edition (iclr2021, iclr2024, ...)", asked=repr(edition))
     return int(year)
 
 
 def _one_of(argument: str, asked: str | None, values: list[str]) -> str | None:
     """`?decision=`, `?presentation=`: one of the ontology's values, or a 400 naming them."""
     if asked is not None and asked not in values:
-        raise QueryError(f"{argument}={asked!r}: one of {', '.join(values)}")
+        raise QueryError.worded(
+            "{argument}={asked}: one of {values}", argument=argument, asked=repr(asked), values=", ".join(values)
+        )
     return asked
 
 
 def _award(asked: str | None, awarded: dict[str, Any]) -> str | None:
     """`?award=yes` (any award), or a kind of award some paper won, by its notation."""
     if asked not in (None, "yes", *awarded):
-        raise QueryError(f"award={asked!r}: yes (any award) or one of {', '.join(sorted(awarded))}")
+        raise QueryError.worded(
+            "award={asked}: yes (any award) or one of {values}", asked=repr(asked), values=", ".join(sorted(awarded))
+        )
     return asked
 
 
@@ -122,7 +126,7 @@ def _topic(topic: str | None, index: Any) -> Any:
         return None
     expression = index.topic_filter(topic) if index else None
     if expression is None:
-        raise QueryError(f"topic={topic!r}: a topic is a few words (graph neural network)")
+        raise QueryError.worded("topic={asked}: a topic is a few words (graph neural network)", asked=repr(topic))
     return expression
 
 
