@@ -702,13 +702,13 @@ def test_chinese_pages_name_everything_in_simplified_script(client: FlaskClient)
 
 def test_a_source_says_its_language_by_name_and_that_the_article_gives_no_date_or_address(client: FlaskClient) -> None:
     """Issue #56 items 4 and 14: no raw zh-Hans/zh-Hant on a source's page or in the list of
-    sources; where an article gives no date or address, the page says so (and names the file its
-    text is kept in)."""
+    sources; where an article gives no date or address, the page says so (and that we keep its
+    text, without the file's name: review24 item 10)."""
     html = page(client, "/resource/source/iclr2024-outstanding-papers")
     facts = section(html, "Source")
     assert "Language Simplified Chinese" in facts and "zh-Hans" not in facts
     assert "Published not stated in the article" in facts
-    assert "Address not stated in the article; its text is kept as 004_c82a6a88408f5a83.txt" in facts
+    assert "Address not stated in the article (we keep a copy of its text)" in facts and ".txt" not in facts
     listed = text_of(page(client, "/resource/source/"))
     assert "Traditional Chinese" in listed and "zh-Han" not in listed
     chinese = text_of(page(client, "/resource/source/", lang="zh"))

@@ -190,7 +190,7 @@ ZH = {
     "English": "英文",
     "Simplified Chinese": "简体",
     "not stated in the article": "文章未注明",
-    "not stated in the article; its text is kept as {file}": "文章未注明；原文保存为 {file}",
+    "not stated in the article (we keep a copy of its text)": "文章未注明（本项目保存了原文）",
     "Published": "发表日期",
     "Traditional Chinese": "繁体",
     "in the original English": "英文原文",

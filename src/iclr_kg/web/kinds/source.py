@@ -7,9 +7,10 @@ from collections.abc import Mapping
 
 from pyoxigraph import DefaultGraph, NamedNode
 
-from iclr_kg import vocab
+from iclr_kg import terms, vocab
 from iclr_kg.graph import ReadableGraph, value
 from iclr_kg.index import Index
+from iclr_kg.kinds import KINDS, EntityKind
 from iclr_kg.web.html import LANGUAGE_NAMES, Cell, web_link
 from iclr_kg.web.i18n import translate
 from iclr_kg.web.kinds.kindpage import KindPage
@@ -17,8 +18,8 @@ from iclr_kg.web.kinds.panels import NO_PAGES, Panel, Value, select_rows, values
 
 SOURCE_STATES = """
 SELECT ?kind (COUNT(DISTINCT ?s) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } ?g iclr:statedIn ?e .
-  BIND (STRBEFORE(STRAFTER(STR(?s), STR(res:)), "/") AS ?kind) FILTER (?kind != "")
-} GROUP BY ?kind ORDER BY DESC(?n)"""
+  BIND (STRBEFORE(STRAFTER(STR(?s), STR(res:)), "/") AS ?kind) FILTER (?kind != "" && ?s != ?e)
+} GROUP BY ?kind ORDER BY DESC(?n) ?kind"""
 
 
 def source(
@@ -50,17 +51,28 @@ def source(
             for q in store.quads_for_pattern(iri, NamedNode(vocab.SCHEMA + "datePublished"), None, DefaultGraph())
         ]
         about.add("Published", *(dated or [translate("not stated in the article")]))
-        kept = sorted({value(q.object) for q in store.quads_for_pattern(iri, vocab.iclr("seedFile"), None, None)})
+        kept = any(True for _ in store.quads_for_pattern(iri, vocab.iclr("seedFile"), None, None))
         address: list[Value] = [
             q.object for q in store.quads_for_pattern(iri, NamedNode(vocab.SCHEMA + "url"), None, DefaultGraph())
         ]
-        unstated = translate("not stated in the article; its text is kept as {file}").format(file=", ".join(kept))
+        unstated = translate(
+            "not stated in the article (we keep a copy of its text)" if kept else "not stated in the article"
+        )
         about.add("Address", *(address or [unstated]))
     if any(True for _ in store.quads_for_pattern(iri, vocab.RDF_TYPE, vocab.iclr("WebSource"), DefaultGraph())):
         _web_source(store, iri, about)
     states = Panel("What it states (entities per kind)", kind="bars")
-    states.bars = [(row["kind"].value, int(row["n"].value)) for row in select_rows(store, SOURCE_STATES, iri)]
+    states.bars = [
+        (_kind_named(row["kind"].value), int(row["n"].value)) for row in select_rows(store, SOURCE_STATES, iri)
+    ]
     return heading, [about, states]
+
+
+def _kind_named(segment: str) -> str:
+    """A kind of entity (an IRI segment: "conferral") as the ontology labels its class ("award
+    conferral", 获奖记录), in the page's language."""
+    kind = KINDS.get(EntityKind(segment))
+    return translate(terms.packaged().label(kind.root)) if kind is not None else translate(segment)
 
 
 def _web_source(store: ReadableGraph, iri: NamedNode, about: Panel) -> None:
