@@ -248,3 +248,27 @@ def test_the_front_page_answers_without_sparql_and_old_editor_links_move(client)
     moved = client.get("/", query_string={"query": "ASK {}", "view": "table"})
     assert moved.status_code == 301 and moved.headers["Location"].startswith("/query?query=ASK")
     assert client.get(moved.headers["Location"]).status_code == 200
+
+
+def test_sources_are_shown_by_their_names_and_titles_not_keys(client) -> None:
+    """review24 item 10: /stats rows "source: aissential-announcing-...", statement tables citing
+    sources as unlinked slugs, tooltips title="source:...", a source counting itself among what it
+    states under internal kind names."""
+    stats = client.get("/stats").get_data(as_text=True)
+    assert "source: Announcing the ICLR 2026 Outstanding Papers</a>" in stats and "source: aissential" not in stats
+    paper = client.get("/resource/paper/NzTU59SYbNq").get_data(as_text=True)
+    statements = paper.split('<details class="statements"')[1]
+    assert re.search(r'<td><a href="/resource/source/iclr2021-outstanding-papers" title="[^"]+">ICLR 2021', statements)
+    assert "<td>iclr2021-" not in statements and 'title="source:' not in paper
+    kinds = client.get("/resource/source/iclr2021-outstanding-papers").get_data(as_text=True).split('class="bars"')[1]
+    kinds = kinds.split("</table>")[0]
+    assert ">award conferral<" in kinds and ">conferral<" not in kinds and ">source<" not in kinds
+    chinese = client.get("/resource/source/iclr2021-outstanding-papers", query_string={"lang": "zh"}).get_data(
+        as_text=True
+    )
+    assert ">作者署名<" in chinese.split('class="bars"')[1].split("</table>")[0]
+
+
+def test_saved_query_descriptions_show_code_as_code_and_no_other_markup(client) -> None:
+    page = client.get("/queries").get_data(as_text=True)
+    assert "<code>iclr-kg import openreview --reviews</code>" in page and "`iclr-kg" not in page and "~~" not in page

@@ -9,7 +9,7 @@ from iclr_kg.config import Settings
 from iclr_kg.errors import IclrKgError
 from iclr_kg.store import built_on
 from iclr_kg.web.bodylimit import BodyLimit
-from iclr_kg.web.html import readable_facts
+from iclr_kg.web.html import inline_code, readable_facts
 from iclr_kg.web.http import error_response
 from iclr_kg.web.lean import LeanQueries
 from iclr_kg.web.proxies import TrustedProxies, networks
@@ -52,6 +52,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.jinja_env.filters["facts"] = lambda hit: readable_facts(  # a hit's facts line, in the page's language
         hit.facts_in(i18n.language()), i18n.language(), state.terms()
     )
+    app.jinja_env.filters["inline_code"] = inline_code
+    app.jinja_env.filters["reject_key"] = lambda mapping, key: {k: v for k, v in mapping.items() if k != key}
 
     @app.context_processor
     def dataset_facts() -> dict[str, object]:

@@ -11,6 +11,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from flask import url_for
+from markupsafe import Markup, escape
 from pyoxigraph import BlankNode, Literal, NamedNode
 
 from iclr_kg import terms, vocab
@@ -325,14 +326,24 @@ class Labeler:
         if isinstance(term, NamedNode):
             base = cell(term)
             label = self.name(term.value)
-            if label:
-                return Cell(label, href=base.href, external=base.external, title=short(term.value))
+            if label:  # on hover, its CURIE; a source's, its title (its key means nothing to a reader)
+                hover = label if term.value.startswith(SOURCES) else short(term.value)
+                return Cell(label, href=base.href, external=base.external, title=hover)
             return base
         if isinstance(term, Literal):
             return readable_literal(term, self.lang)
         if term is None:
             return Cell("")
         return Cell(translate(str(term), self.lang))  # the page's own words ("current"), not data
+
+
+SOURCES = vocab.RESOURCE_BASE + "source/"
+
+
+def inline_code(text: str) -> Markup:
+    """A saved query's description as a page shows it: `a command` as code, everything else
+    plain text (escaped: no other markup is read)."""
+    return Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text))))
 
 
 ENGLISH_ORIGINAL = "in the original English"

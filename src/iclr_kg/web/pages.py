@@ -31,7 +31,7 @@ from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, readable_facts, rows_table
 from iclr_kg.web.http import wants_html
 from iclr_kg.web.i18n import language, problem_shown, translate
 from iclr_kg.web.kinds.award import award_ranking, overview, ranking_figures
-from iclr_kg.web.kinds.panels import Panel
+from iclr_kg.web.kinds.panels import Panel, source_of
 from iclr_kg.web.querying import generation_counts, parsed_in_worker, rows_outside_request, start_query, stats_counts
 from iclr_kg.web.state import state
 from iclr_kg.web.trends import EditionFigures, edition_figures, query_link, rate_chart
@@ -386,7 +386,11 @@ def stats() -> str | tuple[str, int]:
         if kind:
             row[1].href = url_for("resources.browse", kind=kind)
     engine = state().settings.remote  # the SPARQL engine answering, on a remote backend
-    named = [(*graph_name(row[0].text), int(row[1].text.replace(",", "") or 0), row[0].text) for row in graphs.rows]
+    labeler = Labeler(state().index(), language(), state().terms())  # a source's graph by the source's name
+    labeler.learn([source_of(row[0].text) for row in graphs.rows if row[0].text.startswith(vocab.GRAPH_SOURCE_BASE)])
+    named = [
+        (*graph_name(row[0].text, labeler), int(row[1].text.replace(",", "") or 0), row[0].text) for row in graphs.rows
+    ]
     return render_template(
         "stats.html",
         graphs=named,
@@ -409,13 +413,15 @@ GRAPH_NAMES = {
 }
 
 
-def graph_name(iri: str) -> tuple[str, str | None]:
-    """A graph's name for people, and the page about it (None: none)."""
+def graph_name(iri: str, labeler: Labeler) -> tuple[str, str | None]:
+    """A graph's name for people (a source's: the source's, as `labeler` names it), and the page
+    about it (None: none)."""
     if iri in GRAPH_NAMES:
         return translate(GRAPH_NAMES[iri]), url_for("resources.ontology") if iri == vocab.GRAPH_ONTOLOGY else None
     if iri.startswith(vocab.GRAPH_SOURCE_BASE):
         key = iri.removeprefix(vocab.GRAPH_SOURCE_BASE)
-        return f"{translate('source')}: {key}", url_for("resources.resource", kind="source", key=key)
+        name = labeler.name(source_of(iri).value) or key
+        return f"{translate('source')}: {name}", url_for("resources.resource", kind="source", key=key)
     return iri, None
 
 

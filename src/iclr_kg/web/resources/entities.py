@@ -21,6 +21,7 @@ from iclr_kg.kinds import entity_kind
 from iclr_kg.web.html import Labeler, cell, short
 from iclr_kg.web.i18n import language
 from iclr_kg.web.kinds import PAGES, render_panels
+from iclr_kg.web.kinds.panels import source_of
 from iclr_kg.web.resources.jsonld import jsonld
 from iclr_kg.web.resources.serialized import rdf_response, wants_rdf
 from iclr_kg.web.state import state
@@ -150,8 +151,14 @@ def describe(store: ReadableGraph, iri: NamedNode, labeler: Labeler) -> dict[str
         incoming_quads.append(quad)
         if len(incoming_quads) >= INCOMING_LIMIT:
             break
+    sources = {stated_in(g) for graphs in graphs_of.values() for g in graphs}
     labeler.learn(
-        [iri, *[o for values in objects.values() for o in values.values()], *[q.subject for q in incoming_quads]]
+        [
+            iri,
+            *[o for values in objects.values() for o in values.values()],
+            *[q.subject for q in incoming_quads],
+            *[s for s in sources if isinstance(s, NamedNode)],
+        ]
     )
 
     def asserted(p: str) -> bool:
@@ -169,7 +176,7 @@ def describe(store: ReadableGraph, iri: NamedNode, labeler: Labeler) -> dict[str
                 {
                     "cell": labeler.cell(o),
                     "inferred": graphs == [vocab.GRAPH_INFERRED],
-                    "sources": [short_graph(g) for g in graphs if g != vocab.GRAPH_INFERRED],
+                    "sources": [labeler.cell(stated_in(g)) for g in graphs if g != vocab.GRAPH_INFERRED],
                 }
             )
         values.sort(key=lambda v: (v["inferred"], v["cell"].text))
@@ -188,7 +195,9 @@ def describe(store: ReadableGraph, iri: NamedNode, labeler: Labeler) -> dict[str
     }
 
 
-def short_graph(graph: str) -> str:
+def stated_in(graph: str) -> NamedNode | str:
+    """Where a statement is stated: a source's graph as the source (named and linked as every
+    page names it), another graph by its last word (entities, wikidata: the page translates it)."""
     if graph.startswith(vocab.GRAPH_SOURCE_BASE):
-        return graph[len(vocab.GRAPH_SOURCE_BASE) :]
+        return source_of(graph)
     return graph.rsplit("/", 1)[-1]
