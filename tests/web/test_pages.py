@@ -272,3 +272,17 @@ def test_sources_are_shown_by_their_names_and_titles_not_keys(client) -> None:
 def test_saved_query_descriptions_show_code_as_code_and_no_other_markup(client) -> None:
     page = client.get("/queries").get_data(as_text=True)
     assert "<code>iclr-kg import openreview --reviews</code>" in page and "`iclr-kg" not in page and "~~" not in page
+
+
+def test_sub_organizations_are_listed_in_natural_order(client) -> None:
+    """review24 item 15: Organization 0's units read "unit 1, unit 0"; "unit 2" comes before "unit 10"."""
+    from pyoxigraph import NamedNode
+
+    from iclr_kg.web.kinds.organization import in_natural_order
+
+    units = [NamedNode(f"https://w3id.org/iclr-kg/resource/organization/org-0-{j}") for j in (10, 1, 2, 0)]
+    assert [u.value[-2:].lstrip("-") for u in in_natural_order(units, None)] == ["0", "1", "2", "10"]
+    index = client.application.extensions["iclr_kg"].index()
+    google = client.get("/resource/organization/google").get_data(as_text=True)
+    shown = re.findall(r"<a [^>]*>([^<]+)</a>", google.split("<dt>Sub-organizations</dt><dd>")[1].split("</dd>")[0])
+    assert len(shown) >= 2 and shown == sorted(shown, key=str.casefold) and index is not None

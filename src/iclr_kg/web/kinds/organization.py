@@ -11,7 +11,7 @@ from pyoxigraph import DefaultGraph, NamedNode
 
 from iclr_kg import vocab
 from iclr_kg.graph import ReadableGraph, Term
-from iclr_kg.index import Index
+from iclr_kg.index import Index, fold, natural_key
 from iclr_kg.web.kinds.kindpage import KindPage
 from iclr_kg.web.kinds.panels import (
     LIST_LIMIT,
@@ -59,7 +59,7 @@ def organization(
         chain.append(node)
     about.add("Part of", *chain)
     subs = [q.subject for q in store.quads_for_pattern(None, vocab.iclr("subOrganizationOf"), iri, entities)]
-    about.add("Sub-organizations", *subs)
+    about.add("Sub-organizations", *in_natural_order(subs, index))
     about.add("Note", *values_of(store, iri, "note"))
     identifiers_panel(store, iri, about, "organization")
     if index is None:
@@ -90,6 +90,12 @@ def organization(
     papers.pager = Pager.of("papers", page, papers.total)
     papers.more = f"/resource/paper/?organization={key}"
     return heading, [about, years, awards, papers]
+
+
+def in_natural_order(entities: list[Any], index: Index | None) -> list[Any]:
+    """Entities by name as a reader counts ("unit 2" before "unit 10"); by key without an index."""
+    names = index.labels(e.value for e in entities) if index is not None else {}
+    return sorted(entities, key=lambda e: natural_key(fold(names.get(e.value, (key_of(e.value), ""))[0])))
 
 
 PAGE = KindPage(profile=organization, plural="Organizations")
