@@ -259,3 +259,11 @@ def test_an_editions_figures_by_source_hold_their_card_at_1280_px(server: str, l
             ".map(p => p.querySelector('h2').textContent)"
         )
         assert overflowing == []
+
+
+def test_the_award_overview_runs_newest_first_like_the_front_page(client: FlaskClient) -> None:
+    """review24 item 15: /resource/award/ ran oldest first while the front page runs newest first."""
+    listed = section(page(client, "/resource/award/", lang="en"), "Awards by edition")
+    years = [int(y) for y in re.findall(r"ICLR (20\d\d)", listed)]
+    front = [int(y) for y in re.findall(r"(20\d\d)", section(page(client, "/", lang="en"), "Awards"))]
+    assert years[0] == 2026 and years == sorted(years, reverse=True) and front[0] == 2026

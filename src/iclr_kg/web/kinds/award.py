@@ -120,8 +120,9 @@ class OverviewRow:
 
 
 def overview(store: ReadableGraph) -> list[OverviewRow]:
-    """Every ICLR edition's paper awards, by year and kind, each with its papers and sources;
-    an edition that sources say gave none has a row saying so, with those sources."""
+    """Every ICLR edition's paper awards, newest first (as the front page lists them) and by kind,
+    each with its papers and sources; an edition that sources say gave none has a row saying so,
+    with those sources."""
     rows: dict[tuple[str, str], OverviewRow] = {}
     for found in store.query(OVERVIEW_CONFERRALS, prefixes=vocab.QUERY_PREFIXES):
         key = (found["edition"].value, found["award"].value)
@@ -140,7 +141,7 @@ def overview(store: ReadableGraph) -> list[OverviewRow]:
         row.by_source[found["source"].value] = set()
         if found["note"] is not None:
             row.notes[found["source"].value].append(found["note"])  # one note, in each of its languages
-    return sorted(rows.values(), key=lambda r: (r.year, _rank(r.kind)))
+    return sorted(rows.values(), key=lambda r: (-r.year, _rank(r.kind)))
 
 
 # The order an edition's awards are read in: the main award, its honorable mention, then the
