@@ -286,3 +286,22 @@ def test_sub_organizations_are_listed_in_natural_order(client) -> None:
     google = client.get("/resource/organization/google").get_data(as_text=True)
     shown = re.findall(r"<a [^>]*>([^<]+)</a>", google.split("<dt>Sub-organizations</dt><dd>")[1].split("</dd>")[0])
     assert len(shown) >= 2 and shown == sorted(shown, key=str.casefold) and index is not None
+
+
+def test_cosmetics_of_lists_downloads_and_the_view_picker(client) -> None:
+    """review24 item 17: "Page 1 of 1" on a one-page list, ICLR 2013's blank paper count, the view
+    picker's options carrying their reasons (a very wide dropdown), /downloads' note as a bullet,
+    filters that were case-sensitive."""
+    editions = client.get("/resource/edition/").get_data(as_text=True)
+    assert "Page 1 of 1" not in editions
+    assert re.search(r'ICLR 2013</a></td><td></td><td class="num">2013</td><td class="num">0<', editions)
+    query = client.get("/queries/decisions-by-year").get_data(as_text=True)
+    picker = query.split('<select id="view-kind"')[1].split("</select>")[0]
+    assert "(needs" not in picker and 'title="needs two columns of entities (from, to)"' in picker
+    downloads = client.get("/downloads").get_data(as_text=True)
+    assert '<li class="note">' not in downloads and '<p class="note">streamed from the store' in downloads
+    counts = {
+        case: client.get("/resource/paper/", query_string={"decision": case}).status_code
+        for case in ("accepted", "Accepted", "ACCEPTED")
+    }
+    assert set(counts.values()) == {200}, counts

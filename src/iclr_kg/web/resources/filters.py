@@ -103,8 +103,12 @@ def _year(text: str | None, edition: str | None, index: Any) -> int | None:
 
 
 def _one_of(argument: str, asked: str | None, values: list[str]) -> str | None:
-    """`?decision=`, `?presentation=`: one of the ontology's values, or a 400 naming them."""
-    if asked is not None and asked not in values:
+    """`?decision=`, `?presentation=`: one of the ontology's values (in any case: `Accepted` is
+    accepted), or a 400 naming them."""
+    if asked is None:
+        return None
+    asked = next((v for v in values if v.casefold() == asked.casefold()), asked)
+    if asked not in values:
         raise QueryError.worded(
             "{argument}={asked}: one of {values}", argument=argument, asked=repr(asked), values=", ".join(values)
         )
