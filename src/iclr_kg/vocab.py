@@ -4,10 +4,12 @@ prefixes, and the few terms code names. Nothing else spells an IRI out."""
 from __future__ import annotations
 
 import functools
+import re
 
 from pyoxigraph import NamedNode
 
 from iclr_kg import kinds
+from iclr_kg.errors import InternalError
 
 BASE = "https://w3id.org/iclr-kg/"
 ONTOLOGY_NS = BASE + "ontology#"
@@ -92,6 +94,20 @@ def iclr(term: str) -> NamedNode:
     return NamedNode(ONTOLOGY_NS + term)
 
 
+# An entity's key, the last segment of its IRI, is one rule for the build that makes it and the
+# page route that reads it (web/resources/entities.py). A key a curated file or an import writes
+# (a person's, a source's, a paper's without an OpenReview id) is at most KEY_PART_MAX characters
+# (`CURATED_KEY`, checked where data/ is read); the build joins up to three of them with numbers
+# (a role: person-source-n; a conferral: award-paper), so no key it makes is longer than
+# ENTITY_KEY_MAX, and `entity` refuses one that is: the route answers every key a build makes.
+KEY_PART_MAX = 150
+CURATED_KEY = rf"^[a-z0-9][a-z0-9-]{{0,{KEY_PART_MAX - 1}}}$"
+ENTITY_KEY_MAX = 3 * KEY_PART_MAX + 50
+ENTITY_KEY = re.compile(rf"^[A-Za-z0-9_-]{{1,{ENTITY_KEY_MAX}}}$")
+
+
 def entity(kind: str, key: str) -> NamedNode:
     """The IRI of an entity: https://w3id.org/iclr-kg/resource/<kind>/<key>."""
+    if len(key) > ENTITY_KEY_MAX:  # the characters are the curated patterns'; the length is checked here
+        raise InternalError(f"the key {key[:40]}... is {len(key)} characters, past ENTITY_KEY_MAX ({ENTITY_KEY_MAX})")
     return NamedNode(f"{RESOURCE_BASE}{kind}/{key}")

@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal, Self
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
-from iclr_kg import terms
+from iclr_kg import terms, vocab
 from iclr_kg.errors import BadIdentifier, DataError
 from iclr_kg.identifiers import SCHEMES
 
@@ -311,7 +311,7 @@ Curation = Literal["needed"]
 
 
 class Organization(Curated):
-    key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    key: str = Field(pattern=vocab.CURATED_KEY)
     name: str
     kind: OrganizationKind
     labels: Labels = Field(default_factory=dict)
@@ -323,7 +323,7 @@ class Organization(Curated):
 
 
 class Person(Curated):
-    key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    key: str = Field(pattern=vocab.CURATED_KEY)
     name: str
     native_name: Labels = Field(default_factory=dict)
     aliases: list[str] = Field(default_factory=list)
@@ -334,14 +334,14 @@ class Person(Curated):
 
 
 class Conference(Curated):
-    key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    key: str = Field(pattern=vocab.CURATED_KEY)
     name: str
     labels: Labels = Field(default_factory=dict)
     aliases: list[str] = Field(default_factory=list)
 
 
 class Edition(Curated):
-    key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    key: str = Field(pattern=vocab.CURATED_KEY)
     conference: str
     year: int = Field(ge=1900, le=2100)
     name: str
@@ -349,7 +349,7 @@ class Edition(Curated):
 
 
 class Award(Curated):
-    key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    key: str = Field(pattern=vocab.CURATED_KEY)
     name: str
     kind: AwardKind
     edition: str | None = None
@@ -371,7 +371,7 @@ class SourceInfo(Curated):
     """Where a source's facts come from: an article (`seed` names its text), a data import, or a
     public web page (`url`, its `publisher`, and whether it is the `organizer`'s own statement)."""
 
-    key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    key: str = Field(pattern=vocab.CURATED_KEY)
     kind: Literal["article", "import", "web"] = "article"
     title: str
     title_note: Text | None = None
@@ -459,7 +459,7 @@ class AuthorRef(Curated):
 
     name: str
     profile: str | None = Field(default=None, pattern=PROFILE_ID)
-    person: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9-]*$")
+    person: str | None = Field(default=None, pattern=vocab.CURATED_KEY)
 
 
 class ReviewFacts(Curated):
@@ -477,7 +477,7 @@ class PaperFacts(Curated):
     # states, written as our data writes it (identifiers.py: no version, no URL).
     openreview: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{6,16}$")
     same_as: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{6,16}$")
-    key: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9-]*$")
+    key: str | None = Field(default=None, pattern=vocab.CURATED_KEY)
     arxiv: Annotated[str, AfterValidator(lambda v: _written_as("arxiv", v))] | None = None
     edition: str
     title: str | None = None  # None only where the title was withdrawn (`title_withdrawn`)

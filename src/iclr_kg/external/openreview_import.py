@@ -56,9 +56,14 @@ COMMAND = "iclr-kg import openreview"
 DECISIONS = tuple(terms.packaged().enumeration("Decision"))  # the notations, in the ontology's order
 
 
+# A new entity's key, `or-<slug>-<n>`, within the build's bound on a curated key (vocab.CURATED_KEY):
+# an affiliation's full name may run past it.
+SLUG_MAX = vocab.KEY_PART_MAX - len("or-") - len("-99999")
+
+
 def slug(text: str) -> str:
     folded = normalize(text).replace("~", "")
-    return re.sub(r"[^a-z0-9]+", "-", folded).strip("-") or "x"
+    return re.sub(r"[^a-z0-9]+", "-", folded)[:SLUG_MAX].strip("-") or "x"
 
 
 class _Resolver:

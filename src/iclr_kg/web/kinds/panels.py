@@ -108,7 +108,7 @@ def as_query(query: str, iri: NamedNode, view: str) -> str:
 
 def about(query: str, iri: NamedNode) -> str:
     """`query` with the entity's IRI in place of `?e`: written into the text because pyoxigraph
-    binds only projected variables; safe, since it is one of ours, made from a key checked against KEY."""
+    binds only projected variables; safe, since it is one of ours, made from a key checked against vocab.ENTITY_KEY."""
     return re.sub(r"\?e\b", f"<{iri.value}>", query)
 
 

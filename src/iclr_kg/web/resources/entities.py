@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import itertools
-import re
 from collections import defaultdict
 from typing import Any
 from urllib.parse import urlencode
@@ -25,9 +24,6 @@ from iclr_kg.web.kinds.panels import source_of
 from iclr_kg.web.resources.jsonld import jsonld
 from iclr_kg.web.resources.serialized import rdf_response, wants_rdf
 from iclr_kg.web.state import state
-
-KEY = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
-
 
 INCOMING_LIMIT = 200
 
@@ -56,7 +52,7 @@ def last_successor(store: ReadableGraph, iri: NamedNode) -> NamedNode | None:
 
 def resource(kind: str, key: str) -> ResponseReturnValue:
     entity = entity_kind(kind)
-    if entity is None or not KEY.match(key):
+    if entity is None or not vocab.ENTITY_KEY.match(key):
         path = f"/resource/{kind}/{key}"
         raise NotFound(
             f"No such entity: {path}", near=f"{kind} {key}", wording="No such entity: {path}", values={"path": path}

@@ -15,7 +15,6 @@ from iclr_kg.errors import NotFound, QueryError
 from iclr_kg.index import ListFilter
 from iclr_kg.web.html import Cell, Labeler
 from iclr_kg.web.i18n import language
-from iclr_kg.web.resources.entities import KEY
 from iclr_kg.web.state import state
 
 # Papers by the kind of award they won: an award's class (its skos:notation names it in a URL)
@@ -143,7 +142,7 @@ def _entities_named(index: Any, papers: bool) -> dict[str, str]:
         if key is None:
             continue
         iri = f"{vocab.RESOURCE_BASE}{of_kind}/{key}"
-        if not papers or not KEY.match(key) or index is None or index.entity(iri) is None:
+        if not papers or not vocab.ENTITY_KEY.match(key) or index is None or index.entity(iri) is None:
             raise NotFound(f"{argument}={key!r}: no such {of_kind} (papers only are listed by {argument})")
         named[argument] = iri
     return named
