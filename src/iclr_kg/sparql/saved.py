@@ -10,6 +10,8 @@ Header lines at the top of the file (before the first non-comment line):
     # view: bar x=name y=papers series=year
 
 A `param` names a query variable (without ?), its kind (iri, string, integer) and a default.
+A string parameter named `lang` (PAGE_LANGUAGE) takes the page's language on a page (en, zh): a
+query that joins texts stated in English and in Chinese picks each in that language.
 Values are bound with pyoxigraph substitutions, never pasted into the query text. `requires`
 says the query reads data that only an import brings (`iclr-kg import openreview --reviews`):
 without one it runs, and returns no rows. `view` is how the query page shows the result first:
@@ -31,6 +33,7 @@ from iclr_kg import vocab
 from iclr_kg.errors import IclrKgError, QueryError
 from iclr_kg.sparql.querytext import with_values
 
+PAGE_LANGUAGE = "lang"
 VIEWS = ("table", "bar", "line", "graph", "tree", "timeline")
 VIEW_COLUMNS = ("x", "y", "series", "label", "source", "target", "weight", "node", "parent")  # `where` too
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -92,6 +95,11 @@ class SavedQuery:
     view: str = "table"  # how the workbench shows it first: "bar x=year y=papers series=name", ...
     title_zh: str = ""  # `# title@zh:`, shown on pages in Chinese
     description_zh: str = ""
+
+    @property
+    def asked_params(self) -> tuple[Param, ...]:
+        """The parameters a page's form asks for: all but the page's language (PAGE_LANGUAGE)."""
+        return tuple(p for p in self.params if p.name != PAGE_LANGUAGE)
 
     def title_in(self, lang: str) -> str:
         return self.title_zh if lang == "zh" and self.title_zh else self.title

@@ -22,7 +22,7 @@ from iclr_kg.release import released_file, releases
 from iclr_kg.sparql.formats import RDF_FORMATS, RESULT_FORMATS
 from iclr_kg.sparql.lint import Problem, check, problem_of
 from iclr_kg.sparql.querytext import keepable
-from iclr_kg.sparql.saved import ABSOLUTE_IRI, NAME, VIEWS, Param, SavedQuery, declared_view, expand
+from iclr_kg.sparql.saved import ABSOLUTE_IRI, NAME, PAGE_LANGUAGE, VIEWS, Param, SavedQuery, declared_view, expand
 from iclr_kg.store import generation_record
 from iclr_kg.topics import untranslated
 from iclr_kg.web.answers import answers_to_keep, kept_rows, run_saved
@@ -130,8 +130,17 @@ def _as_saved(saved: SavedQuery) -> bool:
     """The request asks for a saved query's page as `warmed` computes it: no parameter or other
     argument (its defaults, the default dataset with inferred triples), and an answer that
     depends on the store alone."""
-    asked = {k for k in request.args if k not in ("lang",)}
-    return not asked and keepable(saved.text)
+    asked = {k for k in request.args if k not in (PAGE_LANGUAGE,)}
+    return not asked and keepable(saved.text) and _page_language_of(saved) in (None, _default_language(saved))
+
+
+def _page_language_of(saved: SavedQuery) -> str | None:
+    """The value of the query's PAGE_LANGUAGE parameter on this page: the page's language."""
+    return language() if any(p.name == PAGE_LANGUAGE for p in saved.params) else None
+
+
+def _default_language(saved: SavedQuery) -> str | None:
+    return next((p.default for p in saved.params if p.name == PAGE_LANGUAGE), None)
 
 
 @blueprint.route("/")
@@ -273,6 +282,8 @@ def saved_query(name: str) -> Response | str | tuple[str, int]:
         return run_saved(saved)
     index = state().index()
     values = {p.name: request.args[p.name] for p in saved.params if request.args.get(p.name)}
+    if (page_language := _page_language_of(saved)) is not None:
+        values[PAGE_LANGUAGE] = page_language
     choices = {p.name: param_choices(index, p) for p in saved.params if p.kind == "iri"}
     try:
         values = {n: by_name(index, saved, n, v) for n, v in values.items()}

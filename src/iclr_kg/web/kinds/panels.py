@@ -185,16 +185,24 @@ def identifiers_panel(store: ReadableGraph, iri: NamedNode, panel: Panel, kind: 
 
 # A committee's reason as we summarised it (GROUP_CONCAT, from ?c), in English and in Chinese, kept
 # apart (`reasons`): the page shows its own language's
-REASONS = """(GROUP_CONCAT(DISTINCT ?said; separator=" · ") AS ?reason)
-       (GROUP_CONCAT(DISTINCT ?saidZh; separator=" · ") AS ?reasonZh)"""
-
-
-def said_in_both(subject: str, local: str) -> str:
-    """Patterns binding ?said to `subject`'s iclr:`local` texts in English and ?saidZh to its
-    Chinese ones (our own words are stated in both), to GROUP_CONCAT apart."""
+def in_both(name: str, said: str = "said") -> str:
+    """?`name` and ?`name`Zh: the English and the Chinese texts `said_in_both` bound to ?`said`
+    and ?`said`Zh, each GROUP_CONCAT'd (one row per statement, not one per pair of languages)."""
     return (
-        f'OPTIONAL {{ {subject} iclr:{local} ?said FILTER (!LANGMATCHES(LANG(?said), "zh")) }}\n'
-        f'  OPTIONAL {{ {subject} iclr:{local} ?saidZh FILTER (LANGMATCHES(LANG(?saidZh), "zh")) }}'
+        f'(GROUP_CONCAT(DISTINCT ?{said}; separator=" · ") AS ?{name})\n'
+        f'       (GROUP_CONCAT(DISTINCT ?{said}Zh; separator=" · ") AS ?{name}Zh)'
+    )
+
+
+REASONS = in_both("reason")
+
+
+def said_in_both(subject: str, local: str, said: str = "said") -> str:
+    """Patterns binding ?`said` to `subject`'s iclr:`local` texts in English and ?`said`Zh to its
+    Chinese ones (our own words are stated in both), to GROUP_CONCAT apart (`in_both`)."""
+    return (
+        f'OPTIONAL {{ {subject} iclr:{local} ?{said} FILTER (!LANGMATCHES(LANG(?{said}), "zh")) }}\n'
+        f'  OPTIONAL {{ {subject} iclr:{local} ?{said}Zh FILTER (LANGMATCHES(LANG(?{said}Zh), "zh")) }}'
     )
 
 

@@ -23,8 +23,11 @@ from iclr_kg.web.kinds.panels import (
     as_query,
     heading_of,
     identifiers_panel,
+    in_both,
     key_of,
     paper_details,
+    reasons,
+    said_in_both,
     select_rows,
     values_of,
 )
@@ -35,11 +38,12 @@ SUMMARY_ITEMS = 5  # organizations and co-authors named in a person's summary
 STAR_POINTS = 12  # co-authors drawn around a person
 
 
-PERSON_ROLES = """
-SELECT ?org ?role ?degree ?current ?education WHERE {
-  ?r iclr:roleOf ?e ; iclr:roleAt ?org ; iclr:roleName ?role .
-  OPTIONAL { ?r iclr:degree ?degree } OPTIONAL { ?r iclr:isCurrent ?current } OPTIONAL { ?r iclr:isEducation ?education }
-} ORDER BY DESC(?current) ?role"""
+# One row per role, its name and degree in English and in Chinese (`reasons` picks the page's)
+PERSON_ROLES = f"""
+SELECT ?org ?current ?education {in_both("role", "name")} {in_both("degree")} WHERE {{
+  ?r iclr:roleOf ?e ; iclr:roleAt ?org . {said_in_both("?r", "roleName", "name")} {said_in_both("?r", "degree")}
+  OPTIONAL {{ ?r iclr:isCurrent ?current }} OPTIONAL {{ ?r iclr:isEducation ?education }}
+}} GROUP BY ?r ?org ?current ?education ORDER BY DESC(?current) ?role"""
 
 
 # Decision and awards of the papers a page lists from the index (VALUES: those papers)
@@ -78,9 +82,8 @@ def person(
     identifiers_panel(store, iri, names, "person")
     roles = Panel("Positions and education", kind="table", columns=["organization", "role", "degree", "now"])
     for row in select_rows(store, PERSON_ROLES, iri):
-        degree = row["degree"].value if row["degree"] is not None else ""
         now = "current" if row["current"] is not None and row["current"].value == "true" else ""
-        roles.table.append([row["org"], row["role"].value, degree, now])
+        roles.table.append([row["org"], reasons(row, "role"), reasons(row, "degree"), now])
     if index is None:
         return heading, [names, roles]
     closest, _ = index.co_authors(iri.value, STAR_POINTS)  # the summary names the first few
