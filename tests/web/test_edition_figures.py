@@ -5,6 +5,8 @@ compared with a value of another type."""
 from __future__ import annotations
 
 import re
+from html import unescape
+from urllib.parse import parse_qs
 
 import pytest
 from flask.testing import FlaskClient
@@ -152,3 +154,23 @@ def test_each_charts_note_says_what_its_dashed_lines_draw(client: FlaskClient) -
         html, "Orals, spotlights and posters"
     )
     assert "虚线：图中收录的论文数（每一届）" in page(client, "/resource/conference/iclr", lang="zh")
+
+
+def test_edition_trends_are_one_conferences_editions(client: FlaskClient) -> None:
+    """Review 24 item 13: NeurIPS 2020 (an edition of another conference, where ICLR 2021's
+    resubmissions came from) made a second 2020 row of ICLR's figures over the years."""
+    answer = client.get("/queries/edition-trends", query_string={"format": "json"}).get_json()
+    editions = [b["edition"]["value"] for b in answer["results"]["bindings"]]
+    years = [b["year"]["value"] for b in answer["results"]["bindings"]]
+    assert len(editions) == 14 and len(set(years)) == 14
+    assert all(e.startswith(vocab.RESOURCE_BASE + "edition/iclr") for e in editions)
+    neurips = vocab.entity("conference", "neurips").value
+    other = client.get("/queries/edition-trends", query_string={"format": "json", "conference": neurips}).get_json()
+    assert [b["edition"]["value"] for b in other["results"]["bindings"]] == [
+        vocab.entity("edition", "neurips2020").value
+    ]
+    home = page(client, "/")
+    link = re.search(r'href="/query\?(query=[^"]*Each\+edition[^"]*)"', home).group(1)  # "This as a query"
+    text = parse_qs(unescape(link))["query"][0]
+    linked = client.get("/sparql", query_string={"query": text}, headers={"Accept": "application/sparql-results+json"})
+    assert len(linked.get_json()["results"]["bindings"]) == 14 and "neurips2020" not in linked.get_data(as_text=True)

@@ -165,7 +165,7 @@ def home() -> ResponseReturnValue:
 
 def _front_page_rates(rows: list[EditionFigures]) -> Panel:
     """ICLR's acceptance rate over the years, stated and counted, drawn in the page's language."""
-    panel = rate_chart(rows, query_link("line x=year y=rateHigh"))
+    panel = rate_chart(rows, query_link("line x=year y=rateHigh", vocab.entity("conference", "iclr")))
     lang = language()
     panel.svg = trend(panel.years, panel.series, lambda words: translate(words, lang), panel.percent)
     panel.note = translate(panel.note, lang).format(**panel.figures)

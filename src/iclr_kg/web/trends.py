@@ -20,6 +20,7 @@ from iclr_kg.web.kinds.panels import Panel, as_percent
 from iclr_kg.web.state import state
 
 TRENDS = "edition-trends"  # queries/edition-trends.rq
+CONFERENCE = "conference"  # its parameter: whose editions
 FIGURES = ("submissions", "accepted", "rate", "orals", "spotlights", "posters")
 TIER_FIGURES = {"orals": "heldOrals", "spotlights": "heldSpotlights", "posters": "heldPosters"}
 
@@ -48,9 +49,8 @@ def edition_figures(store: ReadableGraph, conference: NamedNode) -> list[Edition
     """Every edition of `conference`, by year, from the saved query."""
     saved = state().saved[TRENDS]
     rows = []
-    for s in store.query(saved.text, prefixes=vocab.QUERY_PREFIXES):
-        if s["conference"] != conference:
-            continue
+    bound = saved.substitutions({CONFERENCE: conference.value})
+    for s in store.query(saved.text, prefixes=vocab.QUERY_PREFIXES, substitutions=bound):
         number = functools.partial(_number, s)
 
         stated = {
@@ -123,14 +123,15 @@ def rate_chart(rows: list[EditionFigures], link: str) -> Panel:
     return panel
 
 
-def query_link(view: str) -> str:
-    """The query page asking the saved query, drawn as `view`."""
-    return url_for("pages.index", query=state().saved[TRENDS].text, view=view)
+def query_link(view: str, conference: NamedNode) -> str:
+    """The query page asking the saved query for `conference`'s editions, drawn as `view`."""
+    return url_for("pages.index", query=state().saved[TRENDS].text_with({CONFERENCE: conference.value}), view=view)
 
 
-def trend_panels(store: ReadableGraph, conference: NamedNode, link: Any = query_link) -> list[Panel]:
+def trend_panels(store: ReadableGraph, conference: NamedNode) -> list[Panel]:
     """The conference page's figures over the years: the rate, submissions and accepted papers,
     the tiers as charts, then the table. `link(view)` is "this as a query" drawn as `view`."""
+    link = functools.partial(query_link, conference=conference)
     rows = edition_figures(store, conference)
     if not rows:
         return []

@@ -93,7 +93,7 @@ def edition(
         top.table = [[NamedNode(paper), f"{average:.2f}", n] for paper, average, n in index.top_rated(iri.value, 10)]
     conference = next(iter(values_of(store, iri, "editionOf")), None)
     rates = (
-        rate_chart(edition_figures(store, conference), query_link("line x=year y=rateHigh"))
+        rate_chart(edition_figures(store, conference), query_link("line x=year y=rateHigh", conference))
         if conference
         else Panel("")
     )
