@@ -24,6 +24,7 @@ from iclr_kg.web.kinds.panels import (
     heading_of,
     per_graph,
     select_rows,
+    source_cells,
     source_of,
     values_of,
 )
@@ -148,13 +149,21 @@ def _figures_by_source(store: ReadableGraph, iri: NamedNode, stated: dict[str, d
     card at any width, where a column per source overflowed it (ICLR 2021 has ten)."""
     figures = Panel("Figures by source", kind="table", columns=["source", "figures it states", OntologyLabel("note")])
     notes = per_graph(store, iri, "note")
-    for graph in sorted({g for per in [*stated.values(), notes] for g in per}):
+    graphs = sorted({g for per in [*stated.values(), notes] for g in per})
+    cited = source_cells(store, [source_of(graph).value for graph in graphs])
+    for graph in graphs:
         said = tuple(
             (local, ", ".join(_figure(local, v.value) for v in per[graph]))
             for local, per in stated.items()
             if graph in per
         )
-        figures.table.append([source_of(graph), StatedFigures(said) if said else "", notes.get(graph, [])])
+        figures.table.append(
+            [
+                cited.get(source_of(graph).value, source_of(graph)),
+                StatedFigures(said) if said else "",
+                notes.get(graph, []),
+            ]
+        )
     return figures
 
 

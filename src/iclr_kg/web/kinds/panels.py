@@ -243,12 +243,13 @@ AWARDED = AWARDED_TEMPLATE.replace("[reasons]", REASONS).replace(
 AWARDED_COLUMNS = ["paper", "first author", "credited organizations", "award", "the committee's reason", "sources"]
 
 
-# How a page names a source in a list of them: who publishes it (short), its title on hover,
-# marked where it is ICLR's own word
+# How a page names a source it cites: who publishes it (short), its title on hover, marked where
+# it is ICLR's own word; read for every source at once, so that a source goes by one name on
+# every page, whichever others the page cites beside it
 SOURCE_NAMES = """
 SELECT ?source (SAMPLE(?publisher) AS ?name) (SAMPLE(?written) AS ?outlet) (SAMPLE(?heading) AS ?title)
        (SAMPLE(?own) AS ?organizer) (SAMPLE(?tag) AS ?language) WHERE {
-  VALUES ?source { SOURCES }
+  ?source a iclr:Source .
   OPTIONAL { ?source iclr:publisherName ?publisher } OPTIONAL { ?source iclr:outlet ?written }
   OPTIONAL { ?source dcterms:title ?heading } OPTIONAL { ?source iclr:organizerStatement ?own }
   OPTIONAL { ?source schema:inLanguage ?tag }
@@ -256,14 +257,15 @@ SELECT ?source (SAMPLE(?publisher) AS ?name) (SAMPLE(?written) AS ?outlet) (SAMP
 
 
 def source_cells(store: ReadableGraph, sources: list[str]) -> dict[str, Remarked]:
-    """Each source (by IRI) as a short linked name: its publisher as written (or its outlet, or
-    its title), its title on hover, remarked "ICLR's own" where it is the organizer's statement.
-    Sources of one publisher among `sources` (three files of one repository) add their titles;
-    only a source with neither a name nor a title of its own goes by its key."""
+    """Each source (by IRI) as a short linked name, the same on every page that cites it: its
+    publisher as written (or its outlet, or its title), its title on hover, remarked "ICLR's own"
+    where it is the organizer's statement. Sources of one publisher (three files of one
+    repository) add their titles; only a source with neither a name nor a title of its own, or
+    named as another of `sources` is, goes by its key."""
     if not sources:
         return {}
-    query = SOURCE_NAMES.replace("SOURCES", " ".join(f"<{s}>" for s in sorted(set(sources))))  # the graph's IRIs
-    rows = list(store.query(query, prefixes=vocab.QUERY_PREFIXES))
+    asked = set(sources)
+    rows = list(store.query(SOURCE_NAMES, prefixes=vocab.QUERY_PREFIXES))
     titles = {row["source"].value: row["title"].value if row["title"] is not None else "" for row in rows}
     names = {
         row["source"].value: next((row[k].value for k in ("name", "outlet") if row[k] is not None), "") for row in rows
@@ -272,7 +274,9 @@ def source_cells(store: ReadableGraph, sources: list[str]) -> dict[str, Remarked
     named = {}
     for row in rows:
         iri = row["source"].value
-        name = names[iri] if names[iri] and list(names.values()).count(names[iri]) == 1 else key_of(iri)
+        if iri not in asked:
+            continue
+        name = names[iri] if names[iri] and [names[a] for a in asked].count(names[iri]) == 1 else key_of(iri)
         own = row["organizer"] is not None and row["organizer"].value == "true"
         # a name that is the source's title or outlet is in the source's words (and script): marked so
         own_words = name == titles[iri] or (row["outlet"] is not None and name == row["outlet"].value)

@@ -100,8 +100,9 @@ def paper(
         organizations.add("Organizations", *next(iter(per_source.values())))
     else:
         organizations.kind, organizations.columns = "table", ["source", "organizations"]
+        cited = source_cells(store, [source_of(graph).value for graph in per_source])
         for graph, orgs in sorted(per_source.items()):  # sources differ: a row per source, named by it
-            organizations.table.append([source_of(graph), orgs])
+            organizations.table.append([cited.get(source_of(graph).value, source_of(graph)), orgs])
     awards = Panel("Awards", kind="table", columns=["award", "the committee's reason", "sources"])
     conferred = select_rows(store, PAPER_AWARDS, iri)
     named = source_cells(store, [s for row in conferred for s in row["sources"].value.split()])
@@ -111,7 +112,9 @@ def paper(
         )
     reviews = _reviews(store, iri)
     mentions = Panel("Stated in")
-    mentions.add("Sources", *[row["source"] for row in select_rows(store, MENTIONS, iri)])
+    mentioned = [row["source"].value for row in select_rows(store, MENTIONS, iri)]
+    cited = source_cells(store, mentioned)
+    mentions.add("Sources", *[cited.get(source, NamedNode(source)) for source in mentioned])
     return heading, [about, authors, organizations, awards, reviews, mentions]
 
 

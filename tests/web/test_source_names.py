@@ -1,0 +1,52 @@
+"""A page that cites a source names it one way in every panel (review 24 item 14: ICLR 2021's
+outstanding-papers article was "ICLR 2021 八篇杰出論文", its title, under a paper's credited
+organizations and "機器之心", its outlet, under the same page's awards): every panel that cites
+sources names them with `source_cells`, which reads every source's name at once."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+import pytest
+from flask.testing import FlaskClient
+
+from iclr_kg import vocab
+from iclr_kg.web.kinds.panels import source_cells
+from tests.web.test_profiles import page
+
+SOURCE_LINK = re.compile(r'<a href="/resource/source/([^"?#]+)"[^>]*>([^<]*)</a>')
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/resource/paper/rcQdycl0zyk",
+        "/resource/paper/NzTU59SYbNq",
+        "/resource/edition/iclr2021",
+        "/resource/award/iclr2021-outstanding-paper",
+        "/resource/award/",
+    ],
+)
+def test_a_page_names_each_source_it_cites_one_way(client: FlaskClient, path: str) -> None:
+    cited = page(client, path).split("Every statement")[0]  # the statements keep each graph's own label
+    names: dict[str, set[str]] = defaultdict(set)
+    for key, text in SOURCE_LINK.findall(cited):
+        names[key].add(re.sub(r" \(\d+\)$", "", text))  # the awards overview adds its count of papers
+    assert names and {k: v for k, v in names.items() if len(v) > 1} == {}
+
+
+def test_the_outstanding_papers_article_goes_by_its_outlet_in_every_panel(client: FlaskClient) -> None:
+    cited = page(client, "/resource/paper/rcQdycl0zyk").split("Every statement")[0]
+    texts = [text for key, text in SOURCE_LINK.findall(cited) if key == "iclr2021-outstanding-papers"]
+    assert len(texts) >= 3 and set(texts) == {"機器之心"}  # credited organizations, awards, stated in
+
+
+def test_a_source_is_named_alike_whichever_others_are_cited_beside_it(real_store) -> None:
+    sources = [row["s"].value for row in real_store.query(f"SELECT ?s WHERE {{ ?s a <{vocab.ONTOLOGY_NS}Source> }}")]
+    together = source_cells(real_store, sources)
+    alone = {s: source_cells(real_store, [s])[s].term.text for s in sources}
+    keyed = {s for s in sources if together[s].term.text == s.rsplit("/", 1)[-1]}  # two of one name, side by side
+    assert (
+        len(sources) >= 50 and {s: t for s, t in alone.items() if s not in keyed and t != together[s].term.text} == {}
+    )
