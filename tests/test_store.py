@@ -242,7 +242,7 @@ def test_the_index_reads_names_exactly_and_a_patch_agrees_with_a_whole_index(tmp
     assert whole.papers_of(person.value, 10) == ([(paper.value, None)], 1)
     unit = vocab.entity("organization", "k2").value
     assert whole.credited_papers(org.value, 10) == ([(paper.value, None, [unit])], 1)  # through its unit
-    assert whole.credited_papers(unit, 10) == ([(paper.value, None, [])], 1)  # directly
+    assert whole.credited_papers(unit, 10) == ([(paper.value, None, [unit])], 1)  # directly: as itself
     assert whole.top_rated(edition.value, 10) == [(paper.value, 7.0, 2)]
 
     changed = [

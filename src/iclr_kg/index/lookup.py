@@ -313,12 +313,13 @@ class Index:
         self, organization: str, limit: int, offset: int = 0
     ) -> tuple[list[tuple[str, int | None, list[str]]], int]:
         """The papers crediting an organization or a unit under it, newest first (then in natural
-        order), the `limit` from `offset`, each with its year and the units it is credited
-        through (none: directly); and how many there are."""
+        order), the `limit` from `offset`, each with its year and what it credits: the
+        organization itself (directly), the units under it, or both; and how many there are."""
         listed, total = self._counted_rows(
             organization,
             "SELECT COUNT(DISTINCT paper) FROM credit WHERE organization = ?",
-            "SELECT p.iri, p.year, GROUP_CONCAT(v.iri, ' ') FROM credit c JOIN entity p ON p.id = c.paper "
+            "SELECT p.iri, p.year, GROUP_CONCAT(COALESCE(v.iri, o.iri), ' ') FROM credit c "
+            "JOIN entity p ON p.id = c.paper JOIN entity o ON o.id = c.organization "
             "LEFT JOIN entity v ON v.id = c.via WHERE c.organization = ? GROUP BY c.paper "
             "ORDER BY p.year IS NULL, p.year DESC, p.natural LIMIT ? OFFSET ?",
             limit,
