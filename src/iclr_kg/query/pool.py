@@ -261,7 +261,8 @@ class QueryPool:
     `4 × size` requests wait for a worker at all; past that, `PoolBusy` at once (503 with
     Retry-After) instead of a queue that grows with every slow query. A watchdog thread kills
     the worker of any query past its deadline, also while the web thread is blocked writing to a
-    client that does not read. All `size` workers start with the pool; one idle for more than
+    client that does not read. The workers start with the pool (`start` of them, else all
+    `size`), the others when queries need them; one idle for more than
     `retire_after` seconds stops (but `keep` of them), and starts again when a query needs it:
     a server at rest holds `keep` workers per web process, not `size` (their interpreters and
     libraries are most of its memory), and pays a worker's start, a few tenths of a second,
@@ -278,9 +279,12 @@ class QueryPool:
         retire_after: float = 60.0,
         quiet: bool = False,
         client_queries: int = 5,
+        start: int | None = None,
     ):
         """`quiet`: the workers' own error output (a dying reader's allocator or C++ runtime
-        lines) goes nowhere; a command that prints one line for the error says it."""
+        lines) goes nowhere; a command that prints one line for the error says it. `start`: how
+        many workers start with the pool (all `size` by default); the others start when queries
+        need them."""
         self._context = multiprocessing.get_context("spawn")
         self.quiet = quiet
         self.backend_auth = backend_auth  # for workers that read a remote engine
@@ -294,8 +298,8 @@ class QueryPool:
         self._running: set[WorkerQuery] = set()
         self.shares = ClientShares(max(1, size // 2), client_queries)
         self._waiting = 0
-        self._live = size  # workers started and not stopped: idle, running, or being handed out
-        for _ in range(size):
+        self._live = size if start is None else max(1, min(start, size))  # started and not stopped
+        for _ in range(self._live):
             self._idle.put(self._spawn())
         self._watchdog = threading.Thread(target=self._watch, name="iclr-kg-query-watchdog", daemon=True)
         self._watchdog.start()

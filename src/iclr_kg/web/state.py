@@ -116,9 +116,9 @@ class AppState:
             self.evaluator = self.lane
 
     def start_workers(self) -> None:
-        """Start the query workers now, in the background (a web process that serves calls it as
-        it starts): the first page that lints a query, counts or warms a value does not wait
-        for interpreters to start (1-2 s)."""
+        """Start the query worker pool now, in the background (a web process that serves calls it
+        as it starts): the first page that lints a query, counts or warms a value does not wait
+        for an interpreter to start (1-2 s). One worker starts, what a server at rest keeps."""
         if self.settings.query_workers > 0:
             threading.Thread(target=lambda: self.pool, name="iclr-kg-start-workers", daemon=True).start()
 
@@ -134,6 +134,7 @@ class AppState:
                         backend_auth=self.settings.backend_auth,
                         retire_after=self.settings.query_worker_idle,
                         client_queries=self.settings.client_queries,
+                        start=1,  # what a server at rest keeps; concurrent queries start the others
                     )
         return self._pool
 
