@@ -45,11 +45,10 @@ ENGINE_DEVIATIONS: dict[str, dict[str, str]] = {
         "wikidata-countries": "Virtuoso's SERVICE drops the remote side's bindings",
         "wikidata-founders": "Virtuoso's SERVICE drops the remote side's bindings",
         "wikidata-ror": "Virtuoso's SERVICE drops the remote side's bindings",
-        # The edition figures' queries (#66), seen on Virtuoso 7.2: GROUP_CONCAT's order is not
-        # defined by SPARQL, and Virtuoso joins the stated figures in another order; it answers
+        # The edition figures' queries (#66), seen on Virtuoso 7.2 (decisions-by-year, whose
+        # GROUP_CONCAT now joins figures sorted in a sub-select, agrees): it answers
         # edition-statistics with 86 rows where the store has 54 (a source's row repeated); and
         # edition-trends' lowest stated rate of 2020 is 0 there, 0.265 here. Not yet explained.
-        "decisions-by-year": "Virtuoso's GROUP_CONCAT orders the sources' figures otherwise",
         "edition-statistics": "Virtuoso repeats some sources' rows (86 for 54)",
         "edition-trends": "Virtuoso's lowest stated rate of 2020 is 0, not 0.265",
     },

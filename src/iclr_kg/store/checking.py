@@ -132,12 +132,15 @@ def refuse_damaged(generation: Path, memory_mib: int = 2048) -> None:
 
 
 def table_files(generation: Path) -> list[list[Any]]:
-    """Each table file of `generation` with its size and modification time (nanoseconds)."""
+    """Each table file of `generation` with its size and modification time (nanoseconds); one
+    that a compaction removed while it was listed is left out."""
     found = []
-    for entry in os.scandir(generation):
-        if entry.name.endswith(".sst"):
-            stat = entry.stat()
-            found.append([entry.name, stat.st_size, stat.st_mtime_ns])
+    with os.scandir(generation) as entries:
+        for entry in entries:
+            if entry.name.endswith(".sst"):
+                with contextlib.suppress(FileNotFoundError):
+                    stat = entry.stat()
+                    found.append([entry.name, stat.st_size, stat.st_mtime_ns])
     return sorted(found)
 
 

@@ -25,10 +25,11 @@ def prune_kept_beside(current: Path) -> list[str]:
     reader may still be on. Returns the generation names pruned. Without this, every publication
     left its index and answers behind for good."""
     others: dict[str, list[os.DirEntry[str]]] = {}
-    for entry in os.scandir(current.parent):
-        name = entry.name.lstrip(".").split(".", 1)[0]
-        if name != current.name:
-            others.setdefault(name, []).append(entry)
+    with os.scandir(current.parent) as listed:
+        for entry in listed:
+            name = entry.name.lstrip(".").split(".", 1)[0]
+            if name != current.name:
+                others.setdefault(name, []).append(entry)
     newest = {name: max(e.stat(follow_symlinks=False).st_mtime for e in entries) for name, entries in others.items()}
     spared = set(sorted(newest, key=newest.__getitem__)[-1:]) | {
         name for name, at in newest.items() if at > time.time() - KEEP_SECONDS
@@ -52,7 +53,8 @@ def prune_generations(generations: Path, keep: Path) -> None:
     A burst of updates leaves thousands of generations inside KEEP_SECONDS, and this runs after
     each: one listing of the folder, and a generation an update made is dated by its name
     (`_made_at`), not by reading its marker."""
-    entries = {entry.name: entry for entry in os.scandir(generations)}
+    with os.scandir(generations) as listed:
+        entries = {entry.name: entry for entry in listed}
     folders = sorted(  # the generations (what is kept beside one, `<name>.kept/`, has a dot in its name)
         name for name, entry in entries.items() if entry.is_dir(follow_symlinks=False) and "." not in name
     )

@@ -286,7 +286,7 @@ ZH = {
     "Conferences": "会议",
     "relevance": "相关度",
     ", ": "、",
-    "sort={sort!r}: this list of {kind} entities is sorted by {sorts}": "sort={sort!r}：此{kind}列表的排序方式为{sorts}",
+    "sort={asked}: this list of {kind} entities is sorted by {sorts}": "sort={asked}：此列表只能按以下方式排序：{sorts}",
     "of ICLR {year}": "ICLR {year}",
     "with an award": "获奖",
     "with the {award}": "获{award}",

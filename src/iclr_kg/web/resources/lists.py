@@ -83,9 +83,12 @@ def _sort_asked(kind: str, sorts: list[str], narrowed: ListFilter) -> str:
     if sort == "year" and narrowed.year is not None:
         sort = sorts[0]
     if sort not in sorts:
-        offered = translate(", ").join(translate(name) for name in sorts)
-        said = translate("sort={sort!r}: this list of {kind} entities is sorted by {sorts}")
-        raise QueryError(said.format(sort=sort, kind=translate(kind), sorts=offered))
+        raise QueryError.worded(  # said in a page's language by the error handler; data clients read English
+            "sort={asked}: this list of {kind} entities is sorted by {sorts}",
+            asked=repr(sort),
+            kind=kind,
+            sorts=", ".join(sorts),
+        )
     return sort
 
 
