@@ -13,7 +13,7 @@ from werkzeug.http import parse_accept_header
 from werkzeug.sansio.utils import get_current_url
 
 from iclr_kg import counts
-from iclr_kg.errors import IclrKgError, NotAcceptable, QueryError, Unavailable, UnknownFormat
+from iclr_kg.errors import IclrKgError, NotAcceptable, QueryError, UnknownFormat
 from iclr_kg.query.answering import QueryRequest
 from iclr_kg.query.pool import ActiveQuery
 from iclr_kg.query.streaming import ClosingBody
@@ -23,7 +23,7 @@ from iclr_kg.sparql.lint import Problem, problem_of
 from iclr_kg.web.conditional import not_modified, variant_etag
 from iclr_kg.web.html import HTML_ROW_LIMIT
 from iclr_kg.web.http import graph_list, requested_format
-from iclr_kg.web.readrequest import Negotiation, ReadRequest, read_request, update_hint
+from iclr_kg.web.readrequest import Negotiation, ReadRequest, read_request, started
 from iclr_kg.web.state import AppState, state
 
 
@@ -118,14 +118,7 @@ def start_query(
 def start_prepared(app_state: AppState, query: QueryRequest, limit: float, who: str | None) -> ActiveQuery:
     """Start `query` under `limit` seconds for the client `who` (None: the app's own, never
     refused) where the app runs queries (`AppState.evaluator`, chosen once)."""
-    try:
-        return app_state.evaluator.evaluate(query, limit, who, app_state.target())
-    except QueryError as exc:
-        raise update_hint(query.text, exc) from None
-    except Unavailable:  # a worker stopped at a limit: reading a damaged generation, maybe
-        if not query.lint:
-            app_state.intact()  # StoreDamaged, if it was found damaged meanwhile
-        raise
+    return started(app_state.evaluator, query, limit, who, app_state.target())
 
 
 def rows_outside_request(text: str, row_limit: int) -> dict:

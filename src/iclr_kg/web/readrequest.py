@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from iclr_kg.errors import QueryError
+from iclr_kg.errors import QueryError, Unavailable
 from iclr_kg.query.answering import QueryRequest
-from iclr_kg.query.pool import ActiveQuery, Evaluator
+from iclr_kg.query.pool import ActiveQuery, Evaluator, Target
 from iclr_kg.served import Generation
 from iclr_kg.sparql.formats import Format
 from iclr_kg.sparql.querytext import keepable, update_keyword
@@ -70,12 +70,7 @@ class ReadRequest:
 
     def start(self) -> ActiveQuery:
         """The query started on the pinned generation where the app runs queries."""
-        try:
-            return self.evaluator.evaluate(
-                self.query, self.limit, self.client, self.state.target(lambda: self.generation)
-            )
-        except QueryError as exc:
-            raise update_hint(self.query.text, exc) from None
+        return started(self.evaluator, self.query, self.limit, self.client, self.state.target(lambda: self.generation))
 
     def chosen(self, running: ActiveQuery) -> Format:
         """The negotiated format for what the query turned out to be; a refusal (406, 400)
@@ -94,6 +89,20 @@ class ReadRequest:
         if not self.keep or body is None or running.format != chosen.name:
             return None
         return content_etag(body, chosen.media_type)
+
+
+def started(evaluator: Evaluator, query: QueryRequest, limit: float, client: str | None, target: Target) -> ActiveQuery:
+    """`query` started by `evaluator` on `target` under `limit` seconds for `client`, for the
+    read request and the app's other queries alike: an update sent here says where updates go,
+    and a query stopped at a limit on a generation found damaged meanwhile says so."""
+    try:
+        return evaluator.evaluate(query, limit, client, target)
+    except QueryError as exc:
+        raise update_hint(query.text, exc) from None
+    except Unavailable:  # a worker stopped at a limit: reading a damaged generation, maybe
+        if not query.lint:
+            target.intact()  # StoreDamaged, if it was found damaged meanwhile
+        raise
 
 
 def update_hint(text: str, exc: QueryError) -> QueryError:

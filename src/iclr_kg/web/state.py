@@ -190,12 +190,6 @@ class AppState:
         update makes a new generation), or the engine's URL and the generation published there."""
         return self.pinned().key
 
-    def intact(self) -> bool:
-        """Whether the generation this request reads was found to read back whole, so a query may
-        run on this process's own threads, where it cannot be stopped (query/local.py); until it
-        is known, queries run in workers. StoreDamaged where it was found damaged."""
-        return self.served.intact(self.pinned())
-
     def store(self) -> ReadableGraph:
         """A read-only handle on the generation this request reads."""
         return self.opened(self.pinned())
