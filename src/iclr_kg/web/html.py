@@ -379,4 +379,4 @@ def readable_literal(term: Literal, lang: str = "en") -> Cell:
     datatype = term.datatype.value if term.datatype else ""
     if datatype == vocab.XSD + "boolean":
         return Cell(translate("yes" if term.value == "true" else "no", lang), title=short(datatype))
-    return Cell(term.value, title="" if datatype == vocab.XSD + "string" else short(datatype))
+    return Cell(term.value, title="" if datatype == vocab.XSD_STRING.value else short(datatype))

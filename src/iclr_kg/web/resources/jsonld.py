@@ -44,9 +44,6 @@ def compact_jsonld(triples: Iterable[Any], out: Any) -> None:
     out.write(json.dumps(jsonld.compact(expanded, JSONLD_CONTEXT), ensure_ascii=False).encode())
 
 
-XSD_STRING = vocab.XSD + "string"
-
-
 class Compactor:
     """IRIs as compact IRIs (prefix:local) under the longest namespace of `prefixes` that ends
     where the IRI's last / or # does; any other IRI stays whole."""
@@ -106,8 +103,9 @@ def _value(term: object, compact: Compactor) -> dict[str, str]:
     if isinstance(term, Literal):
         if term.language:
             return {"@value": term.value, "@language": term.language}
-        datatype = term.datatype.value
-        return {"@value": term.value} if datatype == XSD_STRING else {"@value": term.value, "@type": compact(datatype)}
+        if term.datatype == vocab.XSD_STRING:
+            return {"@value": term.value}
+        return {"@value": term.value, "@type": compact(term.datatype.value)}
     return {"@id": _id(term, compact)}
 
 
