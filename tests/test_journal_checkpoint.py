@@ -182,3 +182,26 @@ def test_a_build_replays_what_it_knows_before_taking_the_write_lock(tiny_data) -
     assert generation_record(current_generation(settings.store))["journal"] == 4
     assert bool(open_read_only(settings.store).query("ASK { <urn:curation:a4> ?p ?o }"))
     assert build(settings).journal == (3, 1)  # the checkpoint holds entries 1..3
+
+
+def test_no_generation_is_published_while_this_process_still_writes_it(tiny_data, monkeypatch) -> None:
+    """A writer's handle kept alive past `del` by a reference cycle (an exception's frames) went
+    on compacting the generation after it was published, deleting table files readers had just
+    read of ("No such file ... 000066.sst" under load): each generation is closed when it is
+    published, by whichever path (build, maintained burst, recomputed write) made it."""
+    from iclr_kg.store import publishing
+    from iclr_kg.store.generations import open_for_writing_here
+
+    published: list[tuple[str, bool]] = []
+    vouch = publishing.vouch_intact
+
+    def vouching(generation):
+        published.append((generation.name, open_for_writing_here(generation)))
+        return vouch(generation)
+
+    monkeypatch.setattr(publishing, "vouch_intact", vouching)
+    settings = tiny_data()
+    build(settings)
+    apply_random(settings, random.Random(1), 10)
+    build(settings, full=True)
+    assert len(published) > 5 and not [name for name, still_open in published if still_open], published

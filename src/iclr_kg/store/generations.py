@@ -167,6 +167,20 @@ def loader_alive(folder: Path) -> bool:
     return True
 
 
+def open_for_writing_here(generation: Path) -> bool:
+    """Whether this process still holds `generation` open for writing: RocksDB keeps its LOCK
+    file open while a read-write handle lives (read-only handles take no lock). Read from
+    /proc/self/fd, since a POSIX lock taken by this process cannot see its own (and closing a
+    second descriptor of LOCK would release RocksDB's)."""
+    lock = str(generation / "LOCK")
+    with os.scandir("/proc/self/fd") as descriptors:
+        for descriptor in descriptors:
+            with contextlib.suppress(OSError):
+                if os.readlink(descriptor.path) == lock:
+                    return True
+    return False
+
+
 def being_written(folder: Path) -> bool:
     """Whether a live process holds the database open for writing (RocksDB's POSIX lock on LOCK)."""
     try:

@@ -5,6 +5,7 @@ pruned (never one a query may still read)."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import operator
 import os
@@ -22,8 +23,14 @@ from pyoxigraph import (
     Store,
 )
 
+from iclr_kg.errors import StoreError
 from iclr_kg.store.checking import vouch_intact
-from iclr_kg.store.generations import complete_generation, current_generation, held_while_loading
+from iclr_kg.store.generations import (
+    complete_generation,
+    current_generation,
+    held_while_loading,
+    open_for_writing_here,
+)
 from iclr_kg.store.loading import TermTexts, byte_reader, graph_chunks
 from iclr_kg.store.locks import write_lock
 from iclr_kg.store.pruning import prune_generations
@@ -138,6 +145,7 @@ def publish_generation(store_dir: Path, generation: Path, prune: bool = True) ->
     """Swing `current` to a complete generation (an atomic rename), vouched intact by its writer
     (`checking.vouch_intact`), and prune old ones (unless `prune` is False: a burst of updates
     prunes once a second, not after each)."""
+    _closed(generation)
     vouch_intact(generation)
     tmp_link = store_dir / f".current-{os.getpid()}"
     with contextlib.suppress(FileNotFoundError):
@@ -146,6 +154,20 @@ def publish_generation(store_dir: Path, generation: Path, prune: bool = True) ->
     os.replace(tmp_link, store_dir / "current")
     if prune:
         prune_generations(store_dir / "generations", keep=generation)
+
+
+def _closed(generation: Path) -> None:
+    """Make sure no handle of this process writes `generation` any more: RocksDB closes with a
+    Store's last reference, and a reference cycle (an exception caught while the update ran
+    keeps its frames, and their `db`) kept a writer's handle past `del`, with the collector
+    paused (gcpause), until some later collection. Published meanwhile, its background
+    compaction deleted table files that readers opening the generation had just read of in its
+    MANIFEST ("No such file ... 000066.sst"). One collection breaks such cycles; a handle still
+    open after it is a StoreError, and nothing is published."""
+    if open_for_writing_here(generation):
+        gc.collect()
+        if open_for_writing_here(generation):
+            raise StoreError(f"{generation} is still open for writing in this process: not published")
 
 
 def _load_merged(
