@@ -222,6 +222,34 @@ def test_a_change_that_breaks_a_shape_is_reported_as_by_a_full_build(
     assert "NA" in str(incremental.value) or "3" in str(incremental.value)
 
 
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda source: source["papers"][0].update(title="Retitled"),  # retrieved unchanged: "…Z"
+        lambda source: source["source"].update(retrieved="2026-02-01T09:30:00.250+00:00"),
+    ],
+    ids=["a-paper-retitled", "retrieved-again"],
+)
+def test_an_edited_import_keeps_the_time_its_retrieval_derives(tmp_path: Path, edit) -> None:
+    """An import's iclr:retrievedAt (an xsd:dateTime; its subproperty prov:generatedAtTime
+    derived) after an edit of that import: the same prov:generatedAtTime as a full build's, in
+    the inferred graph, and the same build state for the build after."""
+    content = synth.generate(30, identifiers=False)
+    imported = {"kind": "import", "service": "urn:iclr-kg:synthetic", "retrieved": "2026-01-01T00:00:00Z"}
+    content["sources/synthetic-2023.yaml"]["source"].update(imported)
+    data = synth.write_files(content, tmp_path / "data")
+    settings = Settings(data_dir=data, store=tmp_path / "store")
+    build(settings)
+    edit(content["sources/synthetic-2023.yaml"])
+    synth.write_files(content, data)
+    assert build(settings).mode == "incremental"
+    assert_same_as_full(settings, tmp_path)
+    content["sources/synthetic-2023.yaml"]["papers"][1]["title"] = "Retitled again"
+    synth.write_files(content, data)
+    assert build(settings).mode == "incremental"
+    assert_same_as_full(settings, tmp_path)
+
+
 def test_a_new_year_builds_incrementally_to_what_a_full_build_makes(tmp_path: Path) -> None:
     """Issue #35: the build after a new edition is imported (a sixth of synthetic data's papers,
     and their people and identifiers) starts from the last one."""

@@ -90,8 +90,12 @@ def test_field_terms_skip_only_unstated_values() -> None:
     assert rdf.term("oral", rdf.PRESENTATIONS) == NamedNode(ICLR + "Oral")
     stamp = rdf.term(dt.datetime(2024, 5, 1, 12, 30), "dateTime")
     assert (stamp.value, stamp.datatype.value) == ("2024-05-01T12:30:00", vocab.XSD + "dateTime")
-    # Literals are made once per text, never per equal value: 5 == 5.0, Decimal("5") == Decimal("5.0")
-    assert [rdf.term(v, "decimal").value for v in (5, 5.0, Decimal("5"), Decimal("5.0"))] == ["5", "5.0", "5", "5.0"]
+    # Literals are made once per text, never per equal value (5 == 5.0 == True), each in the form a
+    # store gives back: one spelling per value, as an incremental build compares them with a store's
+    assert [rdf.term(v, "decimal").value for v in (5, 5.0, Decimal("5"), Decimal("5.50"))] == ["5", "5", "5", "5.5"]
+    assert rdf.term(True, "integer").value == "True"  # not 1's literal (ill-typed: validation says so)
+    utc = rdf.term(dt.datetime(2026, 1, 1, 0, 0, 0, 250000, tzinfo=dt.UTC), "dateTime")
+    assert utc.value == "2026-01-01T00:00:00.25Z"  # isoformat's "...00.250000+00:00"
 
 
 def test_quads_share_each_entitys_term(tiny_data) -> None:

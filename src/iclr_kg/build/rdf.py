@@ -10,13 +10,14 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import hashlib
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from pydantic import BaseModel
-from pyoxigraph import BlankNode, Literal, NamedNode, RdfFormat, parse
+from pyoxigraph import BlankNode, DefaultGraph, Literal, NamedNode, Quad, RdfFormat, Store, parse
 
 from iclr_kg import terms, vocab
 from iclr_kg.build.resolve import Registry
@@ -62,7 +63,26 @@ def typed(value: object, datatype: str) -> Literal:
 @functools.lru_cache(maxsize=4096)  # ratings, positions, indexes and counts repeat: one literal each
 def _typed(text: str, datatype: str) -> Literal:
     """Keyed by the text, not the value: 1 == 1.0 == True, and Decimal("5") == Decimal("5.0")."""
-    return Literal(text, datatype=NamedNode(XSD + datatype))
+    return as_stored(Literal(text, datatype=NamedNode(XSD + datatype)))
+
+
+# Oxigraph stores a literal of a datatype it knows (xsd:dateTime, xsd:decimal...) as its value and
+# gives back its canonical form: "2026-01-01T00:00:00+00:00" comes back "2026-01-01T00:00:00Z",
+# "5.0"^^xsd:decimal "5". The build makes its literals in that form, so that its quads are the
+# terms a store holds: an incremental build compares the two, and its closure (reasoning/dred.py)
+# numbers terms read from both; a second spelling of one value was a change of it
+_SCRATCH, _SCRATCH_LOCK = Store(), threading.Lock()
+_PROBE = NamedNode("urn:iclr-kg:as-stored")
+
+
+def as_stored(literal: Literal) -> Literal:
+    """`literal` as a store gives it back (one in-memory insert, read and removal: 20 µs)."""
+    quad = Quad(_PROBE, _PROBE, literal, DefaultGraph())
+    with _SCRATCH_LOCK:
+        _SCRATCH.add(quad)
+        stored = next(_SCRATCH.quads_for_pattern(_PROBE, _PROBE, None, None)).object
+        _SCRATCH.remove(quad)
+    return stored  # type: ignore[return-value]
 
 
 @functools.lru_cache(maxsize=2)
