@@ -112,6 +112,17 @@ def test_inferred_triples_are_read_as_tuples_of_terms() -> None:
             triples[outside]
 
 
+def test_literals_cross_to_rdflib_and_back_as_they_are_spelled() -> None:
+    """owlrl's triples come back in the lexical form they went in with, the one a store gives
+    back ("...Z"), not rdflib's own normal form of the value ("...+00:00")."""
+    from iclr_kg.reasoning.convert import term_from_rdflib, term_to_rdflib
+
+    xsd = "http://www.w3.org/2001/XMLSchema#"
+    for value, datatype in [("2026-01-01T00:00:00Z", "dateTime"), ("2026-01-01T00:00:00.25Z", "dateTime")]:
+        literal = Literal(value, datatype=NamedNode(xsd + datatype))
+        assert term_from_rdflib(term_to_rdflib(literal)) == literal
+
+
 def test_unknown_reasoner_is_refused() -> None:
     with pytest.raises(SettingsError, match="unknown reasoner"):
         infer_triples([], [], reasoner="magic")

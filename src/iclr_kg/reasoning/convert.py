@@ -23,7 +23,9 @@ def term_to_rdflib(term: Any) -> Node:
         return rdflib.Literal(term.value, lang=term.language)
     if term.datatype == vocab.XSD_STRING:  # a simple literal, as N-Triples writes it and rdflib reads it
         return rdflib.Literal(term.value)
-    return rdflib.Literal(term.value, datatype=rdflib.URIRef(term.datatype.value))
+    # as spelled: rdflib would respell it in its own normal form ("...Z" as "...+00:00"), and owlrl's
+    # triples would come back unlike the same literal a store gives back (build/rdf.py, as_stored)
+    return rdflib.Literal(term.value, datatype=rdflib.URIRef(term.datatype.value), normalize=False)
 
 
 def term_from_rdflib(term: Node) -> Any:
