@@ -22,6 +22,10 @@ from pathlib import Path
 import yaml
 
 EDITIONS = [2019, 2020, 2021, 2022, 2023, 2024]
+# The papers stand for an OpenReview import of every edition: stated as one (a DataImport, with
+# the 1-10 scale an import states), so what reads public reviews reads theirs
+SYNTHETIC_RETRIEVED = "2026-01-01T00:00:00Z"
+RATING_SCALE = [f"{level}: level {level}" for level in range(1, 11)]
 
 
 def _zipf_index(rng: random.Random, n: int, s: float = 1.1) -> int:
@@ -143,15 +147,17 @@ def generate(papers: int, seed: int = 7, identifiers: bool = True) -> dict[str, 
     }
     for year, items in by_edition.items():
         files[f"sources/synthetic-{year}.yaml"] = {
-            "source": {
+            "source": {  # an import, as the papers stand for one: their reviews are public reviews
                 "key": f"synthetic-{year}",
+                "kind": "import",
                 "title": f"Synthetic ICLR {year}",
                 "language": "en",
-                "seed": "synthetic",
+                "service": "urn:iclr-kg:synthetic",  # testbed/synth.py, in place of OpenReview
+                "retrieved": SYNTHETIC_RETRIEVED,
                 "about": [f"ICLR {year}"],
                 "summary": "Synthetic data for benchmarks.",
             },
-            "editions": [{"edition": f"ICLR {year}", "submissions": len(items)}],
+            "editions": [{"edition": f"ICLR {year}", "submissions": len(items), "rating_scale": RATING_SCALE}],
             "papers": items,
         }
     if identifiers:
