@@ -246,6 +246,7 @@ ZH = {
     "no rows to draw": "没有可绘制的结果",
     "Each runs at {path} with the same content negotiation as {sparql} (add {formats}); parameters go in the URL.": "每个查询都在 {path} 运行，内容协商与 {sparql} 相同（可加 {formats}）；参数写在网址里。",
     "Parameters": "参数",
+    "No rows for these parameters: the imports in this graph state no such reviews.": "这些参数下没有结果：本图谱中的导入数据没有此类评审。",
     "No rows: this query reads what an OpenReview import brings (public reviews of every submission), and this graph has none yet. Run {import}, then {build}.": "没有结果：此查询读取 OpenReview 导入带来的数据（每篇投稿的公开评审），而本图谱尚无此类数据。请运行 {import}，再运行 {build}。",
     "Rows come with an OpenReview import ({command}).": "结果来自 OpenReview 导入（{command}）。",
     "PhD student": "博士生",

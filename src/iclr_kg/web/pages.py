@@ -294,9 +294,22 @@ def saved_query(name: str) -> Response | str | tuple[str, int]:
             "saved.html", query=saved.text, error=str(exc), inferred=True, **context
         ), exc.http_status
     editable = saved.text_with(values)  # "Open in the query page": the parameters written in
+    imported = state().per_generation("imported", _holds_an_import)  # whether "none yet" is true
     return result_page(
-        "saved.html", saved.text, substitutions, saved=saved, values=values, choices=choices, editable=editable
+        "saved.html",
+        saved.text,
+        substitutions,
+        saved=saved,
+        values=values,
+        choices=choices,
+        editable=editable,
+        imported=imported,
     )
+
+
+def _holds_an_import() -> bool:
+    """Whether the graph holds an import's statements (public reviews come with one)."""
+    return bool(state().store().query("ASK { ?source a iclr:DataImport }", prefixes=vocab.QUERY_PREFIXES))
 
 
 CHOICES_LIMIT = 500
