@@ -8,6 +8,7 @@ import re
 import pytest
 import rdflib
 
+from iclr_kg import vocab
 from iclr_kg.config import resource_dir
 from iclr_kg.sparql.saved import load_saved
 from testbed.helpers import eventually
@@ -248,6 +249,28 @@ def test_the_front_page_answers_without_sparql_and_old_editor_links_move(client)
     moved = client.get("/", query_string={"query": "ASK {}", "view": "table"})
     assert moved.status_code == 301 and moved.headers["Location"].startswith("/query?query=ASK")
     assert client.get(moved.headers["Location"]).status_code == 200
+
+
+def test_the_front_page_counts_iclr_editions_and_awards_by_the_ontology(client, real_store) -> None:
+    """Issue #67 item 3: "edition 15" counted NeurIPS 2020 among ICLR's editions (and "award 21" the
+    Turing Award). Each figure counts what it says, ICLR's own by iclr:editionOf and iclr:awardedAt,
+    and the graph's other events are named as context, not counted."""
+    iclr = "<https://w3id.org/iclr-kg/resource/conference/iclr>"
+
+    def count(where: str) -> int:
+        query = f"SELECT (COUNT(DISTINCT ?e) AS ?n) WHERE {{ {where} }}"
+        return int(next(iter(real_store.query(query, prefixes=vocab.QUERY_PREFIXES)))[0].value)
+
+    editions, every_edition = count(f"?e iclr:editionOf {iclr}"), count("?e a iclr:ConferenceEdition")
+    awards, every_award = count(f"?e iclr:awardedAt/iclr:editionOf {iclr}"), count("?e a iclr:Award")
+    assert editions < every_edition and awards < every_award  # the graph holds others: the test means something
+    for lang, words in (("en", ("editions of ICLR", "awards given at ICLR")), ("zh", ("ICLR 各届", "ICLR 颁发的奖项"))):
+        page = client.get("/", query_string={"lang": lang}).get_data(as_text=True)
+        inside = page.split('<section class="panel"><h2>')[1].split("</section>")[0]
+        shown = dict(re.findall(r'<a href="[^"]+">([^<]+)</a></td><td class="num">([\d,]+)<', inside))
+        assert shown[words[0]] == str(editions) and shown[words[1]] == str(awards), shown
+        assert not {"edition", "届次", "award", "奖项", "conference", "会议"} & shown.keys()
+        assert 'href="/resource/edition/neurips2020">NeurIPS 2020</a>' in inside  # named, not counted
 
 
 def test_sources_are_shown_by_their_names_and_titles_not_keys(client) -> None:

@@ -172,13 +172,54 @@ def _front_page_rates(rows: list[EditionFigures]) -> Panel:
     return panel
 
 
-# ICLR's own editions and the awards given at them: what the front page's panels list (the graph
-# also holds NeurIPS 2020 and the Turing Award, context for its people; their lists show them)
+# ICLR itself, its editions and the awards given at them, by the ontology's iclr:editionOf and
+# iclr:awardedAt: what the front page's panels list and count (the graph also holds NeurIPS 2020,
+# NeurIPS and the Turing Award, context for its people; their lists show them)
+ICLR = vocab.entity("conference", "iclr")
+ICLR_PAGE = "/resource/" + ICLR.value[len(vocab.RESOURCE_BASE) :]
 ICLR_EDITIONS_AND_AWARDS = f"""
 SELECT DISTINCT ?e WHERE {{
-  {{ ?e iclr:editionOf <{vocab.entity("conference", "iclr").value}> }}
-  UNION {{ ?e iclr:awardedAt/iclr:editionOf <{vocab.entity("conference", "iclr").value}> }}
+  {{ ?e iclr:editionOf <{ICLR.value}> }}
+  UNION {{ ?e iclr:awardedAt/iclr:editionOf <{ICLR.value}> }}
+  UNION {{ BIND (<{ICLR.value}> AS ?e) }}
 }}"""
+# The kinds whose entities are ICLR's or another conference's: the "Inside" panel counts ICLR's
+# own under these words (None: ICLR itself, not counted) and names the others as context
+ICLR_OWN: dict[EntityKind, str | None] = {
+    ROOTS["ConferenceEdition"]: "editions of ICLR",
+    ROOTS["Award"]: "awards given at ICLR",
+    ROOTS["Conference"]: None,
+}
+
+
+@dataclass(frozen=True)
+class InsideRow:
+    """One figure of the front page's "Inside" panel: what it counts (words to translate), the
+    list or page that shows them, how many."""
+
+    words: str
+    href: str
+    n: int
+
+
+def _inside(index: Index, iclr: set[str]) -> tuple[list[InsideRow], list[Hit]]:
+    """What the graph holds, a figure per listed kind (ICLR's own editions and awards where a
+    kind holds other conferences' too), and those others by name, in their lists' order."""
+    rows: list[InsideRow] = []
+    others: list[Hit] = []
+    for kind in LISTED:
+        total = index.browse(kind, "name", 1)[1]
+        if kind not in ICLR_OWN:
+            rows.append(InsideRow(kind, f"/resource/{kind}/", total))
+            continue
+        hits = index.browse(kind, "name", total)[0]
+        others += [h for h in hits if h.iri not in iclr]
+        if (words := ICLR_OWN[kind]) is not None:
+            listed_at = (
+                ICLR_PAGE if kind == ROOTS["ConferenceEdition"] else f"/resource/{kind}/"
+            )  # ICLR's lists its editions
+            rows.append(InsideRow(words, listed_at, sum(h.iri in iclr for h in hits)))
+    return rows, others
 
 
 # The organizations ranked on the front page are those that are no unit of another, each with the
@@ -206,12 +247,13 @@ def _front_page_lists(index: Index) -> dict[str, object]:
     years = [h.year for h in editions if h.papers and h.year]
     award_labels = index.labels([iri.value for iri, _ in awarded.organizations])
     uncredited = next(iter(state().store().query(PAPERS_WITHOUT_CREDIT, prefixes=vocab.QUERY_PREFIXES)))[0]
-    counts = {kind: index.browse(kind, "name", 1)[1] for kind in LISTED}
+    inside, context = _inside(index, iclr)
     return {
         "editions": editions,
         "awards": awards,
         "organizations": organizations,
-        "counts": counts,
+        "inside": inside,
+        "context": context,
         "editions_figures": edition_figures(state().store(), vocab.entity("conference", "iclr")),
         "award_ranking": [
             (iri.value.rsplit("/", 1)[-1], *award_labels.get(iri.value, (iri.value, "")), n)
