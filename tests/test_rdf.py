@@ -129,3 +129,35 @@ def test_every_table_names_real_fields_and_declared_properties() -> None:
             assert field in model.model_fields, f"rdf.{name}: {model.__name__} has no field {field!r}"
             if predicate.value.startswith(ICLR):
                 assert predicate in declared, f"rdf.{name}: {predicate.value} is not in the ontology"
+
+
+def test_writers_and_criteria_keep_their_sources_order_in_the_store(real_store, real_settings) -> None:
+    """Issue #67 item 7: a source's writers and an award's criteria were unordered values, shown in
+    the store's order (小舟, 維度, 陳萍 for 維度, 陳萍, 小舟). Each value's place is stated beside it
+    (iclr:OrderedStatement): read back in order, every list is the curated file's, in each language."""
+    ordered = """SELECT ?value WHERE {{ GRAPH <{graph}> {{
+      ?s rdf:subject <{subject}> ; rdf:predicate iclr:{local} ; rdf:object ?value ; iclr:listPosition ?n
+      FILTER (LANG(?value) = "{lang}") }} }} ORDER BY ?n"""
+
+    def read_back(graph: str, subject: str, local: str, lang: str = "") -> list[str]:
+        query = ordered.format(graph=graph, subject=subject, local=local, lang=lang)
+        return [row[0].value for row in real_store.query(query, prefixes=vocab.QUERY_PREFIXES)]
+
+    dataset = load_dataset(real_settings.data_dir)
+    registry = build_registry(dataset)
+    lists = 0
+    for source in dataset.sources:
+        graph = rdf.source_graph(source.source.key).value
+        if source.source.writers:
+            assert read_back(graph, RES + "source/" + source.source.key, "writer") == source.source.writers
+            lists += 1
+        for award in (a for a in source.awards if a.criteria):
+            subject = RES + "award/" + str(registry.find("award", award.award))
+            for lang, words in (
+                ("en", [getattr(c, "en", c) for c in award.criteria]),
+                ("zh-hans", [getattr(c, "zh", "") for c in award.criteria]),
+            ):
+                assert read_back(graph, subject, "criterion", lang) == [w for w in words if w], (source.path.name, lang)
+            lists += 1
+    assert lists >= 4  # three bylines and ICLR 2021's criteria, at least
+    assert set(sources.SourceInfo.model_fields) | set(sources.AwardFacts.model_fields) >= rdf.ORDERED

@@ -154,14 +154,33 @@ class _Emitter:
         self.quads.append((s, p, o, self.graph))
 
     def fields(self, node: NamedNode, model: BaseModel, table: Fields) -> None:
-        """A model's scalar fields (and lists of scalars, one triple per item), by its table."""
+        """A model's scalar fields (and lists of scalars, one triple per item), by its table; an
+        ORDERED list's triples each with their place in it."""
         for field, (predicate, kind) in table.items():
             value = getattr(model, field)
-            for item in value if isinstance(value, list) else (value,):
+            for position, item in enumerate(value if isinstance(value, list) else (value,), 1):
+                said = len(self.quads)
                 if isinstance(item, Prose):
                     self.prose(node, predicate, item)
                 elif (obj := term(item, kind)) is not None:
                     self.add(node, predicate, obj)
+                if field in ORDERED:
+                    for _, _, obj, _ in self.quads[said:]:
+                        self.ordered(node, predicate, obj, position)
+
+    def ordered(self, node: NamedNode, predicate: NamedNode, obj: Literal | NamedNode, position: int) -> None:
+        """The triple (node, predicate, obj) at `position` of its list: an iclr:OrderedStatement
+        reifying it, keyed by graph, entity, property, place and language (one per value)."""
+        graph = self.graph.value.rsplit("/", 1)[-1]
+        entity = node.value[len(vocab.RESOURCE_BASE) :].replace("/", "-")
+        language = f"-{obj.language}" if isinstance(obj, Literal) and obj.language else ""
+        local = predicate.value.rsplit("#", 1)[-1]
+        statement = iri("ordered", f"{graph}-{entity}-{local}-{position}{language}")
+        self.add(statement, RDF_TYPE, iclr("OrderedStatement"))
+        self.add(statement, NamedNode(RDF_NS + "subject"), node)
+        self.add(statement, NamedNode(RDF_NS + "predicate"), predicate)
+        self.add(statement, NamedNode(RDF_NS + "object"), obj)
+        self.add(statement, iclr("listPosition"), typed(position, "integer"))
 
     def prose(self, node: NamedNode, predicate: NamedNode, words: Text, prefix: Prose | None = None) -> None:
         """Our own words: English, and Simplified Chinese where the data gives it (`prefix`: a
@@ -174,6 +193,9 @@ class _Emitter:
 
 
 NOTE: Fields = {"note": (iclr("note"), "en")}
+# The list fields whose order is the source's (an article's byline, a committee's criteria): each
+# value's place is stated with it (an iclr:OrderedStatement); other lists are sets (keywords, aliases)
+ORDERED = frozenset({"writers", "criteria"})
 REVIEWS = Prose(en="Reviews: ", zh="评审：")
 PERSON: Fields = {"name": (iclr("name"), "text"), "aliases": (iclr("alias"), "text")}
 # A year twice: iclr:year an xsd:integer, which compares with numbers (FILTER (?year >= 2020)),

@@ -29,6 +29,7 @@ PAGES: dict[str, KindPage] = {
     "source": source.PAGE,
     # not listed: reached from the pages above, each shows its statements
     "authorship": PLAIN,
+    "ordered": PLAIN,  # a value's place in a list a source gives, reified
     "conferral": PLAIN,
     "review": PLAIN,
     "role": PLAIN,
