@@ -273,6 +273,22 @@ def test_the_front_page_counts_iclr_editions_and_awards_by_the_ontology(client, 
         assert 'href="/resource/edition/neurips2020">NeurIPS 2020</a>' in inside  # named, not counted
 
 
+def test_writers_and_criteria_are_shown_in_their_sources_order(client) -> None:
+    """Issue #67 item 7: the byline read 小舟, 維度, 陳萍 (the store's order) where the article
+    gives 維度, 陳萍, 小舟; ICLR 2021's criteria came in any order, in both languages."""
+
+    def shown(path: str, label: str, lang: str) -> list[str]:
+        page = client.get(path, query_string={"lang": lang}).get_data(as_text=True)
+        return re.findall(r"<span[^>]*>([^<]+)</span>", page.split(f"{label}</dt><dd>")[1].split("</dd>")[0])
+
+    source = "/resource/source/iclr2021-outstanding-papers"
+    assert shown(source, "Written by", "en") == ["維度", "陳萍", "小舟"]
+    award = "/resource/award/iclr2021-outstanding-paper"
+    criteria = ["technical quality", "potential impact", "opening a new direction", "solving an important problem"]
+    assert shown(award, "Criteria", "en") == criteria
+    assert shown(award, "评选标准", "zh") == ["技术质量", "潜在影响", "开辟新方向", "解决重要问题"]
+
+
 def test_sources_are_shown_by_their_names_and_titles_not_keys(client) -> None:
     """review24 item 10: /stats rows "source: aissential-announcing-...", statement tables citing
     sources as unlinked slugs, tooltips title="source:...", a source counting itself among what it

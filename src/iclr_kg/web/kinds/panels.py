@@ -91,13 +91,32 @@ class Panel:
             self.rows.append((label, kept))
 
     def properties(self, store: ReadableGraph, iri: NamedNode, rows: list[tuple[str, str | NamedNode]]) -> None:
-        """One row per (label, property): the entity's values of it (ours by local name)."""
+        """One row per (label, property): the entity's values of it (ours by local name), in the
+        order their source gives where it gives one."""
         for label, prop in rows:
             predicate = prop if isinstance(prop, NamedNode) else vocab.iclr(prop)
-            self.add(label, *[q.object for q in store.quads_for_pattern(iri, predicate, None, DefaultGraph())])
+            values = [q.object for q in store.quads_for_pattern(iri, predicate, None, DefaultGraph())]
+            self.add(label, *(in_stated_order(store, iri, predicate, values) if len(values) > 1 else values))
 
     def __bool__(self) -> bool:
         return bool(self.rows or self.table or self.bars or any(s.points for s in self.series))
+
+
+# Each value's place in the list its source gives (iclr:OrderedStatement): the first place any
+# source gives it, where two sources order the same values
+STATED_ORDER = """
+SELECT ?value (MIN(?position) AS ?place) WHERE {
+  ?statement rdf:subject ?e ; rdf:predicate ?predicate ; rdf:object ?value ; iclr:listPosition ?position .
+} GROUP BY ?value"""
+
+
+def in_stated_order(store: ReadableGraph, iri: NamedNode, predicate: NamedNode, values: list[Any]) -> list[Any]:
+    """`values` of `predicate` on `iri` in the order their sources give (a byline, a committee's
+    criteria); values no source places come after, as the store gives them."""
+    query = about(STATED_ORDER, iri).replace("?predicate", f"<{predicate.value}>")  # ours, as ?e's IRI is
+    solutions = store.query(query, prefixes=vocab.QUERY_PREFIXES)
+    place = {row["value"]: int(row["place"].value) for row in solutions}
+    return sorted(values, key=lambda v: place.get(v, len(place) + 1))
 
 
 def as_query(query: str, iri: NamedNode, view: str) -> str:
