@@ -30,6 +30,7 @@ _ONTOLOGY = next(
 _NAMESPACE = "http://purl.org/vocab/vann/preferredNamespaceUri"
 _SUBCLASS = "http://www.w3.org/2000/01/rdf-schema#subClassOf"
 _SCHEMA = "http://schema.org/"
+_STATEMENT = "http://www.w3.org/1999/02/22-rdf-syntax-ns#Statement"
 _WIKIDATA = "http://www.wikidata.org/entity/"
 # SKOS mappings that say a Wikidata class fits a class of ours: as it is, or narrower
 _MATCHES = ("http://www.w3.org/2004/02/skos/core#closeMatch", "http://www.w3.org/2004/02/skos/core#narrowMatch")
@@ -48,6 +49,9 @@ class Kind:
     # Wikidata classes whose instances (P31) may be one of its entities: what the root class and
     # its subclasses map to (`skos:closeMatch`, `skos:narrowMatch`); link-wikidata's evidence
     wikidata_classes: frozenset[str] = frozenset()
+    # its entities are statements about another triple (its root is an rdfs:subClassOf
+    # rdf:Statement: a value's place in a list), not things a source speaks of
+    reified: bool = False
 
     @property
     def listed(self) -> bool:
@@ -90,7 +94,8 @@ def _read(path: Path) -> dict[EntityKind, Kind]:
             if isinstance(v, NamedNode) and v.value.startswith(_WIKIDATA)
         )
         name = EntityKind(named[0])
-        kinds[name] = Kind(name, root, order[0] if order else 0, types[0] if types else "Thing", matched)
+        reified = any(v.value == _STATEMENT for v in values.get(_SUBCLASS, []) if isinstance(v, NamedNode))
+        kinds[name] = Kind(name, root, order[0] if order else 0, types[0] if types else "Thing", matched, reified)
     return dict(sorted(kinds.items(), key=lambda item: (not item[1].listed, item[1].order, item[0])))
 
 
@@ -109,6 +114,9 @@ def classes_below(root: str, parents: dict[str, set[str]]) -> set[str]:
 KINDS: dict[EntityKind, Kind] = _read(_ONTOLOGY)
 # every segment of our entities' IRIs: the kinds, and the reified links
 ENTITY_KINDS: tuple[EntityKind, ...] = (*KINDS, LINK)
+# the kinds whose entities are statements about other triples (reified: a value's place, a
+# Wikidata link): the graph's bookkeeping, not counted among what a source states
+REIFIED: frozenset[EntityKind] = frozenset({LINK, *(name for name, kind in KINDS.items() if kind.reified)})
 # the kinds with a list, searched by name and counted, in their lists' order
 LISTED: tuple[EntityKind, ...] = tuple(name for name, kind in KINDS.items() if kind.listed)
 # The kinds link-wikidata reconciles and /id/wikidata/ resolves (two registries and the papers);

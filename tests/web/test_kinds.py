@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 from pyoxigraph import NamedNode
 
 from iclr_kg import vocab
-from iclr_kg.kinds import KINDS, LINK, LISTED, ROOTS, WIKIDATA_LINKED
+from iclr_kg.kinds import KINDS, LINK, LISTED, REIFIED, ROOTS, WIKIDATA_LINKED
 from iclr_kg.terms import packaged
 from iclr_kg.web.i18n import translate
 from iclr_kg.web.kinds import PAGES, PLAIN
@@ -99,3 +99,14 @@ def test_wikidata_classes_per_kind_are_the_ontologys_mappings(real_store) -> Non
         assert kind.wikidata_classes == mapped, name
         assert EXPECTED_TYPES.get(name, frozenset()) == mapped, name
     assert all(EXPECTED_TYPES[name] for name in WIKIDATA_LINKED)
+
+
+def test_the_reified_kinds_are_those_the_ontology_makes_statements(real_store) -> None:
+    """The kinds left out of what a source states (kinds.REIFIED) are the Wikidata links and the
+    kinds whose root class is an rdfs:subClassOf rdf:Statement in the built graph's ontology."""
+    rows = real_store.query(
+        "SELECT ?root WHERE { ?root rdfs:subClassOf rdf:Statement ; iclr:kind ?kind }", prefixes=vocab.QUERY_PREFIXES
+    )
+    statements = {ROOTS[row["root"].value[len(vocab.ONTOLOGY_NS) :]] for row in rows}
+    assert "ordered" in statements and {LINK, *statements} == REIFIED
+    assert not {"authorship", "conferral", "role", "review"} & REIFIED  # facts a source states

@@ -344,3 +344,17 @@ def test_cosmetics_of_lists_downloads_and_the_view_picker(client) -> None:
         for case in ("accepted", "Accepted", "ACCEPTED")
     }
     assert set(counts.values()) == {200}, counts
+
+
+def test_a_source_states_entities_not_the_places_of_its_values(client, real_store) -> None:
+    """Issue #67: a source's "What it states" listed "ordered statement 3" (有序陈述), the places
+    of its writers, reified: bookkeeping no reader asked for. Kinds whose root class the ontology
+    makes an rdfs:subClassOf rdf:Statement are left out; the qualified relations (authorships,
+    conferrals, roles: facts the source states) stay."""
+    source = "/resource/source/iclr2021-outstanding-papers"
+    places = f"SELECT (COUNT(*) AS ?n) WHERE {{ ?s a iclr:OrderedStatement ; rdf:subject <{vocab.RESOURCE_BASE}source/iclr2021-outstanding-papers> }}"
+    assert int(next(iter(real_store.query(places, prefixes=vocab.QUERY_PREFIXES)))[0].value) == 3  # there to leave out
+    for lang, left_out, kept in (("en", "ordered statement", "award conferral"), ("zh", "有序陈述", "作者署名")):
+        page = client.get(source, query_string={"lang": lang}).get_data(as_text=True)
+        bars = page.split('class="bars"')[1].split("</table>")[0]
+        assert f">{kept}<" in bars and left_out not in bars, lang

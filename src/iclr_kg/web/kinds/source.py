@@ -10,7 +10,7 @@ from pyoxigraph import DefaultGraph, NamedNode
 from iclr_kg import terms, vocab
 from iclr_kg.graph import ReadableGraph, value
 from iclr_kg.index import Index
-from iclr_kg.kinds import KINDS, EntityKind
+from iclr_kg.kinds import KINDS, REIFIED, EntityKind
 from iclr_kg.web.html import LANGUAGE_NAMES, Cell, web_link
 from iclr_kg.web.i18n import translate
 from iclr_kg.web.kinds.kindpage import KindPage
@@ -63,7 +63,9 @@ def source(
         _web_source(store, iri, about)
     states = Panel("What it states (entities per kind)", kind="bars")
     states.bars = [
-        (_kind_named(row["kind"].value), int(row["n"].value)) for row in select_rows(store, SOURCE_STATES, iri)
+        (_kind_named(row["kind"].value), int(row["n"].value))
+        for row in select_rows(store, SOURCE_STATES, iri)
+        if row["kind"].value not in REIFIED  # a value's place in a list: bookkeeping, not what it states
     ]
     return heading, [about, states]
 
