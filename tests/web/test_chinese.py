@@ -27,12 +27,12 @@ ENTITY_KINDS = ("paper", "person", "organization", "edition", "award", "conferen
 
 
 def visible_segments(page: str) -> list[str]:
-    """The page's text as a reader sees it, cut where pages join words (tags, " · ", ", ",
+    """The page's text as a reader sees it, cut where pages join words (tags, " · ", ", ", "、",
     brackets): entity names and titles (English data, marked lang="en" or linked) stay whole."""
     page = re.sub(r"(?s)<(script|style|textarea|pre|code)\b.*?</\1>", " ", page)
     page = re.sub(r"(?s)<[^>]*\blang=\"en\"[^>]*>.*?</[^>]+>", " ", page)  # text marked English is data
     text = html.unescape(re.sub(r"<[^>]+>", "\n", page))
-    return [s.strip() for s in re.split(r"\n| · |, |[()（）]", text) if s.strip()]
+    return [s.strip() for s in re.split(r"\n| · |, |、|[()（）]", text) if s.strip()]
 
 
 def untranslated(page: str) -> list[str]:
@@ -441,3 +441,19 @@ def test_every_worded_error_has_chinese_words_with_the_same_blanks() -> None:
     for english in worded:
         blanks = {name for _, name, _, _ in Formatter().parse(english) if name}
         assert blanks >= {name for _, name, _, _ in Formatter().parse(i18n.ZH[english]) if name}, english
+
+
+def test_a_chinese_page_joins_a_lists_items_with_the_enumeration_comma(client) -> None:
+    """Issue #67: Chinese pages joined a source's writers and an award's criteria with ", "
+    (技术质量, 潜在影响); Chinese puts "、" between items. English pages keep ", "."""
+    for path, label in (
+        ("/resource/award/iclr2021-outstanding-paper", "评选标准"),
+        ("/resource/source/iclr2021-outstanding-papers", "作者"),
+    ):
+        page = client.get(path, query_string={"lang": "zh"}).get_data(as_text=True)
+        listed = page.split(f"<dt>{label}</dt><dd>")[1].split("</dd>")[0]
+        assert listed.count("</span>、<span") >= 2 and ", " not in listed, listed
+    english = client.get("/resource/award/iclr2021-outstanding-paper", query_string={"lang": "en"}).get_data(
+        as_text=True
+    )
+    assert english.split("<dt>Criteria</dt><dd>")[1].split("</dd>")[0].count("</span>, <span") == 3
