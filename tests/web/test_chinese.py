@@ -457,3 +457,20 @@ def test_a_chinese_page_joins_a_lists_items_with_the_enumeration_comma(client) -
         as_text=True
     )
     assert english.split("<dt>Criteria</dt><dd>")[1].split("</dd>")[0].count("</span>, <span") == 3
+
+
+def test_a_sources_writers_read_in_simplified_on_a_chinese_page(client) -> None:
+    """Issue #67: on the Chinese page of an article in Traditional script its writers read 維度,
+    陳萍 (and its outlet 機器之心) where every other name is Simplified, as its title is outside its
+    statements. Names the source writes are in its language: Simplified on a Chinese page, the
+    original on hover; the English page keeps them as the source wrote them."""
+
+    def names(lang: str, label: str) -> list[tuple[str, str]]:
+        page = client.get("/resource/source/iclr2021-outstanding-papers", query_string={"lang": lang})
+        row = page.get_data(as_text=True).split(f"<dt>{label}</dt><dd>")[1].split("</dd>")[0]
+        return re.findall(r'<span(?: title="([^"]*)")?[^>]*>([^<]+)</span>', row)
+
+    assert names("zh", "作者") == [("維度", "维度"), ("陳萍", "陈萍"), ("小舟", "小舟")]
+    assert names("zh", "发布媒体") == [("機器之心", "机器之心")]
+    assert [name for _, name in names("en", "Written by")] == ["維度", "陳萍", "小舟"]
+    assert [name for _, name in names("en", "Outlet")] == ["機器之心"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pyoxigraph import DefaultGraph, NamedNode
+from pyoxigraph import DefaultGraph, Literal, NamedNode
 
 from iclr_kg import terms, vocab
 from iclr_kg.graph import ReadableGraph, value
@@ -28,12 +28,13 @@ def source(
     title = [q.object for q in store.quads_for_pattern(iri, NamedNode(vocab.DCTERMS + "title"), None, DefaultGraph())]
     heading = value(title[0]) if title else iri.value.rsplit("/", 1)[-1]
     about = Panel("Source")
+    about.properties(store, iri, [("Outlet", "outlet"), ("Written by", "writer")])
+    tags = [value(q.object) for q in store.quads_for_pattern(iri, NamedNode(vocab.SCHEMA + "inLanguage"), None, None)]
+    about.rows = [(label, [_in_its_words(v, tags) for v in values]) for label, values in about.rows]
     about.properties(
         store,
         iri,
         [
-            ("Outlet", "outlet"),
-            ("Written by", "writer"),
             ("About", "about"),
             ("Retrieved", "retrievedAt"),
             ("Service", "service"),
@@ -42,7 +43,6 @@ def source(
             ("Note", "note"),
         ],
     )
-    tags = [value(q.object) for q in store.quads_for_pattern(iri, NamedNode(vocab.SCHEMA + "inLanguage"), None, None)]
     about.add("Language", *sorted({translate(LANGUAGE_NAMES.get(tag.lower(), tag)) for tag in tags}))
     if any(True for _ in store.quads_for_pattern(iri, vocab.RDF_TYPE, vocab.iclr("Article"), DefaultGraph())):
         # an article's date and address, or that it gives none (the five seed articles give neither)
@@ -68,6 +68,15 @@ def source(
         if row["kind"].value not in REIFIED  # a value's place in a list: bookkeeping, not what it states
     ]
     return heading, [about, states]
+
+
+def _in_its_words(name: Value, languages: list[str]) -> Value:
+    """A name the source writes (its outlet, its writers: plain strings) marked with the source's
+    one language (`languages`: its tags, in every graph that states one), as its title is: a Chinese page shows Traditional script in Simplified, the
+    original on hover (html.Labeler); an English page, as written."""
+    if isinstance(name, Literal) and not name.language and len(set(languages)) == 1:
+        return Cell(name.value, lang=languages[0])
+    return name
 
 
 def _kind_named(segment: str) -> str:
