@@ -358,3 +358,13 @@ def test_a_source_states_entities_not_the_places_of_its_values(client, real_stor
         page = client.get(source, query_string={"lang": lang}).get_data(as_text=True)
         bars = page.split('class="bars"')[1].split("</table>")[0]
         assert f">{kept}<" in bars and left_out not in bars, lang
+
+
+def test_the_front_pages_note_on_other_events_reads_as_each_language_writes(client) -> None:
+    """Issue #67: the Chinese note read "另收录（…）： NeurIPS 2020", a space after the full-width
+    colon (and ", " between the names): the sentence is one string per language, names inside."""
+    for lang, said in (("en", "name them: <a"), ("zh", "的背景）：<a")):
+        page = client.get("/", query_string={"lang": lang}).get_data(as_text=True)
+        note = page.split('<section class="panel"><h2>')[1].split("</section>")[0].split('<p class="note">')[1]
+        assert said in note and "： " not in note and "NeurIPS 2020</a>" in note, note
+        assert note.split("</p>")[0].endswith("</a>." if lang == "en" else "</a>。"), note

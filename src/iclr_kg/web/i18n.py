@@ -158,7 +158,7 @@ ZH = {
     "Inside": "收录内容",
     "editions of ICLR": "ICLR 各届",
     "awards given at ICLR": "ICLR 颁发的奖项",
-    "Also held, as context for the people and papers that name them:": "另收录（作为相关人物与论文提及的背景）：",
+    "Also held, as context for the people and papers that name them: {names}.": "另收录（作为相关人物与论文提及的背景）：{names}。",
     "{n} papers": "{n} 篇论文",
     "Every award": "全部奖项",
     "Organizations with the most papers": "论文最多的机构",
