@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -368,3 +369,20 @@ def test_the_front_pages_note_on_other_events_reads_as_each_language_writes(clie
         note = page.split('<section class="panel"><h2>')[1].split("</section>")[0].split('<p class="note">')[1]
         assert said in note and "： " not in note and "NeurIPS 2020</a>" in note, note
         assert note.split("</p>")[0].endswith("</a>." if lang == "en" else "</a>。"), note
+
+
+def test_the_front_pages_award_figure_links_a_list_of_exactly_those_awards(client, real_store) -> None:
+    """Issue #67: "awards given at ICLR 20" linked the awards' page, whose list holds 21 (the
+    Turing Award too). It links the award list narrowed to ICLR (`?conference=iclr`: the awards
+    given at its editions, by iclr:awardedAt/iclr:editionOf), which lists those and no other."""
+    at_iclr = "SELECT ?e WHERE { ?e iclr:awardedAt/iclr:editionOf <https://w3id.org/iclr-kg/resource/conference/iclr> }"
+    awards = {row["e"].value.rsplit("/", 1)[-1] for row in real_store.query(at_iclr, prefixes=vocab.QUERY_PREFIXES)}
+    for lang, words in (("en", "awards given at ICLR"), ("zh", "ICLR 颁发的奖项")):
+        front = client.get("/", query_string={"lang": lang}).get_data(as_text=True)
+        href, n = re.search(rf'<a href="([^"]+)">{words}</a></td><td class="num">(\d+)<', front).groups()
+        listing = client.get(html.unescape(href)).get_data(as_text=True)
+        listed = set(re.findall(r'<td><a href="/resource/award/([^"/?]+)"', listing))
+        assert listed == awards and int(n) == len(awards) and "turing-award" not in listing, (lang, href)
+        assert re.search(rf"<h1>[^<]*· {n}</h1>", listing), lang  # the heading's figure, the front page's
+    assert client.get("/resource/person/", query_string={"conference": "iclr"}).status_code == 400
+    assert client.get("/resource/award/", query_string={"conference": "nope"}).status_code == 404

@@ -31,6 +31,7 @@ from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, readable_facts, rows_table
 from iclr_kg.web.http import wants_html
 from iclr_kg.web.i18n import language, problem_shown, translate
 from iclr_kg.web.kinds.award import award_ranking, overview, ranking_figures
+from iclr_kg.web.kinds.conference import held_at
 from iclr_kg.web.kinds.panels import Panel, source_of
 from iclr_kg.web.querying import generation_counts, parsed_in_worker, rows_outside_request, start_query, stats_counts
 from iclr_kg.web.state import state
@@ -175,14 +176,9 @@ def _front_page_rates(rows: list[EditionFigures]) -> Panel:
 # ICLR itself, its editions and the awards given at them, by the ontology's iclr:editionOf and
 # iclr:awardedAt: what the front page's panels list and count (the graph also holds NeurIPS 2020,
 # NeurIPS and the Turing Award, context for its people; their lists show them)
-ICLR = vocab.entity("conference", "iclr")
+ICLR_KEY = "iclr"
+ICLR = vocab.entity("conference", ICLR_KEY)
 ICLR_PAGE = "/resource/" + ICLR.value[len(vocab.RESOURCE_BASE) :]
-ICLR_EDITIONS_AND_AWARDS = f"""
-SELECT DISTINCT ?e WHERE {{
-  {{ ?e iclr:editionOf <{ICLR.value}> }}
-  UNION {{ ?e iclr:awardedAt/iclr:editionOf <{ICLR.value}> }}
-  UNION {{ BIND (<{ICLR.value}> AS ?e) }}
-}}"""
 # The kinds whose entities are ICLR's or another conference's: the "Inside" panel counts ICLR's
 # own under these words (None: ICLR itself, not counted) and names the others as context
 ICLR_OWN: dict[EntityKind, str | None] = {
@@ -202,7 +198,7 @@ class InsideRow:
     n: int
 
 
-def _inside(index: Index, iclr: set[str]) -> tuple[list[InsideRow], list[Hit]]:
+def _inside(index: Index, iclr: frozenset[str]) -> tuple[list[InsideRow], list[Hit]]:
     """What the graph holds, a figure per listed kind (ICLR's own editions and awards where a
     kind holds other conferences' too), and those others by name, in their lists' order."""
     rows: list[InsideRow] = []
@@ -216,8 +212,8 @@ def _inside(index: Index, iclr: set[str]) -> tuple[list[InsideRow], list[Hit]]:
         others += [h for h in hits if h.iri not in iclr]
         if (words := ICLR_OWN[kind]) is not None:
             listed_at = (
-                ICLR_PAGE if kind == ROOTS["ConferenceEdition"] else f"/resource/{kind}/"
-            )  # ICLR's lists its editions
+                ICLR_PAGE if kind == ROOTS["ConferenceEdition"] else f"/resource/{kind}/?conference={ICLR_KEY}"
+            )  # ICLR's page lists its editions; the list of awards, those given at ICLR
             rows.append(InsideRow(words, listed_at, sum(h.iri in iclr for h in hits)))
     return rows, others
 
@@ -236,7 +232,7 @@ SELECT (COUNT(?paper) AS ?n) WHERE { ?paper a iclr:Paper . FILTER NOT EXISTS { ?
 
 def _front_page_lists(index: Index) -> dict[str, object]:
     """What the front page lists, from the entity index (read once per store generation)."""
-    iclr = {row[0].value for row in state().store().query(ICLR_EDITIONS_AND_AWARDS, prefixes=vocab.QUERY_PREFIXES)}
+    iclr = held_at(state().store(), ICLR) | {ICLR.value}
     editions = [h for h in index.browse("edition", "year", 50)[0] if h.iri in iclr]
     awards = [h for h in index.browse("award", "year", 50)[0] if h.iri in iclr][:12]
     units = {row[0].value for row in state().store().query(UNITS, prefixes=vocab.QUERY_PREFIXES)}

@@ -29,6 +29,18 @@ def conference(
     return heading, [about, *trend_panels(store, iri), ratings_panel(store, iri)]
 
 
+# What a conference holds, by the ontology: its editions (iclr:editionOf) and the awards given at
+# them (iclr:awardedAt/iclr:editionOf); the front page counts ICLR's, `?conference=` lists them
+HELD_AT = """
+SELECT DISTINCT ?held WHERE { { ?held iclr:editionOf ?e } UNION { ?held iclr:awardedAt/iclr:editionOf ?e } }"""
+HELD_KINDS = ("edition", "award")  # the kinds of what a conference holds: the lists `?conference=` narrows
+
+
+def held_at(store: ReadableGraph, iri: NamedNode) -> frozenset[str]:
+    """The IRIs of the editions of the conference `iri` and of the awards given at them."""
+    return frozenset(row["held"].value for row in select_rows(store, HELD_AT, iri))
+
+
 # How many reviews gave each rating, per edition of the conference whose reviews the graph holds
 RATINGS_BY_YEAR = """
 SELECT ?year ?rating (COUNT(DISTINCT ?review) AS ?reviews) WHERE {

@@ -1,4 +1,5 @@
-"""What narrows a list: `?year=`, `?edition=`, `?decision=`, and for papers `?presentation=`,
+"""What narrows a list: `?year=`, `?edition=`, `?decision=`, for editions and awards
+`?conference=`, and for papers `?presentation=`,
 `?award=`, `?topic=`, `?author=`, `?coauthor=`, `?organization=`, checked; and the kinds of
 paper award (their notations name them in a URL)."""
 
@@ -15,6 +16,7 @@ from iclr_kg.errors import NotFound, QueryError
 from iclr_kg.index import ListFilter
 from iclr_kg.web.html import Cell, Labeler
 from iclr_kg.web.i18n import language
+from iclr_kg.web.kinds.conference import HELD_KINDS, held_at
 from iclr_kg.web.state import state
 
 # Papers by the kind of award they won: an award's class (its skos:notation names it in a URL)
@@ -54,17 +56,19 @@ LIST_ARGUMENTS = {
     "presentation",
     "award",
     "topic",
+    "conference",
     *ENTITY_FILTERS,
     "lang",
 }
 
 
 def list_filters(
-    index: Any, papers: bool, decisions: list[str], presentations: list[str]
+    index: Any, kind: str, papers: bool, decisions: list[str], presentations: list[str]
 ) -> tuple[ListFilter, dict[str, Any], list[tuple[str, Cell]]]:
     """`?year=2021` (or `?edition=iclr2021`, its year), `?decision=Accepted` (an iclr:Decision)
     and, for papers, `?author=` and `?coauthor=` (people's keys: papers both wrote) and
-    `?organization=` (a key: papers credited to it or below it), checked: a value that is none
+    `?organization=` (a key: papers credited to it or below it), for editions and awards
+    `?conference=` (a key: its editions, the awards given at them), checked: a value that is none
     of these is a 400 (or a 404 for an unknown entity) saying what is accepted. Returns the
     filter, the arguments that keep it on every link, and the entities it names (named and linked
     as every page names them: `Labeler`)."""
@@ -79,14 +83,17 @@ def list_filters(
     if not papers and (presentation or award or topic):
         raise QueryError.worded("presentation, award and topic narrow lists of papers only")
     named = _entities_named(index, papers)
+    held = _conference(index, kind)
     chosen = {"year": year, "decision": decision, "presentation": presentation, "award": award, "topic": topic}
-    kept: dict[str, Any] = {k: v for k, v in chosen.items() if v is not None} | {a: args[a] for a in named}
+    kept: dict[str, Any] = {k: v for k, v in chosen.items() if v is not None} | {a: args[a] for a in (*named, *held)}
     people = tuple(named[a] for a in ("author", "coauthor") if a in named)
     among = awarded[award][1] if award in awarded else None
+    if held:
+        among = tuple(sorted(held_at(state().store(), NamedNode(held["conference"]))))
     narrowed = ListFilter(
         year, decision, people, named.get("organization"), presentation, award is not None, expression, among
     )
-    return narrowed, kept, _named_cells(index, named) + ([("topic", Cell(topic))] if topic is not None else [])
+    return narrowed, kept, _named_cells(index, named | held) + ([("topic", Cell(topic))] if topic is not None else [])
 
 
 def _year(text: str | None, edition: str | None, index: Any) -> int | None:
@@ -146,6 +153,20 @@ def _entities_named(index: Any, papers: bool) -> dict[str, str]:
             raise NotFound(f"{argument}={key!r}: no such {of_kind} (papers only are listed by {argument})")
         named[argument] = iri
     return named
+
+
+def _conference(index: Any, kind: str) -> dict[str, str]:
+    """`?conference=` (a conference's key) as {"conference": its IRI}: a conference the index
+    holds (else a 404), narrowing a list of what conferences hold (else a 400); {} if not asked."""
+    key = request.args.get("conference")
+    if key is None:
+        return {}
+    if kind not in HELD_KINDS:
+        raise QueryError.worded("conference narrows lists of editions and awards only")
+    iri = f"{vocab.RESOURCE_BASE}conference/{key}"
+    if not vocab.ENTITY_KEY.match(key) or index is None or index.entity(iri) is None:
+        raise NotFound.worded("conference={asked}: no such conference (iclr, ...)", asked=repr(key))
+    return {"conference": iri}
 
 
 def _named_cells(index: Any, named: dict[str, str]) -> list[tuple[str, Cell]]:

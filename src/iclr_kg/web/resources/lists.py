@@ -34,7 +34,7 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
     _no_unknown_arguments()
     decisions = list(state().terms().enumeration("Decision").values())
     presentations = list(state().terms().enumeration("PresentationType").values())
-    narrowed, filters, of = list_filters(index, shown.lists_papers, decisions, presentations)
+    narrowed, filters, of = list_filters(index, kind, shown.lists_papers, decisions, presentations)
     # by year only where years differ: not an undated kind, nor a list of one year
     dated = index is not None and index.dated(kind) and narrowed.year is None
     sorts = [name for name in _sorts(shown.lists_papers, narrowed.topic is not None) if name != "year" or dated]
@@ -193,4 +193,4 @@ def _list_heading(kind: str, plural: str, filters: dict[str, Any], of: list[tupl
 
 
 LIST_PHRASES = {"author": "by {name}", "coauthor": "with {name}", "organization": "credited to {name}",
-                "topic": "on “{name}”"}  # fmt: skip
+                "topic": "on “{name}”", "conference": "at {name}"}  # fmt: skip
