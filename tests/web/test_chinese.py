@@ -241,7 +241,7 @@ def test_every_lint_message_has_chinese_words_with_the_same_blanks() -> None:
 
     templates = [v for k, v in vars(lint).items() if k.isupper() and isinstance(v, str) and "{" in v]
     templates += [lint.PREFIX_HERE, lint.ENDS_TOO_EARLY]
-    assert len(templates) >= 18
+    assert len(templates) >= 17  # every template, not a filter that matched none
     for template in templates:
         assert template in ZH, template
         blanks = {f for _, f, _, _ in string.Formatter().parse(template) if f}

@@ -238,7 +238,7 @@ def test_the_endpoint_runs_queries_in_process_with_zero_workers(real_store, real
     assert client.get("/health").status_code == 200
     clash = "SELECT ?y WHERE { ?p a iclr:Paper ; iclr:year ?y }"  # a lint, in this process as asked
     [warning] = client.post("/api/check", data={"query": clash}).get_json()["problems"]
-    assert "try iclr:submittedTo/iclr:year" in warning["message"]
+    assert "write iclr:submittedTo/iclr:year" in warning["message"]
     [error] = client.post("/api/check", data={"query": "SELECT ?y WHERE { ?p ?q ?y"}).get_json()["problems"]
     assert error["severity"] == "error" and "never closed" in error["message"]
 

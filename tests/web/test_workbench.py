@@ -49,18 +49,63 @@ def test_a_pattern_the_ontology_says_cannot_match_is_warned_with_the_way_round(c
     ontology = packaged()
     [problem] = never_met("SELECT ?p ?y WHERE {\n  ?p a iclr:Paper ;\n     iclr:year ?y }", ontology)
     assert (problem.line, problem.column, problem.severity) == (3, 6, "warning")
-    assert "iclr:ConferenceEdition (the domain of iclr:year)" in problem.message
-    assert problem.message.endswith("try iclr:submittedTo/iclr:year")
+    assert "as an iclr:ConferenceEdition (subject of iclr:year)" in problem.message
+    assert problem.message.endswith("write iclr:submittedTo/iclr:year")
     [ranged] = never_met("SELECT * WHERE { ?x iclr:submittedTo ?e . ?e a iclr:Person }", ontology)
-    assert "the range of iclr:submittedTo" in ranged.message
+    assert "(value of iclr:submittedTo)" in ranged.message
     fine = "SELECT ?y WHERE { ?p a iclr:OutstandingPaper ; iclr:submittedTo/iclr:year ?y ; iclr:title ?t }"
     assert never_met(fine, ontology) == [] and never_met("SELECT * WHERE { ?s ?p ?o", ontology) == []
     for name, saved in load_saved(resource_dir("queries")).items():
         assert never_met(saved.text, ontology) == [], name
     answer = client.get("/api/check", query_string={"query": "SELECT ?y WHERE { ?p a iclr:Paper ; iclr:year ?y }"})
-    assert "try iclr:submittedTo/iclr:year" in answer.get_json()["problems"][0]["message"]
+    assert "write iclr:submittedTo/iclr:year" in answer.get_json()["problems"][0]["message"]
     page = client.get("/query", query_string={"query": "SELECT ?y WHERE { ?p a iclr:Paper ; iclr:year ?y }"})
-    assert "try iclr:submittedTo/iclr:year" in page.get_data(as_text=True)  # read in a worker, said on the page
+    assert "write iclr:submittedTo/iclr:year" in page.get_data(as_text=True)  # read in a worker, said on the page
+
+
+def test_one_domain_mistake_on_an_untyped_variable_is_one_warning_where_it_is_made(client: FlaskClient) -> None:
+    """Issue #67 item 8: `?p iclr:title ?t ; iclr:year ?y` made ?p a paper (iclr:title) and an
+    edition (iclr:year), and each use was held against the other: two warnings (columns 25 and
+    41), each in nested parentheses. Now one, at iclr:year, the use that contradicts the first,
+    naming both uses and the way round; in English and Chinese, the same from either order."""
+    query = "SELECT ?p ?y WHERE { ?p iclr:title ?t ; iclr:year ?y }"
+    [english] = client.post("/api/check", data={"query": query}).get_json()["problems"]
+    assert (english["line"], english["column"], english["length"]) == (1, 41, len("iclr:year"))
+    assert english["message"] == (
+        "?p is used as an iclr:Paper (subject of iclr:title) and as an iclr:ConferenceEdition (subject of "
+        "iclr:year): no entity is both, so this pattern matches nothing; for the paper's year, write "
+        "iclr:submittedTo/iclr:year"
+    )
+    [chinese] = client.post("/api/check", data={"query": query}, query_string={"lang": "zh"}).get_json()["problems"]
+    assert chinese["column"] == 41 and chinese["message"] == (
+        "?p 既被当作 iclr:Paper（iclr:title 的主语）又被当作 iclr:ConferenceEdition（iclr:year 的主语）："
+        "没有实体同时属于这两个类，因此这个模式匹配不到任何内容；要取论文的年份，请写 iclr:submittedTo/iclr:year"
+    )
+    reversed_ = "SELECT * WHERE { ?p iclr:year ?y ; iclr:title ?t }"
+    [later] = client.post("/api/check", data={"query": reversed_}, query_string={"lang": "en"}).get_json()["problems"]
+    assert later["column"] == 36 and later["message"].endswith("for the paper's year, write iclr:submittedTo/iclr:year")
+
+
+def test_each_clash_is_warned_once_at_its_own_place() -> None:
+    """A range mistake, a stated type, two variables each making the mistake, and a path: one
+    warning for each mistake, at the term that makes it, none where nothing clashes."""
+    from iclr_kg.sparql.lint import never_met
+    from iclr_kg.terms import packaged
+
+    ontology = packaged()
+
+    def places(query: str) -> list[tuple[int, str]]:
+        return sorted((p.column, p.message.split(" ")[0]) for p in never_met(query, ontology))
+
+    assert places("SELECT * WHERE { ?x iclr:submittedTo ?e . ?e iclr:title ?t }") == [(46, "?e")]
+    assert places("SELECT * WHERE { ?e iclr:title ?t . ?x iclr:submittedTo ?e }") == [(40, "?e")]
+    assert places("SELECT * WHERE { ?x iclr:submittedTo ?e . ?e a iclr:Person }") == [(21, "?e")]
+    two = "SELECT * WHERE { ?x iclr:title ?t ; iclr:year ?y . ?z iclr:title ?u ; iclr:year ?w }"
+    assert places(two) == [(37, "?x"), (71, "?z")]
+    typed = "SELECT * WHERE { ?p iclr:year ?y . ?p a iclr:Paper }"  # what is stated wins over a use
+    assert places(typed) == [(21, "?p")]
+    assert places("SELECT * WHERE { ?p iclr:title ?t ; iclr:submittedTo/iclr:year ?y }") == []
+    assert places("SELECT * WHERE { ?p iclr:hasAuthorship [ iclr:authorshipBy ?a ] ; iclr:title ?t }") == []
 
 
 def test_the_endpoint_answers_syntax_errors_in_words(client: FlaskClient) -> None:

@@ -56,12 +56,11 @@ NOT_DECLARED = "the prefix {prefix}: is not declared; declare it (PREFIX {prefix
 NOT_IN_ONTOLOGY = "iclr:{local} is not in the iclr-kg ontology, so it matches nothing{hint}"
 DID_YOU_MEAN = "; did you mean iclr:{nearest}?"
 NEVER_BOTH = (
-    "?{variable} cannot be both iclr:{first} ({why}) and iclr:{cls} ({side}): these classes share no "
-    "entity, so this pattern matches nothing{hint}"
+    "?{variable} is used as an iclr:{first} ({why}) and as an iclr:{cls} ({use}): no entity is both, so "
+    "this pattern matches nothing{hint}"
 )
-ITS_DOMAIN, ITS_RANGE = "iclr:{prop} (its domain is iclr:{cls})", "iclr:{prop} (its range is iclr:{cls})"
-DOMAIN_OF, RANGE_OF = "the domain of iclr:{prop}", "the range of iclr:{prop}"
-TRY_PATH = "; from iclr:{cls}, try iclr:{step}/iclr:{prop}"
+SUBJECT_OF, VALUE_OF = "subject of iclr:{prop}", "value of iclr:{prop}"
+TRY_PATH = "; for the {whose}'s {what}, write iclr:{step}/iclr:{prop}"
 MISTYPED = (
     "{what} is an xsd:{datatype} (the range of iclr:{prop}) and {literal} is an xsd:{written}: SPARQL finds "
     "values of different types never equal and never ordered, so this keeps no row; write it as an "
@@ -137,40 +136,88 @@ MEETS_LIMIT = 20_000  # characters: longer texts are not read for domains (rdfli
 
 def never_met(text: str, ontology: Terms) -> list[Problem]:
     """Warnings where a query's patterns ask one variable to be of two classes no entity is both
-    of, by the ontology's domains, ranges and disjoint classes: `?p a iclr:Paper ; iclr:year ?y`
-    (iclr:year is an edition's) finds nothing, and says how to reach the value instead
-    (`iclr:submittedTo/iclr:year`). Read with rdflib's SPARQL parser; a text it cannot read, or
-    one too long, gets no warning (the syntax check speaks for it)."""
+    of, by the ontology's domains, ranges and disjoint classes: `?p iclr:title ?t ; iclr:year ?y`
+    (a title is a paper's, a year an edition's) finds nothing, and says how to reach the value
+    instead (`iclr:submittedTo/iclr:year`). Read with rdflib's SPARQL parser; a text it cannot
+    read, or one too long, gets no warning (the syntax check speaks for it).
+
+    A variable is what its `a` statements say, else what its first use in reading order makes
+    it; a later use that contradicts that is the mistake, warned once, where it is written. A
+    clash between two uses is one mistake, not one for each side."""
     if len(text) > MEETS_LIMIT or update_keyword(text):
         return []
     try:
         patterns = list(_triple_patterns(text))
     except Exception:  # noqa: BLE001 - rdflib's parser fails in many ways; Oxigraph's verdict stands
         return []
-    stated: dict[str, list[tuple[str, str | Words]]] = defaultdict(list)  # variable -> (class, why)
-    uses: list[tuple[str, str, str]] = []  # (variable, property, "domain" or "range")
-    for subject, predicate, value in patterns:
-        if predicate == "type" and value is not None and subject is not None:
-            stated[subject].append((value, f"?{subject} a iclr:{value}"))  # no words to translate
-        elif predicate != "type":
-            for variable, side in ((subject, "domain"), (value, "range")):
-                if variable is not None:
-                    uses.append((variable, predicate, side))
-    for variable, prop, side in uses:
-        for cls in (ontology.domains if side == "domain" else ontology.ranges).get(prop, ()):
-            stated[variable].append((cls, words(ITS_DOMAIN if side == "domain" else ITS_RANGE, prop=prop, cls=cls)))
+    by_variable: dict[str, list[Use]] = defaultdict(list)
+    for use in sorted(_uses(text, patterns, ontology), key=lambda u: (u.side != "type", u.at)):
+        by_variable[use.variable].append(use)
     problems, said = [], set()
-    for variable, prop, side in uses:
-        for cls in (ontology.domains if side == "domain" else ontology.ranges).get(prop, ()):
-            clash = next(((c, why) for c, why in stated[variable] if ontology.never_both(c, cls)), None)
-            if clash is None or (variable, prop) in said:
-                continue
-            said.add((variable, prop))
-            hint = _way_round(ontology, clash[0], cls, prop) if side == "domain" else ""
-            of = words(DOMAIN_OF if side == "domain" else RANGE_OF, prop=prop)
-            message = words(NEVER_BOTH, variable=variable, first=clash[0], why=clash[1], cls=cls, side=of, hint=hint)
-            problems.append(_at_term(text, prop, message))
+    for variable, uses in by_variable.items():
+        known: list[Use] = []
+        for use in uses:
+            clash = _contradicted(ontology, known, use)
+            if clash is None:
+                known.append(use)
+            elif (variable, use.prop, use.side) not in said:  # a property misused twice is one mistake
+                said.add((variable, use.prop, use.side))
+                problems.append(_never_both(text, ontology, variable, use, *clash))
     return problems
+
+
+@dataclass(frozen=True)
+class Use:
+    """Where a query makes a variable of a class: `?p a iclr:Paper` (side "type"), the subject of
+    a property with a domain ("domain"), the value of one with a range ("range"); `at` and
+    `length`: the term that says it in the text."""
+
+    variable: str
+    prop: str  # the property's local name; for "type", the class's
+    side: str
+    classes: tuple[str, ...]  # sorted: the same message every run
+    at: int
+    length: int
+
+    @property
+    def why(self) -> str | Words:
+        if self.side == "type":
+            return f"?{self.variable} a iclr:{self.prop}"  # the query's own words: nothing to translate
+        return words(SUBJECT_OF if self.side == "domain" else VALUE_OF, prop=self.prop)
+
+
+def _contradicted(ontology: Terms, known: list[Use], use: Use) -> tuple[Use, str, str] | None:
+    """The first of `known` that `use` contradicts, with the class each makes the variable."""
+    pairs = ((k, c, d) for k in known for c in k.classes for d in use.classes)
+    return next(((k, c, d) for k, c, d in pairs if ontology.never_both(c, d)), None)
+
+
+def _uses(text: str, patterns: list[tuple[str | None, str, str | None]], ontology: Terms) -> Iterator[Use]:
+    """Each way `patterns` make a variable of a class, with the place in `text` that says it."""
+    places = _places(text)
+    for subject, predicate, value in patterns:
+        if predicate == "type":
+            if subject is not None and value is not None:
+                at, length = _place(places, text, subject, value)
+                yield Use(subject, value, "type", (value,), at, length)
+            continue
+        at, length = _place(places, text, subject, predicate)
+        for variable, side, classes in ((subject, "domain", ontology.domains), (value, "range", ontology.ranges)):
+            if variable is not None and classes.get(predicate):
+                yield Use(variable, predicate, side, tuple(sorted(classes[predicate])), at, length)
+
+
+def _never_both(text: str, ontology: Terms, variable: str, use: Use, known: Use, first: str, cls: str) -> Problem:
+    """The warning that `use` makes `variable` a `cls`, where `known` made it a `first`: at `use`,
+    with the path that reaches the value either way round, where the ontology has one."""
+    hint: str | Words = ""
+    if use.side == "domain":
+        hint = _way_round(ontology, first, cls, use.prop)
+    if not hint and known.side == "domain":
+        hint = _way_round(ontology, cls, first, known.prop)
+    message = words(NEVER_BOTH, variable=variable, first=first, why=known.why, cls=cls, use=use.why, hint=hint)
+    line, column = position(text, use.at)
+    return Problem.saying(line, column, use.length, message, "warning")
 
 
 # Values SPARQL compares with each other: numbers of any XSD numeric type together, else only the
@@ -255,23 +302,64 @@ def _mistyped(text: str, offset: int, literal: str, what: str, datatype: str, pr
 
 
 def _way_round(ontology: Terms, cls: str, domain: str, prop: str) -> str | Words:
-    """A path from a `cls` to a `domain` entity, through one property: "; a paper reaches it as
-    iclr:submittedTo/iclr:year"."""
+    """A path from a `cls` to a `domain` entity's `prop`, through one property of the ontology:
+    "; for the paper's year, write iclr:submittedTo/iclr:year" (the labels said in the reader's
+    language, as the ontology gives them)."""
     for step, of in sorted(ontology.domains.items()):
         if any(cls in ontology.below(d) for d in of) and any(
             domain in ontology.below(r) for r in ontology.ranges.get(step, ())
         ):
-            return words(TRY_PATH, cls=cls, step=step, prop=prop)
+            whose, what = Words(ontology.label(cls)), Words(ontology.label(prop))
+            return words(TRY_PATH, whose=whose, what=what, step=step, prop=prop)
     return ""
 
 
-def _at_term(text: str, local: str, message: Words) -> Problem:
-    """A warning at the first place `text` names iclr:`local` (else at the start)."""
+Place = tuple[str | None, str, int, int]  # (subject variable or None, iclr: local name, offset, length)
+
+
+def _places(text: str) -> list[Place]:
+    """Each `iclr:` name in `text`, in reading order, with the variable it is said of: the subject
+    of the triple it stands in (`?p iclr:title ?t ; iclr:year ?y`: both of ?p), None inside
+    brackets (a FILTER's, a blank node's `[ … ]`) or where the subject is no variable."""
+    places: list[Place] = []
+    subject: str | None = None
+    expecting = True  # the next term starts a triple: after `{`, `}` or `.`
+    outer: list[tuple[str | None, bool]] = []
+    for token in tokens(text):
+        kind, said = token.lastgroup, token.group()
+        if kind == "bracket" and said in "([":
+            outer.append((subject, expecting))
+            subject, expecting = None, False
+        elif kind == "bracket" and said in ")]":
+            subject, expecting = outer.pop() if outer else (None, True)
+            expecting = expecting and said == ")"  # after `[ … ]` a predicate follows
+        elif kind == "bracket" or (kind == "separator" and said == "."):
+            subject, expecting = None, True
+        elif expecting and kind in ("variable", "iri", "pname", "bnode"):
+            subject, expecting = (said[1:] if kind == "variable" else None), False
+        elif kind == "pname" and token.group("prefix") == "iclr" and not _in_path(text, token):
+            places.append((subject, token.group("local") or "", token.start(), len(said)))
+    return places
+
+
+def _in_path(text: str, token: re.Match[str]) -> bool:
+    """Whether a name stands in a property path (`iclr:submittedTo/iclr:year`, `^iclr:x`), which
+    `_triple_patterns` leaves out."""
+    before, after = text[: token.start()].rstrip()[-1:], text[token.end() :].lstrip()[:1]
+    return before in ("/", "|", "^") or after in ("/", "|", "*", "+")
+
+
+def _place(places: list[Place], text: str, subject: str | None, local: str) -> tuple[int, int]:
+    """The offset and length of the first place not yet taken that says iclr:`local` of
+    `subject` (taken off `places`); else the first that names it; else the start."""
+    for i, (said_of, name, at, length) in enumerate(places):
+        if said_of == subject and name == local:
+            del places[i]
+            return at, length
     for token in tokens(text):
         if token.lastgroup == "pname" and token.group("prefix") == "iclr" and token.group("local") == local:
-            line, column = position(text, token.start())
-            return Problem.saying(line, column, len(token.group()), message, "warning")
-    return Problem.saying(1, 1, 1, message, "warning")
+            return token.start(), len(token.group())
+    return 0, 1
 
 
 def _triple_patterns(text: str) -> Iterator[tuple[str | None, str, str | None]]:

@@ -402,14 +402,12 @@ ZH = {
     lint.NOT_IN_ONTOLOGY: "iclr:{local} 不在 iclr-kg 本体中，因此匹配不到任何内容{hint}",
     lint.DID_YOU_MEAN: "；你是不是想写 iclr:{nearest}？",
     lint.NEVER_BOTH: (
-        "?{variable} 不可能既是 iclr:{first}（{why}）又是 iclr:{cls}（{side}）：这两个类没有共同的实体，"
+        "?{variable} 既被当作 iclr:{first}（{why}）又被当作 iclr:{cls}（{use}）：没有实体同时属于这两个类，"
         "因此这个模式匹配不到任何内容{hint}"
     ),
-    lint.ITS_DOMAIN: "iclr:{prop}（其定义域为 iclr:{cls}）",
-    lint.ITS_RANGE: "iclr:{prop}（其值域为 iclr:{cls}）",
-    lint.DOMAIN_OF: "iclr:{prop} 的定义域",
-    lint.RANGE_OF: "iclr:{prop} 的值域",
-    lint.TRY_PATH: "；从 iclr:{cls} 出发，可试 iclr:{step}/iclr:{prop}",
+    lint.SUBJECT_OF: "iclr:{prop} 的主语",
+    lint.VALUE_OF: "iclr:{prop} 的值",
+    lint.TRY_PATH: "；要取{whose}的{what}，请写 iclr:{step}/iclr:{prop}",
     lint.MISTYPED: (
         "{what} 是 xsd:{datatype}（iclr:{prop} 的值域），而 {literal} 是 xsd:{written}：SPARQL 认为不同类型的值"
         "既不相等也无大小之分，因此这里一行也不会保留；请写成 xsd:{datatype}，例如 {example}"
