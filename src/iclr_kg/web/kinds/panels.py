@@ -262,9 +262,9 @@ AWARDED = AWARDED_TEMPLATE.replace("[reasons]", REASONS).replace(
 AWARDED_COLUMNS = ["paper", "first author", "credited organizations", "award", "the committee's reason", "sources"]
 
 
-# How a page names a source it cites: who publishes it (short), its title on hover, marked where
-# it is ICLR's own word; read for every source at once, so that a source goes by one name on
-# every page, whichever others the page cites beside it
+# How a page names a source it cites: by its title, the label the index (and so every
+# statement's table, search and lists) gives it too; who publishes it on hover, marked where it
+# is ICLR's own word; read for every source at once
 SOURCE_NAMES = """
 SELECT ?source (SAMPLE(?publisher) AS ?name) (SAMPLE(?written) AS ?outlet) (SAMPLE(?heading) AS ?title)
        (SAMPLE(?own) AS ?organizer) (SAMPLE(?tag) AS ?language) WHERE {
@@ -276,41 +276,25 @@ SELECT ?source (SAMPLE(?publisher) AS ?name) (SAMPLE(?written) AS ?outlet) (SAMP
 
 
 def source_cells(store: ReadableGraph, sources: list[str]) -> dict[str, Remarked]:
-    """Each source (by IRI) as a short linked name, the same on every page that cites it: its
-    publisher as written (or its outlet, or its title), its title on hover, remarked "ICLR's own"
-    where it is the organizer's statement. Sources of one publisher (three files of one
-    repository) add their titles; only a source with neither a name nor a title of its own, or
-    named as another of `sources` is, goes by its key."""
+    """Each source (by IRI) as a linked name, the same on every page and in every panel that
+    cites it: its title (in its own language), who publishes it on hover, remarked "ICLR's own"
+    where it is the organizer's statement. Only a source with no title goes by its publisher
+    (or its outlet, or its key)."""
     if not sources:
         return {}
     asked = set(sources)
-    rows = list(store.query(SOURCE_NAMES, prefixes=vocab.QUERY_PREFIXES))
-    titles = {row["source"].value: row["title"].value if row["title"] is not None else "" for row in rows}
-    names = {
-        row["source"].value: next((row[k].value for k in ("name", "outlet") if row[k] is not None), "") for row in rows
-    }
-    names = {iri: _titled(name, titles[iri], list(names.values())) for iri, name in names.items()}
     named = {}
-    for row in rows:
+    for row in store.query(SOURCE_NAMES, prefixes=vocab.QUERY_PREFIXES):
         iri = row["source"].value
         if iri not in asked:
             continue
-        name = names[iri] if names[iri] and [names[a] for a in asked].count(names[iri]) == 1 else key_of(iri)
+        title, publisher = (row[k].value if row[k] is not None else "" for k in ("title", "name"))
+        outlet = row["outlet"].value if row["outlet"] is not None else ""
+        lang = row["language"].value if row["language"] is not None and (title or outlet) else ""
+        cell = Cell(title or outlet or publisher or key_of(iri), href=local_path(iri), title=publisher, lang=lang)
         own = row["organizer"] is not None and row["organizer"].value == "true"
-        # a name that is the source's title or outlet is in the source's words (and script): marked so
-        own_words = name == titles[iri] or (row["outlet"] is not None and name == row["outlet"].value)
-        lang = row["language"].value if row["language"] is not None and own_words else ""
-        cell = Cell(name, href=local_path(iri), title=titles[iri], lang=lang)
         named[iri] = Remarked(cell, "ICLR's own" if own else "")
     return named
-
-
-def _titled(name: str, title: str, names: list[str]) -> str:
-    """A source's short name, with its title where another source has that name ("shunk031
-    (shunk031/awesome-ai-best-papers): data/papers/iclr.csv"), its title where it has no name."""
-    if not name:
-        return title
-    return f"{name}: {title}" if names.count(name) > 1 and title else name
 
 
 def awarded_panel(store: ReadableGraph, query: str, iri: NamedNode, award: bool = True) -> Panel:
