@@ -59,6 +59,42 @@ def test_the_darts_paper_keeps_its_author_order(client: FlaskClient) -> None:
     assert [authors.index(n) for n in names] == sorted(authors.index(n) for n in names)
 
 
+@pytest.mark.parametrize(
+    ("path", "written"),
+    [
+        ("adam-a-method-for-stochastic-optimization", {"Diederik Kingma"}),
+        (
+            "deep-compression-compressing-deep-neural-networks-with-pruning-trained-quantization-and-huffman-coding",
+            {"Bill Dally"},
+        ),
+        ("HkwoSDPgg", {"Martin Abadi", "Ulfar Erlingsson"}),
+        ("Yxz92UuPLQ", {"Anthony W. Lin"}),
+    ],
+)
+def test_an_author_is_one_row_however_many_sources_write_the_name(
+    client: FlaskClient, path: str, written: set[str]
+) -> None:
+    """Review 25 new defect 1: a row per form of the name ("1 Diederik P. Kingma (as written
+    Diederik Kingma)", then "1 Diederik P. Kingma" again). The graph has one authorship per
+    place; the page shows a row per place, the other forms beside it with their sources."""
+    panel = page(client, f"/resource/paper/{path}").split("<h2>Authors</h2>", 1)[1].split("</section>", 1)[0]
+    places = [text_of(cell) for cell in re.findall(r'<td data-label="#">(.*?)</td>', panel, re.S)]
+    assert places == [str(n) for n in range(1, len(places) + 1)] and len(places) >= 2
+    shown = {text_of(form) for form in re.findall(r'<td data-label="as written">(.*?)</td>', panel, re.S)}
+    assert {form for form in written if not any(f.startswith(form + " (") for f in shown)} == set()
+
+
+def test_the_paper_authors_query_gives_a_row_per_place_with_every_form_and_its_sources(client: FlaskClient) -> None:
+    """Review 25 new defect 1, the saved query: Adam's first author was two rows."""
+    paper = "https://w3id.org/iclr-kg/resource/paper/adam-a-method-for-stochastic-optimization"
+    response = client.get("/queries/paper-authors", query_string={"paper": paper}, headers={"Accept": "text/csv"})
+    rows = list(csv.DictReader(io.StringIO(response.data.decode())))
+    assert [row["position"] for row in rows] == ["1", "2"]
+    forms = rows[0]["asWritten"].split(" · ")
+    assert sorted(form.split(" (")[0] for form in forms) == ["Diederik Kingma", "Diederik P. Kingma"]
+    assert all(form.endswith(")") for form in forms)  # each with the sources that write it so
+
+
 def test_a_person_lists_papers_with_title_year_and_award(client: FlaskClient) -> None:
     html = page(client, "/resource/person/ian-gemp")
     assert "<h1>Ian Gemp</h1>" in html

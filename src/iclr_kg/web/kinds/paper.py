@@ -30,11 +30,12 @@ from iclr_kg.web.kinds.panels import (
     values_of,
 )
 
+# A row per author and each source's form of the name (one authorship, several sources' forms)
 PAPER_AUTHORS = """
-SELECT ?position ?person ?written WHERE {
+SELECT ?position ?person ?written ?source WHERE {
   ?a iclr:authorshipOf ?e ; iclr:authorPosition ?position ; iclr:authorshipBy ?person .
-  OPTIONAL { ?a iclr:authorNameAsWritten ?written }
-} ORDER BY ?position"""
+  OPTIONAL { GRAPH ?g { ?a iclr:authorNameAsWritten ?written } OPTIONAL { ?g iclr:statedIn ?source } }
+} ORDER BY ?position ?written ?source"""
 
 
 # Each award of the paper, the committee's reason, and every source that states the conferral
@@ -86,13 +87,7 @@ def paper(
         ],
     )
     identifiers_panel(store, iri, about, "paper")
-    authors = Panel("Authors", kind="table", columns=["#", "author", "as written"])
-    rows = select_rows(store, PAPER_AUTHORS, iri)
-    names = index.labels(row["person"].value for row in rows) if index else {}
-    for row in rows:  # "as written" only where a source writes the name otherwise
-        written = row["written"].value if row["written"] is not None else ""
-        shown = names.get(row["person"].value, ("", ""))
-        authors.table.append([row["position"].value, row["person"], "" if written in shown else written])
+    authors = _authors(store, iri, index)
     organizations = Panel("Credited organizations")
     per_source = per_graph(store, iri, "creditedOrganization")
     distinct = {frozenset(str(o) for o in orgs) for orgs in per_source.values()}
@@ -116,6 +111,30 @@ def paper(
     cited = source_cells(store, mentioned)
     mentions.add("Sources", *[cited.get(source, NamedNode(source)) for source in mentioned])
     return heading, [about, authors, organizations, awards, reviews, mentions]
+
+
+def _authors(store: ReadableGraph, iri: NamedNode, index: Index | None) -> Panel:
+    """A row per place in the author list, however many sources write the name and however
+    they write it; "as written" gives each form other than the name shown, with the sources
+    that write it so."""
+    panel = Panel("Authors", kind="table", columns=["#", "author", "as written"])
+    rows = select_rows(store, PAPER_AUTHORS, iri)
+    names = index.labels(row["person"].value for row in rows) if index else {}
+    named = source_cells(store, sorted({row["source"].value for row in rows if row["source"] is not None}))
+    forms: dict[tuple[int, str], dict[str, list[str]]] = {}
+    for row in rows:
+        written = forms.setdefault((int(row["position"].value), row["person"].value), {})
+        if row["written"] is not None:
+            stating = written.setdefault(row["written"].value, [])
+            if row["source"] is not None and row["source"].value in named:
+                stating.append(named[row["source"].value].term.text)
+    for (position, person), written in forms.items():
+        shown = names.get(person, ("", ""))
+        other = [
+            Cell(form, note=f"({', '.join(by)})" if by else "") for form, by in written.items() if form not in shown
+        ]
+        panel.table.append([str(position), NamedNode(person), other])
+    return panel
 
 
 def _reviews(store: ReadableGraph, iri: NamedNode) -> Panel:
