@@ -59,6 +59,22 @@ def test_wrong_type_names_the_field(tmp_path: Path) -> None:
     assert (info.value.line, info.value.field) == (9, "editions.0.submissions")
 
 
+@pytest.mark.parametrize(
+    "note", ["Article 000 counts its awards as Google's.", "{en: seed 001 says so, zh: 文章 001 这样说}"]
+)
+def test_a_note_that_cites_a_source_by_an_internal_number_is_refused(tmp_path: Path, note: str) -> None:
+    """Review 25 new defect 3: "Article 000 counts Google Brain's awards as Google's" on a
+    reader's page; a note names a source by its title."""
+    path = write(
+        tmp_path,
+        "source:\n  key: x\n  title: t\n  language: zh-Hans\n  seed: s\n  summary: s\n"
+        f"editions:\n  - edition: e\n    note: {note}\n",
+    )
+    with pytest.raises(DataError) as info:
+        load_source(path)
+    assert info.value.line == 9 and "internal number" in info.value.message and "title" in info.value.message
+
+
 def test_duplicate_key_in_a_mapping(tmp_path: Path) -> None:
     path = write(tmp_path, "source:\n  key: x\n  key: y\n")
     with pytest.raises(DataError) as info:

@@ -13,6 +13,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from iclr_kg import vocab
+from iclr_kg.build.sources import INTERNAL_NUMBER
 from iclr_kg.web.kinds.panels import source_cells
 from tests.web.test_profiles import page
 
@@ -56,3 +57,22 @@ def test_a_source_is_named_alike_whichever_others_are_cited_beside_it(real_store
         len(sources) >= 50 and {s: t for s, t in alone.items() if s not in keyed and t != together[s].term.text} == {}
     )
 
+
+def test_notes_name_sources_by_title_linked_never_by_a_number(client: FlaskClient, real_store) -> None:
+    """Review 25 new defect 3: Google Brain's note read "Article 000 counts Google Brain's awards
+    as Google's" (zh "文章 000 把…"), a number only we know; every note of the graph is scanned."""
+    notes = [
+        row["n"].value
+        for row in real_store.query(
+            "SELECT DISTINCT ?n WHERE { ?e iclr:note|rdfs:comment ?n }", prefixes=vocab.QUERY_PREFIXES
+        )
+    ]
+    assert len(notes) >= 50 and [n for n in notes if INTERNAL_NUMBER.search(n)] == []
+    for path, sources in [
+        ("/resource/organization/google-brain", ["iclr2021-awards-overview"]),
+        ("/resource/organization/deepmind", ["iclr2021-awards-overview", "iclr2024-outstanding-papers"]),
+        ("/resource/organization/pittsburgh-as-credited", ["iclr2021-outstanding-papers", "iclr2021-awards-overview"]),
+    ]:
+        for lang in ("en", "zh"):
+            about = page(client, path, lang=lang).split("</section>", 1)[0]
+            assert [key for key, _ in SOURCE_LINK.findall(about)] == sources, (path, lang)

@@ -300,7 +300,20 @@ class Prose(Curated):
     zh: str
 
 
-Text = str | Prose
+# A source cited by the number of its seed file ("Article 000", "文章 001"): a reader cannot
+# resolve it; our words name a source by its title
+INTERNAL_NUMBER = re.compile(r"\b(?:articles?|seeds?)\s+\d{3}\b|文章\s*\d{3}", re.IGNORECASE)
+
+
+def _no_internal_number(words: Prose | str) -> Prose | str:
+    for text in (words.en, words.zh) if isinstance(words, Prose) else (words,):
+        found = INTERNAL_NUMBER.search(text)
+        if found:
+            raise ValueError(f"cites a source by an internal number ({found.group()!r}): name it by its title")
+    return words
+
+
+Text = Annotated[Prose | str, AfterValidator(_no_internal_number)]
 
 
 # An OpenReview profile id: a tilde, the name with underscores, a number (~Ian_Gemp1).

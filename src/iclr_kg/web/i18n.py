@@ -243,6 +243,7 @@ ZH = {
     "Also titled": "其他标题",
     "Method": "方法",
     "Note": "备注",
+    "Sources the note names": "备注提到的来源",
     "Code": "代码",
     "needs a column of numbers beside another column": "需要一列数字和另一列",
     "needs years, dates or numbers along its axis": "横轴需要年份、日期或数字",

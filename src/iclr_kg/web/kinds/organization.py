@@ -23,6 +23,7 @@ from iclr_kg.web.kinds.panels import (
     identifiers_panel,
     key_of,
     paper_details,
+    sources_named_in,
     values_of,
 )
 
@@ -60,7 +61,9 @@ def organization(
     about.add("Part of", *chain)
     subs = [q.subject for q in store.quads_for_pattern(None, vocab.iclr("subOrganizationOf"), iri, entities)]
     about.add("Sub-organizations", *in_natural_order(subs, index))
-    about.add("Note", *values_of(store, iri, "note"))
+    notes = values_of(store, iri, "note")
+    about.add("Note", *notes)
+    about.add("Sources the note names", *sources_named_in(store, notes))
     identifiers_panel(store, iri, about, "organization")
     if index is None:
         return heading, [about]

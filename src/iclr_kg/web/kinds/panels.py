@@ -17,6 +17,7 @@ from pyoxigraph import DefaultGraph, Literal, NamedNode
 from iclr_kg import vocab
 from iclr_kg.graph import ReadableGraph, Term, value
 from iclr_kg.identifiers import SCHEMES
+from iclr_kg.index.text import simplified
 from iclr_kg.web.html import Cell, OntologyLabel, Remarked, local_path, web_link
 
 LIST_LIMIT = 200  # rows of a list that is not paged
@@ -295,6 +296,25 @@ def source_cells(store: ReadableGraph, sources: list[str]) -> dict[str, Remarked
         own = row["organizer"] is not None and row["organizer"].value == "true"
         named[iri] = Remarked(cell, "ICLR's own" if own else "")
     return named
+
+
+SOURCE_TITLES = "SELECT ?source ?title WHERE { ?source a iclr:Source ; dcterms:title ?title }"
+
+
+def sources_named_in(store: ReadableGraph, notes: list[Any]) -> list[Remarked]:
+    """The sources our notes name by title (in their own script or in Simplified), in the order
+    the notes name them, each linked as every page names it: a note names a source so, never by
+    a number of ours."""
+    words = " ".join(str(getattr(note, "value", note)) for note in notes)
+    if not words:
+        return []
+    places = {}
+    for row in store.query(SOURCE_TITLES, prefixes=vocab.QUERY_PREFIXES):
+        found = [words.find(t) for t in {row["title"].value, simplified(row["title"].value)} if t in words]
+        if found:
+            places[row["source"].value] = min(found)
+    named = source_cells(store, list(places))
+    return [named[iri] for iri in sorted(places, key=places.__getitem__) if iri in named]
 
 
 def awarded_panel(store: ReadableGraph, query: str, iri: NamedNode, award: bool = True) -> Panel:
