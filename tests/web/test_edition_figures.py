@@ -174,3 +174,21 @@ def test_edition_trends_are_one_conferences_editions(client: FlaskClient) -> Non
     text = parse_qs(unescape(link))["query"][0]
     linked = client.get("/sparql", query_string={"query": text}, headers={"Accept": "application/sparql-results+json"})
     assert len(linked.get_json()["results"]["bindings"]) == 14 and "neurips2020" not in linked.get_data(as_text=True)
+
+
+def test_iclr_2020_reads_as_held_online_with_its_planned_venue_said(real_store: Store, client: FlaskClient) -> None:
+    """Review 25 new defect 2: ICLR 2020 read as held in Addis Ababa, with no "Held online" row.
+    ICLR's own post (24 March 2020) and Synced say it was held online; Synced that Addis Ababa
+    was the planned venue, which the ontology has no term for, so its note says so."""
+    stating = rows(
+        real_store,
+        """SELECT ?source ?own WHERE { GRAPH ?g { <https://w3id.org/iclr-kg/resource/edition/iclr2020> iclr:heldOnline true }
+           ?g iclr:statedIn ?source . ?source iclr:organizerStatement ?own }""",
+    )
+    assert ("https://w3id.org/iclr-kg/resource/source/iclr-medium-2020-format-virtual-conference", "true") in stating
+    for lang, online, planned in [
+        ("en", "Held online yes", "first planned for Addis Ababa"),
+        ("zh", "线上举行 是", "原定在埃塞俄比亚亚的斯亚贝巴"),
+    ]:
+        html = page(client, "/resource/edition/iclr2020", lang=lang)
+        assert online in section(html, "Edition" if lang == "en" else "届次") and planned in text_of(html)
