@@ -4,6 +4,8 @@ a test-of-time award goes to a paper of an earlier edition."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from iclr_kg import vocab
@@ -176,3 +178,27 @@ def test_one_paper_one_iri_across_sources() -> None:
     assert len(by_award["ICLR 2016 Best Paper Award"]) == 2
     assert len(by_award["ICLR 2019 Best Paper Award"]) == 2
     assert by_award["ICLR 2026 Outstanding Paper Award"] == {"Yxz92UuPLQ", "VKGTGGcwl6"}
+
+
+QUOTED = re.compile(r'"[^"]*"|“[^”]*”|「[^」]*」')
+UNSEPARATED = re.compile(r"(?<![\d.,:/#\w-])\d{4,}(?![\d.,\w/-])")
+
+
+def test_numbers_in_our_own_words_have_thousands_separators(real_store) -> None:
+    """Review 25 item 5 (and review 24 item 11): the iclr2021 notes said "the 2997 valid
+    submissions" (zh "2997 篇有效投稿") where every page writes 2,997. Our notes, summaries and
+    descriptions write a count with separators; years and what they quote stay as written."""
+    prose = [
+        row["n"].value
+        for row in real_store.query(
+            "SELECT DISTINCT ?n WHERE { ?e iclr:note|iclr:summary|dcterms:description ?n }",
+            prefixes=vocab.QUERY_PREFIXES,
+        )
+    ]
+    unseparated = {
+        number: text[:80]
+        for text in prose
+        for number in UNSEPARATED.findall(QUOTED.sub("", text))
+        if not 1900 <= int(number) <= 2099
+    }
+    assert len(prose) >= 100 and unseparated == {}
