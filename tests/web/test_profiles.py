@@ -796,3 +796,51 @@ def test_sources_values_of_a_figure_are_stated_one_way_in_tables_and_charts(clie
     tips = set(re.findall(r"<title>stated by sources, (20(?:21|26)): ([^<]*)</title>", trends))
     assert tips == {("2021", "28.7% – 29%"), ("2026", "27% – 29.8% (sources differ)")}, tips
     assert "28.7% – 29% (sources differ)" not in trends
+
+
+def test_each_summary_names_its_source_and_reads_as_a_paragraph_of_its_own(client: FlaskClient) -> None:
+    """review25 67.7a: two sources summarise EigenGame; each summary says whose it is, and in
+    Chinese the two are two paragraphs, not one run on with "。，"."""
+    for lang, according in (("en", "according to"), ("zh", "据")):
+        html = page(client, "/resource/paper/NzTU59SYbNq", lang=lang)
+        row = next(dd for dd in re.findall(r"<dd>(.*?)</dd>", html, re.S) if "Gram-Schmidt" in dd)
+        summaries = [text_of(s) for s in re.findall(r"<p[^>]*>(.*?)</p>", row, re.S)]
+        assert len(summaries) == 2, (lang, row)
+        assert all(according in s for s in summaries), summaries
+        assert any(re.search("[机機]器之心", s.split(according)[-1]) for s in summaries), summaries
+        assert "。，" not in text_of(row)
+
+
+# Each panel alone on its row of the profile (no other panel beside it): its width against the row's
+LONE_PANELS = """() => {
+  const panels = [...document.querySelectorAll(".panels > .panel")];
+  const row = document.querySelector(".panels").getBoundingClientRect().width;
+  return panels.filter((p) => !panels.some((q) => q !== p && q.offsetTop === p.offsetTop))
+    .map((p) => [p.querySelector("h2").textContent, Math.round(p.getBoundingClientRect().width), Math.round(row)]);
+}"""
+
+
+@pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("CI"), reason="Debian chromium is not installed (CI installs it)"
+)
+def test_a_panel_alone_on_its_row_takes_the_row(server: str) -> None:
+    """review25 67.7b: the paper page's "Stated in" sat alone at a third of the width, two thirds
+    of the row empty; a lone panel now takes its row, at 1280 and 400 px, en and zh."""
+    assert CHROMIUM, "chromium must be installed in CI"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            for width in (1280, 400):
+                page = browser.new_page(viewport={"width": width, "height": 900})
+                for path in (
+                    "/resource/paper/adam-a-method-for-stochastic-optimization",
+                    "/resource/paper/NzTU59SYbNq?lang=zh",
+                ):
+                    page.goto(server + path)
+                    lone = page.evaluate(LONE_PANELS)
+                    assert lone and all(own == row for _, own, row in lone), (width, path, lone)
+                page.close()
+        finally:
+            browser.close()

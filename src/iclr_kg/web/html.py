@@ -31,6 +31,7 @@ class Cell:
     external: bool = False
     title: str = ""  # shown on hover: the IRI behind a name, the datatype behind a number
     lang: str = ""  # the text's language, for the lang attribute
+    paragraph: bool = False  # a text that reads as a paragraph of its own (a summary), never run on
 
 
 def local_path(iri: str) -> str | None:
@@ -222,6 +223,22 @@ class Remarked:
         return self.term if isinstance(self.term, str) else str(getattr(self.term, "value", ""))
 
 
+@dataclass(frozen=True)
+class Attributed:
+    """One source's text (stated in one or several languages) with that source named after it: a
+    paper's summary as each source gives it, a paragraph each."""
+
+    texts: tuple[Literal, ...]
+    source: Any  # the source as a page names it (panels.source_cells)
+
+    @property
+    def text(self) -> str:
+        return " ".join(str(t.value) for t in self.texts)
+
+
+ACCORDING_TO = "according to {source}"
+
+
 SOURCES_DIFFER = "(sources differ)"
 
 
@@ -287,6 +304,14 @@ class Labeler:
         chosen = len(shown) < len(values)
         return [self._text(v, chosen) if isinstance(v, Literal) and v.language else self.cell(v) for v in shown]
 
+    def _attributed(self, said: Attributed) -> Cell:
+        """A source's text in the page's language, a paragraph, its source named after it."""
+        shown = self.cells(list(said.texts))
+        source = translate(ACCORDING_TO, self.lang).format(source=self.cell(said.source).text)
+        notes = [c.note for c in shown if c.note] + [source]
+        text = " ".join(c.text for c in shown)
+        return Cell(text, note=" · ".join(notes), lang=shown[0].lang if shown else "", paragraph=True)
+
     def _in_script(self, shown: Cell) -> Cell:
         """A name written in Traditional script (a source's title, as a link) in Simplified on a
         Chinese page, the original on hover; the source's own page and its statements keep it."""
@@ -320,6 +345,8 @@ class Labeler:
             )
         if isinstance(term, Worded):
             return Cell(translate(term.words, self.lang).format(**dict(term.figures)))
+        if isinstance(term, Attributed):
+            return self._attributed(term)
         if isinstance(term, Remarked):
             shown = Cell(term.term) if isinstance(term.term, str) else self.cell(term.term)
             return dataclasses.replace(shown, note=translate(term.remark, self.lang))

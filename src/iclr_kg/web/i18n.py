@@ -240,6 +240,7 @@ ZH = {
     "Conference": "会议",
     "What it states (entities per kind)": "所述内容（各类实体数）",
     # facts and columns
+    "according to {source}": "据{source}",
     "Also titled": "其他标题",
     "Method": "方法",
     "Note": "备注",

@@ -18,7 +18,7 @@ from iclr_kg import vocab
 from iclr_kg.graph import ReadableGraph, Term, value
 from iclr_kg.identifiers import SCHEMES
 from iclr_kg.index.text import simplified
-from iclr_kg.web.html import Cell, OntologyLabel, Remarked, local_path, web_link
+from iclr_kg.web.html import Attributed, Cell, OntologyLabel, Remarked, local_path, web_link
 
 LIST_LIMIT = 200  # rows of a list that is not paged
 
@@ -31,7 +31,7 @@ WHERE {
 } GROUP BY ?paper"""
 
 
-Value = Term | Cell | Remarked | OntologyLabel | str | int | float | None
+Value = Term | Cell | Remarked | Attributed | OntologyLabel | str | int | float | None
 """What a panel's row shows: a term as the Labeler names it, or a cell or words of the page's."""
 
 

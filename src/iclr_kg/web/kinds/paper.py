@@ -12,7 +12,7 @@ from pyoxigraph import NamedNode
 
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import Hit, Index, ranked_titles
-from iclr_kg.web.html import Cell, OntologyLabel, Remarked, local_path
+from iclr_kg.web.html import Attributed, Cell, OntologyLabel, Remarked, local_path
 from iclr_kg.web.i18n import translate
 from iclr_kg.web.kinds.kindpage import Download, KindPage
 from iclr_kg.web.kinds.panels import (
@@ -80,7 +80,16 @@ def paper(
         iri,
         [
             ("Method", "methodName"),
-            ("Summary", "summary"),
+        ],
+    )
+    summaries = per_graph(store, iri, "summary")  # each source's, named: sources summarise differently
+    cited = source_cells(store, [source_of(graph).value for graph in summaries])
+    about.add("Summary", *[Attributed(tuple(texts), cited.get(source_of(graph).value, source_of(graph)))
+                           for graph, texts in sorted(summaries.items())])  # fmt: skip
+    about.properties(
+        store,
+        iri,
+        [
             ("Note", "note"),
             ("OpenReview", "openReviewUrl"),
             ("Code", "codeRepository"),
