@@ -249,8 +249,8 @@ def test_a_ranking_on_a_phone_keeps_each_name_on_one_line(server: str) -> None:
 @needs_chromium
 def test_a_narrow_panel_fills_the_hole_beside_others(server: str) -> None:
     """At 1280 px the front page's first row held two panels and a hole where a third fits (the
-    wide chart came next), and an edition's decisions sat alone under its facts panel; a narrow
-    panel later on the page now fills such a hole."""
+    wide chart came next), and an edition's decisions sat alone under its facts panel; the front
+    page puts its narrow panels first, and a lone panel takes its row (test_profiles)."""
     with browser_tab(f"{server}/?lang=en", width=1280) as tab:
         tops = tab.evaluate(
             "Object.fromEntries([...document.querySelectorAll('.panels > section')]"
@@ -281,3 +281,16 @@ def test_the_award_overview_runs_newest_first_like_the_front_page(client: FlaskC
     years = [int(y) for y in re.findall(r"ICLR (20\d\d)", listed)]
     front = [int(y) for y in re.findall(r"(20\d\d)", section(page(client, "/", lang="en"), "Awards"))]
     assert years[0] == 2026 and years == sorted(years, reverse=True) and front[0] == 2026
+
+
+def test_a_ranking_that_leaves_no_award_paper_out_says_no_caveat_of_zero(tiny_app) -> None:
+    """review25 17: the 10k front page said "0 award papers name no organization…" (另有 0 篇…).
+    The tiny graph's one award paper credits an organization: the basis is stated, the caveat not."""
+    _, client = tiny_app()
+    for path in ("/", "/resource/award/"):
+        for lang, basis, caveat in (
+            ("en", "Counted: award papers", "name no organization"),
+            ("zh", "计数口径：署名", "篇获奖论文在来源中未署"),
+        ):
+            text = text_of(page(client, path, lang=lang))
+            assert basis in text and caveat not in text, (path, lang)

@@ -70,8 +70,10 @@ ZH = {
     "its notes": "其注释",
     "ICLR's own": "ICLR 官方",
     "Organizations with the most award papers, {first}–{last}": "获奖论文最多的机构（{first}–{last}）",
-    "Counted: award papers credited to the organization or any of its sub-organizations, over every edition {first}–{last} ({papers} award papers). {left} award papers name no organization in their sources and count for none.": (
+    "Counted: award papers credited to the organization or any of its sub-organizations, over every edition {first}–{last} ({papers} award papers).": (
         "计数口径：署名该机构或其任一下属机构的获奖论文，涵盖 {first}–{last} 每一届（共 {papers} 篇获奖论文）。"
+    ),
+    "{left} award papers name no organization in their sources and count for none.": (
         "另有 {left} 篇获奖论文在来源中未署任何机构，不计入任何机构。"
     ),
     "Organizations with the most papers, {first}–{last}": "论文最多的机构（{first}–{last}）",

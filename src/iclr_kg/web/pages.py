@@ -30,7 +30,7 @@ from iclr_kg.web.charts import trend
 from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, readable_facts, rows_table
 from iclr_kg.web.http import wants_html
 from iclr_kg.web.i18n import language, problem_shown, translate
-from iclr_kg.web.kinds.award import award_ranking, overview, ranking_figures
+from iclr_kg.web.kinds.award import award_ranking, overview, ranking_figures, ranking_notes
 from iclr_kg.web.kinds.conference import held_at
 from iclr_kg.web.kinds.panels import Panel, source_of
 from iclr_kg.web.querying import generation_counts, parsed_in_worker, rows_outside_request, start_query, stats_counts
@@ -256,6 +256,7 @@ def _front_page_lists(index: Index) -> dict[str, object]:
             for iri, n in awarded.organizations
         ],
         "award_figures": ranking_figures(awarded),
+        "award_notes": ranking_notes(awarded),
         "paper_years": (min(years), max(years)) if years else ("", ""),
         "award_rows": _award_rows(),
         "uncredited_papers": int(uncredited.value),

@@ -15,6 +15,7 @@ from iclr_kg import vocab
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import Index
 from iclr_kg.web.html import Labeler, Remarked
+from iclr_kg.web.i18n import translate
 from iclr_kg.web.kinds.kindpage import KindPage, PerGeneration
 from iclr_kg.web.kinds.panels import (
     AWARDED,
@@ -228,7 +229,7 @@ def award_ranking(store: ReadableGraph, limit: int) -> Ranking:
     )
 
 
-def ranking_panel(ranking: Ranking) -> Panel:
+def ranking_panel(ranking: Ranking, lang: str) -> Panel:
     """The ranking as bars, titled with its years, its base and what it leaves out beside it;
     each count links to the organization's award papers."""
     panel = Panel("Organizations with the most award papers, {first}–{last}", kind="bars", wide=True)
@@ -236,12 +237,21 @@ def ranking_panel(ranking: Ranking) -> Panel:
         (organization, n, f"/resource/paper/?organization={key_of(organization.value)}&award=yes")
         for organization, n in ranking.organizations
     ]
-    panel.note = (
-        "Counted: award papers credited to the organization or any of its sub-organizations, over every edition {first}–{last} ({papers} award papers). "
-        "{left} award papers name no organization in their sources and count for none."
-    )
+    panel.note = " ".join(
+        translate(words, lang) for words in ranking_notes(ranking)
+    )  # its figures filled in when drawn
     panel.figures = ranking_figures(ranking)
     return panel
+
+
+RANKING_BASIS = "Counted: award papers credited to the organization or any of its sub-organizations, over every edition {first}–{last} ({papers} award papers)."
+RANKING_LEFT_OUT = "{left} award papers name no organization in their sources and count for none."
+
+
+def ranking_notes(ranking: Ranking) -> list[str]:
+    """What the ranking counts, in English with {fields} (`ranking_figures`), and what it leaves
+    out where it leaves out any: a caveat of 0 papers says nothing."""
+    return [RANKING_BASIS, RANKING_LEFT_OUT] if ranking.left_out else [RANKING_BASIS]
 
 
 def ranking_figures(ranking: Ranking) -> dict[str, str]:
@@ -279,7 +289,7 @@ def overview_page(
     )
     partial.table = [list(row) for row in fewer]
     partial.note = "Some name only their own paper or the first recipient; some count otherwise (each note is the curator's reading of the source)."
-    panels = render_panels([rows, none, partial, ranking_panel(ranking)], labeler)
+    panels = render_panels([rows, none, partial, ranking_panel(ranking, labeler.lang)], labeler)
     return "awards.html", panels, ranking_figures(ranking)
 
 
