@@ -844,3 +844,11 @@ def test_a_panel_alone_on_its_row_takes_the_row(server: str) -> None:
                 page.close()
         finally:
             browser.close()
+
+
+def test_the_front_pages_editions_count_every_edition_as_the_edition_list_does(client: FlaskClient) -> None:
+    """review25 17: the Editions panel showed "ICLR 2013" with no count where /resource/edition/
+    shows 0; every edition now says its papers, 0 too."""
+    for lang, zero in (("en", "ICLR 2013 0 papers"), ("zh", "ICLR 2013 0 篇论文")):
+        editions = section(page(client, "/", lang=lang), "Editions" if lang == "en" else "各届")
+        assert zero in editions, editions
