@@ -852,3 +852,11 @@ def test_the_front_pages_editions_count_every_edition_as_the_edition_list_does(c
     for lang, zero in (("en", "ICLR 2013 0 papers"), ("zh", "ICLR 2013 0 篇论文")):
         editions = section(page(client, "/", lang=lang), "Editions" if lang == "en" else "各届")
         assert zero in editions, editions
+
+
+def test_a_units_row_in_the_organization_list_names_its_direct_parent(client: FlaskClient) -> None:
+    """review25 67.3c: the list said Google Brain was "part of Google" (its top ancestor), its page
+    "Part of Google Research"; the list names the direct parent, as the page does."""
+    html = page(client, "/resource/organization/", lang="en")
+    row = re.search(r"Google Brain</a></td><td>([^<]*)</td>", html)
+    assert row and row.group(1).endswith("part of Google Research"), row and row.group(1)

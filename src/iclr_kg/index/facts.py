@@ -70,7 +70,9 @@ SELECT ?e (SAMPLE(?cls) AS ?a) (SAMPLE(?parent) AS ?b) ("" AS ?c) ("" AS ?d) (0 
        (COUNT(DISTINCT ?paper) AS ?n) ("" AS ?az) (MIN(STR(?pZh)) AS ?bz) ("" AS ?dz) WHERE {
   ?e a iclr:Organization .
   OPTIONAL { ?e a ?cls . FILTER (?cls != iclr:Organization && ?cls != iclr:Agent && STRSTARTS(STR(?cls), STR(iclr:))) }
-  OPTIONAL { ?e iclr:subOrganizationOf ?p . ?p iclr:name ?parent OPTIONAL { ?p rdfs:label|iclr:nativeName ?pZh FILTER (LANGMATCHES(LANG(?pZh), "zh")) } }
+  OPTIONAL {  # its direct parent, as its page says (subOrganizationOf is transitive: not an ancestor further up)
+    ?e iclr:subOrganizationOf ?p FILTER NOT EXISTS { ?e iclr:subOrganizationOf ?mid . ?mid iclr:subOrganizationOf ?p }
+    ?p iclr:name ?parent OPTIONAL { ?p rdfs:label|iclr:nativeName ?pZh FILTER (LANGMATCHES(LANG(?pZh), "zh")) } }
   OPTIONAL {  # credited to it or to a unit under it: the count its page and the front page give
     { ?paper iclr:creditedOrganization ?e } UNION { ?paper iclr:creditedOrganization/iclr:subOrganizationOf ?e }
   }
