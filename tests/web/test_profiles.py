@@ -860,3 +860,15 @@ def test_a_units_row_in_the_organization_list_names_its_direct_parent(client: Fl
     html = page(client, "/resource/organization/", lang="en")
     row = re.search(r"Google Brain</a></td><td>([^<]*)</td>", html)
     assert row and row.group(1).endswith("part of Google Research"), row and row.group(1)
+
+
+def test_a_persons_organizations_say_what_they_count(client: FlaskClient) -> None:
+    """review25 67.3b: "Organization 0 · 6,929" counted papers crediting it directly, its units
+    beside it, with no basis stated (its own page counts its units' papers too); the summary says."""
+    for lang, title, basis in (
+        ("en", "At a glance", "the papers that credit each one itself"),
+        ("zh", "概览", "直接署名该机构本身的论文数"),
+    ):
+        html = page(client, "/resource/person/ian-gemp", lang=lang)
+        glance = section(html, title)
+        assert "Google DeepMind" in glance and basis in glance, glance

@@ -243,6 +243,9 @@ ZH = {
     "What it states (entities per kind)": "所述内容（各类实体数）",
     # facts and columns
     "according to {source}": "据{source}",
+    "Organizations on their papers: the years and the papers that credit each one itself; a unit counts apart from the organization it is part of.": (
+        "其论文署名的机构：年份与直接署名该机构本身的论文数；下属机构与其上级机构分开计数。"
+    ),
     "Also titled": "其他标题",
     "Method": "方法",
     "Note": "备注",

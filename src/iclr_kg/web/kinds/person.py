@@ -33,6 +33,10 @@ from iclr_kg.web.kinds.panels import (
 )
 
 SUMMARY_ITEMS = 5  # organizations and co-authors named in a person's summary
+ORGANIZATIONS_COUNTED = (
+    "Organizations on their papers: the years and the papers that credit each one itself; a unit "
+    "counts apart from the organization it is part of."
+)
 
 
 STAR_POINTS = 12  # co-authors drawn around a person
@@ -119,13 +123,16 @@ def _summary(index: Index, iri: NamedNode, closest: list[tuple[str, int]]) -> tu
     awarded = sum(n for _, n in decisions["award"])  # the same pass counted the award papers
     if awarded:
         summary.add("Award papers", Cell(f"{awarded:,}"))
+    credited = index.organizations_of(iri.value, SUMMARY_ITEMS)
     summary.add(
         "Organizations on their papers",
         *[
             Remarked(NamedNode(org), " – ".join(dict.fromkeys([str(first), str(last)])) + f" · {n:,}")
-            for org, n, first, last in index.organizations_of(iri.value, SUMMARY_ITEMS)
+            for org, n, first, last in credited
         ],
     )
+    if credited:  # its counts are not an organization page's, which counts its units' papers too
+        summary.note = ORGANIZATIONS_COUNTED
     summary.add("Closest co-authors", *[Remarked(NamedNode(other), f"{n:,}") for other, n in closest])
     return summary, years
 
