@@ -342,3 +342,13 @@ def test_the_topic_section_holds_what_its_count_counts(client, words: str) -> No
     assert listed + said == min(counted, 10 + said) and counted > 0, (listed, said, counted)
     chinese = client.get("/search", query_string={"q": words, "all": 1, "lang": "zh"}).get_data(as_text=True)
     assert f"涉及该主题的论文共 {counted:,} 篇" in chinese and "另有" not in chinese  # the same papers, not others
+
+
+def test_a_list_of_papers_heads_its_first_column_title_others_name(client) -> None:
+    """review25 67.4: /resource/paper/ headed its titles "name"; the ontology's labels head the
+    column: iclr:title for papers (标题), iclr:name for other kinds (名称)."""
+    for lang, title, name in (("en", "title", "name"), ("zh", "标题", "名称")):
+        papers = client.get("/resource/paper/", query_string={"lang": lang}, headers={"Accept": "text/html"})
+        people = client.get("/resource/person/", query_string={"lang": lang}, headers={"Accept": "text/html"})
+        assert f"<thead><tr><th>{title}</th>" in papers.get_data(as_text=True), lang
+        assert f"<thead><tr><th>{name}</th>" in people.get_data(as_text=True), lang

@@ -246,7 +246,7 @@ def test_the_front_page_answers_without_sparql_and_old_editor_links_move(client)
     assert 'action="/search"' in page and 'name="q"' in page and "<textarea" not in page
     assert 'href="/resource/edition/iclr2021"' in page and 'href="/resource/award/' in page
     assert 'href="/resource/organization/google"' in page and 'href="/query"' in page
-    assert re.search(r'href="/resource/paper/">paper</a></td><td class="num">\d+', page)  # what is inside
+    assert re.search(r'href="/resource/paper/">Papers</a></td><td class="num">\d+', page)  # what is inside
     moved = client.get("/", query_string={"query": "ASK {}", "view": "table"})
     assert moved.status_code == 301 and moved.headers["Location"].startswith("/query?query=ASK")
     assert client.get(moved.headers["Location"]).status_code == 200
@@ -265,7 +265,7 @@ def test_the_front_page_counts_iclr_editions_and_awards_by_the_ontology(client, 
     editions, every_edition = count(f"?e iclr:editionOf {iclr}"), count("?e a iclr:ConferenceEdition")
     awards, every_award = count(f"?e iclr:awardedAt/iclr:editionOf {iclr}"), count("?e a iclr:Award")
     assert editions < every_edition and awards < every_award  # the graph holds others: the test means something
-    for lang, words in (("en", ("editions of ICLR", "awards given at ICLR")), ("zh", ("ICLR 各届", "ICLR 颁发的奖项"))):
+    for lang, words in (("en", ("Editions of ICLR", "Awards given at ICLR")), ("zh", ("ICLR 各届", "ICLR 颁发的奖项"))):
         page = client.get("/", query_string={"lang": lang}).get_data(as_text=True)
         inside = page.split('<section class="panel"><h2>')[1].split("</section>")[0]
         shown = dict(re.findall(r'<a href="[^"]+">([^<]+)</a></td><td class="num">([\d,]+)<', inside))
@@ -377,7 +377,7 @@ def test_the_front_pages_award_figure_links_a_list_of_exactly_those_awards(clien
     given at its editions, by iclr:awardedAt/iclr:editionOf), which lists those and no other."""
     at_iclr = "SELECT ?e WHERE { ?e iclr:awardedAt/iclr:editionOf <https://w3id.org/iclr-kg/resource/conference/iclr> }"
     awards = {row["e"].value.rsplit("/", 1)[-1] for row in real_store.query(at_iclr, prefixes=vocab.QUERY_PREFIXES)}
-    for lang, words in (("en", "awards given at ICLR"), ("zh", "ICLR 颁发的奖项")):
+    for lang, words in (("en", "Awards given at ICLR"), ("zh", "ICLR 颁发的奖项")):
         front = client.get("/", query_string={"lang": lang}).get_data(as_text=True)
         href, n = re.search(rf'<a href="([^"]+)">{words}</a></td><td class="num">(\d+)<', front).groups()
         listing = client.get(html.unescape(href)).get_data(as_text=True)
@@ -386,3 +386,15 @@ def test_the_front_pages_award_figure_links_a_list_of_exactly_those_awards(clien
         assert re.search(rf"<h1>[^<]*· {n}</h1>", listing), lang  # the heading's figure, the front page's
     assert client.get("/resource/person/", query_string={"conference": "iclr"}).status_code == 400
     assert client.get("/resource/award/", query_string={"conference": "nope"}).status_code == 404
+
+
+def test_the_inside_panel_and_search_headings_name_kinds_in_the_plural(client) -> None:
+    """review25 17: the Inside table and search's headings said "paper", "person" (lower-case
+    singulars); they say what a list's heading says ("Papers", "People"; zh 论文, 人物)."""
+    for lang, papers, people in (("en", "Papers", "People"), ("zh", "论文", "人物")):
+        home = client.get("/", query_string={"lang": lang}).get_data(as_text=True)
+        inside = home.split('<section class="panel"><h2>')[1].split("</section>")[0]
+        shown = re.findall(r'<a href="[^"]+">([^<]+)</a></td><td class="num">', inside)
+        assert shown[:3] == [papers, people, "Organizations" if lang == "en" else "机构"], shown
+        found = client.get("/search", query_string={"q": "song", "lang": lang}).get_data(as_text=True)
+        assert f"<h2>{people}</h2>" in found, re.findall(r"<h2>[^<]*</h2>", found)

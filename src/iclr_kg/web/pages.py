@@ -30,6 +30,7 @@ from iclr_kg.web.charts import trend
 from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, readable_facts, rows_table
 from iclr_kg.web.http import wants_html
 from iclr_kg.web.i18n import language, problem_shown, translate
+from iclr_kg.web.kinds import plural
 from iclr_kg.web.kinds.award import award_ranking, overview, ranking_figures, ranking_notes
 from iclr_kg.web.kinds.conference import held_at
 from iclr_kg.web.kinds.panels import Panel, source_of
@@ -182,8 +183,8 @@ ICLR_PAGE = "/resource/" + ICLR.value[len(vocab.RESOURCE_BASE) :]
 # The kinds whose entities are ICLR's or another conference's: the "Inside" panel counts ICLR's
 # own under these words (None: ICLR itself, not counted) and names the others as context
 ICLR_OWN: dict[EntityKind, str | None] = {
-    ROOTS["ConferenceEdition"]: "editions of ICLR",
-    ROOTS["Award"]: "awards given at ICLR",
+    ROOTS["ConferenceEdition"]: "Editions of ICLR",
+    ROOTS["Award"]: "Awards given at ICLR",
     ROOTS["Conference"]: None,
 }
 
@@ -206,7 +207,7 @@ def _inside(index: Index, iclr: frozenset[str]) -> tuple[list[InsideRow], list[H
     for kind in LISTED:
         total = index.browse(kind, "name", 1)[1]
         if kind not in ICLR_OWN:
-            rows.append(InsideRow(kind, f"/resource/{kind}/", total))
+            rows.append(InsideRow(plural(kind), f"/resource/{kind}/", total))
             continue
         hits = index.browse(kind, "name", total)[0]
         others += [h for h in hits if h.iri not in iclr]
@@ -625,6 +626,7 @@ def _search_page(index: Index | None, asked: SearchAsked, hits: list[Hit]) -> st
         "search.html",
         q=text,
         groups=list(_search_groups(index, asked, hits).items()),
+        plural=plural,
         total=len(hits),
         counts=counts,
         kind=asked.kind,

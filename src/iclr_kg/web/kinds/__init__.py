@@ -36,4 +36,12 @@ PAGES: dict[str, KindPage] = {
     LINK: PLAIN,  # a Wikidata link, reified
 }
 
-__all__ = ["PAGES", "PLAIN", "Download", "KindPage", "Panel", "Profile", "render_panels"]
+
+def plural(kind: str) -> str:
+    """A kind's entities, many, as a heading, a tab or a count names them ("People"): its page's
+    `plural`, the one place plurals live; Chinese has none, and translate() reads the ontology's
+    label for it (论文) or i18n's word (人物)."""
+    return PAGES[kind].plural if kind in PAGES and PAGES[kind].plural else kind.capitalize()
+
+
+__all__ = ["PAGES", "PLAIN", "Download", "KindPage", "Panel", "Profile", "plural", "render_panels"]

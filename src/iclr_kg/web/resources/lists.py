@@ -144,6 +144,7 @@ def _list_columns(papers: bool, hits: list[Hit], narrowed: ListFilter) -> dict[s
     whole row."""
     rated = any(h.rating is not None for h in hits)
     return {
+        "titled": papers,  # what names a paper is its title (iclr:title), any other entity its name
         "about": any(h.facts for h in hits),
         "year": not rated and narrowed.year is None and any(h.year for h in hits),
         "papers": not papers and any(h.papers for h in hits),
