@@ -398,3 +398,18 @@ def test_the_inside_panel_and_search_headings_name_kinds_in_the_plural(client) -
         assert shown[:3] == [papers, people, "Organizations" if lang == "en" else "机构"], shown
         found = client.get("/search", query_string={"q": "song", "lang": lang}).get_data(as_text=True)
         assert f"<h2>{people}</h2>" in found, re.findall(r"<h2>[^<]*</h2>", found)
+
+
+def test_a_readers_page_shows_no_prefixed_key_on_hover(client) -> None:
+    """review25 / review24 10: entity pages showed title="edition:iclr2021", "conferral:…" on
+    hover; a reader's page shows a source's title or nothing, while query results keep the CURIE."""
+    for path in (
+        "/resource/paper/NzTU59SYbNq",
+        "/resource/award/iclr2021-outstanding-paper",
+        "/resource/edition/iclr2021",
+    ):
+        html = client.get(path, headers={"Accept": "text/html"}).get_data(as_text=True)
+        keys = re.findall(
+            r'title="((?:paper|person|organization|edition|award|conferral|authorship|source|review):[^"]*)"', html
+        )
+        assert keys == [], (path, keys[:5])

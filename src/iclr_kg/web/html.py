@@ -277,8 +277,8 @@ class Labeler:
     """Turns terms into cells: entities by name (in `lang`, else English), numbers and dates
     plain (the datatype on hover), English text without its tag."""
 
-    def __init__(self, index: Index | None, lang: str = "en", known: terms.Terms | None = None):
-        self.index, self.lang = index, lang
+    def __init__(self, index: Index | None, lang: str = "en", known: terms.Terms | None = None, curies: bool = False):
+        self.index, self.lang, self.curies = index, lang, curies  # curies: entities' on hover (query results)
         self.terms = known or terms.packaged()
         self.labels: dict[str, tuple[str, str]] = {}
 
@@ -297,6 +297,14 @@ class Labeler:
             return None
         english, chinese = found
         return chinese if self.lang == "zh" and chinese else english
+
+    def _hover(self, iri: str, label: str) -> str:
+        """What a named term shows on hover: a source's title (its key means nothing to a reader);
+        another entity's CURIE only where SPARQL is written (`curies`), nothing on a reader's page
+        ("edition:iclr2019" says no more than its name); a term of the ontology its CURIE."""
+        if iri.startswith(SOURCES):
+            return label
+        return short(iri) if self.curies or not iri.startswith(vocab.RESOURCE_BASE) else ""
 
     def cells(self, values: list[Any]) -> list[Cell]:
         """The values' cells; of a text stated in several languages, the page's, unremarked."""
@@ -353,9 +361,8 @@ class Labeler:
         if isinstance(term, NamedNode):
             base = cell(term)
             label = self.name(term.value)
-            if label:  # on hover, its CURIE; a source's, its title (its key means nothing to a reader)
-                hover = label if term.value.startswith(SOURCES) else short(term.value)
-                return Cell(label, href=base.href, external=base.external, title=hover)
+            if label:
+                return Cell(label, href=base.href, external=base.external, title=self._hover(term.value, label))
             return base
         if isinstance(term, Literal):
             return readable_literal(term, self.lang)

@@ -116,7 +116,7 @@ def result_page(template: str, text: str, substitutions: dict | None = None, **c
         return render_template(
             template,
             query=text,
-            table=rows_table(rows, started, Labeler(state().index(), language(), state().terms())),
+            table=rows_table(rows, started, Labeler(state().index(), language(), state().terms(), curies=True)),
             inferred=include_inferred,
             **context,
         )
