@@ -400,6 +400,32 @@ def test_the_inside_panel_and_search_headings_name_kinds_in_the_plural(client) -
         assert f"<h2>{people}</h2>" in found, re.findall(r"<h2>[^<]*</h2>", found)
 
 
+def test_stats_names_each_source_by_a_distinct_title_by_kind_then_title(client) -> None:
+    """review25 / review24 10: /stats titled three sources by a file path ("source: _data/papers.yml"),
+    two rows both "Awesome AI Best Papers", in no order. Each source is named by its kind and a
+    title a reader understands, distinct, ordered by kind, then title."""
+    from html import unescape
+
+    for lang in ("en", "zh"):
+        stats = client.get("/stats", query_string={"lang": lang}, headers={"Accept": "text/html"}).get_data(
+            as_text=True
+        )
+        table = stats.split("<table><tbody>")[1].split("</table>")[0]
+        rows = [
+            unescape(name)
+            for href, name in re.findall(r'<td title="[^"]+">(?:<a href="([^"]+)">)?([^<]*)', table)
+            if href.startswith("/resource/source/")
+        ]
+        assert len(rows) == len(set(rows)) > 50, rows
+        kinds = [row.split(":")[0] for row in rows]
+        assert kinds == sorted(kinds, key=kinds.index) and len(set(kinds)) == 2, kinds  # each kind together
+        for kind in set(kinds):
+            titles = [row.split(": ", 1)[1].casefold() for row in rows if row.split(":")[0] == kind]
+            assert titles == sorted(titles), titles
+        assert not [row for row in rows if re.match(r"[^:]+: [\w.-]+\.(yml|json|csv)$", row)], rows
+        assert any(row.endswith("clemense/ai-bestpapers: _data/papers.yml") for row in rows)
+
+
 def test_a_readers_page_shows_no_prefixed_key_on_hover(client) -> None:
     """review25 / review24 10: entity pages showed title="edition:iclr2021", "conferral:…" on
     hover; a reader's page shows a source's title or nothing, while query results keep the CURIE."""

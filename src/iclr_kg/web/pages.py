@@ -27,13 +27,13 @@ from iclr_kg.store import generation_record
 from iclr_kg.topics import untranslated
 from iclr_kg.web.answers import answers_to_keep, kept_rows, run_saved
 from iclr_kg.web.charts import trend
-from iclr_kg.web.html import HTML_ROW_LIMIT, Labeler, readable_facts, rows_table
+from iclr_kg.web.html import HTML_ROW_LIMIT, Cell, Labeler, readable_facts, rows_table
 from iclr_kg.web.http import wants_html
 from iclr_kg.web.i18n import language, problem_shown, translate
 from iclr_kg.web.kinds import plural
 from iclr_kg.web.kinds.award import award_ranking, overview, ranking_figures, ranking_notes
 from iclr_kg.web.kinds.conference import held_at
-from iclr_kg.web.kinds.panels import Panel, source_of
+from iclr_kg.web.kinds.panels import Panel, SourceTitle, source_of, source_titles
 from iclr_kg.web.querying import generation_counts, parsed_in_worker, rows_outside_request, start_query, stats_counts
 from iclr_kg.web.state import state
 from iclr_kg.web.trends import EditionFigures, edition_figures, query_link, rate_chart
@@ -450,11 +450,13 @@ def stats() -> str | tuple[str, int]:
         if kind:
             row[1].href = url_for("resources.browse", kind=kind)
     engine = state().settings.remote  # the SPARQL engine answering, on a remote backend
-    labeler = Labeler(state().index(), language(), state().terms())  # a source's graph by the source's name
-    labeler.learn([source_of(row[0].text) for row in graphs.rows if row[0].text.startswith(vocab.GRAPH_SOURCE_BASE)])
-    named = [
-        (*graph_name(row[0].text, labeler), int(row[1].text.replace(",", "") or 0), row[0].text) for row in graphs.rows
-    ]
+    labeler = Labeler(state().index(), language(), state().terms())
+    titles = source_titles(state().store())  # a source's graph by the source's title, distinct
+    named = sorted(
+        ((*graph_name(row[0].text, labeler, titles), int(row[1].text.replace(",", "") or 0), row[0].text)
+         for row in graphs.rows),
+        key=lambda graph: _graph_order(graph[3], titles),
+    )  # fmt: skip
     return render_template(
         "stats.html",
         graphs=named,
@@ -477,16 +479,26 @@ GRAPH_NAMES = {
 }
 
 
-def graph_name(iri: str, labeler: Labeler) -> tuple[str, str | None]:
-    """A graph's name for people (a source's: the source's, as `labeler` names it), and the page
-    about it (None: none)."""
+def graph_name(iri: str, labeler: Labeler, titles: Mapping[str, SourceTitle]) -> tuple[str, str | None]:
+    """A graph's name for people (a source's: its kind and its title, `source_titles`), and the
+    page about it (None: none)."""
     if iri in GRAPH_NAMES:
         return translate(GRAPH_NAMES[iri]), url_for("resources.ontology") if iri == vocab.GRAPH_ONTOLOGY else None
     if iri.startswith(vocab.GRAPH_SOURCE_BASE):
         key = iri.removeprefix(vocab.GRAPH_SOURCE_BASE)
-        name = labeler.name(source_of(iri).value) or key
-        return f"{translate('source')}: {name}", url_for("resources.resource", kind="source", key=key)
+        said = titles.get(source_of(iri).value)
+        kind = labeler.terms.label(said.kind, labeler.lang) if said else translate("source")
+        title = labeler.cell(Cell(said.title, lang=said.language)).text if said else key  # zh: in Simplified
+        return f"{kind}: {title}", url_for("resources.resource", kind="source", key=key)
     return iri, None
+
+
+def _graph_order(iri: str, titles: Mapping[str, SourceTitle]) -> tuple[int, str, str]:
+    """Our own graphs first, in GRAPH_NAMES' order; then the sources' by kind, then by title."""
+    if iri in GRAPH_NAMES:
+        return (0, f"{list(GRAPH_NAMES).index(iri):03d}", "")
+    said = titles.get(source_of(iri).value) if iri.startswith(vocab.GRAPH_SOURCE_BASE) else None
+    return (1, said.kind, said.title.casefold()) if said else (2, iri, "")
 
 
 @blueprint.route("/downloads")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import typing
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -298,7 +298,7 @@ def source_cells(store: ReadableGraph, sources: list[str]) -> dict[str, Remarked
     return named
 
 
-SOURCE_TITLES = "SELECT ?source ?title WHERE { ?source a iclr:Source ; dcterms:title ?title }"
+TITLED_SOURCES = "SELECT ?source ?title WHERE { ?source a iclr:Source ; dcterms:title ?title }"
 
 
 def sources_named_in(store: ReadableGraph, notes: list[Any]) -> list[Remarked]:
@@ -309,12 +309,64 @@ def sources_named_in(store: ReadableGraph, notes: list[Any]) -> list[Remarked]:
     if not words:
         return []
     places = {}
-    for row in store.query(SOURCE_TITLES, prefixes=vocab.QUERY_PREFIXES):
+    for row in store.query(TITLED_SOURCES, prefixes=vocab.QUERY_PREFIXES):
         found = [words.find(t) for t in {row["title"].value, simplified(row["title"].value)} if t in words]
         if found:
             places[row["source"].value] = min(found)
     named = source_cells(store, list(places))
     return [named[iri] for iri in sorted(places, key=places.__getitem__) if iri in named]
+
+
+# Each source's kind (its class under iclr:Source), title, publisher (a repository, an outlet),
+# language and the years of the editions it is about: what names it in a list of every source
+SOURCE_TITLES = """
+SELECT ?source ?kind (SAMPLE(?heading) AS ?title) (SAMPLE(?publisher) AS ?by) (SAMPLE(?tag) AS ?language)
+       (GROUP_CONCAT(DISTINCT STR(?year); separator=" ") AS ?years) WHERE {
+  ?source a iclr:Source ; a ?kind . FILTER (?kind IN (iclr:Article, iclr:WebSource, iclr:DataImport))
+  OPTIONAL { ?source dcterms:title ?heading } OPTIONAL { ?source iclr:publisherName ?publisher }
+  OPTIONAL { ?source schema:inLanguage ?tag } OPTIONAL { ?source iclr:about/iclr:year ?year }
+} GROUP BY ?source ?kind"""
+
+
+# A title that is a file's name (a repository's "_data/papers.yml"): the repository says more
+FILE_NAME = re.compile(r"[\w-]+\.(?:ya?ml|json|csv|tsv|md|txt)\b")
+
+
+@dataclass(frozen=True)
+class SourceTitle:
+    """A source as a list of every source names it: its kind (the ontology's local name), a
+    title a reader understands, distinct from every other source's, and the title's language."""
+
+    kind: str
+    title: str
+    language: str
+
+
+def source_titles(store: ReadableGraph) -> dict[str, SourceTitle]:
+    """Every source (by IRI) with a distinct title: its own, led by its publisher where the title
+    is a file's name ("clemense/ai-bestpapers: _data/papers.yml"), the years of the editions it is
+    about where another source has that title too ("Awesome AI Best Papers (ICLR 2020)"), its key
+    where even that is shared."""
+    rows = list(store.query(SOURCE_TITLES, prefixes=vocab.QUERY_PREFIXES))
+    found: dict[str, tuple[str, str, str, str]] = {}
+    for row in rows:
+        title, by = (row[k].value if row[k] is not None else "" for k in ("title", "by"))
+        name = f"{by}: {title}" if by and FILE_NAME.search(title) else title or by or key_of(row["source"].value)
+        years = sorted(row["years"].value.split())
+        about = f" (ICLR {', '.join(years)})" if years else ""
+        language = row["language"].value if row["language"] is not None else ""
+        found[row["source"].value] = (row["kind"].value.removeprefix(vocab.ONTOLOGY_NS), name, about, language)
+    shared = Counter(name for _, name, _, _ in found.values())
+    titled = {
+        iri: (kind, name + about if shared[name] > 1 else name, lang)
+        for iri, (kind, name, about, lang) in found.items()
+    }
+    still = Counter(title for _, title, _ in titled.values())
+    return {
+        iri: SourceTitle(kind, f"{title} ({key_of(iri)})" if still[title] > 1 else title, lang)
+        for iri, (kind, title, lang) in titled.items()
+    }
+
 
 
 def awarded_panel(store: ReadableGraph, query: str, iri: NamedNode, award: bool = True) -> Panel:
