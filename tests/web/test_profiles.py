@@ -246,7 +246,7 @@ def test_lists_say_what_they_hold_and_refuse_what_they_do_not_take(client: Flask
 
     filtered = page(client, "/resource/paper/", year="2021", lang="en")
     assert re.search(r"<h1>Papers of ICLR 2021 · \d+</h1>", filtered) and "Every paper" not in filtered
-    assert '<strong aria-current="page">paper</strong>' in filtered
+    assert '<strong aria-current="page">Papers</strong>' in filtered
     assert ">papers</a>" not in filtered.split("Sort by")[1].split("</p>")[0]
     wrong = client.get("/resource/paper/", query_string={"yaer": "2021", "lang": "en"}, headers=PAGE)
     assert wrong.status_code == 400 and "does not take yaer" in wrong.data.decode()
@@ -860,6 +860,7 @@ def test_a_units_row_in_the_organization_list_names_its_direct_parent(client: Fl
     html = page(client, "/resource/organization/", lang="en")
     row = re.search(r"Google Brain</a></td><td>([^<]*)</td>", html)
     assert row and row.group(1).endswith("part of Google Research"), row and row.group(1)
+    assert "“part of” the organization it is directly part of" in html  # the rule, stated
 
 
 def test_a_persons_organizations_say_what_they_count(client: FlaskClient) -> None:

@@ -51,7 +51,7 @@ ZH = {
     "links to Wikidata": "与 Wikidata 的链接",
     "written by updates": "更新写入",
     "{n} papers credit no organization in their sources.": "另有 {n} 篇论文在来源中未署任何机构。",
-    "Papers credited to the organization or its units, as on its page and the front page; a unit (“part of”) counts again under its parent.": "计入机构及其下属单位署名的论文，与机构页和首页一致；下属单位（“隶属于”）的论文在其上级机构中再计一次。",
+    "Papers credited to the organization or its units, as on its page and the front page; a unit counts again under its parent, “part of” the organization it is directly part of.": "计入机构及其下属单位署名的论文，与机构页和首页一致；下属单位的论文在其上级机构中再计一次，“隶属于”指其直接上级机构。",
     "Filtered": "筛选结果",
     # awards: the overview (/resource/award/), an award's sources, the rankings and what they count
     "ICLR paper awards": "ICLR 论文奖",

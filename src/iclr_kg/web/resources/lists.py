@@ -14,7 +14,7 @@ from iclr_kg.index import MAX_PAGE, PAPER_SORTS, SORTS, Hit, ListFilter
 from iclr_kg.kinds import LISTED
 from iclr_kg.web.html import Cell, Labeler
 from iclr_kg.web.i18n import language, translate
-from iclr_kg.web.kinds import PAGES
+from iclr_kg.web.kinds import PAGES, plural
 from iclr_kg.web.kinds.kindpage import Overview
 from iclr_kg.web.resources.entities import page_url
 from iclr_kg.web.resources.filters import LIST_ARGUMENTS, award_kinds, list_filters
@@ -59,11 +59,12 @@ def browse(kind: str) -> Response | str | tuple[str, int]:
         filters=filters,
         without=lambda argument: _url_without(kind, sort, shown.lists_papers, filters, argument),
         of=of,
-        heading=_list_heading(kind, shown.plural or kind, filters, of, total),
+        heading=_list_heading(kind, plural(kind), filters, of, total),
         facets=facets,
         term_label=lambda local: state().terms().label(local, language()),
         award_classes={notation: local for notation, (local, _) in award_kinds().items()} if shown.lists_papers else {},
         listed=LISTED,
+        plural=plural,
     )
 
 
@@ -123,7 +124,7 @@ def overview(make: Overview) -> str:
     """A kind's overview, in place of its list (the awards by edition: kinds/award.py)."""
     labeler = Labeler(state().index(), language(), state().terms())
     template, panels, figures = make(state().store(), labeler, state().per_generation)
-    return render_template(template, panels=panels, page_url=page_url, listed=LISTED, **figures)
+    return render_template(template, panels=panels, page_url=page_url, listed=LISTED, plural=plural, **figures)
 
 
 def _award_facet(index: Any, kind: str, narrowed: ListFilter, counted: list[tuple[Any, int]]) -> list[tuple[Any, int]]:
