@@ -368,7 +368,6 @@ def source_titles(store: ReadableGraph) -> dict[str, SourceTitle]:
     }
 
 
-
 def awarded_panel(store: ReadableGraph, query: str, iri: NamedNode, award: bool = True) -> Panel:
     """The award papers of an edition or an award, each row answering who and from where, and
     who says so; an edition's (`award`) under a heading per award, outstanding papers first
