@@ -1,0 +1,40 @@
+"""Review 25's saved-query pages, read from a real server over the real graph: each column says
+what it counts, one column per thing, numbers read as numbers, and no operator's command."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import urllib.request
+
+
+def fetch(server: str, path: str) -> str:
+    with urllib.request.urlopen(server + path, timeout=30) as response:
+        return response.read().decode()
+
+
+def headers(html: str) -> list[str]:
+    return re.findall(r"<th>([^<]*)</th>", html.split('id="results-table"', 1)[1])
+
+
+def test_decisions_per_organization_counts_papers_on_the_front_pages_basis(server: str) -> None:
+    """Review 25 (67.3a): Google showed 7 "submissions" where the front page and its own page
+    show 12 papers: the query counted only papers with a decision. Now papers on the front
+    page's basis (12), and how many of them have a decision (7), each column saying so."""
+    rows = list(csv.DictReader(io.StringIO(fetch(server, "/queries/decisions-per-organization?format=csv"))))
+    google = next(r for r in rows if r["organization"].endswith("/organization/google"))
+    assert (google["papers"], google["decided"], google["accepted"]) == ("12", "7", "7")
+    front = fetch(server, "/")
+    assert re.search(r"/resource/organization/google\"[^>]*>Google</a>\s*<span class=\"note\">12<", front)
+    page = fetch(server, "/queries/decisions-per-organization")
+    assert "or to any of its sub-organizations" in page and "submissions" not in headers(page)
+
+
+def test_an_entity_is_one_column_named_by_its_label(server: str) -> None:
+    """Review 25 (new defect 4): the organization came again as a "name" column, the paper
+    again as "title"; the entity's column shows its name already."""
+    assert headers(fetch(server, "/queries/decisions-per-organization"))[:2] == ["organization", "papers"]
+    scores = fetch(server, "/queries/review-scores")
+    assert headers(scores)[:2] == ["paper", "ratings"]
+    assert re.search(r"<td><a href=\"/resource/paper/[^\"]+\"[^>]*>[^<]+</a></td>", scores)
