@@ -38,3 +38,13 @@ def test_an_entity_is_one_column_named_by_its_label(server: str) -> None:
     scores = fetch(server, "/queries/review-scores")
     assert headers(scores)[:2] == ["paper", "ratings"]
     assert re.search(r"<td><a href=\"/resource/paper/[^\"]+\"[^>]*>[^<]+</a></td>", scores)
+
+
+def test_every_number_in_a_table_has_thousands_separators(server: str) -> None:
+    """Review 25 (review24 11): decisions-by-year showed a source's single figure as "2594" beside
+    "2,997 / 3,013" (a figure from GROUP_CONCAT is text, and only lists were read as numbers)."""
+    cells = re.findall(r"<td><span[^>]*>([^<]*)</span>", fetch(server, "/queries/decisions-by-year"))
+    assert "2,594" in cells and "2,997 / 3,013" in cells and "2594" not in cells
+    assert "2021" in cells and "2,021" not in cells  # the year column stays as written
+    years = re.findall(r"<td><span[^>]*>([^<]*)</span>", fetch(server, "/queries/authors-most-accepted"))
+    assert "2021" in years and "2,021" not in years

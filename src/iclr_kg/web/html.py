@@ -153,21 +153,30 @@ def rows_table(rows: dict, started: float, labeler: Labeler | None = None) -> Ta
     return out
 
 
-FIGURES = re.compile(r"\d+(?: / \d+)+")  # sources' figures side by side: "2997 / 3013"
+FIGURES = re.compile(r"\d+(?: / \d+)*")  # sources' figures side by side, "2997 / 3013", or one: "2594"
 LONG_FRACTION = re.compile(r"-?\d+\.\d{4,}")  # a division's result (an average), not a stated figure
 
 
 def readable_numbers(table: Table) -> None:
     """A result table's numbers as a person reads them (HTML only: CSV, JSON, TSV and XML keep
     the W3C results formats' lexical forms): integers with thousands separators, 19,797 (not a
-    column of years, 2021); figures side by side each so, "2,997 / 3,013"; a decimal with more
+    column of years, 2021, nor a list of them, "2021, 2024"); a source's figure in text so, "2,594",
+    and figures side by side each so, "2,997 / 3,013"; a decimal with more
     than three places, which a division made (an average of 9.666666666666666666), to two, 9.67.
     The value as written stays on hover."""
     for column in range(len(table.columns)):
-        years = table._every(column, _is_time)
+        years = table._every(column, _is_time) or table._every(column, _plain_years)
         for row in table.rows:
             if column < len(row) and not years:
                 row[column] = _readable_number(row[column])
+
+
+YEARS = re.compile(r"(?:19|20)\d\d(?:(?:, | / )(?:19|20)\d\d)*")  # a list of years: "2021, 2024"
+
+
+def _plain_years(value: Cell) -> bool:
+    """A text of years, one or several ("2021, 2024"): a column of them stays as written."""
+    return not value.title and YEARS.fullmatch(value.text) is not None
 
 
 def _readable_number(value: Cell) -> Cell:
