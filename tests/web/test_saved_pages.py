@@ -48,3 +48,12 @@ def test_every_number_in_a_table_has_thousands_separators(server: str) -> None:
     assert "2021" in cells and "2,021" not in cells  # the year column stays as written
     years = re.findall(r"<td><span[^>]*>([^<]*)</span>", fetch(server, "/queries/authors-most-accepted"))
     assert "2021" in years and "2,021" not in years
+
+
+def test_a_parameter_is_labelled_in_the_page_language(server: str) -> None:
+    """Review 25 (67.6): on zh saved-query pages the parameter read "conference (iri: a name, an
+    IRI or a prefixed name)", in English."""
+    chinese = fetch(server, "/queries/edition-trends?lang=zh")
+    assert "<label>会议（IRI：名称、IRI 或带前缀的名称）" in chinese and "a prefixed name" not in chinese
+    assert "<label>年份（整数）" in fetch(server, "/queries/top-rated-papers?lang=zh")
+    assert "<label>conference (iri: a name, an IRI or a prefixed name)" in fetch(server, "/queries/edition-trends")

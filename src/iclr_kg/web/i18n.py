@@ -151,6 +151,11 @@ ZH = {
     "Download:": "下载：",
     "Open in the query page": "在查询页面打开",
     "(with these parameters)": "（带这些参数）",
+    # a saved query's parameter, by the kind of value it takes (PARAMETER_KINDS)
+    "{name} ({kind})": "{name}（{kind}）",
+    "iri: a name, an IRI or a prefixed name": "IRI：名称、IRI 或带前缀的名称",
+    "integer": "整数",
+    "string": "文本",
     "search": "搜索",
     "The best {shown} matches for “{q}”; narrow them by kind above.": "“{q}”的前 {shown} 个最佳结果；可按上方类别缩小范围。",
     "The best {shown} matches for “{q}”.": "“{q}”的前 {shown} 个最佳结果。",
@@ -478,6 +483,10 @@ def problem_shown(problem: lint.Problem, lang: str | None = None) -> dict[str, o
     return {**problem.as_json(), "message": message, "shown": shown}
 
 
+# What a saved query's parameter takes, by its declared kind (`# param: edition iri ...`)
+PARAMETER_KINDS = {"iri": "iri: a name, an IRI or a prefixed name", "integer": "integer", "string": "string"}
+
+
 def column_title(variable: str, lang: str | None = None) -> str:
     """A result column's variable as a chart's axis names it: its words (`acceptanceRate`:
     "acceptance rate"), in the reader's language where they name one of our terms (录用率)."""
@@ -511,6 +520,7 @@ def install(app: Flask) -> None:
             response.set_cookie(COOKIE, asked, max_age=365 * 24 * 3600, samesite="Lax")
         return response
 
-    app.jinja_env.globals.update(_=translate, other_language=other_language_url)
+    app.jinja_env.globals.update(_=translate, other_language=other_language_url, PARAMETER_KINDS=PARAMETER_KINDS)
+    app.jinja_env.filters["column_title"] = column_title
     app.jinja_env.filters["problem"] = lambda problem: problem_shown(problem)["shown"]
     app.jinja_env.filters["column_titles"] = lambda columns: {c: column_title(c) for c in columns}
