@@ -17,7 +17,7 @@ from iclr_kg.web import create_app
 from testbed import synth
 from tests.web.test_profiles import page
 
-NONE_YET = "this graph has none yet"
+NONE_YET = "this graph holds none of it yet"
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,8 @@ import io
 import re
 import urllib.request
 
+import pytest
+
 
 def fetch(server: str, path: str) -> str:
     with urllib.request.urlopen(server + path, timeout=30) as response:
@@ -57,3 +59,18 @@ def test_a_parameter_is_labelled_in_the_page_language(server: str) -> None:
     assert "<label>会议（IRI：名称、IRI 或带前缀的名称）" in chinese and "a prefixed name" not in chinese
     assert "<label>年份（整数）" in fetch(server, "/queries/top-rated-papers?lang=zh")
     assert "<label>conference (iri: a name, an IRI or a prefixed name)" in fetch(server, "/queries/edition-trends")
+
+
+OPERATOR = re.compile(r"iclr-kg (?:import|build)|--reviews")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_reader_pages_say_what_the_graph_lacks_not_an_operators_command(server: str, lang: str) -> None:
+    """Review 25 (67.7c): top-rated-papers and rating-distribution-by-year told readers to "Run
+    `iclr-kg import openreview --venue … --reviews`, then `iclr-kg build`", and /query's examples
+    cited the command in their descriptions; the command is in docs/openreview.md."""
+    for path in ("/queries/top-rated-papers", "/queries/rating-distribution-by-year", "/queries", "/query"):
+        html = fetch(server, f"{path}?lang={lang}")
+        assert not OPERATOR.search(html), (path, OPERATOR.search(html))
+    said = fetch(server, f"/queries/top-rated-papers?lang={lang}")
+    assert ("holds none of it yet" if lang == "en" else "本图谱尚无此类数据") in said
