@@ -642,7 +642,7 @@ def test_an_edition_gives_its_headline_figures_and_links_its_decisions(client: F
     # what the graph holds against what the edition had; its counts said to be of the papers held
     assert "submissions 2,997 – 3,013 (sources differ) the graph holds 13 of 2,997 – 3,013 submissions" in glance
     assert "accepted papers 860 8 among the papers held, not the edition's" in glance
-    assert "acceptance rate 28.7% – 29% 28.7% (860 / 2,997) orals" in glance  # no rate of 8 of 13
+    assert "acceptance rate 28.7% (860 / 2,997) orals" in glance  # no rate of 8 of 13
     assert "orals 53" in glance and "spotlights 114" in glance
     assert "Previous edition ICLR 2020 Next edition ICLR 2022" in section(html, "Edition")
     assert 'href="/resource/paper/?edition=iclr2021&amp;decision=Accepted"' in html
@@ -782,20 +782,27 @@ def test_sources_values_of_a_figure_are_stated_one_way_in_tables_and_charts(clie
     """Review 24 item 12: ICLR 2026's "At a glance" listed every source's rate (27% – 27.4% – 28%
     – 29.8%) where its chart said 27% – 29.8%, and 2021 read "28.7% – 29% (sources differ)"
     though 29% is 28.7% rounded. One way now: the lowest – the highest, said to differ only
-    beyond the rounding of the less precise value, in the glance, the trends table and the chart."""
-    from iclr_kg.web.html import stated_range
+    beyond the rounding of the less precise value, in the glance, the trends table and the chart.
+    Review 25 item 7: where one source's figure is another's, rounded, they agree, and the more
+    precise one is shown alone: 2021 reads 28.7% (not "28.7% – 29%"), 2026 27.4% – 29.8% (its
+    27% is 27.4% rounded), on the edition's page and in the front page's and conference's charts."""
+    from iclr_kg.web.html import reconciled, stated_range
 
-    assert stated_range(0.287, 0.29, str) == ("0.287 – 0.29", False)  # 0.29 is 0.287 to two places
+    assert stated_range(0.287, 0.29, str) == ("0.287", False)  # 0.29 is 0.287 to two places
+    assert stated_range(0.29, 0.287, str) == ("0.287", False)
     assert stated_range(0.27, 0.298, str) == ("0.27 – 0.298", True)
     assert stated_range(0.274, 0.27, str)[1] is False and stated_range(0.285, 0.29, str)[1] is False
     assert stated_range(2997.0, 3013.0, str)[1] is True and stated_range(860.0, 860.0, str) == ("860.0", False)
+    assert reconciled([0.27, 0.274, 0.28, 0.298]) == (0.274, 0.298)  # 0.28 is no other's rounding
+    assert reconciled([0.287, 0.29]) == (0.287, 0.287) and reconciled([2997.0, 3013.0]) == (2997.0, 3013.0)
     later = section(page(client, "/resource/edition/iclr2026"), "At a glance")
-    assert "acceptance rate 27% – 29.8% (sources differ)" in later and "27.4% – 28%" not in later
+    assert "acceptance rate 27.4% – 29.8% (sources differ)" in later and "27% –" not in later
     earlier = section(page(client, "/resource/edition/iclr2021"), "At a glance")
-    assert "acceptance rate 28.7% – 29% 28.7% (860 / 2,997)" in earlier
-    trends = page(client, "/resource/conference/iclr")
-    tips = set(re.findall(r"<title>stated by sources, (20(?:21|26)): ([^<]*)</title>", trends))
-    assert tips == {("2021", "28.7% – 29%"), ("2026", "27% – 29.8% (sources differ)")}, tips
+    assert "acceptance rate 28.7% (860 / 2,997)" in earlier
+    for path in ("/resource/conference/iclr", "/"):
+        trends = page(client, path)
+        tips = set(re.findall(r"<title>stated by sources, (20(?:21|26)): ([^<]*)</title>", trends))
+        assert tips == {("2021", "28.7%"), ("2026", "27.4% – 29.8% (sources differ)")}, (path, tips)
     assert "28.7% – 29% (sources differ)" not in trends
 
 

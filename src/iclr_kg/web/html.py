@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -252,11 +252,22 @@ SOURCES_DIFFER = "(sources differ)"
 
 
 def stated_range(low: float, high: float, shown: Callable[[float], str]) -> tuple[str, bool]:
-    """The one way a page states the values sources give of one figure: the lowest – the highest
-    (one value where they read as one), and whether the sources differ, which they do only beyond
-    the rounding of the less precise value (28.7% and 29% agree: 29% is 28.7% rounded)."""
-    text = shown(low) if shown(low) == shown(high) else f"{shown(low)} – {shown(high)}"
-    return text, _beyond_rounding(low, high)
+    """The one way a page states the values sources give of one figure (`reconciled` first): the
+    lowest – the highest, and whether the sources differ. They differ only beyond the rounding of
+    the less precise value; where they agree (28.7% and 29%: 29% is 28.7% rounded), the more
+    precise value alone is shown."""
+    if not _beyond_rounding(low, high):
+        return shown(max(low, high, key=_places)), False
+    return f"{shown(low)} – {shown(high)}", True
+
+
+def reconciled(values: Iterable[float]) -> tuple[float, float]:
+    """The lowest and the highest of the values sources state of one figure, where a value that is
+    another's, rounded (27% of 27.4%), counts as that more precise value: ICLR 2026's 27%, 27.4%,
+    28% and 29.8% are 27.4% – 29.8%."""
+    given = set(values)
+    kept = [v for v in given if not any(_places(f) > _places(v) and not _beyond_rounding(f, v) for f in given)]
+    return min(kept), max(kept)
 
 
 def _beyond_rounding(low: float, high: float) -> bool:

@@ -15,7 +15,7 @@ from pyoxigraph import NamedNode
 from iclr_kg import vocab
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.web.charts import Series
-from iclr_kg.web.html import SOURCES_DIFFER, Cell, Remarked, Worded, stated_range
+from iclr_kg.web.html import SOURCES_DIFFER, Cell, Remarked, Worded, reconciled, stated_range
 from iclr_kg.web.kinds.panels import Panel, as_percent
 from iclr_kg.web.state import state
 
@@ -58,6 +58,8 @@ def edition_figures(store: ReadableGraph, conference: NamedNode) -> list[Edition
             for figure in FIGURES
             if (low := number(figure + "Low")) is not None
         }
+        if s["rates"] is not None:  # every source's rate: one that is another's, rounded, is that one
+            stated["rate"] = reconciled(float(rate) for rate in s["rates"].value.split(" / "))
         rows.append(
             EditionFigures(
                 year=int(s["year"].value),

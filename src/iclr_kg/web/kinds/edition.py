@@ -11,7 +11,7 @@ from pyoxigraph import NamedNode
 
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import Index
-from iclr_kg.web.html import SOURCES_DIFFER, Cell, OntologyLabel, Remarked, StatedFigures
+from iclr_kg.web.html import SOURCES_DIFFER, Cell, OntologyLabel, Remarked, StatedFigures, reconciled
 from iclr_kg.web.i18n import translate
 from iclr_kg.web.kinds.kindpage import KindPage
 from iclr_kg.web.kinds.panels import (
@@ -195,7 +195,7 @@ def _at_a_glance(
         return sorted({float(v.value) for per in stated.get(local, {}).values() for v in per})
 
     def span(numbers: list[float], percent: bool = False) -> Cell | Remarked:
-        return stated_span((numbers[0], numbers[-1]) if numbers else None, percent)
+        return stated_span(reconciled(numbers) if numbers else None, percent)
 
     def rate(accepted: float, submitted: float) -> str:
         return f"{as_percent(accepted / submitted, 1)} ({accepted:,.0f} / {submitted:,.0f})" if submitted else ""
@@ -221,7 +221,8 @@ def _at_a_glance(
         if (accepted_ := stated.get("acceptedCount", {}).get(g))
     ]
     if fractions:
-        fraction = " · ".join(dict.fromkeys(fractions))
+        # the rate itself is not said twice: 28.7% (860 / 2,997), not 28.7% 28.7% (860 / 2,997)
+        fraction = " · ".join(dict.fromkeys(f.removeprefix(f"{said_rate.text} ") for f in fractions))
         differ = f"{translate(SOURCES_DIFFER)} " if isinstance(said_rate, Remarked) else ""
         said_rate = Cell(said_rate.text, note=differ + fraction) if said_rate.text else Cell(fraction)
     total = (said_submitted[0], said_submitted[-1]) if said_submitted else None
