@@ -655,3 +655,23 @@ def test_a_graphs_names_keep_apart(server: str, chromium) -> None:
     page.goto(server + "/query?" + urllib.parse.urlencode({"query": PAIRS_OF_COAUTHORS, "view": "graph"}))
     _drawn_graph(page, 60)
     assert page.evaluate(OVERLAPPING_NAMES) == []
+
+
+@needs_chromium
+@pytest.mark.parametrize(
+    ("lang", "axis"), [("en", "acceptance rate (highest stated)"), ("zh", "接收率（来源所述最高）")]
+)
+def test_a_saved_querys_chart_names_its_axes_and_shows_rates_in_percent(
+    server: str, chromium, lang: str, axis: str
+) -> None:
+    """Review 25 item 3: edition-trends' y axis was titled "rate high" (in English on zh too) and
+    read 0.00–0.40 where the front page shows 40%. Titles come from column_title, the one place
+    a column is named (the axis pickers too); a rate is drawn in percent."""
+    page = chromium()
+    page.goto(f"{server}/queries/edition-trends?lang={lang}")
+    page.wait_for_selector("svg .mark-line path")
+    titles = page.locator("svg .role-axis-title text").all_text_contents()
+    ticks = page.locator("svg .role-axis-label text").all_text_contents()
+    assert axis in titles and "rate high" not in titles, titles
+    assert "40%" in ticks and "0.40" not in ticks, ticks
+    assert page.locator("#view-y option:checked").inner_text() == axis

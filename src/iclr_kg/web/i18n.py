@@ -354,6 +354,10 @@ ZH = {
     "Figures per edition": "各届数字",
     "held in the graph": "图中收录",
     "rate counted in the graph": "图中计数的接收率",
+    "acceptance rate among the papers held": "已收录论文中的接收率",
+    "share": "占比",
+    "{} (lowest stated)": "{}（来源所述最低）",
+    "{} (highest stated)": "{}（来源所述最高）",
     "Stated figures are each source's (a range where they differ; the edition's page names each source). A counted rate is shown only where the graph holds every submission with its decision.": "所述数字来自各来源（不一致时给出范围；届次页面列出每个来源）。仅当图中收录全部投稿及其录用结果时才显示计数得到的接收率。",
     "{held} papers; no source gives a total": "{held} 篇论文；没有来源给出总数",
     "the graph holds all {total} submissions": "图中收录全部 {total} 篇投稿",
@@ -487,11 +491,38 @@ def problem_shown(problem: lint.Problem, lang: str | None = None) -> dict[str, o
 PARAMETER_KINDS = {"iri": "iri: a name, an IRI or a prefixed name", "integer": "integer", "string": "string"}
 
 
+# A result column's words where its variable's are short for more ("rateHigh": the highest rate
+# sources state), and the words a stated figure's lowest and highest take
+COLUMN_WORDS = {
+    "rate": "acceptance rate",
+    "counted rate": "rate counted in the graph",
+    "rate among held": "acceptance rate among the papers held",
+}
+STATED_EXTREMES = {"low": "{} (lowest stated)", "high": "{} (highest stated)"}
+# Words that make a column a share of a whole (0.287), shown in percent (28.7%)
+PERCENT_WORDS = {"rate", "share"}
+
+
 def column_title(variable: str, lang: str | None = None) -> str:
     """A result column's variable as a chart's axis names it: its words (`acceptanceRate`:
-    "acceptance rate"), in the reader's language where they name one of our terms (录用率)."""
-    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|_+", " ", variable).strip().lower() or variable
-    return translate(words, lang)
+    "acceptance rate", `rateHigh`: "acceptance rate (highest stated)"), in the reader's language
+    where they name one of our terms (录用率) or our words say them."""
+    words = _words(variable)
+    base, _, end = words.rpartition(" ")
+    if base and end in STATED_EXTREMES:
+        return translate(STATED_EXTREMES[end], lang).format(translate(COLUMN_WORDS.get(base, base), lang))
+    return translate(COLUMN_WORDS.get(words, words), lang)
+
+
+def in_percent(variable: str) -> bool:
+    """Whether a column holds shares of a whole (an acceptance rate, a share of reviews), which a
+    chart's axis shows in percent, as the front page does."""
+    return bool(PERCENT_WORDS & set(_words(variable).split()))
+
+
+def _words(variable: str) -> str:
+    """A variable's words, lower case: `rateAmongHeld` -> "rate among held"."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|_+", " ", variable).strip().lower() or variable
 
 
 def other_language_url() -> tuple[str, str]:
@@ -524,3 +555,4 @@ def install(app: Flask) -> None:
     app.jinja_env.filters["column_title"] = column_title
     app.jinja_env.filters["problem"] = lambda problem: problem_shown(problem)["shown"]
     app.jinja_env.filters["column_titles"] = lambda columns: {c: column_title(c) for c in columns}
+    app.jinja_env.filters["in_percent"] = lambda columns: [c for c in columns if in_percent(c)]

@@ -304,9 +304,10 @@
     if (!axes) return;
     axes.hidden = !CHARTS.includes(kind);
     if (axes.hidden) return;
+    const titles = JSON.parse($("#view")?.dataset.titles || "{}"); // each column named as the axes name it
     const fill = (select, value, blank) => {
       const options = blank ? [...select.options].slice(0, 1) : [];
-      select.replaceChildren(...options, ...columns.map((c) => new Option(c, c)));
+      select.replaceChildren(...options, ...columns.map((c) => new Option(titles[c] || c, c)));
       select.value = value || "";
     };
     fill($("#view-x"), chosen.x);
@@ -438,6 +439,7 @@
       await vega();
       const titles = JSON.parse(box.dataset.titles || "{}"); // each column's words, in the page's language
       const title = (column) => titles[column] || column;
+      const percent = JSON.parse(box.dataset.percent || "[]"); // shares of a whole: 28.7%, not 0.287
       const { x, y, series } = guess(columns, rows, options);
       if (select) showAxes(kind, columns, kind === "timeline" ? { x: options.x || x, y: options.label || series || x } : { x, y, series });
       if (kind !== "timeline" && rows.every((r) => r[y] === undefined || r[y] === "")) {
@@ -463,7 +465,11 @@
         const wholeTicks = yMax <= 10 ? { values: Array.from({ length: yMax + 1 }, (_, i) => i) } : { tickMinStep: 1 };
         spec = { mark: { type: kind, tooltip: true }, encoding: {
           x: { field: x, title: title(x), type: kind === "line" ? "ordinal" : "nominal", sort: kind === "bar" && !xNumeric ? "-y" : null },
-          y: { field: y, title: title(y), type: "quantitative", ...(yWhole ? { axis: { format: "d", ...wholeTicks } } : {}) } } };
+          y: { field: y, title: title(y), type: "quantitative",
+            ...(percent.includes(y) ? { axis: { format: ".0%" } } : yWhole ? { axis: { format: "d", ...wholeTicks } } : {}) } } };
+        // the tooltip names each field as the axes do, a share in percent
+        spec.encoding.tooltip = [x, y, series].filter(Boolean).map((c) =>
+          ({ field: c, title: title(c), ...(percent.includes(c) ? { format: ".1%" } : {}) }));
         if (series) {
           spec.encoding.color = { field: series, title: title(series), type: "nominal" };
           if (kind === "bar") spec.encoding.xOffset = { field: series, type: "nominal" };
@@ -576,8 +582,8 @@
 
   // A bar chart's spec turned on its side: names down the y axis, each a row of its own.
   function lying(spec) {
-    const { x, y, color } = spec.encoding;
-    const encoding = { y: { ...x, sort: "-x", axis: { labelLimit: 150, title: null } }, x: y };
+    const { x, y, color, tooltip } = spec.encoding;
+    const encoding = { y: { ...x, sort: "-x", axis: { labelLimit: 150, title: null } }, x: y, tooltip };
     if (color) encoding.color = { ...color, legend: { orient: "bottom", columns: 4 } };
     return { ...spec, encoding, height: { step: 18 } };
   }
