@@ -486,12 +486,26 @@ def closure_oxigraph(
     from iclr_kg.reasoning.convert import term_from_rdflib as from_rdflib
 
     with gcpause.paused():  # millions of small tuples: see gcpause
-        schema = oxigraph_schema(ontology, data)
-        # Read as they are encoded: a pyoxigraph quad makes new term objects on every access, and
-        # lists of them held every quad's three terms through the evaluation (1.3 million at
-        # 10,000 papers, where the interned terms are 166,000).
-        given = ((t[0], t[1], t[2]) for t in itertools.chain(ontology, data))
-        return _evaluate(given, schema, from_rdflib, ox.Literal, only_new=True, keep=keep, hidden=hidden)
+        derived_schema: list[tuple[Any, Any, Any]] = []  # schema that equality derived (see below)
+        while True:
+            schema = oxigraph_schema(ontology, [*derived_schema, *(t for t in data if is_schema(t))])
+            # Read as they are encoded: a pyoxigraph quad makes new term objects on every access,
+            # and lists of them held every quad's three terms through the evaluation (1.3 million
+            # at 10,000 papers, where the interned terms are 166,000).
+            given = ((t[0], t[1], t[2]) for t in itertools.chain(ontology, data))
+            kept_hidden: list[tuple[Any, Any, Any]] | None = [] if hidden is not None else None
+            found: list[tuple[Any, Any, Any]] = []
+            closure = _evaluate(given, schema, from_rdflib, ox.Literal, True, keep, kept_hidden, found)
+            # The schema is compiled before the data is read; where owl:sameAs makes a data term
+            # the same as a class or property (eq-rep-*), the schema triples it derives are
+            # compiled too, and the data read again, until they bring no new one (OWL RL's scm-*
+            # over them: `s2 subClassOf s1`, `s1 sameAs iclr:Paper` gives s2 Paper's superclasses).
+            new = [t for t in dict.fromkeys(found) if t not in set(derived_schema)]
+            if not new:
+                if hidden is not None and kept_hidden is not None:
+                    hidden.extend(kept_hidden)
+                return closure
+            derived_schema += new
 
 
 def _evaluate(
@@ -502,10 +516,13 @@ def _evaluate(
     only_new: bool,
     keep: Callable[[list[Any]], Any] | None = None,
     hidden: list[tuple[Any, Any, Any]] | None = None,
+    schema_found: list[tuple[Any, Any, Any]] | None = None,
 ) -> TermTriples:
     """Semi-naive evaluation over interned terms; `schema_term` maps schema (rdflib) terms to
     the data's term type, so both kinds of terms share one id space. The result: the new
-    triples (a set difference) that `keep` lets through, as ids into the terms (TermTriples)."""
+    triples (a set difference) that `keep` lets through, as ids into the terms (TermTriples).
+    `schema_found`, where owl:sameAs was met, receives the new triples that are schema
+    (`is_schema`): what equality made schema, for `closure_oxigraph` to compile."""
     ids: dict[Any, int] = {}
     terms: list[Any] = []
     literals: set[int] = set()
@@ -539,6 +556,12 @@ def _evaluate(
         _fire(agenda.pop(), tables, facts, derive, literals)
     _check_consistency(tables, facts, terms)
     new: list[tuple[int, int, int]] = fresh
+    if schema_found is not None and facts.by_ps.get(tables.same_as):  # equality can derive schema
+        predicates = {ids[x] for x in OXIGRAPH_SCHEMA_PREDICATES if x in ids}
+        declared = {ids[x] for x in OXIGRAPH_DECLARATIONS if x in ids}
+        schema_found.extend(
+            (terms[s], terms[p], terms[o]) for s, p, o in new if p in predicates or (p == tables.type and o in declared)
+        )
     if keep is not None:  # reason.InferredFilter: the rule as sets of term ids, one pass in a comprehension
         f = keep(terms)
         keeps = [
