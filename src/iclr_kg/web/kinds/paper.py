@@ -37,6 +37,12 @@ SELECT ?position ?person ?written ?source WHERE {
   OPTIONAL { GRAPH ?g { ?a iclr:authorNameAsWritten ?written } OPTIONAL { ?g iclr:statedIn ?source } }
 } ORDER BY ?position ?written ?source"""
 
+# A row per place in the author list: who is there (BibTeX, schema.org), whatever sources write
+AUTHOR_PLACES = """
+SELECT DISTINCT ?position ?person WHERE {
+  ?a iclr:authorshipOf ?e ; iclr:authorPosition ?position ; iclr:authorshipBy ?person .
+} ORDER BY ?position ?person"""
+
 
 # Each award of the paper, the committee's reason, and every source that states the conferral
 PAPER_AWARDS = f"""
@@ -175,7 +181,7 @@ def bibtex(store: ReadableGraph, iri: NamedNode, index: Index | None) -> str:
     key = iri.value.rsplit("/", 1)[-1]
     titles = Counter(str(t.value) for values in per_graph(store, iri, "title").values() for t in values)
     title = (ranked_titles(titles) or [f"[title withdrawn: {key}]"])[0]
-    people = [row["person"] for row in select_rows(store, PAPER_AUTHORS, iri)]
+    people = [row["person"] for row in select_rows(store, AUTHOR_PLACES, iri)]
     names = index.labels(p.value for p in people) if index else {}
     authors = " and ".join(names.get(p.value, (p.value.rsplit("/", 1)[-1], ""))[0] for p in people)
     years = sorted({v.value[:4] for e in values_of(store, iri, "submittedTo") for v in values_of(store, e, "year")})
@@ -207,7 +213,7 @@ def _bib(text: str, keep: bool = False) -> str:
 
 def schema_org_fields(store: ReadableGraph, iri: NamedNode, index: Index | None, hit: Hit | None) -> dict[str, Any]:
     """What a paper's schema.org JSON-LD adds: its authors in order, and its year."""
-    people = [row["person"] for row in select_rows(store, PAPER_AUTHORS, iri)]
+    people = [row["person"] for row in select_rows(store, AUTHOR_PLACES, iri)]
     names = index.labels(p.value for p in people) if index else {}
     data: dict[str, Any] = {
         "author": [{"@type": "Person", "@id": p.value, "name": names.get(p.value, (p.value, ""))[0]} for p in people]
