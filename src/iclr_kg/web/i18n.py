@@ -165,6 +165,7 @@ ZH = {
     "ICLR papers, people, organizations and awards": "ICLR 的论文、人物、机构与奖项",
     "An ORCID iD, a dblp or Wikidata URL, or an OpenReview id goes straight to its entity.": "粘贴 ORCID、dblp 或 Wikidata 链接、OpenReview 编号，可直接打开对应实体。",
     "Inside": "收录内容",
+    "{city}, {country}": "{country}{city}",
     "Editions of ICLR": "ICLR 各届",
     "Awards given at ICLR": "ICLR 颁发的奖项",
     "Also held, as context for the people and papers that name them: {names}.": "另收录（作为相关人物与论文提及的背景）：{names}。",

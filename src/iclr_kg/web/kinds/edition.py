@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pyoxigraph import NamedNode
+from pyoxigraph import Literal, NamedNode
 
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import Index
@@ -69,15 +69,32 @@ SELECT ?tier (COUNT(DISTINCT ?paper) AS ?n) WHERE { ?paper iclr:submittedTo ?e ;
 GROUP BY ?tier"""
 
 
+def _place(store: ReadableGraph, iri: NamedNode) -> list[Literal]:
+    """The city and country as one place, once per language they are written in, as that
+    language writes a place ("Vienna, Austria"; 奥地利维也纳, country first): the page shows its
+    own. Joined as two values, Chinese pages read 维也纳、奥地利, two places."""
+    written: dict[str, dict[str, str]] = {}
+    for local in ("city", "country"):
+        for value in values_of(store, iri, local):
+            if isinstance(value, Literal):
+                written.setdefault(value.language or "", {})[local] = value.value
+    english = written.get("en", {})
+    return [
+        Literal(
+            translate("{city}, {country}", lang[:2]).format(**{**english, **parts}).strip(", "), language=lang or None
+        )
+        for lang, parts in sorted(written.items())
+        if {**english, **parts}.keys() == {"city", "country"}
+    ]
+
+
 def edition(
     store: ReadableGraph, iri: NamedNode, index: Index | None = None, pages: Mapping[str, int] = NO_PAGES
 ) -> tuple[str, list[Panel]]:
     heading = heading_of(store, iri)
     about = Panel("Edition")
     about.add("Conference", *values_of(store, iri, "editionOf"))
-    about.add(
-        "Place", *(v for local in ("city", "country") for v in values_of(store, iri, local))
-    )  # each in the page's language
+    about.add("Place", *_place(store, iri))
     about.add(
         "Dates", " – ".join(str(v.value) for local in ("startDate", "endDate") for v in values_of(store, iri, local))
     )
