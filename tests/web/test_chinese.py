@@ -474,3 +474,14 @@ def test_a_sources_writers_read_in_simplified_on_a_chinese_page(client) -> None:
     assert names("zh", "发布媒体") == [("機器之心", "机器之心")]
     assert [name for _, name in names("en", "Written by")] == ["維度", "陳萍", "小舟"]
     assert [name for _, name in names("en", "Outlet")] == ["機器之心"]
+
+
+def test_an_unknown_saved_query_is_said_in_chinese_without_entity_guesses(client) -> None:
+    """review26: /queries/<unknown>?lang=zh answered in English and offered papers whose names
+    came close to the query's name."""
+    answer = client.get("/queries/no-such-query", query_string={"lang": "zh"}, headers={"Accept": "text/html"})
+    from html import unescape
+
+    shown = unescape(answer.get_data(as_text=True))
+    assert answer.status_code == 404 and "没有名为 'no-such-query' 的保存查询" in shown, shown[-800:]
+    assert "No saved query" not in shown and "您是否要找" not in shown

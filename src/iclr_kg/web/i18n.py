@@ -165,6 +165,7 @@ ZH = {
     "ICLR papers, people, organizations and awards": "ICLR 的论文、人物、机构与奖项",
     "An ORCID iD, a dblp or Wikidata URL, or an OpenReview id goes straight to its entity.": "粘贴 ORCID、dblp 或 Wikidata 链接、OpenReview 编号，可直接打开对应实体。",
     "Inside": "收录内容",
+    "No saved query called {name}: /queries lists them.": "没有名为 {name} 的保存查询：/queries 列出了全部保存查询。",
     "{city}, {country}": "{country}{city}",
     "Editions of ICLR": "ICLR 各届",
     "Awards given at ICLR": "ICLR 颁发的奖项",

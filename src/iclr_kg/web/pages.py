@@ -316,7 +316,8 @@ def queries() -> Response | str:
 @blueprint.route("/queries/<name>")
 def saved_query(name: str) -> Response | str | tuple[str, int]:
     if not NAME.match(name) or name not in state().saved:
-        raise NotFound(f"No saved query called {name!r}: /queries lists them.", near=name)
+        wording, values = "No saved query called {name}: /queries lists them.", {"name": repr(name)}
+        raise NotFound(wording.format(**values), wording=wording, values=values)  # no entity comes close
     saved = state().saved[name]
     if not wants_html():
         return run_saved(saved)
