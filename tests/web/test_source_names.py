@@ -76,3 +76,16 @@ def test_notes_name_sources_by_title_linked_never_by_a_number(client: FlaskClien
         for lang in ("en", "zh"):
             about = page(client, path, lang=lang).split("</section>", 1)[0]
             assert [key for key, _ in SOURCE_LINK.findall(about)] == sources, (path, lang)
+
+
+def test_a_repositorys_file_is_named_as_on_stats_wherever_it_is_cited(client) -> None:
+    """review26: three sources whose title is a file's name read "_data/papers.yml" where pages
+    cite them and "clemense/ai-bestpapers: _data/papers.yml" on /stats: one name everywhere."""
+    awards = client.get("/resource/award/", query_string={"lang": "en"}).get_data(as_text=True)
+    stats = client.get("/stats", query_string={"lang": "en"}).get_data(as_text=True)
+    for name in (
+        "clemense/ai-bestpapers: _data/papers.yml",
+        "ImanOu123/multilingual-model-card: iclr_best_papers.json",
+    ):
+        assert name in awards and name in stats, name
+    assert ">_data/papers.yml<" not in awards and ">iclr_best_papers.json" not in awards

@@ -292,6 +292,8 @@ def source_cells(store: ReadableGraph, sources: list[str]) -> dict[str, Remarked
         title, publisher = (row[k].value if row[k] is not None else "" for k in ("title", "name"))
         outlet = row["outlet"].value if row["outlet"] is not None else ""
         lang = row["language"].value if row["language"] is not None and (title or outlet) else ""
+        if title and publisher and FILE_NAME.search(title):  # a repository's file: led by the repository
+            title = f"{publisher}: {title}"  # as source_titles names it (/stats)
         cell = Cell(title or outlet or publisher or key_of(iri), href=local_path(iri), title=publisher, lang=lang)
         own = row["organizer"] is not None and row["organizer"].value == "true"
         named[iri] = Remarked(cell, "ICLR's own" if own else "")
