@@ -62,8 +62,8 @@ def test_bad_filters_are_refused_in_words(client) -> None:
 def test_search_says_how_many_match_per_kind_and_an_exact_name_opens_its_entity(client) -> None:
     page = client.get("/search", query_string={"q": "learning"}).get_data(as_text=True)
     tabs = re.search(r'<p class="kinds" role="tablist">(.*?)</p>', page, re.S)
-    assert tabs and re.search(r'kind=paper">paper</a> \((\d+)\)', tabs.group(1))
-    papers = int(re.search(r'kind=paper">paper</a> \((\d+)\)', tabs.group(1)).group(1))
+    assert tabs and re.search(r'kind=paper">Papers</a> \((\d+)\)', tabs.group(1))
+    papers = int(re.search(r'kind=paper">Papers</a> \((\d+)\)', tabs.group(1)).group(1))
     only = client.get("/search", query_string={"q": "learning", "kind": "paper"}).get_data(as_text=True)
     assert only.count('<li><a href="/resource/paper/') == min(papers, 50)
     exact = client.get("/search", query_string={"q": "Ian Gemp"})
@@ -75,7 +75,7 @@ def test_a_kinds_search_tab_pages_through_every_match_once(client) -> None:
     """Paged by kind: as many entities, over all pages, as the tab counts, none twice, in a fixed
     order (the name itself first, then names beginning with it, then most papers)."""
     tabs = client.get("/search", query_string={"q": "learning"}).get_data(as_text=True)
-    papers = int(re.search(r'kind=paper">paper</a> \((\d+)\)', tabs).group(1))
+    papers = int(re.search(r'kind=paper">Papers</a> \((\d+)\)', tabs).group(1))
     seen: list[str] = []
     pages = -(-papers // 2)
     for page in range(1, pages + 1):
