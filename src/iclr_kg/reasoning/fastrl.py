@@ -459,7 +459,7 @@ class TermTriples(Sequence[tuple[Any, Any, Any]]):
         return self.terms[self.ids[at]], self.terms[self.ids[at + 1]], self.terms[self.ids[at + 2]]
 
 
-def oxigraph_schema(ontology: list[Any], data: tuple[Any, ...] | list[Any] = ()) -> Schema:
+def oxigraph_schema(ontology: list[Any], data: Iterable[Any] = ()) -> Schema:
     """The Schema of pyoxigraph triples or quads, or tuples of their terms (the ontology, and any
     schema triples in the data); only this small part goes through rdflib, blank node labels kept."""
     from iclr_kg.reasoning.convert import term_to_rdflib as to_rdflib
@@ -488,7 +488,7 @@ def closure_oxigraph(
     with gcpause.paused():  # millions of small tuples: see gcpause
         derived_schema: list[tuple[Any, Any, Any]] = []  # schema that equality derived (see below)
         while True:
-            schema = oxigraph_schema(ontology, [*derived_schema, *(t for t in data if is_schema(t))])
+            schema = oxigraph_schema(ontology, itertools.chain(derived_schema, data))
             # Read as they are encoded: a pyoxigraph quad makes new term objects on every access,
             # and lists of them held every quad's three terms through the evaluation (1.3 million
             # at 10,000 papers, where the interned terms are 166,000).
@@ -500,7 +500,8 @@ def closure_oxigraph(
             # the same as a class or property (eq-rep-*), the schema triples it derives are
             # compiled too, and the data read again, until they bring no new one (OWL RL's scm-*
             # over them: `s2 subClassOf s1`, `s1 sameAs iclr:Paper` gives s2 Paper's superclasses).
-            new = [t for t in dict.fromkeys(found) if t not in set(derived_schema)]
+            known = set(derived_schema)
+            new = [t for t in dict.fromkeys(found) if t not in known]
             if not new:
                 if hidden is not None and kept_hidden is not None:
                     hidden.extend(kept_hidden)
@@ -550,8 +551,12 @@ def _evaluate(
         derive((encode(s), encode(p), encode(o)))
     if only_new:
         fresh.clear()  # the given facts
-    for s, p, o in schema.schema_triples():
-        derive((encode(schema_term(s)), encode(schema_term(p)), encode(schema_term(o))))
+    entailed = [
+        (encode(schema_term(s)), encode(schema_term(p)), encode(schema_term(o))) for s, p, o in schema.schema_triples()
+    ]
+    for triple in entailed:
+        derive(triple)
+    compiled = set(entailed)
     while agenda:
         _fire(agenda.pop(), tables, facts, derive, literals)
     _check_consistency(tables, facts, terms)
@@ -560,8 +565,10 @@ def _evaluate(
         predicates = {ids[x] for x in OXIGRAPH_SCHEMA_PREDICATES if x in ids}
         declared = {ids[x] for x in OXIGRAPH_DECLARATIONS if x in ids}
         schema_found.extend(
-            (terms[s], terms[p], terms[o]) for s, p, o in new if p in predicates or (p == tables.type and o in declared)
-        )
+            (terms[s], terms[p], terms[o])
+            for s, p, o in new
+            if (p in predicates or (p == tables.type and o in declared)) and (s, p, o) not in compiled
+        )  # what the compiled schema entails already would compile to the same tables
     if keep is not None:  # reason.InferredFilter: the rule as sets of term ids, one pass in a comprehension
         f = keep(terms)
         keeps = [
