@@ -292,9 +292,12 @@ def source_cells(store: ReadableGraph, sources: list[str]) -> dict[str, Remarked
         title, publisher = (row[k].value if row[k] is not None else "" for k in ("title", "name"))
         outlet = row["outlet"].value if row["outlet"] is not None else ""
         lang = row["language"].value if row["language"] is not None and (title or outlet) else ""
-        if title and publisher and FILE_NAME.search(title):  # a repository's file: led by the repository
-            title = f"{publisher}: {title}"  # as source_titles names it (/stats)
-        cell = Cell(title or outlet or publisher or key_of(iri), href=local_path(iri), title=publisher, lang=lang)
+        cell = Cell(
+            readable_title(title, publisher) or outlet or publisher or key_of(iri),
+            href=local_path(iri),
+            title=publisher,
+            lang=lang,
+        )
         own = row["organizer"] is not None and row["organizer"].value == "true"
         named[iri] = Remarked(cell, "ICLR's own" if own else "")
     return named
@@ -334,6 +337,12 @@ SELECT ?source ?kind (SAMPLE(?heading) AS ?title) (SAMPLE(?publisher) AS ?by) (S
 FILE_NAME = re.compile(r"[\w-]+\.(?:ya?ml|json|csv|tsv|md|txt)\b")
 
 
+def readable_title(title: str, publisher: str) -> str:
+    """A source's title as pages name it: a file's name led by its repository
+    ("clemense/ai-bestpapers: _data/papers.yml"), any other title as it is."""
+    return f"{publisher}: {title}" if publisher and FILE_NAME.search(title) else title
+
+
 @dataclass(frozen=True)
 class SourceTitle:
     """A source as a list of every source names it: its kind (the ontology's local name), a
@@ -353,7 +362,7 @@ def source_titles(store: ReadableGraph) -> dict[str, SourceTitle]:
     found: dict[str, tuple[str, str, str, str]] = {}
     for row in rows:
         title, by = (row[k].value if row[k] is not None else "" for k in ("title", "by"))
-        name = f"{by}: {title}" if by and FILE_NAME.search(title) else title or by or key_of(row["source"].value)
+        name = readable_title(title, by) or by or key_of(row["source"].value)
         years = sorted(row["years"].value.split())
         about = f" (ICLR {', '.join(years)})" if years else ""
         language = row["language"].value if row["language"] is not None else ""
