@@ -192,3 +192,24 @@ def test_iclr_2020_reads_as_held_online_with_its_planned_venue_said(real_store: 
     ]:
         html = page(client, "/resource/edition/iclr2020", lang=lang)
         assert online in section(html, "Edition" if lang == "en" else "届次") and planned in text_of(html)
+
+
+def test_an_editions_place_and_held_online_name_their_sources_and_where_they_differ(client: FlaskClient) -> None:
+    """ICLR 2020's Place row read "Addis Ababa, Ethiopia" with "Held online: yes" under it, no
+    source named for either (session 25's note, left alone): a reader saw two facts that cannot
+    both hold. Each now names the sources that state it; the place, stated by an article written
+    before the conference moved online, is remarked that sources differ. ICLR 2024's place,
+    with no source saying otherwise, is not."""
+    for lang, place, online, differ in [
+        ("en", "Addis Ababa, Ethiopia according to 【论文】ICLR2020九篇满分论文", "yes according to Format for the ICLR2020 Virtual Conference ICLR's own", "(sources differ)"),
+        ("zh", "埃塞俄比亚亚的斯亚贝巴 据【论文】ICLR2020九篇满分论文", "是 据Format for the ICLR2020 Virtual Conference ICLR 官方", "（来源不一）"),
+    ]:  # fmt: skip
+        html = page(client, "/resource/edition/iclr2020", lang=lang)
+        rows = dict(re.findall(r"<dt>([^<]+)</dt><dd>(.*?)</dd>", html, re.S))
+        shown = {label: " ".join(text_of(value).split()) for label, value in rows.items()}
+        place_label, online_label = ("Place", "Held online") if lang == "en" else ("地点", "线上举行")
+        assert shown[place_label].startswith(place) and shown[place_label].endswith(differ), shown[place_label]
+        assert shown[online_label].startswith(online), shown[online_label]
+        assert "Virtual Conference Openly Available Online" in shown[online_label]  # Synced's title, the second source
+        vienna = page(client, "/resource/edition/iclr2024", lang=lang)
+        assert differ not in text_of(vienna.split("<dt>" + place_label + "</dt>")[1].split("</dd>")[0])

@@ -234,11 +234,13 @@ class Remarked:
 
 @dataclass(frozen=True)
 class Attributed:
-    """One source's text (stated in one or several languages) with that source named after it: a
-    paper's summary as each source gives it, a paragraph each."""
+    """A source's text or value (stated in one or several languages) with that source named after
+    it: a paper's summary as each source gives it, a paragraph each; an edition's place, and
+    "held online" as the sources that say so state it."""
 
     texts: tuple[Literal, ...]
-    source: Any  # the source as a page names it (panels.source_cells)
+    source: Any  # the source as a page names it (panels.source_cells); a tuple: the sources that agree
+    remark: str = ""  # the page's own words after the sources: "(sources differ)"
 
     @property
     def text(self) -> str:
@@ -335,8 +337,10 @@ class Labeler:
     def _attributed(self, said: Attributed) -> Cell:
         """A source's text in the page's language, a paragraph, its source named after it."""
         shown = self.cells(list(said.texts))
-        source = translate(ACCORDING_TO, self.lang).format(source=self.cell(said.source).text)
-        notes = [c.note for c in shown if c.note] + [source]
+        sources = said.source if isinstance(said.source, tuple) else (said.source,)
+        named = translate(", ", self.lang).join(_with_note(self.cell(source)) for source in sources)
+        notes = [c.note for c in shown if c.note] + [translate(ACCORDING_TO, self.lang).format(source=named)]
+        notes += [translate(said.remark, self.lang)] if said.remark else []
         text = " ".join(c.text for c in shown)
         return Cell(text, note=" · ".join(notes), lang=shown[0].lang if shown else "", paragraph=True)
 
@@ -392,6 +396,12 @@ class Labeler:
 
 
 SOURCES = vocab.RESOURCE_BASE + "source/"
+
+
+def _with_note(shown: Cell) -> str:
+    """A cell as plain words, its note after it ("Format for the ICLR2020 Virtual Conference
+    ICLR's own")."""
+    return f"{shown.text} {shown.note}" if shown.note else shown.text
 
 
 def inline_code(text: str) -> Markup:

@@ -11,7 +11,7 @@ from pyoxigraph import Literal, NamedNode
 
 from iclr_kg.graph import ReadableGraph
 from iclr_kg.index import Index
-from iclr_kg.web.html import SOURCES_DIFFER, Cell, OntologyLabel, Remarked, StatedFigures, reconciled
+from iclr_kg.web.html import SOURCES_DIFFER, Attributed, Cell, OntologyLabel, Remarked, StatedFigures, reconciled
 from iclr_kg.web.i18n import translate
 from iclr_kg.web.kinds.kindpage import KindPage
 from iclr_kg.web.kinds.panels import (
@@ -69,13 +69,32 @@ SELECT ?tier (COUNT(DISTINCT ?paper) AS ?n) WHERE { ?paper iclr:submittedTo ?e ;
 GROUP BY ?tier"""
 
 
-def _place(store: ReadableGraph, iri: NamedNode) -> list[Literal]:
-    """The city and country as one place, once per language they are written in, as that
-    language writes a place ("Vienna, Austria"; 奥地利维也纳, country first): the page shows its
-    own. Joined as two values, Chinese pages read 维也纳、奥地利, two places."""
+def _place(store: ReadableGraph, iri: NamedNode) -> list[Attributed]:
+    """The city and country each source states, as one place, once per language it is written
+    in, as that language writes a place ("Vienna, Austria"; 奥地利维也纳, country first; joined as
+    two values, Chinese pages read 维也纳、奥地利, two places), named by the source that states it.
+    Where another source says the edition was held online, the place is remarked: sources differ
+    (ICLR 2020's place is the venue an article gave before the conference moved online)."""
+    cities, countries = per_graph(store, iri, "city"), per_graph(store, iri, "country")
+    online = {
+        graph for graph, values in per_graph(store, iri, "heldOnline").items() if any(v.value == "true" for v in values)
+    }
+    graphs = sorted(cities.keys() & countries.keys())
+    cited = source_cells(store, [source_of(graph).value for graph in graphs])
+    return [
+        Attributed(
+            tuple(_written_places(cities[graph], countries[graph])),
+            cited.get(source_of(graph).value, source_of(graph)),
+            SOURCES_DIFFER if online - {graph} else "",
+        )
+        for graph in graphs
+    ]
+
+
+def _written_places(cities: list[Any], countries: list[Any]) -> list[Literal]:
     written: dict[str, dict[str, str]] = {}
-    for local in ("city", "country"):
-        for value in values_of(store, iri, local):
+    for local, values in (("city", cities), ("country", countries)):
+        for value in values:
             if isinstance(value, Literal):
                 written.setdefault(value.language or "", {})[local] = value.value
     english = written.get("en", {})
@@ -85,6 +104,18 @@ def _place(store: ReadableGraph, iri: NamedNode) -> list[Literal]:
         )
         for lang, parts in sorted(written.items())
         if {**english, **parts}.keys() == {"city", "country"}
+    ]
+
+
+def _held_online(store: ReadableGraph, iri: NamedNode) -> list[Attributed]:
+    """Whether the edition was held online, each value once, named by the sources that state it."""
+    stated: dict[Literal, list[str]] = {}
+    for graph, values in sorted(per_graph(store, iri, "heldOnline").items()):
+        for value in values:
+            stated.setdefault(value, []).append(source_of(graph).value)
+    cited = source_cells(store, sorted({s for sources in stated.values() for s in sources}))
+    return [
+        Attributed((value,), tuple(cited.get(s, NamedNode(s)) for s in sources)) for value, sources in stated.items()
     ]
 
 
@@ -98,7 +129,7 @@ def edition(
     about.add(
         "Dates", " – ".join(str(v.value) for local in ("startDate", "endDate") for v in values_of(store, iri, local))
     )
-    about.properties(store, iri, [("Held online", "heldOnline")])
+    about.add("Held online", *_held_online(store, iri))
     about.add("Rating scale", *_rating_scale(store, iri))
     _neighbours(store, iri, about)
     stated = {local: per_graph(store, iri, local) for local in EDITION_FIGURES}
