@@ -199,10 +199,11 @@ def test_an_editions_place_and_held_online_name_their_sources_and_where_they_dif
     source named for either (session 25's note, left alone): a reader saw two facts that cannot
     both hold. Each now names the sources that state it; the place, stated by an article written
     before the conference moved online, is remarked that sources differ. ICLR 2024's place,
-    with no source saying otherwise, is not."""
+    with no source saying otherwise, is not. Titles are quoted as each language quotes one, so
+    that two run together still read as two."""
     for lang, place, online, differ in [
-        ("en", "Addis Ababa, Ethiopia according to 【论文】ICLR2020九篇满分论文", "yes according to Format for the ICLR2020 Virtual Conference ICLR's own", "(sources differ)"),
-        ("zh", "埃塞俄比亚亚的斯亚贝巴 据【论文】ICLR2020九篇满分论文", "是 据Format for the ICLR2020 Virtual Conference ICLR 官方", "（来源不一）"),
+        ("en", "Addis Ababa, Ethiopia according to “【论文】ICLR2020九篇满分论文", "yes according to “Format for the ICLR2020 Virtual Conference” (ICLR's own), “ICLR 2020 |", "(sources differ)"),
+        ("zh", "埃塞俄比亚亚的斯亚贝巴 据《【论文】ICLR2020九篇满分论文", "是 据《Format for the ICLR2020 Virtual Conference》（ICLR 官方）、《ICLR 2020 |", "（来源不一）"),
     ]:  # fmt: skip
         html = page(client, "/resource/edition/iclr2020", lang=lang)
         rows = dict(re.findall(r"<dt>([^<]+)</dt><dd>(.*?)</dd>", html, re.S))

@@ -32,6 +32,7 @@ class Cell:
     title: str = ""  # shown on hover: the IRI behind a name, the datatype behind a number
     lang: str = ""  # the text's language, for the lang attribute
     paragraph: bool = False  # a text that reads as a paragraph of its own (a summary), never run on
+    quoted: bool = False  # a title, quoted where running words name it ("according to “…”", 据《…》)
 
 
 def local_path(iri: str) -> str | None:
@@ -338,11 +339,18 @@ class Labeler:
         """A source's text in the page's language, a paragraph, its source named after it."""
         shown = self.cells(list(said.texts))
         sources = said.source if isinstance(said.source, tuple) else (said.source,)
-        named = translate(", ", self.lang).join(_with_note(self.cell(source)) for source in sources)
+        named = translate(", ", self.lang).join(self._named(self.cell(source)) for source in sources)
         notes = [c.note for c in shown if c.note] + [translate(ACCORDING_TO, self.lang).format(source=named)]
         notes += [translate(said.remark, self.lang)] if said.remark else []
         text = " ".join(c.text for c in shown)
         return Cell(text, note=" · ".join(notes), lang=shown[0].lang if shown else "", paragraph=True)
+
+    def _named(self, shown: Cell) -> str:
+        """A cell as running words name it: a title quoted as the page's language quotes one, its
+        note after it in brackets (“Format for the ICLR2020 Virtual Conference” (ICLR's own);
+        《Format for the ICLR2020 Virtual Conference》（ICLR 官方）): a list of titles ran together."""
+        text = translate("“{title}”", self.lang).format(title=shown.text) if shown.quoted else shown.text
+        return text + translate(" ({note})", self.lang).format(note=shown.note) if shown.note else text
 
     def _in_script(self, shown: Cell) -> Cell:
         """A name written in Traditional script (a source's title, as a link) in Simplified on a
@@ -396,12 +404,6 @@ class Labeler:
 
 
 SOURCES = vocab.RESOURCE_BASE + "source/"
-
-
-def _with_note(shown: Cell) -> str:
-    """A cell as plain words, its note after it ("Format for the ICLR2020 Virtual Conference
-    ICLR's own")."""
-    return f"{shown.text} {shown.note}" if shown.note else shown.text
 
 
 def inline_code(text: str) -> Markup:

@@ -250,6 +250,8 @@ ZH = {
     "What it states (entities per kind)": "所述内容（各类实体数）",
     # facts and columns
     "according to {source}": "据{source}",
+    "“{title}”": "《{title}》",
+    " ({note})": "（{note}）",
     "Organizations on their papers: the years and the papers that credit each one itself; a unit counts apart from the organization it is part of.": (
         "其论文署名的机构：年份与直接署名该机构本身的论文数；下属机构与其上级机构分开计数。"
     ),

@@ -297,6 +297,7 @@ def source_cells(store: ReadableGraph, sources: list[str]) -> dict[str, Remarked
             href=local_path(iri),
             title=publisher,
             lang=lang,
+            quoted=bool(title),
         )
         own = row["organizer"] is not None and row["organizer"].value == "true"
         named[iri] = Remarked(cell, "ICLR's own" if own else "")
