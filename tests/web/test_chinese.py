@@ -485,3 +485,14 @@ def test_an_unknown_saved_query_is_said_in_chinese_without_entity_guesses(client
     shown = unescape(answer.get_data(as_text=True))
     assert answer.status_code == 404 and "没有名为 'no-such-query' 的保存查询" in shown, shown[-800:]
     assert "No saved query" not in shown and "您是否要找" not in shown
+
+
+def test_a_name_and_its_traditional_variant_read_as_one_name_on_a_chinese_page(client) -> None:
+    """Google Brain's names on a Chinese page read "谷歌大脑、谷歌大腦" (session 25's note, left
+    alone): the same name twice, once in Traditional script. A Traditional name is shown in
+    Simplified on a Chinese page, and cells that then read and link the same are shown once;
+    every statement keeps both forms."""
+    page = client.get("/resource/organization/google-brain", query_string={"lang": "zh"}).get_data(as_text=True)
+    names = page.split("<dt>名称</dt><dd>")[1].split("</dd>")[0]
+    assert re.sub(r"<[^>]+>", "", names) == "谷歌大脑", names
+    assert "谷歌大腦" in page.split("全部陈述及其出处")[1]

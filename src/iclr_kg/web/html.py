@@ -333,7 +333,8 @@ class Labeler:
         """The values' cells; of a text stated in several languages, the page's, unremarked."""
         shown = in_page_language(values, self.lang)
         chosen = len(shown) < len(values)
-        return [self._text(v, chosen) if isinstance(v, Literal) and v.language else self.cell(v) for v in shown]
+        made = [self._text(v, chosen) if isinstance(v, Literal) and v.language else self.cell(v) for v in shown]
+        return _distinct([self._in_script(c) for c in made]) if self.lang == "zh" else made
 
     def _attributed(self, said: Attributed) -> Cell:
         """A source's text in the page's language, a paragraph, its source named after it."""
@@ -353,11 +354,14 @@ class Labeler:
         return text + translate(" ({note})", self.lang).format(note=shown.note) if shown.note else text
 
     def _in_script(self, shown: Cell) -> Cell:
-        """A name written in Traditional script (a source's title, as a link) in Simplified on a
-        Chinese page, the original on hover; the source's own page and its statements keep it."""
+        """A name written in Traditional script (a source's title, as a link; an organization's
+        other name) in Simplified on a Chinese page, the original on hover; the source's own page
+        and its statements keep it."""
         if self.lang != "zh" or shown.lang.lower() != "zh-hant":
             return shown
-        return dataclasses.replace(shown, text=simplified(shown.text), lang="zh-Hans", title=shown.title or shown.text)
+        return dataclasses.replace(
+            shown, text=simplified(shown.text), lang="zh-Hans", title=shown.title or shown.text, note=""
+        )
 
     def _text(self, text: Literal, chosen: bool) -> Cell:
         """A text shown where the page's own words would be: unremarked when it is the page's
@@ -404,6 +408,18 @@ class Labeler:
 
 
 SOURCES = vocab.RESOURCE_BASE + "source/"
+
+
+def _distinct(cells: list[Cell]) -> list[Cell]:
+    """Cells that read the same (and link the same) shown once: 谷歌大脑 and its Traditional
+    variant 谷歌大腦, once in Simplified, read as one name on a Chinese page; a cell written so
+    (no original on hover) is kept over one made so."""
+    kept: dict[tuple[str, str | None], Cell] = {}
+    for shown in cells:
+        key = (shown.text, shown.href)
+        if key not in kept or (kept[key].title and not shown.title):
+            kept[key] = shown
+    return list(kept.values())
 
 
 def inline_code(text: str) -> Markup:
