@@ -134,7 +134,9 @@ def test_every_table_names_real_fields_and_declared_properties() -> None:
 def test_writers_and_criteria_keep_their_sources_order_in_the_store(real_store, real_settings) -> None:
     """Issue #67 item 7: a source's writers and an award's criteria were unordered values, shown in
     the store's order (小舟, 維度, 陳萍 for 維度, 陳萍, 小舟). Each value's place is stated beside it
-    (iclr:OrderedStatement): read back in order, every list is the curated file's, in each language."""
+    (iclr:OrderedStatement): read back in order, every list is the curated file's, in each language.
+    An award committee's members too (ICLR 2021's read UT Austin, DeepMind, Meta, Stanford,
+    Microsoft for the article's Facebook, DeepMind, UT Austin, Stanford, Microsoft)."""
     ordered = """SELECT ?value WHERE {{ GRAPH <{graph}> {{
       ?s rdf:subject <{subject}> ; rdf:predicate iclr:{local} ; rdf:object ?value ; iclr:listPosition ?n
       FILTER (LANG(?value) = "{lang}") }} }} ORDER BY ?n"""
@@ -159,5 +161,18 @@ def test_writers_and_criteria_keep_their_sources_order_in_the_store(real_store, 
             ):
                 assert read_back(graph, subject, "criterion", lang) == [w for w in words if w], (source.path.name, lang)
             lists += 1
-    assert lists >= 4  # three bylines and ICLR 2021's criteria, at least
+        for award in (a for a in source.awards if a.committee):  # organizations: no language to filter by
+            subject = RES + "award/" + str(registry.find("award", award.award))
+            query = ordered.format(graph=graph, subject=subject, local="committeeOrganization", lang="")
+            members = [
+                row[0].value
+                for row in real_store.query(
+                    query.replace('FILTER (LANG(?value) = "")', ""), prefixes=vocab.QUERY_PREFIXES
+                )
+            ]
+            assert members == [
+                RES + "organization/" + str(registry.find("organization", name)) for name in award.committee
+            ]
+            lists += 1
+    assert lists >= 5  # three bylines, ICLR 2021's criteria and its committee, at least
     assert set(sources.SourceInfo.model_fields) | set(sources.AwardFacts.model_fields) >= rdf.ORDERED

@@ -289,6 +289,20 @@ def test_writers_and_criteria_are_shown_in_their_sources_order(client) -> None:
     criteria = ["technical quality", "potential impact", "opening a new direction", "solving an important problem"]
     assert shown(award, "Criteria", "en") == criteria
     assert shown(award, "评选标准", "zh") == ["技术质量", "潜在影响", "开辟新方向", "解决重要问题"]
+    members = re.findall(
+        r">([^<]+)</a>",
+        client.get(award, query_string={"lang": "en"})
+        .get_data(as_text=True)
+        .split("Committee</dt><dd>")[1]
+        .split("</dd>")[0],
+    )
+    assert members == [
+        "Meta Platforms",
+        "Google DeepMind",
+        "University of Texas at Austin",
+        "Stanford University",
+        "Microsoft",
+    ]
 
 
 def test_sources_are_shown_by_their_names_and_titles_not_keys(client) -> None:

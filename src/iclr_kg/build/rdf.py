@@ -193,9 +193,10 @@ class _Emitter:
 
 
 NOTE: Fields = {"note": (iclr("note"), "en")}
-# The list fields whose order is the source's (an article's byline, a committee's criteria): each
-# value's place is stated with it (an iclr:OrderedStatement); other lists are sets (keywords, aliases)
-ORDERED = frozenset({"writers", "criteria"})
+# The list fields whose order is the source's (an article's byline, a committee's members and
+# criteria): each value's place is stated with it (an iclr:OrderedStatement); other lists are sets
+# (keywords, aliases)
+ORDERED = frozenset({"writers", "criteria", "committee"})
 REVIEWS = Prose(en="Reviews: ", zh="评审：")
 PERSON: Fields = {"name": (iclr("name"), "text"), "aliases": (iclr("alias"), "text")}
 # A year twice: iclr:year an xsd:integer, which compares with numbers (FILTER (?year >= 2020)),
@@ -394,9 +395,13 @@ class _SourceBuilder:
         return Ref(key, self.nodes(kind, key))
 
     def refs(self, node: NamedNode, predicate: NamedNode, kind: str, block: Curated, field: str) -> None:
-        """One triple per name in the list field `block.field`, each resolved to a `kind` entity."""
+        """One triple per name in the list field `block.field`, each resolved to a `kind` entity
+        (with its place in the list, where the field is ORDERED)."""
         for i, name in enumerate(getattr(block, field)):
-            self.out.add(node, predicate, self.ref(kind, name, block, field, i).node)
+            entity = self.ref(kind, name, block, field, i).node
+            self.out.add(node, predicate, entity)
+            if field in ORDERED:
+                self.out.ordered(node, predicate, entity, i + 1)
 
     def build(self) -> list[TermQuad]:
         self._source_info()
