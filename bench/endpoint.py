@@ -152,8 +152,8 @@ class Server:
     port: int = 0
     peak_rss: float = 0.0
     rest_rss: float = 0.0  # after start-up (one query answered, then at rest), before the measured ones
-    settled: float = 0.0  # seconds from the first answer until the process tree was at rest
     rest_pss: float = 0.0  # the same, each shared page counted once over the process tree
+    settled: float = 0.0  # seconds from the first answer until the process tree was at rest
     _stop: threading.Event = field(default_factory=threading.Event)
 
     def start(self) -> None:

@@ -240,7 +240,7 @@ class Attributed:
     "held online" as the sources that say so state it."""
 
     texts: tuple[Literal, ...]
-    source: Any  # the source as a page names it (panels.source_cells); a tuple: the sources that agree
+    sources: tuple[Any, ...]  # each as a page names it (panels.source_cells): one, or the several that agree
     remark: str = ""  # the page's own words after the sources: "(sources differ)"
 
     @property
@@ -339,8 +339,7 @@ class Labeler:
     def _attributed(self, said: Attributed) -> Cell:
         """A source's text in the page's language, a paragraph, its source named after it."""
         shown = self.cells(list(said.texts))
-        sources = said.source if isinstance(said.source, tuple) else (said.source,)
-        named = translate(", ", self.lang).join(self._named(self.cell(source)) for source in sources)
+        named = translate(", ", self.lang).join(self._named(self.cell(source)) for source in said.sources)
         notes = [c.note for c in shown if c.note] + [translate(ACCORDING_TO, self.lang).format(source=named)]
         notes += [translate(said.remark, self.lang)] if said.remark else []
         text = " ".join(c.text for c in shown)

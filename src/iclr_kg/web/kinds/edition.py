@@ -68,26 +68,26 @@ EDITION_TIERS = """
 SELECT ?tier (COUNT(DISTINCT ?paper) AS ?n) WHERE { ?paper iclr:submittedTo ?e ; iclr:presentationType/iclr:tier ?tier }
 GROUP BY ?tier"""
 
+Cited = Mapping[str, Any]  # each source's IRI -> how a page names it (panels.source_cells)
 
-def _place(store: ReadableGraph, iri: NamedNode) -> list[Attributed]:
-    """The city and country each source states, as one place, once per language it is written
-    in, as that language writes a place ("Vienna, Austria"; 奥地利维也纳, country first; joined as
-    two values, Chinese pages read 维也纳、奥地利, two places), named by the source that states it.
-    Where another source says the edition was held online, the place is remarked: sources differ
-    (ICLR 2020's place is the venue an article gave before the conference moved online)."""
-    cities, countries = per_graph(store, iri, "city"), per_graph(store, iri, "country")
-    online = {
-        graph for graph, values in per_graph(store, iri, "heldOnline").items() if any(v.value == "true" for v in values)
-    }
-    graphs = sorted(cities.keys() & countries.keys())
-    cited = source_cells(store, [source_of(graph).value for graph in graphs])
+
+def _place(
+    cities: dict[str, list[Any]], countries: dict[str, list[Any]], online: dict[str, list[Any]], cited: Cited
+) -> list[Attributed]:
+    """The city and country each source states (per_graph), as one place, once per language it
+    is written in, as that language writes a place ("Vienna, Austria"; 奥地利维也纳, country first;
+    joined as two values, Chinese pages read 维也纳、奥地利, two places), named by the source that
+    states it. Where another source says the edition was held online, the place is remarked:
+    sources differ (ICLR 2020's place is the venue an article gave before the conference moved
+    online)."""
+    held_online = {graph for graph, values in online.items() if any(v.value == "true" for v in values)}
     return [
         Attributed(
             tuple(_written_places(cities[graph], countries[graph])),
-            cited.get(source_of(graph).value, source_of(graph)),
-            SOURCES_DIFFER if online - {graph} else "",
+            (cited.get(source_of(graph).value, source_of(graph)),),
+            SOURCES_DIFFER if held_online - {graph} else "",
         )
-        for graph in graphs
+        for graph in sorted(cities.keys() & countries.keys())
     ]
 
 
@@ -107,13 +107,13 @@ def _written_places(cities: list[Any], countries: list[Any]) -> list[Literal]:
     ]
 
 
-def _held_online(store: ReadableGraph, iri: NamedNode) -> list[Attributed]:
-    """Whether the edition was held online, each value once, named by the sources that state it."""
+def _held_online(online: dict[str, list[Any]], cited: Cited) -> list[Attributed]:
+    """Whether the edition was held online (per_graph), each value once, named by the sources
+    that state it."""
     stated: dict[Literal, list[str]] = {}
-    for graph, values in sorted(per_graph(store, iri, "heldOnline").items()):
+    for graph, values in sorted(online.items()):
         for value in values:
             stated.setdefault(value, []).append(source_of(graph).value)
-    cited = source_cells(store, sorted({s for sources in stated.values() for s in sources}))
     return [
         Attributed((value,), tuple(cited.get(s, NamedNode(s)) for s in sources)) for value, sources in stated.items()
     ]
@@ -125,11 +125,13 @@ def edition(
     heading = heading_of(store, iri)
     about = Panel("Edition")
     about.add("Conference", *values_of(store, iri, "editionOf"))
-    about.add("Place", *_place(store, iri))
+    cities, countries, online = (per_graph(store, iri, local) for local in ("city", "country", "heldOnline"))
+    cited = source_cells(store, sorted({source_of(graph).value for graph in {*cities, *countries, *online}}))
+    about.add("Place", *_place(cities, countries, online, cited))
     about.add(
         "Dates", " – ".join(str(v.value) for local in ("startDate", "endDate") for v in values_of(store, iri, local))
     )
-    about.add("Held online", *_held_online(store, iri))
+    about.add("Held online", *_held_online(online, cited))
     about.add("Rating scale", *_rating_scale(store, iri))
     _neighbours(store, iri, about)
     stated = {local: per_graph(store, iri, local) for local in EDITION_FIGURES}

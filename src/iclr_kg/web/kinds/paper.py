@@ -90,7 +90,7 @@ def paper(
     )
     summaries = per_graph(store, iri, "summary")  # each source's, named: sources summarise differently
     cited = source_cells(store, [source_of(graph).value for graph in summaries])
-    about.add("Summary", *[Attributed(tuple(texts), cited.get(source_of(graph).value, source_of(graph)))
+    about.add("Summary", *[Attributed(tuple(texts), (cited.get(source_of(graph).value, source_of(graph)),))
                            for graph, texts in sorted(summaries.items())])  # fmt: skip
     about.properties(
         store,
